@@ -1,0 +1,34 @@
+import { SessionErrorCode, SessionForkError } from './errors.js'
+import { boundaryStatus } from './log-state.js'
+import type { Session } from './session.js'
+
+/**
+ * Resolves and checks a fork boundary against a live source, by the Agent Note's rules:
+ * - `boundary` is the inclusive source seq to copy through; omitted, it is the last event;
+ * - it must be an integer in `[0, lastSeq]`, else `INVALID_BOUNDARY`;
+ * - `0` (and an empty source) gives an empty prefix, always forkable;
+ * - the latest `turn/start`/`turn/end` at or before it must not be an unmatched `turn/start`,
+ *   else `OPEN_TURN` with `boundary` and `lastSafeBoundary`. Forks never clip silently.
+ * Returns the boundary to copy through.
+ */
+export function resolveForkBoundary(source: Session, boundary: number | undefined): number {
+  const lastSeq = source.lastSeq
+  const asked = boundary === undefined ? lastSeq : boundary
+  if (typeof asked !== 'number' || !Number.isInteger(asked) || asked < 0 || asked > lastSeq) {
+    throw new SessionForkError(
+      SessionErrorCode.INVALID_BOUNDARY,
+      `boundary ${String(boundary)} is not an integer seq in [0, ${lastSeq}] of session ${source.id}`,
+      { sessionId: source.id, boundary: boundary ?? null, lastSeq },
+    )
+  }
+  if (asked === 0) return 0
+  const { open, lastSafeBoundary } = boundaryStatus(source.turnSpans(), asked)
+  if (open) {
+    throw new SessionForkError(
+      SessionErrorCode.OPEN_TURN,
+      `seq ${asked} of session ${source.id} is inside turn ${open.turn} (opened at seq ${open.start}), which is not closed there; the last boundary at or before it that can fork is ${lastSafeBoundary}`,
+      { sessionId: source.id, boundary: asked, openTurn: open.turn, turnStart: open.start, lastSafeBoundary },
+    )
+  }
+  return asked
+}

@@ -1,0 +1,50 @@
+import type { SessionId } from './ids.js'
+
+/** Out-of-log metadata of a session. Never changes after creation, except through log events. */
+export interface SessionHeader {
+  readonly id: SessionId
+  /** ISO-8601 time of creation. */
+  readonly createdAt: string
+  /** Absolute working directory the session belongs to. */
+  readonly cwd: string
+  /** The session this one was forked from. */
+  readonly parentSession?: SessionId
+  /** How many events were copied from the parent: the child's own events start at seq seedLength + 1. */
+  readonly seedLength?: number
+  readonly title?: string
+}
+
+/** What a caller may set when creating a session. */
+export interface SessionMeta {
+  readonly cwd?: string
+  readonly title?: string
+  readonly parentSession?: SessionId
+  readonly seedLength?: number
+  readonly createdAt?: string
+}
+
+/** A listing entry: what `session/list` needs, read without reading the whole log. */
+export interface SessionSummary {
+  readonly sessionId: SessionId
+  readonly cwd: string
+  readonly createdAt: string
+  /** ISO-8601 time of the last event (or of creation). */
+  readonly updatedAt: string
+  readonly title?: string
+  readonly parentSession?: SessionId
+  readonly seedLength?: number
+  readonly live: boolean
+}
+
+export interface ListOptions {
+  readonly cwd?: string
+  /** Opaque cursor from a previous page. */
+  readonly cursor?: string
+  /** Page size; default 50, at most 1000. */
+  readonly limit?: number
+}
+
+export interface SessionPage {
+  readonly sessions: SessionSummary[]
+  readonly nextCursor?: string
+}

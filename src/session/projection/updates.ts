@@ -1,0 +1,122 @@
+import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../events.js'
+import type { SessionId } from '../ids.js'
+import { unansweredCallResult } from './history.js'
+
+/** An ACP `session/update` variant, as the wire carries it (discriminated by `sessionUpdate`). */
+export type SessionUpdate = JsonObject & { readonly sessionUpdate: string }
+
+/** The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from. */
+export interface SessionUpdateNotification {
+  readonly sessionId: SessionId
+  readonly update: SessionUpdate
+  readonly _meta: { readonly dsh: { readonly seq: number } }
+}
+
+/** Text of a tool output for display: strings as they are, anything else as JSON. */
+export function toolOutputText(output: JsonValue): string {
+  return typeof output === 'string' ? output : JSON.stringify(output)
+}
+
+/** The update that announces a tool call. */
+export function toolCallUpdate(data: {
+  callId: string
+  name: string
+  input: JsonValue
+  title?: string
+  kind?: string
+}): SessionUpdate {
+  return {
+    sessionUpdate: 'tool_call',
+    toolCallId: data.callId,
+    title: data.title ?? data.name,
+    kind: data.kind ?? 'other',
+    status: 'in_progress',
+    rawInput: data.input,
+  }
+}
+
+/** The update that reports a tool call's result. */
+export function toolResultUpdate(callId: string, output: JsonValue, isError: boolean): SessionUpdate {
+  return {
+    sessionUpdate: 'tool_call_update',
+    toolCallId: callId,
+    status: isError ? 'failed' : 'completed',
+    content: [{ type: 'content', content: { type: 'text', text: toolOutputText(output) } }],
+    rawOutput: output,
+  }
+}
+
+/**
+ * Tracks what a stream of events has opened, so each event maps to the updates a client would
+ * have seen live. Feed events in log order; `updatesFor` is pure given the events fed before.
+ */
+export class UpdateProjector {
+  private readonly openCalls = new Set<string>()
+
+  constructor(readonly sessionId: SessionId) {}
+
+  /** The `session/update` params that `event` stands for (often none). */
+  updatesFor(event: SessionEvent): SessionUpdateNotification[] {
+    const updates = this.variantsFor(event)
+    return updates.map((update) => ({
+      sessionId: this.sessionId,
+      update,
+      _meta: { dsh: { seq: event.seq } },
+    }))
+  }
+
+  private variantsFor(event: SessionEvent): SessionUpdate[] {
+    switch (event.type) {
+      case 'user/message':
+        return event.data.content.map((content) => ({ sessionUpdate: 'user_message_chunk', content }))
+      case 'assistant/message': {
+        const out: SessionUpdate[] = []
+        if (event.data.thought) {
+          out.push({
+            sessionUpdate: 'agent_thought_chunk',
+            content: { type: 'text', text: event.data.thought },
+          })
+        }
+        if (event.data.content) {
+          out.push({
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: event.data.content },
+          })
+        }
+        return out
+      }
+      case 'tool/call':
+        this.openCalls.add(event.data.callId)
+        return [toolCallUpdate(event.data)]
+      case 'tool/result':
+        this.openCalls.delete(event.data.callId)
+        return [toolResultUpdate(event.data.callId, event.data.output, event.data.isError === true)]
+      case 'turn/start':
+        this.openCalls.clear()
+        return []
+      case 'turn/end': {
+        if (CLEAN_TURN_END_REASONS.has(event.data.reason)) return []
+        const text = unansweredCallResult(event.data.reason)
+        const out = [...this.openCalls].map((callId) => toolResultUpdate(callId, text, true))
+        this.openCalls.clear()
+        return out
+      }
+      case 'session/title':
+        return [{ sessionUpdate: 'session_info_update', title: event.data.title, updatedAt: event.time }]
+      default:
+        return []
+    }
+  }
+}
+
+/**
+ * The `session/update` notifications that replay a log (pure): what `session/load` sends before it
+ * answers. Each carries `_meta.dsh.seq`, the seq of the event it came from.
+ */
+export function projectUpdates(
+  sessionId: SessionId,
+  events: readonly SessionEvent[],
+): SessionUpdateNotification[] {
+  const projector = new UpdateProjector(sessionId)
+  return events.flatMap((event) => projector.updatesFor(event))
+}

@@ -1,0 +1,187 @@
+import { SessionError, SessionErrorCode } from './errors.js'
+import type { AnyEventInput, JsonObject, SessionEvent } from './events.js'
+import { freezeJsonCopy } from './frozen.js'
+import type { SessionHeader, SessionSummary } from './header.js'
+import type { SessionId } from './ids.js'
+import type { LogState, TurnSpan } from './log-state.js'
+import { assertEventShape } from './validate-event.js'
+
+/** What a Session needs from the store that owns it. */
+export interface SessionHost {
+  now(): string
+  appended(session: Session, event: SessionEvent): void
+}
+
+/**
+ * A live session: its header and its append-only log. Events handed out are deeply frozen and
+ * shared, never copied: nobody can change what is in the log.
+ */
+export class Session {
+  readonly header: SessionHeader
+  private readonly log: SessionEvent[]
+  private readonly state: LogState
+  private host: SessionHost | undefined
+  private failure: SessionError | undefined
+
+  /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
+  constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
+    this.header = Object.freeze({ ...header })
+    this.log = log
+    this.state = state
+    this.host = host
+  }
+
+  get id(): SessionId {
+    return this.header.id
+  }
+
+  get cwd(): string {
+    return this.header.cwd
+  }
+
+  /** False once the session was closed, deleted or replaced: a stale object. */
+  get live(): boolean {
+    return this.host !== undefined
+  }
+
+  /** The error that made this session read-only, if a write failed. */
+  get writeFailure(): SessionError | undefined {
+    return this.failure
+  }
+
+  get lastSeq(): number {
+    return this.state.lastSeq
+  }
+
+  get length(): number {
+    return this.log.length
+  }
+
+  /** The turn number that is open, if any. */
+  get openTurn(): number | undefined {
+    return this.state.openTurn
+  }
+
+  get openStep(): number | undefined {
+    return this.state.openStep
+  }
+
+  get lastTurn(): number {
+    return this.state.lastTurn
+  }
+
+  /** Tool call ids of the open turn that have no result yet. */
+  get unansweredCalls(): string[] {
+    return this.state.unansweredCalls
+  }
+
+  /** The current title: the last `session/title` event, else the header's. */
+  get title(): string | undefined {
+    for (let i = this.log.length - 1; i >= 0; i--) {
+      const event = this.log[i] as SessionEvent
+      if (event.type === 'session/title') return event.data.title
+    }
+    return this.header.title
+  }
+
+  get updatedAt(): string {
+    return this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : this.header.createdAt
+  }
+
+  /** The whole log, oldest first. The array is a copy; the events are shared and frozen. */
+  events(): SessionEvent[] {
+    return this.log.slice()
+  }
+
+  /** Events with `seq <= boundary`. */
+  eventsThrough(boundary: number): SessionEvent[] {
+    return this.log.slice(0, Math.max(0, boundary))
+  }
+
+  /** The event with this seq, if it exists. */
+  at(seq: number): SessionEvent | undefined {
+    return this.log[seq - 1]
+  }
+
+  /** @internal Turn extents, for fork boundaries. */
+  turnSpans(): readonly TurnSpan[] {
+    return this.state.turns
+  }
+
+  summary(): SessionSummary {
+    const { id, cwd, createdAt, parentSession, seedLength } = this.header
+    const title = this.title
+    return {
+      sessionId: id,
+      cwd,
+      createdAt,
+      updatedAt: this.updatedAt,
+      ...(title !== undefined && { title }),
+      ...(parentSession !== undefined && { parentSession }),
+      ...(seedLength !== undefined && { seedLength }),
+      live: true,
+    }
+  }
+
+  /**
+   * Appends one event. The store assigns `seq` and `time`; `data` is deep-copied and frozen. An
+   * event that breaks the log's invariants throws a `SessionError` and leaves the log unchanged.
+   */
+  append(input: AnyEventInput): SessionEvent {
+    const host = this.requireWritable()
+    if (typeof input !== 'object' || input === null) {
+      throw new SessionError(SessionErrorCode.INVALID_EVENT, 'an event must be an object { type, data }')
+    }
+    assertEventShape(input.type, input.data)
+    let data: JsonObject
+    try {
+      data = freezeJsonCopy(input.data, 'data') as JsonObject
+    } catch (error) {
+      throw new SessionError(
+        SessionErrorCode.INVALID_EVENT,
+        `event ${input.type}: ${(error as Error).message}`,
+        {
+          type: input.type,
+        },
+      )
+    }
+    const event = Object.freeze({
+      seq: this.state.lastSeq + 1,
+      type: input.type,
+      time: host.now(),
+      data,
+    }) as SessionEvent
+    this.state.check(event)
+    this.log.push(event)
+    this.state.apply(event)
+    host.appended(this, event)
+    return event
+  }
+
+  private requireWritable(): SessionHost {
+    if (!this.host) {
+      throw new SessionError(SessionErrorCode.SESSION_NOT_LIVE, `session ${this.id} is no longer live`, {
+        sessionId: this.id,
+      })
+    }
+    if (this.failure) {
+      throw new SessionError(
+        SessionErrorCode.SESSION_READ_ONLY,
+        `session ${this.id} is read-only after a failed write: ${this.failure.message}`,
+        { sessionId: this.id, cause: this.failure.code },
+        { cause: this.failure },
+      )
+    }
+    return this.host
+  }
+
+  /** @internal The store marks a session read-only when its backend could not write. */
+  markFailed(error: SessionError): void {
+    this.failure ??= error
+  }
+
+  /** @internal The store detaches a session it closed, deleted or replaced. */
+  detach(): void {
+    this.host = undefined
+  }
+}

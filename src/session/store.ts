@@ -1,0 +1,459 @@
+import type { Context } from 'cordis'
+import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
+import type { SessionEvent } from './events.js'
+import { resolveForkBoundary } from './fork.js'
+import { deepFreeze, freezeJsonCopy } from './frozen.js'
+import type { ListOptions, SessionHeader, SessionMeta, SessionPage, SessionSummary } from './header.js'
+import {
+  assertSessionId,
+  type Clock,
+  createTimeOrderedIdGenerator,
+  type IdGenerator,
+  type SessionId,
+  systemClock,
+} from './ids.js'
+import { LogState, turnsBefore } from './log-state.js'
+import { paginate } from './paginate.js'
+import type { SessionPersistence } from './persistence-port.js'
+import { Session, type SessionHost } from './session.js'
+import { assertEventShape } from './validate-event.js'
+
+export type DisposeReason = 'closed' | 'deleted' | 'stopped'
+
+declare module 'cordis' {
+  interface Context {
+    sessions: SessionStore
+    persistence?: SessionPersistence
+  }
+  interface Events {
+    /** A new session (created or forked) is live; its seed, if any, is in `session.events()`. */
+    'session/created'(session: Session): void
+    /** A persisted session was loaded and is live again. */
+    'session/loaded'(session: Session): void
+    /** An event was appended to a live session. */
+    'session/event'(session: Session, event: SessionEvent): void
+    /** Make everything appended to `session` so far durable; rejects when that failed. */
+    'session/flush'(session: Session): Promise<void>
+    /** A live session left memory. */
+    'session/disposed'(session: Session, reason: DisposeReason): void
+  }
+}
+
+export interface SessionStoreConfig {
+  readonly clock?: Clock
+  readonly idGenerator?: IdGenerator
+  /** cwd for sessions created without one. Default: the process's cwd. */
+  readonly defaultCwd?: string
+}
+
+export type SessionForkSource = Session | SessionId
+
+export interface CreateOptions {
+  /** A valid log prefix: events with seq 1..n that satisfy every invariant. */
+  readonly seed?: readonly SessionEvent[]
+  readonly meta?: SessionMeta
+}
+
+/**
+ * The session store, service `ctx.sessions`: live sessions in memory, lifecycle events for
+ * persistence backends, and fork. Plug it with {@link sessionsPlugin}. It is deliberately not a
+ * cordis `Service` subclass: cordis 3 treats an instance method named `fork` as its own plugin
+ * fork hook (and types it so), which the contract's `fork(source, boundary?, child?)` would clash
+ * with.
+ */
+export class SessionStore {
+  private readonly live = new Map<SessionId, Session>()
+  private readonly opening = new Map<SessionId, Promise<Session>>()
+  private readonly clock: Clock
+  private readonly mintId: IdGenerator
+  private readonly defaultCwd: string
+  private readonly host: SessionHost
+
+  constructor(
+    private readonly ctx: Context,
+    config: SessionStoreConfig = {},
+  ) {
+    ctx.on('dispose', () => this.stop())
+    this.clock = config.clock ?? systemClock
+    this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(this.clock)
+    this.defaultCwd = config.defaultCwd ?? process.cwd()
+    this.host = {
+      now: () => new Date(this.clock()).toISOString(),
+      appended: (session, event) => this.ctx.emit('session/event', session, event),
+    }
+  }
+
+  private get persistence(): SessionPersistence | undefined {
+    return this.ctx.get('persistence') ?? undefined
+  }
+
+  /** The current time as the store stamps it. */
+  now(): string {
+    return this.host.now()
+  }
+
+  /**
+   * Creates a live session. Without `id` the store mints one. `seed` must be a valid log prefix;
+   * it is deep-copied and frozen. Throws `INVALID_SESSION_ID`, `SESSION_ALREADY_EXISTS`,
+   * `INVALID_SEED`.
+   */
+  create(id?: SessionId, options: CreateOptions = {}): Session {
+    const sessionId = id ?? this.mintId()
+    assertSessionId(sessionId)
+    this.assertFree(sessionId)
+    const seed = options.seed ?? []
+    const meta = options.meta ?? {}
+    if (meta.seedLength !== undefined && meta.seedLength !== seed.length) {
+      throw new SessionError(
+        SessionErrorCode.INVALID_SEED,
+        `seedLength ${meta.seedLength} != seed of ${seed.length}`,
+        {
+          sessionId,
+        },
+      )
+    }
+    const state = new LogState()
+    const log: SessionEvent[] = []
+    for (const input of seed) {
+      const event = copySeedEvent(input, sessionId)
+      try {
+        state.check(event)
+      } catch (error) {
+        throw new SessionError(
+          SessionErrorCode.INVALID_SEED,
+          `seed of ${sessionId}: ${(error as Error).message}`,
+          {
+            sessionId,
+            ...(error as SessionError).data,
+          },
+        )
+      }
+      state.apply(event)
+      log.push(event)
+    }
+    const header: SessionHeader = {
+      id: sessionId,
+      createdAt: meta.createdAt ?? this.now(),
+      cwd: meta.cwd ?? this.defaultCwd,
+      ...(meta.parentSession !== undefined && { parentSession: meta.parentSession }),
+      ...(meta.seedLength !== undefined && { seedLength: meta.seedLength }),
+      ...(meta.title !== undefined && { title: meta.title }),
+    }
+    return this.admit(new Session(header, log, state, this.host), 'session/created')
+  }
+
+  /** The live session with this id, or undefined. */
+  get(id: SessionId): Session | undefined {
+    return this.live.get(id)
+  }
+
+  /** Live sessions, in creation order. */
+  liveSessions(): Session[] {
+    return [...this.live.values()]
+  }
+
+  /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
+  async open(id: SessionId): Promise<Session> {
+    return this.live.get(id) ?? this.load(id)
+  }
+
+  /**
+   * Makes a persisted session live (or returns it if it already is). The log is checked against
+   * the header and every invariant. A log that ends inside a turn (the process died mid-turn) gets
+   * a `turn/end { reason: "interrupted" }`, so the session can go on.
+   */
+  async load(id: SessionId): Promise<Session> {
+    assertSessionId(id)
+    const existing = this.live.get(id)
+    if (existing) return existing
+    const pending = this.opening.get(id)
+    if (pending) return pending
+    const loading = this.loadFromPersistence(id).finally(() => this.opening.delete(id))
+    this.opening.set(id, loading)
+    return loading
+  }
+
+  private async loadFromPersistence(id: SessionId): Promise<Session> {
+    const persistence = this.persistence
+    const stored = persistence ? await persistence.open(id) : undefined
+    if (!persistence || !stored) throw notFound(id)
+    let session: Session
+    try {
+      session = this.fromStored(id, stored.header, stored.events)
+    } catch (error) {
+      await persistence.release(id)
+      throw error
+    }
+    this.admit(session, 'session/loaded')
+    const open = session.openTurn
+    if (open !== undefined) session.append({ type: 'turn/end', data: { turn: open, reason: 'interrupted' } })
+    return session
+  }
+
+  private fromStored(id: SessionId, header: SessionHeader, events: SessionEvent[]): Session {
+    const corrupt = (message: string, data: Record<string, unknown> = {}) =>
+      new SessionError(SessionErrorCode.CORRUPT_SESSION, `session ${id}: ${message}`, {
+        sessionId: id,
+        ...data,
+      })
+    if (header.id !== id) throw corrupt(`header names session ${header.id}`)
+    if (header.seedLength !== undefined && header.seedLength > events.length) {
+      throw corrupt(`header says ${header.seedLength} seed events but the log holds ${events.length}`)
+    }
+    const state = new LogState()
+    for (const event of events) {
+      try {
+        assertEventShape(event.type, event.data)
+        state.check(event)
+      } catch (error) {
+        throw corrupt((error as Error).message, { seq: event.seq })
+      }
+      state.apply(deepFreeze(event))
+    }
+    return new Session(header, events, state, this.host)
+  }
+
+  /**
+   * Forks `source` through `boundary` (inclusive seq; default its last event) into a new live
+   * child, by the Agent Note's rules. The child shares the parent's frozen events (equivalent to a
+   * deep copy: nobody can change them), inherits `cwd`, and gets `parentSession` and `seedLength`.
+   * Throws `SessionForkError`: `SESSION_NOT_FOUND`, `SESSION_NOT_LIVE`, `SESSION_ALREADY_EXISTS`,
+   * `INVALID_BOUNDARY`, `OPEN_TURN` (and `INVALID_SESSION_ID` for a bad child id).
+   */
+  fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
+    const parent = this.resolveForkSource(source)
+    const copied = resolveForkBoundary(parent, boundary)
+    const childId = childSessionId ?? this.mintId()
+    try {
+      assertSessionId(childId)
+    } catch (error) {
+      throw new SessionForkError(SessionErrorCode.INVALID_SESSION_ID, (error as Error).message, {
+        sessionId: childId,
+      })
+    }
+    if (this.live.has(childId) || this.opening.has(childId)) {
+      throw new SessionForkError(
+        SessionErrorCode.SESSION_ALREADY_EXISTS,
+        `session ${childId} already exists`,
+        {
+          sessionId: childId,
+        },
+      )
+    }
+    const header: SessionHeader = {
+      id: childId,
+      createdAt: this.now(),
+      cwd: parent.cwd,
+      parentSession: parent.id,
+      seedLength: copied,
+      ...(parent.title !== undefined && { title: parent.title }),
+    }
+    const state = new LogState(turnsBefore(parent.turnSpans(), copied), copied)
+    return this.admit(new Session(header, parent.eventsThrough(copied), state, this.host), 'session/created')
+  }
+
+  /**
+   * `fork` for callers that must know the child is durable: loads a persisted source that is not
+   * live, forks, then waits until the child's header and seed are durable. Checks that a persisted
+   * child id is not taken.
+   */
+  async forkDurable(
+    source: SessionForkSource,
+    boundary?: number,
+    childSessionId?: SessionId,
+  ): Promise<Session> {
+    const parent = typeof source === 'string' ? await this.openForFork(source) : source
+    if (childSessionId !== undefined && (await this.persistence?.exists(childSessionId))) {
+      throw new SessionForkError(
+        SessionErrorCode.SESSION_ALREADY_EXISTS,
+        `session ${childSessionId} already exists`,
+        {
+          sessionId: childSessionId,
+        },
+      )
+    }
+    const child = this.fork(parent, boundary, childSessionId)
+    try {
+      await this.flush(child.id)
+    } catch (error) {
+      this.detach(child, 'closed')
+      throw error
+    }
+    return child
+  }
+
+  private async openForFork(id: SessionId): Promise<Session> {
+    try {
+      return await this.open(id)
+    } catch (error) {
+      if (error instanceof SessionError && error.code === SessionErrorCode.SESSION_NOT_FOUND) {
+        throw new SessionForkError(SessionErrorCode.SESSION_NOT_FOUND, error.message, error.data)
+      }
+      throw error
+    }
+  }
+
+  private resolveForkSource(source: SessionForkSource): Session {
+    if (typeof source === 'string') {
+      const session = this.live.get(source)
+      if (!session) {
+        throw new SessionForkError(SessionErrorCode.SESSION_NOT_FOUND, `no live session ${source}`, {
+          sessionId: source,
+        })
+      }
+      return session
+    }
+    if (!(source instanceof Session)) {
+      throw new SessionForkError(
+        SessionErrorCode.SESSION_NOT_FOUND,
+        'fork source must be a Session or a session id',
+        {
+          sessionId: null,
+        },
+      )
+    }
+    if (!source.live || this.live.get(source.id) !== source) {
+      throw new SessionForkError(
+        SessionErrorCode.SESSION_NOT_LIVE,
+        `session object ${source.id} is stale: it was closed or replaced`,
+        { sessionId: source.id },
+      )
+    }
+    return source
+  }
+
+  /**
+   * Makes everything appended so far durable: one session, or every live one. Resolves at once
+   * without a persistence backend. Rejects with the backend's error when a write failed; that
+   * session is then read-only until it is loaded again.
+   */
+  async flush(id?: SessionId): Promise<void> {
+    const targets = id === undefined ? this.liveSessions() : [this.require(id)]
+    await Promise.all(
+      targets.map(async (session) => {
+        if (session.writeFailure) throw session.writeFailure
+        await this.ctx.parallel('session/flush', session)
+      }),
+    )
+  }
+
+  /**
+   * Called by a backend when it could not persist `id`: the session becomes read-only until it is
+   * loaded again, and `flush` rejects with this error.
+   */
+  fail(id: SessionId, error: SessionError): void {
+    this.live.get(id)?.markFailed(error)
+  }
+
+  /** Flushes and lets go of a live session. Its object becomes stale. Throws `SESSION_NOT_FOUND`. */
+  async close(id: SessionId): Promise<void> {
+    const session = this.require(id)
+    try {
+      await this.flush(id)
+    } finally {
+      this.detach(session, 'closed')
+    }
+  }
+
+  /** Closes every live session (flushing each), as at shutdown. */
+  async closeAll(): Promise<void> {
+    const results = await Promise.allSettled(this.liveSessions().map((s) => this.close(s.id)))
+    const failed = results.find((r) => r.status === 'rejected')
+    if (failed) throw (failed as PromiseRejectedResult).reason
+  }
+
+  /** Removes a session from memory and from persistence. Throws `SESSION_NOT_FOUND`. */
+  async delete(id: SessionId): Promise<void> {
+    assertSessionId(id)
+    const session = this.live.get(id)
+    if (session) this.detach(session, 'deleted')
+    const removed = (await this.persistence?.remove(id)) ?? false
+    if (!session && !removed) throw notFound(id)
+  }
+
+  /**
+   * Sessions newest first (by creation), live and persisted, with lineage (`parentSession`). With
+   * a backend this reads its headers or catalog; live sessions report their current state.
+   */
+  async list(options: ListOptions = {}): Promise<SessionPage> {
+    const persistence = this.persistence
+    if (!persistence) return paginate(this.liveSummaries(), options)
+    const page = await persistence.list(options)
+    const sessions = page.sessions.map((s) => this.live.get(s.sessionId)?.summary() ?? s)
+    return page.nextCursor !== undefined ? { sessions, nextCursor: page.nextCursor } : { sessions }
+  }
+
+  private *liveSummaries(): Iterable<SessionSummary> {
+    for (const session of this.live.values()) yield session.summary()
+  }
+
+  /** The live session, or `SESSION_NOT_FOUND`. */
+  require(id: SessionId): Session {
+    const session = this.live.get(id)
+    if (!session) throw notFound(id)
+    return session
+  }
+
+  private assertFree(id: SessionId): void {
+    if (this.live.has(id) || this.opening.has(id)) {
+      throw new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists`, {
+        sessionId: id,
+      })
+    }
+  }
+
+  private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
+    this.live.set(session.id, session)
+    try {
+      this.ctx.emit(event, session)
+    } catch (error) {
+      this.live.delete(session.id)
+      session.detach()
+      throw error
+    }
+    return session
+  }
+
+  private detach(session: Session, reason: DisposeReason): void {
+    if (this.live.get(session.id) !== session) return
+    this.live.delete(session.id)
+    session.detach()
+    this.ctx.emit('session/disposed', session, reason)
+  }
+
+  private stop(): void {
+    for (const session of this.liveSessions()) this.detach(session, 'stopped')
+  }
+}
+
+function notFound(id: SessionId): SessionError {
+  return new SessionError(SessionErrorCode.SESSION_NOT_FOUND, `session ${id} not found`, { sessionId: id })
+}
+
+function copySeedEvent(input: SessionEvent, sessionId: SessionId): SessionEvent {
+  try {
+    if (typeof input !== 'object' || input === null) throw new TypeError('an event must be an object')
+    assertEventShape(input.type, input.data)
+    if (typeof input.time !== 'string') throw new TypeError(`seed event ${input.seq}: time must be a string`)
+    return freezeJsonCopy({
+      seq: input.seq,
+      type: input.type,
+      time: input.time,
+      data: input.data,
+    }) as SessionEvent
+  } catch (error) {
+    throw new SessionError(
+      SessionErrorCode.INVALID_SEED,
+      `seed of ${sessionId}: ${(error as Error).message}`,
+      {
+        sessionId,
+      },
+    )
+  }
+}
+
+/** The cordis plugin that provides `ctx.sessions`. A function plugin, so cordis never sees `fork`. */
+export function sessionsPlugin(ctx: Context, config: SessionStoreConfig = {}): void {
+  ctx.set('sessions', new SessionStore(ctx, config))
+}
+sessionsPlugin.reusable = false
