@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import Ajv2020Module from 'ajv/dist/2020.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 
 /**
@@ -11,11 +11,8 @@ import addFormatsModule from 'ajv-formats'
  * Both return human-readable error strings: an empty array means valid.
  */
 
-// ajv and ajv-formats are CJS with `exports.default`; under NodeNext the default import is the module.
-const Ajv2020 = ((Ajv2020Module as unknown as { default?: unknown }).default ??
-  Ajv2020Module) as typeof Ajv2020Module
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
-  addFormatsModule) as typeof addFormatsModule
+// ajv-formats is CJS with `exports.default`; under NodeNext its default import is the whole module.
+const addFormats = addFormatsModule.default
 
 const require = createRequire(import.meta.url)
 const SCHEMA_PATH = require.resolve('@agentclientprotocol/sdk/schema/v1/schema.unstable.json')
@@ -68,12 +65,12 @@ export function acpMethod(method: string): Readonly<MethodDefs> | undefined {
 const compiled = new Map<string, ValidateFunction>()
 
 function validatorFor(ref: string): ValidateFunction {
-  let validate = compiled.get(ref)
+  const validate = compiled.get(ref)
   if (!validate) {
     const found = ajv.getSchema(`${SCHEMA_ID}${ref}`)
     if (!found) throw new Error(`the ACP schema has no ${ref}`)
-    validate = found
-    compiled.set(ref, validate)
+    compiled.set(ref, found)
+    return found
   }
   return validate
 }
