@@ -132,22 +132,20 @@ export class Session {
     if (typeof input !== 'object' || input === null) {
       throw new SessionError(SessionErrorCode.INVALID_EVENT, 'an event must be an object { type, data }')
     }
-    assertEventShape(input.type, input.data)
+    const type = input.type
     let data: JsonObject
     try {
       data = freezeJsonCopy(input.data, 'data') as JsonObject
     } catch (error) {
-      throw new SessionError(
-        SessionErrorCode.INVALID_EVENT,
-        `event ${input.type}: ${(error as Error).message}`,
-        {
-          type: input.type,
-        },
-      )
+      throw new SessionError(SessionErrorCode.INVALID_EVENT, `event ${type}: ${(error as Error).message}`, {
+        type,
+      })
     }
+    // Check the frozen copy, not the input: what is checked is exactly what is stored.
+    assertEventShape(type, data)
     const event = Object.freeze({
       seq: this.state.lastSeq + 1,
-      type: input.type,
+      type,
       time: host.now(),
       data,
     }) as SessionEvent

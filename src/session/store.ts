@@ -433,14 +433,16 @@ function notFound(id: SessionId): SessionError {
 function copySeedEvent(input: SessionEvent, sessionId: SessionId): SessionEvent {
   try {
     if (typeof input !== 'object' || input === null) throw new TypeError('an event must be an object')
-    assertEventShape(input.type, input.data)
-    if (typeof input.time !== 'string') throw new TypeError(`seed event ${input.seq}: time must be a string`)
-    return freezeJsonCopy({
+    // Check the frozen copy, not the input: what is checked is exactly what is stored.
+    const event = freezeJsonCopy({
       seq: input.seq,
       type: input.type,
       time: input.time,
       data: input.data,
     }) as SessionEvent
+    assertEventShape(event.type, event.data)
+    if (typeof event.time !== 'string') throw new TypeError(`seed event ${event.seq}: time must be a string`)
+    return event
   } catch (error) {
     throw new SessionError(
       SessionErrorCode.INVALID_SEED,
