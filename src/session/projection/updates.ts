@@ -17,6 +17,20 @@ export function toolOutputText(output: JsonValue): string {
   return typeof output === 'string' ? output : JSON.stringify(output)
 }
 
+/** The tool kinds ACP defines; a call whose `kind` is anything else is shown as `other`. */
+export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set([
+  'read',
+  'edit',
+  'delete',
+  'move',
+  'search',
+  'execute',
+  'think',
+  'fetch',
+  'switch_mode',
+  'other',
+])
+
 /** The update that announces a tool call. */
 export function toolCallUpdate(data: {
   callId: string
@@ -29,7 +43,7 @@ export function toolCallUpdate(data: {
     sessionUpdate: 'tool_call',
     toolCallId: data.callId,
     title: data.title ?? data.name,
-    kind: data.kind ?? 'other',
+    kind: data.kind !== undefined && ACP_TOOL_KINDS.has(data.kind) ? data.kind : 'other',
     status: 'in_progress',
     rawInput: data.input,
   }

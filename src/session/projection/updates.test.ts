@@ -1,0 +1,179 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { validateAcpDefinition, validateAcpMessage } from '../../../test/support/acp-schema.js'
+import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import type { AnyEventInput, SessionEvent } from '../events.js'
+import { unansweredCallResult } from './history.js'
+import { projectUpdates, type SessionUpdateNotification } from './updates.js'
+
+let f: StoreFixture
+beforeEach(async () => {
+  f = await startStore()
+})
+afterEach(async () => {
+  await f.stop()
+})
+
+/** Every projected notification must be a valid ACP session/update, as params and as a message. */
+function expectAcpValid(updates: readonly SessionUpdateNotification[]): void {
+  for (const params of updates) {
+    expect(validateAcpDefinition('SessionNotification', params)).toEqual([])
+    expect(validateAcpMessage({ jsonrpc: '2.0', method: 'session/update', params })).toEqual([])
+  }
+}
+
+/** The seq of each update must be the seq of an event that stands for it. */
+function expectSeqs(updates: readonly SessionUpdateNotification[], events: readonly SessionEvent[]): void {
+  for (const u of updates) expect(events[u._meta.dsh.seq - 1]?.seq).toBe(u._meta.dsh.seq)
+}
+
+describe('projectUpdates', () => {
+  it('updates: a clean turn replays as user, thought, message, tool_call and tool_call_update chunks', () => {
+    const s = appendAll(f.sessions.create('s'), cleanTurn(1, 'hello'))
+    const updates = projectUpdates('s', s.events())
+    expect(updates.map((u) => [u._meta.dsh.seq, u.update.sessionUpdate])).toEqual([
+      [2, 'user_message_chunk'],
+      [4, 'agent_thought_chunk'],
+      [4, 'agent_message_chunk'],
+      [5, 'tool_call'],
+      [6, 'tool_call_update'],
+      [9, 'agent_message_chunk'],
+    ])
+    expect(updates.every((u) => u.sessionId === 's')).toBe(true)
+    expect(updates[0]?.update).toEqual({
+      sessionUpdate: 'user_message_chunk',
+      content: { type: 'text', text: 'hello' },
+    })
+    expect(updates[1]?.update).toEqual({
+      sessionUpdate: 'agent_thought_chunk',
+      content: { type: 'text', text: 'hmm' },
+    })
+    expect(updates[3]?.update).toMatchObject({
+      sessionUpdate: 'tool_call',
+      toolCallId: 'call_1',
+      title: 'read',
+      status: 'in_progress',
+      rawInput: { path: 'a.txt' },
+    })
+    expect(updates[4]?.update).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_1',
+      status: 'completed',
+      content: [{ type: 'content', content: { type: 'text', text: 'contents' } }],
+      rawOutput: 'contents',
+    })
+    expectSeqs(updates, s.events())
+    expectAcpValid(updates)
+  })
+
+  it('updates: a multi-block user message gives one user_message_chunk per block', () => {
+    const s = appendAll(f.sessions.create('s'), [
+      { type: 'turn/start', data: { turn: 1 } },
+      {
+        type: 'user/message',
+        data: {
+          turn: 1,
+          content: [
+            { type: 'text', text: 'look at' },
+            { type: 'resource_link', uri: 'file:///a.ts', name: 'a.ts' },
+          ],
+        },
+      },
+    ])
+    const updates = projectUpdates('s', s.events())
+    expect(updates.map((u) => [u._meta.dsh.seq, u.update.sessionUpdate])).toEqual([
+      [2, 'user_message_chunk'],
+      [2, 'user_message_chunk'],
+    ])
+    expectAcpValid(updates)
+  })
+
+  it('updates: tool errors are failed tool_call_updates; structured output is shown as JSON', () => {
+    const inputs: AnyEventInput[] = [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+      {
+        type: 'tool/call',
+        data: {
+          turn: 1,
+          step: 1,
+          callId: 'c',
+          name: 'run',
+          input: { cmd: 'ls' },
+          title: 'Run ls',
+          kind: 'execute',
+        },
+      },
+      { type: 'tool/result', data: { turn: 1, step: 1, callId: 'c', output: { exit: 2 }, isError: true } },
+    ]
+    const updates = projectUpdates('s', appendAll(f.sessions.create('s'), inputs).events())
+    expect(updates[0]?.update).toMatchObject({ title: 'Run ls', kind: 'execute' })
+    expect(updates[1]?.update).toMatchObject({
+      status: 'failed',
+      content: [{ type: 'content', content: { type: 'text', text: '{"exit":2}' } }],
+      rawOutput: { exit: 2 },
+    })
+    expectAcpValid(updates)
+  })
+
+  it('updates: a cut-short turn/end fails its unanswered calls, at the seq of the turn/end', () => {
+    const s = appendAll(f.sessions.create('s'), [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+      { type: 'tool/call', data: { turn: 1, step: 1, callId: 'a', name: 'x', input: null } },
+      { type: 'tool/call', data: { turn: 1, step: 1, callId: 'b', name: 'y', input: null } },
+      { type: 'tool/result', data: { turn: 1, step: 1, callId: 'a', output: 'ok' } },
+      { type: 'turn/end', data: { turn: 1, reason: 'error' } },
+    ])
+    const updates = projectUpdates('s', s.events())
+    const last = updates[updates.length - 1]
+    expect(updates).toHaveLength(4)
+    expect(last?._meta.dsh.seq).toBe(6)
+    expect(last?.update).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'b',
+      status: 'failed',
+      rawOutput: unansweredCallResult('error'),
+    })
+    expectAcpValid(updates)
+  })
+
+  it('updates: a title is a session_info_update with the event time; notes and plugin events send nothing', () => {
+    f.tick(5000)
+    const s = appendAll(f.sessions.create('s'), [
+      { type: 'context/note', data: { text: 'n' } },
+      { type: 'metrics:sample', data: { ms: 1 } },
+      { type: 'session/title', data: { title: 'Fixing the build' } },
+    ])
+    const updates = projectUpdates('s', s.events())
+    expect(updates).toEqual([
+      {
+        sessionId: 's',
+        update: {
+          sessionUpdate: 'session_info_update',
+          title: 'Fixing the build',
+          updatedAt: '2026-01-01T00:00:05.000Z',
+        },
+        _meta: { dsh: { seq: 3 } },
+      },
+    ])
+    expectAcpValid(updates)
+  })
+
+  it('updates: an empty assistant message sends nothing; an unknown tool kind is still valid ACP', () => {
+    const s = appendAll(f.sessions.create('s'), [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+      { type: 'assistant/message', data: { turn: 1, step: 1, content: '' } },
+      { type: 'tool/call', data: { turn: 1, step: 1, callId: 'c', name: 'n', input: 1, kind: 'teleport' } },
+    ])
+    const updates = projectUpdates('s', s.events())
+    expect(updates.map((u) => u.update.sessionUpdate)).toEqual(['tool_call'])
+    expect(updates[0]?.update).toMatchObject({ kind: 'other' })
+    expectAcpValid(updates)
+  })
+
+  it('updates: the helper rejects a malformed update (the schema check can fail)', () => {
+    const bad = { sessionId: 's', update: { sessionUpdate: 'tool_call' }, _meta: { dsh: { seq: 1 } } }
+    expect(validateAcpDefinition('SessionNotification', bad)).not.toEqual([])
+  })
+})
