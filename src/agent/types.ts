@@ -1,4 +1,11 @@
-import type { ContentBlock, JsonValue, ModelMessage, SessionUpdate, TokenUsage } from '../session/index.js'
+import type {
+  ContentBlock,
+  JsonValue,
+  ModelMessage,
+  SessionUpdate,
+  TokenUsage,
+  TurnEndReason,
+} from '../session/index.js'
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
 export interface ToolSpec {
@@ -20,7 +27,17 @@ export interface ModelRequest {
 export type ModelChunk =
   | { readonly type: 'text'; readonly text: string }
   | { readonly type: 'thought'; readonly text: string }
-  | { readonly type: 'tool_call'; readonly callId: string; readonly name: string; readonly input: JsonValue }
+  | {
+      readonly type: 'tool_call'
+      readonly callId: string
+      readonly name: string
+      readonly input: JsonValue
+      /**
+       * A result the provider answers itself (the `script` provider's executor). When present the
+       * turn loop records it instead of running a tool. Real providers leave it out.
+       */
+      readonly result?: ToolResult
+    }
   | { readonly type: 'usage'; readonly usage: TokenUsage; readonly contextWindow?: number }
   /** How the step ended. Omitted: `end_turn` unless tool calls were streamed. */
   | { readonly type: 'stop'; readonly reason: ModelStopReason }
@@ -33,7 +50,25 @@ export type ModelStopReason = 'end_turn' | 'tool_calls' | 'max_tokens' | 'refusa
  */
 export interface ModelProvider {
   readonly name: string
+  /**
+   * Which prompt content the provider really passes on to its model (ACP `promptCapabilities`).
+   * Omitted: text and resource links only (`image`, `audio`, `embeddedContext` all false).
+   */
+  readonly promptCapabilities?: PromptCapabilities
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
+}
+
+/** ACP `promptCapabilities`: content block types beyond the baseline `text` and `resource_link`. */
+export type PromptCapabilities = {
+  readonly image: boolean
+  readonly audio: boolean
+  readonly embeddedContext: boolean
+}
+
+/** What a tool call produced. `isError` results are shown to the model as failures. */
+export interface ToolResult {
+  readonly output: JsonValue
+  readonly isError?: boolean
 }
 
 /** What the editor can do for tools, bridged by the protocol layer (absent when the client can't). */
@@ -61,11 +96,17 @@ export interface TurnRequest {
   readonly client: ClientBridge
 }
 
-/** How a turn ended, as `session/prompt` answers it. */
+/**
+ * How a turn ended, as `session/prompt` answers it. A turn that failed (`turn/end {reason: 'error'}`)
+ * has `error` set and `stopReason: 'end_turn'`: the protocol answers such a prompt with a JSON-RPC
+ * error carrying `error` (and `seq`), not with the stop reason.
+ */
 export interface TurnOutcome {
   readonly stopReason: 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled'
   /** The seq of the turn's `turn/end`. */
   readonly seq: number
+  /** The `reason` the log's `turn/end` records (`completed`, `cancelled`, `error`, ...). */
+  readonly endReason: TurnEndReason
   /** Set when the turn ended with `error`: what failed, safe to show the user. */
   readonly error?: string
 }

@@ -1,0 +1,8 @@
+export { AbortedError, abortable, isAbortError, raceAbort, sleep } from './abort.js'
+export { contentToText, plainText } from './content.js'
+export * from './errors.js'
+export * from './providers/index.js'
+export { type AgentConfig, AgentService, agentPlugin } from './service.js'
+export * from './tools/index.js'
+export { CANCELLED_TOOL_OUTPUT } from './turn-run.js'
+export type * from './types.js'

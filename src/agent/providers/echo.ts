@@ -1,0 +1,52 @@
+import type { ModelMessage } from '../../session/index.js'
+import { contentToText } from '../content.js'
+import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
+
+/**
+ * The built-in offline model. Deterministic: it answers with what it remembers of the conversation
+ * it was given, the number of user messages and each one's text (embedded resources rendered as
+ * text), so a forked child visibly remembers only its inherited prefix plus its own prompts. It
+ * streams a short thought first, then the answer one line at a time, and never calls tools.
+ */
+export function createEchoProvider(): ModelProvider {
+  return {
+    name: 'echo',
+    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    stream: (request, signal) => streamEcho(request, signal),
+  }
+}
+
+async function* streamEcho(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+  const remembered = userTexts(request.messages)
+  yield {
+    type: 'thought',
+    text: `I count ${remembered.length} user ${plural(remembered.length)} in my context.`,
+  }
+  for (const piece of echoAnswerPieces(remembered)) {
+    if (signal.aborted) return
+    await Promise.resolve()
+    yield { type: 'text', text: piece }
+  }
+  yield { type: 'stop', reason: 'end_turn' }
+}
+
+/** The texts of the user messages in a history, oldest first. */
+export function userTexts(messages: readonly ModelMessage[]): string[] {
+  return messages.filter((m) => m.role === 'user').map((m) => contentToText(m.content))
+}
+
+/** The echo answer for these remembered messages, as the chunks it streams (joined: the answer). */
+export function echoAnswerPieces(remembered: readonly string[]): string[] {
+  const head = `I remember ${remembered.length} ${plural(remembered.length)} from you in this session`
+  if (remembered.length === 0) return [`${head}.`]
+  return [`${head}:`, ...remembered.map((text, i) => `\n${i + 1}. ${JSON.stringify(text)}`)]
+}
+
+/** The whole echo answer for these remembered messages. */
+export function echoAnswer(remembered: readonly string[]): string {
+  return echoAnswerPieces(remembered).join('')
+}
+
+function plural(count: number): string {
+  return count === 1 ? 'message' : 'messages'
+}

@@ -1,0 +1,61 @@
+import path from 'node:path'
+import { AgentError, AgentErrorCode } from '../errors.js'
+import type { ModelProvider } from '../types.js'
+import { createEchoProvider } from './echo.js'
+import { createScriptProvider, loadScriptFile } from './script.js'
+
+export { createEchoProvider, echoAnswer, echoAnswerPieces, userTexts } from './echo.js'
+export { createScriptProvider, loadScriptFile, scriptPosition } from './script.js'
+export * from './script-format.js'
+
+/**
+ * Options every provider factory receives. Providers read what they need and ignore the rest
+ * (the OpenAI-compatible one: base URL, model name, the environment holding its key).
+ */
+export interface ProviderOptions {
+  /** Relative paths in a spec (a script file) resolve against it. Default: the process's cwd. */
+  readonly cwd?: string
+  readonly [option: string]: unknown
+}
+
+/** Makes a provider from the part of the spec after `name:` (empty when there is none). */
+export type ProviderFactory = (argument: string, options: ProviderOptions) => ModelProvider
+
+/**
+ * The providers `--model` can name. Extension point: a provider module adds one entry here, e.g.
+ * `openai: (_argument, options) => createOpenAiProvider(options)` from `./openai/index.js`.
+ */
+const FACTORIES: Readonly<Record<string, ProviderFactory>> = {
+  echo: () => createEchoProvider(),
+  script: (argument, options) => {
+    if (argument === '')
+      throw new AgentError(AgentErrorCode.UNKNOWN_PROVIDER, 'script needs a file: script:<path>')
+    return createScriptProvider(loadScriptFile(path.resolve(options.cwd ?? process.cwd(), argument)))
+  },
+}
+
+/** The provider names `createProvider` knows. */
+export function providerNames(): string[] {
+  return Object.keys(FACTORIES)
+}
+
+/**
+ * Resolves a model spec: `echo` (also the default, for an empty spec), `script:<path to JSON file>`,
+ * or any other registered `name[:argument]`. Throws `UNKNOWN_PROVIDER` for a name it does not know,
+ * `INVALID_SCRIPT` for a bad script file.
+ */
+export function createProvider(spec = 'echo', options: ProviderOptions = {}): ModelProvider {
+  const trimmed = spec.trim() || 'echo'
+  const colon = trimmed.indexOf(':')
+  const name = colon < 0 ? trimmed : trimmed.slice(0, colon)
+  const argument = colon < 0 ? '' : trimmed.slice(colon + 1)
+  const factory = Object.hasOwn(FACTORIES, name) ? FACTORIES[name] : undefined
+  if (!factory) {
+    throw new AgentError(
+      AgentErrorCode.UNKNOWN_PROVIDER,
+      `unknown model ${JSON.stringify(name)}: expected one of ${providerNames().join(', ')}`,
+      { name },
+    )
+  }
+  return factory(argument, options)
+}

@@ -1,0 +1,177 @@
+import type { Context } from 'cordis'
+import type { Session, TurnEndReason } from '../session/index.js'
+import { TurnInProgressError } from './errors.js'
+import { errorMessage } from './model-step.js'
+import { builtinTools } from './tools/index.js'
+import { type Tool, ToolRegistry } from './tools/tool.js'
+import { type TurnEnding, TurnRun } from './turn-run.js'
+import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
+
+declare module 'cordis' {
+  interface Context {
+    agent: AgentService
+  }
+}
+
+export interface AgentConfig {
+  /** The model behind every prompt. */
+  readonly provider: ModelProvider
+  /** Model requests per turn before it ends with `max-turn-requests`. Default 32. */
+  readonly maxSteps?: number
+  /** The tools the model may call. Default: {@link builtinTools} (`read_text_file`, `write_text_file`). */
+  readonly tools?: readonly Tool[]
+}
+
+/** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
+const BASELINE_PROMPT_CAPABILITIES: PromptCapabilities = {
+  image: false,
+  audio: false,
+  embeddedContext: false,
+}
+
+interface RunningTurn {
+  readonly controller: AbortController
+  readonly done: Promise<unknown>
+}
+
+/**
+ * The agent, service `ctx.agent`: runs prompt turns on sessions of `ctx.sessions`, one at a time
+ * per session. Plug it with {@link agentPlugin}.
+ */
+export class AgentService {
+  readonly provider: ModelProvider
+  readonly tools: ToolRegistry
+  readonly maxSteps: number
+  private readonly running = new Map<string, RunningTurn>()
+
+  constructor(
+    private readonly ctx: Context,
+    config: AgentConfig,
+  ) {
+    if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
+    this.provider = config.provider
+    this.tools = new ToolRegistry(config.tools ?? builtinTools())
+    this.maxSteps = config.maxSteps ?? 32
+    if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
+      throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
+    }
+    ctx.on('dispose', () => {
+      for (const turn of this.running.values()) turn.controller.abort()
+    })
+  }
+
+  /** ACP `promptCapabilities`: what the provider really passes on to its model. */
+  get promptCapabilities(): PromptCapabilities {
+    return { ...(this.provider.promptCapabilities ?? BASELINE_PROMPT_CAPABILITIES) }
+  }
+
+  /** True while a turn runs on this session. */
+  isRunning(sessionId: string): boolean {
+    return this.running.has(sessionId)
+  }
+
+  /**
+   * Cancels the turn running on this session, if any, and resolves once it has ended (its
+   * `turn/end` written and flushed, or its failure settled). Resolves at once when none runs.
+   */
+  async cancel(sessionId: string): Promise<void> {
+    const turn = this.running.get(sessionId)
+    if (!turn) return
+    turn.controller.abort()
+    await turn.done.catch(() => {})
+  }
+
+  /**
+   * Runs one prompt turn on `session` and resolves once its `turn/end` is durable. The log gets, in
+   * order: `turn/start`, `user/message`, then per step `step/start`, `assistant/message` (when the
+   * step produced text, a thought or usage), `tool/call`s, `tool/result`s and `step/end`, and finally
+   * `turn/end` with `completed`, `max-tokens`, `max-turn-requests`, `refusal`, `cancelled` (the
+   * request's signal aborted) or `error` (the provider failed; the outcome's `error` says how).
+   * Text, thoughts, usage and tool calls stream live through `request.sendUpdate`, each tagged with
+   * the seq of the event that records it, so a replay of the log shows the same.
+   *
+   * Throws {@link TurnInProgressError} (log untouched) while another turn runs on the session. Rejects
+   * when the log refuses an append (the session was closed or became read-only) or the flush failed.
+   */
+  async runTurn(session: Session, request: TurnRequest): Promise<TurnOutcome> {
+    if (this.running.has(session.id) || session.openTurn !== undefined) {
+      throw new TurnInProgressError(session.id)
+    }
+    const controller = new AbortController()
+    const onAbort = () => controller.abort()
+    if (request.signal.aborted) controller.abort()
+    else request.signal.addEventListener('abort', onAbort, { once: true })
+    const done = this.drive(session, request, controller.signal)
+    this.running.set(session.id, { controller, done })
+    try {
+      return await done
+    } finally {
+      request.signal.removeEventListener('abort', onAbort)
+      this.running.delete(session.id)
+    }
+  }
+
+  private async drive(session: Session, request: TurnRequest, signal: AbortSignal): Promise<TurnOutcome> {
+    await Promise.resolve()
+    const logger = this.ctx.logger('agent')
+    const run = new TurnRun(
+      session,
+      request,
+      {
+        provider: this.provider,
+        tools: this.tools,
+        maxSteps: this.maxSteps,
+        onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
+      },
+      signal,
+    )
+    let ending: TurnEnding
+    try {
+      ending = await run.run()
+    } catch (error) {
+      if (session.openTurn !== run.turn) throw error
+      logger.error('turn %d of %s failed: %s', run.turn, session.id, errorMessage(error))
+      ending = { reason: 'error', message: `internal error: ${errorMessage(error)}` }
+      try {
+        session.append(turnEnd(run.turn, ending))
+      } catch {
+        throw error
+      }
+      await this.ctx.sessions.flush(session.id)
+      return outcome(session.lastSeq, ending)
+    }
+    const end = session.append(turnEnd(run.turn, ending))
+    await this.ctx.sessions.flush(session.id)
+    return outcome(end.seq, ending)
+  }
+}
+
+function turnEnd(turn: number, ending: TurnEnding) {
+  return {
+    type: 'turn/end' as const,
+    data: { turn, reason: ending.reason, ...(ending.message !== undefined && { message: ending.message }) },
+  }
+}
+
+const STOP_REASONS: Readonly<Record<string, TurnOutcome['stopReason']>> = {
+  completed: 'end_turn',
+  'max-tokens': 'max_tokens',
+  'max-turn-requests': 'max_turn_requests',
+  refusal: 'refusal',
+  cancelled: 'cancelled',
+}
+
+function outcome(seq: number, ending: TurnEnding): TurnOutcome {
+  const reason: TurnEndReason = ending.reason
+  const stopReason = STOP_REASONS[reason] ?? 'end_turn'
+  if (reason === 'error')
+    return { stopReason, seq, endReason: reason, error: ending.message ?? 'the turn failed' }
+  return { stopReason, seq, endReason: reason }
+}
+
+/** The cordis plugin that provides `ctx.agent`. Needs `ctx.sessions`. */
+export function agentPlugin(ctx: Context, config: AgentConfig): void {
+  ctx.set('agent', new AgentService(ctx, config))
+}
+agentPlugin.inject = ['sessions']
+agentPlugin.reusable = false

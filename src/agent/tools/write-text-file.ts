@@ -1,0 +1,76 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { JsonValue } from '../../session/index.js'
+import { raceAbort } from '../abort.js'
+import { resolveInside, resolveInsideOnDisk } from './confine.js'
+import { pathOf } from './read-text-file.js'
+import { inputObject, requiredString, type Tool, type ToolContext } from './tool.js'
+
+/**
+ * `write_text_file {path, content}`: writes a whole text file. It first asks the user through
+ * `session/request_permission`; a refusal (or a client that cannot ask) becomes an error result and
+ * nothing is written. Through the editor (`fs/write_text_file`) when the client can, otherwise on
+ * the local disk (creating missing directories), the path confined to the session's cwd.
+ */
+export const writeTextFileTool: Tool = {
+  spec: {
+    name: 'write_text_file',
+    description:
+      "Write (create or replace) a text file in the user's workspace. `path` is relative to the working " +
+      'directory (or absolute inside it); `content` is the whole new file. The user is asked first.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', description: 'File path, relative to the working directory' },
+        content: { type: 'string', description: 'The complete new content of the file' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    },
+  },
+  kind: 'edit',
+  title: (input) => `Write ${pathOf(input) ?? 'file'}`,
+  async run(input, context) {
+    const fields = inputObject(input)
+    const requested = requiredString(fields, 'path')
+    const content = fields.content
+    if (typeof content !== 'string') return { output: 'input.content must be a string', isError: true }
+    const target = context.client.writeTextFile
+      ? resolveInside(context.cwd, requested)
+      : await resolveInsideOnDisk(context.cwd, requested)
+    const refusal = await askPermission(requested, input, context)
+    if (refusal !== undefined) return { output: refusal, isError: true }
+    await writeThrough(target, content, context)
+    return { output: `Wrote ${Buffer.byteLength(content)} bytes to ${requested}` }
+  },
+}
+
+/** Undefined when allowed, else why not. */
+async function askPermission(
+  requested: string,
+  input: JsonValue,
+  context: ToolContext,
+): Promise<string | undefined> {
+  const { client, signal } = context
+  if (!client.requestPermission) {
+    return `Not written: the client cannot ask the user for permission to write ${requested}.`
+  }
+  const allowed = await client.requestPermission(
+    {
+      sessionId: context.sessionId,
+      toolCallId: context.callId,
+      title: `Write ${requested}`,
+      kind: 'edit',
+      rawInput: input,
+    },
+    signal,
+  )
+  return allowed ? undefined : `Not written: the user refused permission to write ${requested}.`
+}
+
+async function writeThrough(target: string, content: string, context: ToolContext): Promise<void> {
+  const { client, signal } = context
+  if (client.writeTextFile) return client.writeTextFile(target, content, signal)
+  await raceAbort(mkdir(path.dirname(target), { recursive: true }), signal)
+  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal }), signal)
+}

@@ -1,0 +1,215 @@
+import {
+  type CoreEvent,
+  type Session,
+  SessionError,
+  SessionErrorCode,
+  type SessionUpdate,
+  type TurnEndReason,
+  toolCallUpdate,
+  toolResultUpdate,
+} from '../session/index.js'
+import { isAbortError, raceAbort } from './abort.js'
+import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import type { ToolRegistry } from './tools/tool.js'
+import type { ModelProvider, ToolResult, TurnRequest } from './types.js'
+
+/** The result a tool call gets when the turn is cancelled before it finished. */
+export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'
+
+export interface TurnRunOptions {
+  readonly provider: ModelProvider
+  readonly tools: ToolRegistry
+  readonly maxSteps: number
+  /** Where a failed `sendUpdate` is reported; it never stops the turn. */
+  readonly onSendError?: (error: unknown) => void
+}
+
+/** A call as recorded in the log, with the result its provider answered itself, if any. */
+interface RecordedCall {
+  readonly event: CoreEvent<'tool/call'>
+  readonly preset?: ToolResult
+}
+
+/** How the body of a turn ended: the `turn/end` reason still to be written. */
+export interface TurnEnding {
+  readonly reason: TurnEndReason
+  readonly message?: string
+}
+
+/**
+ * Runs one turn's body on `session`: appends `turn/start`, `user/message` and the steps (model,
+ * then tools, until the model stops, the signal aborts, the provider fails or `maxSteps` is
+ * reached), and returns the reason the caller writes in `turn/end`. On return no step is open and
+ * every recorded tool call has a result. It throws only when the log itself refuses an append.
+ */
+export class TurnRun {
+  readonly turn: number
+  private readonly usedCallIds = new Set<string>()
+
+  constructor(
+    private readonly session: Session,
+    private readonly request: TurnRequest,
+    private readonly options: TurnRunOptions,
+    private readonly signal: AbortSignal,
+  ) {
+    this.turn = session.lastTurn + 1
+  }
+
+  async run(): Promise<TurnEnding> {
+    const { session, turn } = this
+    session.append({ type: 'turn/start', data: { turn } })
+    session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    for (let step = 1; step <= this.options.maxSteps; step++) {
+      if (this.signal.aborted) return { reason: 'cancelled' }
+      const ending = await this.runStep(step)
+      if (ending) return ending
+    }
+    return { reason: 'max-turn-requests' }
+  }
+
+  /** One step; undefined when the loop goes on to the next. */
+  private async runStep(step: number): Promise<TurnEnding | undefined> {
+    const { session, turn, options } = this
+    session.append({ type: 'step/start', data: { turn, step } })
+    const streamed = await streamModelStep(
+      session,
+      options.provider,
+      options.tools.specs(),
+      this.signal,
+      (update, seq) => this.send(update, seq),
+    )
+    this.recordAssistant(step, streamed)
+    const calls = streamed.calls.map((call) => this.recordCall(step, call))
+    const ending = this.endingOf(streamed)
+    if (ending === undefined) {
+      for (const call of calls) this.recordResult(step, call.event, await this.execute(call))
+    } else {
+      const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
+      for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
+    }
+    session.append({ type: 'step/end', data: { turn, step } })
+    if (ending) return ending
+    if (this.signal.aborted) return { reason: 'cancelled' }
+    return calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  /** Undefined when the step's tool calls are to run; else how the turn ends after this step. */
+  private endingOf(streamed: StreamedStep): TurnEnding | undefined {
+    if (streamed.aborted) return { reason: 'cancelled' }
+    if (streamed.error !== undefined) return { reason: 'error', message: streamed.error }
+    if (streamed.stop === 'max_tokens') return { reason: 'max-tokens' }
+    if (streamed.stop === 'refusal') return { reason: 'refusal' }
+    return streamed.calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  private recordAssistant(step: number, streamed: StreamedStep): void {
+    const { text, thought, usage } = streamed
+    if (text === '' && thought === '' && usage === undefined) return
+    const expected = this.session.lastSeq + 1
+    const event = this.session.append({
+      type: 'assistant/message',
+      data: {
+        turn: this.turn,
+        step,
+        content: text,
+        ...(thought !== '' && { thought }),
+        ...(usage !== undefined && { usage }),
+      },
+    })
+    if (event.seq !== expected) {
+      throw new Error(`assistant/message got seq ${event.seq}, but its chunks were streamed as ${expected}`)
+    }
+  }
+
+  private recordCall(step: number, call: StreamedCall): RecordedCall {
+    const tool = this.options.tools.get(call.name)
+    const callId = this.uniqueCallId(call.callId, step)
+    const event = this.session.append({
+      type: 'tool/call',
+      data: {
+        turn: this.turn,
+        step,
+        callId,
+        name: call.name,
+        input: call.input,
+        title: tool ? safeTitle(() => tool.title(call.input), call.name) : call.name,
+        kind: tool?.kind ?? 'other',
+      },
+    }) as CoreEvent<'tool/call'>
+    this.send(toolCallUpdate(event.data), event.seq)
+    return call.result !== undefined ? { event, preset: call.result } : { event }
+  }
+
+  /** Runs a recorded call. Never throws: failures and cancellation become error results. */
+  private async execute(call: RecordedCall): Promise<ToolResult> {
+    if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
+    if (call.preset !== undefined) return call.preset
+    const { name, callId, input } = call.event.data
+    const tool = this.options.tools.get(name)
+    if (!tool) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
+    const context = {
+      sessionId: this.session.id,
+      cwd: this.session.cwd,
+      callId,
+      client: this.request.client,
+      signal: this.signal,
+    }
+    try {
+      return await raceAbort(
+        Promise.resolve().then(() => tool.run(input, context)),
+        this.signal,
+      )
+    } catch (error) {
+      if (this.signal.aborted || isAbortError(error)) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
+      return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
+    }
+  }
+
+  private recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
+    const data = { turn: this.turn, step, callId: call.data.callId }
+    let event: CoreEvent<'tool/result'>
+    try {
+      event = this.session.append({
+        type: 'tool/result',
+        data: { ...data, output: result.output, ...(result.isError === true && { isError: true }) },
+      }) as CoreEvent<'tool/result'>
+    } catch (error) {
+      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
+      const output = `${call.data.name} returned a result that is not JSON: ${error.message}`
+      event = this.session.append({
+        type: 'tool/result',
+        data: { ...data, output, isError: true },
+      }) as CoreEvent<'tool/result'>
+    }
+    this.send(toolResultUpdate(event.data.callId, event.data.output, event.data.isError === true), event.seq)
+  }
+
+  /** The provider's id if it is usable and new in this turn, else a minted one. */
+  private uniqueCallId(proposed: string, step: number): string {
+    let id = typeof proposed === 'string' && proposed !== '' ? proposed : `call_${this.turn}_${step}`
+    for (let n = 2; this.usedCallIds.has(id); n++) id = `${proposed || `call_${this.turn}_${step}`}_${n}`
+    this.usedCallIds.add(id)
+    return id
+  }
+
+  private send(update: SessionUpdate, seq: number): void {
+    try {
+      this.request.sendUpdate(update, seq)
+    } catch (error) {
+      this.options.onSendError?.(error)
+    }
+  }
+}
+
+function notRunOutput(ending: TurnEnding): string {
+  if (ending.reason === 'error') return `Not run: the model failed (${ending.message ?? 'error'}).`
+  return `Not run: the model stopped (${ending.reason}) while making this call.`
+}
+
+function safeTitle(title: () => string, fallback: string): string {
+  try {
+    return title()
+  } catch {
+    return fallback
+  }
+}
