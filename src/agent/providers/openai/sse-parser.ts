@@ -1,0 +1,103 @@
+/** One server-sent event: its `event:` name (default `message`) and its `data:` lines joined by `\n`. */
+export interface SseEvent {
+  readonly event: string
+  readonly data: string
+}
+
+/**
+ * An incremental parser for the `text/event-stream` format (WHATWG HTML, "Server-sent events"):
+ * lines end in CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the next are
+ * one line end); `:` lines are comments (keepalives) and are skipped; `data:` lines accumulate
+ * (one leading space removed) and a blank line dispatches them; an event with no data line is
+ * dropped; `id:` and `retry:` are ignored. Feed it decoded text in chunks of any size.
+ */
+export class SseParser {
+  #buffer = ''
+  #data: string[] = []
+  #event = ''
+
+  /** Parses `text` and returns the events it completed. */
+  push(text: string): SseEvent[] {
+    this.#buffer += text
+    const events: SseEvent[] = []
+    let start = 0
+    for (;;) {
+      const lineEnd = this.#findLineEnd(start)
+      if (lineEnd === undefined) break
+      this.#line(this.#buffer.slice(start, lineEnd.at), events)
+      start = lineEnd.next
+    }
+    this.#buffer = this.#buffer.slice(start)
+    return events
+  }
+
+  /**
+   * Ends the stream. Unlike a browser, which drops an event the stream cut before its blank line,
+   * this returns it: some servers close right after their last `data:` line.
+   */
+  end(): SseEvent[] {
+    const events: SseEvent[] = []
+    if (this.#buffer !== '') this.#line(this.#buffer, events)
+    this.#buffer = ''
+    this.#line('', events)
+    return events
+  }
+
+  #findLineEnd(from: number): { at: number; next: number } | undefined {
+    for (let i = from; i < this.#buffer.length; i++) {
+      const char = this.#buffer.charCodeAt(i)
+      if (char === 10) return { at: i, next: i + 1 }
+      if (char === 13) {
+        if (i + 1 === this.#buffer.length) return undefined
+        return { at: i, next: this.#buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1 }
+      }
+    }
+    return undefined
+  }
+
+  #line(line: string, events: SseEvent[]): void {
+    if (line === '') {
+      if (this.#data.length > 0) events.push({ event: this.#event || 'message', data: this.#data.join('\n') })
+      this.#data = []
+      this.#event = ''
+      return
+    }
+    if (line.startsWith(':')) return
+    const colon = line.indexOf(':')
+    const field = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? '' : line.slice(colon + 1)
+    if (value.startsWith(' ')) value = value.slice(1)
+    if (field === 'data') this.#data.push(value)
+    else if (field === 'event') this.#event = value
+  }
+}
+
+/**
+ * The events of an SSE byte stream, decoding UTF-8 across chunk boundaries. `onBytes` is called
+ * for every non-empty chunk read, before it is parsed (so callers know the body started and is
+ * alive). Read errors propagate; the body is cancelled when the caller stops early.
+ */
+export async function* readSseEvents(
+  body: ReadableStream<Uint8Array>,
+  onBytes?: () => void,
+): AsyncGenerator<SseEvent> {
+  const reader = body.getReader()
+  const decoder = new TextDecoder('utf-8')
+  const parser = new SseParser()
+  let finished = false
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      if (value.byteLength === 0) continue
+      onBytes?.()
+      yield* parser.push(decoder.decode(value, { stream: true }))
+    }
+    finished = true
+    yield* parser.push(decoder.decode())
+    yield* parser.end()
+  } finally {
+    if (!finished) reader.cancel().catch(() => {})
+    reader.releaseLock()
+  }
+}
