@@ -1,0 +1,129 @@
+import type { ContentBlock, JsonValue, ModelMessage } from '../../../session/index.js'
+import type { ToolSpec } from '../../types.js'
+
+/** A chat-completions tool call as the assistant message carries it. */
+export interface ChatToolCall {
+  readonly id: string
+  readonly type: 'function'
+  readonly function: { readonly name: string; readonly arguments: string }
+}
+
+/** The chat-completions message shapes this provider sends. */
+export type ChatMessage =
+  | { readonly role: 'system'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: ChatToolCall[] }
+  | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
+
+export interface ChatTool {
+  readonly type: 'function'
+  readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonValue }
+}
+
+/** Prefix of a tool message whose result was an error (chat completions has no error flag). */
+export const TOOL_ERROR_PREFIX = 'Error: '
+
+/**
+ * Converts the provider-neutral history to chat-completions messages:
+ * - `system` stays a system message (context notes may stand between turns);
+ * - `user` content blocks become one string, blocks separated by a blank line (see
+ *   {@link contentBlockText}); plain strings are what every compatible server accepts;
+ * - `assistant` keeps its text and its tool calls (`arguments` is the input as a JSON string);
+ *   its `thought` is never sent back (DeepSeek rejects `reasoning_content` in history), and an
+ *   assistant message left with neither text nor calls is omitted; with calls and no text,
+ *   `content` is `null`;
+ * - `tool` becomes `{role:'tool', tool_call_id, content}`, the output as text (strings as they are,
+ *   other JSON serialized), prefixed with {@link TOOL_ERROR_PREFIX} when it is an error.
+ */
+export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = []
+  for (const message of messages) {
+    switch (message.role) {
+      case 'system':
+        out.push({ role: 'system', content: message.content })
+        break
+      case 'user':
+        out.push({ role: 'user', content: message.content.map(contentBlockText).join('\n\n') })
+        break
+      case 'assistant': {
+        if (message.content === '' && message.toolCalls.length === 0) break
+        if (message.toolCalls.length === 0) {
+          out.push({ role: 'assistant', content: message.content })
+          break
+        }
+        out.push({
+          role: 'assistant',
+          content: message.content === '' ? null : message.content,
+          tool_calls: message.toolCalls.map((call) => ({
+            id: call.id,
+            type: 'function',
+            function: { name: call.name, arguments: JSON.stringify(call.input) },
+          })),
+        })
+        break
+      }
+      case 'tool': {
+        const text = typeof message.content === 'string' ? message.content : JSON.stringify(message.content)
+        out.push({
+          role: 'tool',
+          tool_call_id: message.callId,
+          content: message.isError ? `${TOOL_ERROR_PREFIX}${text}` : text,
+        })
+        break
+      }
+      default:
+        break
+    }
+  }
+  return out
+}
+
+/**
+ * The text a model sees for one ACP content block: `text` as it is; a `resource_link` as a mention
+ * (`[resource: name](uri)`); an embedded text `resource` wrapped in `<resource uri="...">` tags;
+ * anything this provider cannot pass on (images, audio, binary resources, unknown types) as a
+ * bracketed note saying it was left out.
+ */
+export function contentBlockText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'text':
+      return stringField(block, 'text') ?? ''
+    case 'resource_link': {
+      const uri = stringField(block, 'uri') ?? ''
+      const name = stringField(block, 'title') ?? stringField(block, 'name') ?? uri
+      return `[resource: ${name}](${uri})`
+    }
+    case 'resource': {
+      const resource = block.resource
+      if (isJsonObject(resource)) {
+        const uri = stringField(resource, 'uri') ?? ''
+        const text = stringField(resource, 'text')
+        if (text !== undefined) return `<resource uri="${uri}">\n${text}\n</resource>`
+        return `[binary resource omitted: ${uri}]`
+      }
+      return '[resource omitted]'
+    }
+    default: {
+      const mimeType = stringField(block, 'mimeType')
+      return `[${block.type} content omitted${mimeType === undefined ? '' : `: ${mimeType}`}]`
+    }
+  }
+}
+
+/** Tool specs as chat-completions `tools`; `undefined` when there are none (the field is omitted). */
+export function toChatTools(tools: readonly ToolSpec[]): ChatTool[] | undefined {
+  if (tools.length === 0) return undefined
+  return tools.map((tool) => ({
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
+  }))
+}
+
+function stringField(object: { readonly [key: string]: JsonValue }, key: string): string | undefined {
+  const value = object[key]
+  return typeof value === 'string' ? value : undefined
+}
+
+function isJsonObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
