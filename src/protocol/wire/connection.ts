@@ -1,0 +1,83 @@
+import type { Readable, Writable } from 'node:stream'
+import { createMessageConnection, type Logger, type MessageConnection } from 'vscode-jsonrpc/node'
+import { RequestLedger } from './ledger.js'
+import { NdjsonMessageReader } from './reader.js'
+import { NdjsonMessageWriter } from './writer.js'
+
+/** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
+export type WireDirection = 'in' | 'out'
+
+/** Sees every raw line on the wire, in both directions, without its line terminator. */
+export type WireTap = (direction: WireDirection, line: string) => void
+
+export interface NdjsonConnectionOptions {
+  /** Largest accepted input line in bytes. Default 32 MiB (the ACP SDK's default). */
+  readonly maxLineBytes?: number
+  /**
+   * The transcript tap. Input lines are reported before they are checked, including lines that
+   * fail to parse (lines over the cap are not reported; their error response is). Output lines are
+   * reported as written, including the error responses the reader writes.
+   */
+  readonly onWireLine?: WireTap
+  /** Diagnostics from the wire layer and vscode-jsonrpc. Default: dropped. Never stdout. */
+  readonly log?: (message: string) => void
+}
+
+export interface NdjsonConnection {
+  /** A vscode-jsonrpc connection over NDJSON, not yet listening: register handlers, then `listen()`. */
+  readonly connection: MessageConnection
+  readonly reader: NdjsonMessageReader
+  readonly writer: NdjsonMessageWriter
+  /** Resolves when every line written so far has been handed to the OS (or the output is gone). */
+  drain(): Promise<void>
+  /** Resolves at input EOF, input error or input close. Never rejects. */
+  readonly closed: Promise<void>
+}
+
+/**
+ * Builds a JSON-RPC connection that speaks ACP's NDJSON framing over `input`/`output`.
+ * Handlers run concurrently (vscode-jsonrpc's default; `maxParallelism` is left unset so a
+ * cancel is handled while the request it cancels still runs). See `NdjsonMessageReader` for
+ * what the wire layer answers by itself, and `NdjsonMessageWriter` for output guarantees.
+ */
+export function createNdjsonConnection(
+  input: Readable,
+  output: Writable,
+  options: NdjsonConnectionOptions = {},
+): NdjsonConnection {
+  const log = options.log ?? (() => {})
+  const tap = options.onWireLine
+  const ledger = new RequestLedger()
+  const writer = new NdjsonMessageWriter(output, {
+    ledger,
+    ...(tap && { onLine: (line: string) => tap('out', line) }),
+  })
+  const reader = new NdjsonMessageReader(input, {
+    ledger,
+    log,
+    respond: (response) => {
+      writer
+        .write(response)
+        .catch((error: unknown) => log(`could not write an error response: ${String(error)}`))
+    },
+    ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
+    ...(tap && { onLine: (line: string) => tap('in', line) }),
+  })
+  const connection = createMessageConnection(reader, writer, wireLogger(log))
+  return {
+    connection,
+    reader,
+    writer,
+    drain: () => writer.drain(),
+    closed: reader.closed,
+  }
+}
+
+function wireLogger(log: (message: string) => void): Logger {
+  return {
+    error: (message) => log(`jsonrpc error: ${message}`),
+    warn: (message) => log(`jsonrpc warning: ${message}`),
+    info: (message) => log(`jsonrpc: ${message}`),
+    log: (message) => log(`jsonrpc: ${message}`),
+  }
+}

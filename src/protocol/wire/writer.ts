@@ -1,0 +1,157 @@
+import type { Writable } from 'node:stream'
+import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc'
+import { isWireId } from './envelope.js'
+import type { RequestLedger } from './ledger.js'
+
+export interface NdjsonWriterOptions {
+  /** Ids in flight, shared with the reader: responses release inbound ids, requests record outbound ones. */
+  readonly ledger?: RequestLedger
+  /** Sees every line exactly as written, without its `\n`, in write order. */
+  readonly onLine?: (line: string) => void
+}
+
+interface Pending {
+  readonly text: string
+  readonly done: () => void
+}
+
+/**
+ * A vscode-jsonrpc `MessageWriter` for NDJSON: each message is written as
+ * `JSON.stringify(message) + '\n'` (JSON.stringify escapes every control character, so a line
+ * never holds a raw newline), in call order.
+ *
+ * Contracts:
+ * - `write()` serializes synchronously and resolves once its line has been handed to the stream
+ *   (after a `'drain'` when the stream pushed back). It rejects only when the message cannot be
+ *   serialized (nothing is written then). It never rejects because the output is gone.
+ * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
+ *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
+ * - `onLine` sees only lines that are written, not those dropped after the output closed.
+ * - `drain()` resolves when every line written so far has been handed to the OS (the stream's
+ *   write callbacks have run), or the output is closed.
+ * - `end()` ends the stream after the queued lines.
+ */
+export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
+  private readonly queue: Pending[] = []
+  private blocked = false
+  private unflushed = 0
+  private closed = false
+  private ending = false
+  private drainWaiters: Array<() => void> = []
+
+  constructor(
+    private readonly output: Writable,
+    private readonly options: NdjsonWriterOptions = {},
+  ) {
+    super()
+    output.on('error', this.onStreamError)
+    output.on('close', this.onStreamClose)
+    output.on('drain', this.onStreamDrain)
+  }
+
+  /** True once the output has failed or closed. */
+  get isClosed(): boolean {
+    return this.closed
+  }
+
+  write(message: Message): Promise<void> {
+    let text: string
+    try {
+      text = JSON.stringify(message)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    if (typeof text !== 'string') return Promise.reject(new TypeError('message is not JSON-serializable'))
+    this.account(message)
+    if (this.closed) return Promise.resolve()
+    this.options.onLine?.(text)
+    return new Promise<void>((done) => {
+      this.queue.push({ text, done })
+      this.pump()
+    })
+  }
+
+  drain(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve()
+    return new Promise((resolve) => this.drainWaiters.push(resolve))
+  }
+
+  end(): void {
+    this.ending = true
+    this.pump()
+  }
+
+  override dispose(): void {
+    this.output.off('drain', this.onStreamDrain)
+    // The error and close listeners stay: a late EPIPE must never become an uncaught exception.
+    super.dispose()
+  }
+
+  private account(message: Message): void {
+    const ledger = this.options.ledger
+    if (!ledger) return
+    const { id, method } = message as { id?: unknown; method?: unknown }
+    if (!isWireId(id)) return
+    if (typeof method === 'string') ledger.recordOutbound(id)
+    else ledger.releaseInbound(id)
+  }
+
+  private pump(): void {
+    while (!this.blocked && !this.closed && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.queue.length)
+      const text = `${batch.map((p) => p.text).join('\n')}\n`
+      this.unflushed++
+      let accepted: boolean
+      try {
+        accepted = this.output.write(text, this.onFlushed)
+      } catch (error) {
+        this.onStreamError(error as Error)
+        accepted = true
+      }
+      if (!accepted) this.blocked = true
+      for (const pending of batch) pending.done()
+    }
+    if (this.ending && !this.closed && this.queue.length === 0 && !this.output.writableEnded) {
+      this.output.end()
+    }
+  }
+
+  private isIdle(): boolean {
+    return this.closed || (this.queue.length === 0 && this.unflushed === 0)
+  }
+
+  private readonly onFlushed = (): void => {
+    this.unflushed--
+    this.settleDrainWaiters()
+  }
+
+  private settleDrainWaiters(): void {
+    if (!this.isIdle() || this.drainWaiters.length === 0) return
+    const waiters = this.drainWaiters
+    this.drainWaiters = []
+    for (const resolve of waiters) resolve()
+  }
+
+  private readonly onStreamDrain = (): void => {
+    this.blocked = false
+    this.pump()
+  }
+
+  private readonly onStreamError = (error: Error): void => {
+    if (this.closed) return
+    this.fireError(error)
+    this.shutDown()
+  }
+
+  private readonly onStreamClose = (): void => {
+    if (this.closed) return
+    this.shutDown()
+  }
+
+  private shutDown(): void {
+    this.closed = true
+    for (const pending of this.queue.splice(0, this.queue.length)) pending.done()
+    this.fireClose()
+    this.settleDrainWaiters()
+  }
+}
