@@ -112,7 +112,6 @@ export class AgentService {
   }
 
   private async drive(session: Session, request: TurnRequest, signal: AbortSignal): Promise<TurnOutcome> {
-    await Promise.resolve()
     const logger = this.ctx.logger('agent')
     const run = new TurnRun(
       session,
