@@ -1,0 +1,35 @@
+import { SessionError, SessionErrorCode } from '../session/errors.js'
+import type { SessionId } from '../session/ids.js'
+import type { OpenFile } from './file-system.js'
+
+/** Writes all of `bytes` at `position`, continuing after short writes; a write of 0 bytes throws. */
+export async function writeFully(file: OpenFile, bytes: Uint8Array, position: number): Promise<void> {
+  let done = 0
+  while (done < bytes.length) {
+    const wrote = await file.write(bytes, done, bytes.length - done, position + done)
+    if (wrote <= 0) {
+      throw Object.assign(new Error(`short write: 0 of ${bytes.length - done} bytes at ${position + done}`), {
+        code: 'EIO',
+      })
+    }
+    done += wrote
+  }
+}
+
+/** `PERSISTENCE_FAILED` saying which operation on which path failed, with its errno. */
+export function persistenceError(id: SessionId, op: string, path: string, error: unknown): SessionError {
+  if (error instanceof SessionError) return error
+  const errno = (error as NodeJS.ErrnoException)?.code
+  const reason = (error as Error)?.message ?? String(error)
+  return new SessionError(
+    SessionErrorCode.PERSISTENCE_FAILED,
+    `session ${id}: ${op} ${path} failed: ${reason}`,
+    { sessionId: id, op, path, ...(errno !== undefined && { errno }) },
+    { cause: error },
+  )
+}
+
+/** `code` of an errno error, else undefined. */
+export function errnoOf(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code
+}

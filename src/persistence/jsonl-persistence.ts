@@ -1,0 +1,215 @@
+import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Context, Logger } from 'cordis'
+import { SessionError, SessionErrorCode } from '../session/errors.js'
+import type { SessionEvent } from '../session/events.js'
+import type { ListOptions, SessionHeader, SessionPage } from '../session/header.js'
+import type { SessionId } from '../session/ids.js'
+import type { SessionPersistence } from '../session/persistence-port.js'
+import type { Session } from '../session/session.js'
+import type { DisposeReason } from '../session/store.js'
+import { errnoOf, persistenceError } from './file-io.js'
+import { type FileSystem, nodeFileSystem, type OpenFile } from './file-system.js'
+import { readSessionFile } from './read-session-file.js'
+import { SessionCatalog } from './session-catalog.js'
+import { acquireLock, isAlive, liveHolder, releaseLock } from './session-lock.js'
+import { SessionWriter, type WriterEnv } from './session-writer.js'
+import { resolveStoreDir, StorePaths } from './store-paths.js'
+
+export interface JsonlPersistenceConfig {
+  /** The store directory (`--store DIR`). Default: {@link resolveStoreDir} of the environment. */
+  readonly dir?: string
+  /** File operations; tests inject faults here. Default: the real file system. */
+  readonly fs?: FileSystem
+}
+
+/**
+ * The JSONL backend, service `ctx.persistence`: one `<id>.jsonl` file per session in a 0700
+ * directory, written only through the store's lifecycle events. See README.md in this directory
+ * for the file format and the durability policy.
+ */
+export class JsonlPersistence implements SessionPersistence {
+  readonly paths: StorePaths
+  private readonly fs: FileSystem
+  private readonly logger: Logger
+  private readonly env: WriterEnv
+  private readonly catalog: SessionCatalog
+  /** Writers of live sessions. */
+  private readonly writers = new Map<SessionId, SessionWriter>()
+  /** Writers of sessions `open` returned that the store has not admitted yet. */
+  private readonly opened = new Map<SessionId, SessionWriter>()
+  /** Writers being closed (async dispose is not awaited by cordis). */
+  private readonly closing = new Map<SessionId, Promise<void>>()
+
+  constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
+    this.paths = new StorePaths(config.dir ?? resolveStoreDir())
+    this.fs = config.fs ?? nodeFileSystem
+    this.logger = ctx.logger('persistence')
+    this.env = {
+      fs: this.fs,
+      paths: this.paths,
+      fail: (id, error) => {
+        this.logger.error(error.message)
+        ctx.sessions.fail(id, error)
+      },
+      warn: (message) => this.logger.warn(message),
+    }
+    this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
+    mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
+    this.removeOrphans()
+    ctx.on('session/created', (session) => this.created(session))
+    ctx.on('session/loaded', (session) => this.loaded(session))
+    ctx.on('session/event', (session, event) => this.writers.get(session.id)?.append(event))
+    ctx.on('session/flush', async (session) => {
+      await this.writers.get(session.id)?.flush()
+    })
+    ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
+    ctx.on('dispose', () => {
+      for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
+    })
+  }
+
+  /** Deletes temp files left by dead processes (an interrupted create or lock). */
+  private removeOrphans(): void {
+    for (const name of readdirSync(this.paths.dir)) {
+      const owner = StorePaths.tempOwner(name)
+      if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
+      try {
+        unlinkSync(join(this.paths.dir, name))
+        this.logger.warn(`removed orphan temp file ${name} of process ${owner}`)
+      } catch (error) {
+        if (errnoOf(error) !== 'ENOENT') throw error
+      }
+    }
+  }
+
+  /** Resolves when every queued write, flush and close of every session has finished. */
+  async idle(): Promise<void> {
+    const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
+    await Promise.allSettled([...all, ...this.closing.values()])
+  }
+
+  private created(session: Session): void {
+    const { id, header } = session
+    const path = this.paths.sessionFile(id)
+    if (existsSync(path)) throw alreadyExists(id)
+    const lock = this.paths.lockFile(id)
+    acquireLock(lock, id)
+    if (existsSync(path)) {
+      releaseLock(lock)
+      throw alreadyExists(id)
+    }
+    const writer = new SessionWriter(id, this.env)
+    const parent = header.parentSession !== undefined ? this.writers.get(header.parentSession) : undefined
+    const prefix = parent?.snapshotPrefix(header.seedLength ?? 0)
+    writer.create(header, session.events(), prefix)
+    this.writers.set(id, writer)
+  }
+
+  private loaded(session: Session): void {
+    const writer = this.opened.get(session.id)
+    if (!writer) return
+    this.opened.delete(session.id)
+    this.writers.set(session.id, writer)
+  }
+
+  private disposed(id: SessionId, reason: DisposeReason): void {
+    const writer = this.writers.get(id) ?? this.opened.get(id)
+    if (!writer) return
+    this.writers.delete(id)
+    this.opened.delete(id)
+    const done = writer
+      .close(reason !== 'deleted')
+      .catch((error) => this.logger.error(`closing session ${id}: ${(error as Error).message}`))
+      .finally(() => {
+        if (this.closing.get(id) === done) this.closing.delete(id)
+      })
+    this.closing.set(id, done)
+  }
+
+  async open(id: SessionId): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
+    const path = this.paths.sessionFile(id)
+    await this.closing.get(id)
+    if (!(await this.exists(id))) return undefined
+    const lock = this.paths.lockFile(id)
+    acquireLock(lock, id)
+    let file: OpenFile | undefined
+    let op = 'open'
+    try {
+      file = await this.fs.open(path, 'r+')
+      op = 'read'
+      const contents = await readSessionFile(file, path, id, this.env.warn)
+      this.opened.set(id, SessionWriter.opened(id, this.env, file, contents))
+      return { header: contents.header, events: contents.events }
+    } catch (error) {
+      await file?.close().catch(() => {})
+      releaseLock(lock)
+      if (errnoOf(error) === 'ENOENT') return undefined
+      throw persistenceError(id, op, path, error)
+    }
+  }
+
+  async release(id: SessionId): Promise<void> {
+    this.disposed(id, 'closed')
+    await this.closing.get(id)
+  }
+
+  async exists(id: SessionId): Promise<boolean> {
+    const path = this.paths.sessionFile(id)
+    try {
+      await this.fs.stat(path)
+      return true
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT') return false
+      throw persistenceError(id, 'stat', path, error)
+    }
+  }
+
+  list(options: ListOptions): Promise<SessionPage> {
+    return this.catalog.list(options)
+  }
+
+  /** Deletes the file and its lock. Refused with `SESSION_LOCKED` while another process writes it. */
+  async remove(id: SessionId): Promise<boolean> {
+    const path = this.paths.sessionFile(id)
+    const lock = this.paths.lockFile(id)
+    await this.closing.get(id)
+    const holder = liveHolder(lock)
+    if (holder !== undefined || this.writers.has(id) || this.opened.has(id)) {
+      throw new SessionError(SessionErrorCode.SESSION_LOCKED, `session ${id} is being written`, {
+        sessionId: id,
+        pid: holder ?? process.pid,
+      })
+    }
+    acquireLock(lock, id)
+    try {
+      await this.fs.unlink(path)
+      await this.fs.syncDir(this.paths.dir)
+      return true
+    } catch (error) {
+      if (errnoOf(error) === 'ENOENT') return false
+      throw persistenceError(id, 'unlink', path, error)
+    } finally {
+      releaseLock(lock)
+    }
+  }
+}
+
+function alreadyExists(id: SessionId): SessionError {
+  return new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists on disk`, {
+    sessionId: id,
+  })
+}
+
+/**
+ * The cordis plugin providing `ctx.persistence`. Plug it after the store:
+ * `ctx.plugin(sessionsPlugin); ctx.plugin(jsonlPersistencePlugin, { dir })`.
+ */
+export function jsonlPersistencePlugin(ctx: Context, config: JsonlPersistenceConfig = {}): void {
+  ctx.set('persistence', new JsonlPersistence(ctx, config))
+}
+jsonlPersistencePlugin.inject = ['sessions']
+jsonlPersistencePlugin.reusable = false
+
+/** The persistence plugin of the app: the JSONL backend. */
+export const persistencePlugin = jsonlPersistencePlugin

@@ -1,0 +1,85 @@
+import { SessionError, SessionErrorCode } from '../session/errors.js'
+import type { SessionEvent } from '../session/events.js'
+import type { SessionHeader } from '../session/header.js'
+import type { SessionId } from '../session/ids.js'
+import { parseHeader } from './file-format.js'
+import type { OpenFile } from './file-system.js'
+import { scanLines } from './line-scanner.js'
+
+/** A session file as read: parsed header and events, and where each line ends. */
+export interface SessionFileContents {
+  readonly header: SessionHeader
+  /** Parsed, not yet frozen or checked against the log invariants (the store does that). */
+  readonly events: SessionEvent[]
+  /** Offset just after the header line. */
+  readonly headerEnd: number
+  /** `ends[i]`: offset just after the line of the event with seq i + 1. */
+  readonly ends: number[]
+  /** The file's length after any repair: the end of the last event. */
+  readonly size: number
+}
+
+function corrupt(file: string, line: number, message: string): SessionError {
+  return new SessionError(SessionErrorCode.CORRUPT_SESSION, `${file}:${line}: ${message}`, { file, line })
+}
+
+/**
+ * Reads a session file whole, streaming it line by line. A torn tail (bytes after the last
+ * newline, or a last line that does not parse) is truncated away (and the truncation made
+ * durable) with a warning, before anything can be appended. Any other bad line, a bad header, a
+ * `seq` out of order or a `seedLength` beyond the log throws `CORRUPT_SESSION` naming the file and
+ * line. The caller must hold the session's lock.
+ */
+export async function readSessionFile(
+  file: OpenFile,
+  path: string,
+  id: SessionId,
+  warn: (message: string) => void,
+): Promise<SessionFileContents> {
+  let header: SessionHeader | undefined
+  let headerEnd = 0
+  const events: SessionEvent[] = []
+  const ends: number[] = []
+  let unparsed: { line: number; offset: number; message: string } | undefined
+  let lineNo = 0
+  const scan = await scanLines(file, 0, (bytes, offset) => {
+    lineNo++
+    const end = offset + bytes.length + 1
+    if (header === undefined) {
+      header = parseHeader(bytes.toString('utf8'), path, id)
+      headerEnd = end
+      return
+    }
+    if (unparsed) throw corrupt(path, unparsed.line, `not a JSON event: ${unparsed.message}`)
+    let event: unknown
+    try {
+      event = JSON.parse(bytes.toString('utf8'))
+    } catch (error) {
+      unparsed = { line: lineNo, offset, message: (error as Error).message }
+      return
+    }
+    const seq = (event as { seq?: unknown } | null)?.seq
+    if (typeof event !== 'object' || event === null || seq !== events.length + 1) {
+      throw corrupt(
+        path,
+        lineNo,
+        `expected an event with seq ${events.length + 1}, got ${JSON.stringify(seq)}`,
+      )
+    }
+    events.push(event as SessionEvent)
+    ends.push(end)
+  })
+  if (header === undefined) throw corrupt(path, 1, 'no complete header line')
+  const cut = unparsed?.offset ?? scan.completeEnd
+  if (cut < scan.end) {
+    const what = unparsed ? `unparsable last line ${unparsed.line}` : 'a last line without newline'
+    warn(`${path}: torn tail (${what}), truncating ${scan.end - cut} bytes at offset ${cut}`)
+    await file.truncate(cut)
+    await file.datasync()
+  }
+  const h: SessionHeader = header
+  if (h.seedLength !== undefined && h.seedLength > events.length) {
+    throw corrupt(path, 1, `header says ${h.seedLength} seed events but the log holds ${events.length}`)
+  }
+  return { header: h, events, headerEnd, ends, size: cut }
+}

@@ -1,0 +1,261 @@
+import type { SessionError } from '../session/errors.js'
+import type { SessionEvent } from '../session/events.js'
+import type { SessionHeader } from '../session/header.js'
+import type { SessionId } from '../session/ids.js'
+import { headerLine } from './file-format.js'
+import { persistenceError, writeFully } from './file-io.js'
+import type { FileSystem, OpenFile } from './file-system.js'
+import type { SessionFileContents } from './read-session-file.js'
+import { releaseLock } from './session-lock.js'
+import type { StorePaths } from './store-paths.js'
+
+const COPY_CHUNK = 1 << 20
+const noop = () => {}
+
+export interface WriterEnv {
+  readonly fs: FileSystem
+  readonly paths: StorePaths
+  /** Reports a failed write (the store makes the session read-only). */
+  readonly fail: (id: SessionId, error: SessionError) => void
+  readonly warn: (message: string) => void
+}
+
+/** Bytes `[start, end)` of a parent's file holding its first events, and where each one ends. */
+export interface PrefixSnapshot {
+  readonly file: OpenFile
+  readonly start: number
+  readonly end: number
+  readonly ends: readonly number[]
+}
+
+/**
+ * The one writer of one session file. Every operation (create, appends, fork snapshots, flush,
+ * close) runs in order through a promise queue. Appends are written in batches as the queue gets
+ * to them (one `write` per batch: a process crash loses nothing written); `flush` writes what is
+ * pending and fdatasyncs once for everything before it (group commit). After a failed write or
+ * fsync the writer stops, reports the error once and rejects every flush; a failed append is cut
+ * back to the last complete line so the file stays loadable.
+ */
+export class SessionWriter {
+  private file: OpenFile | undefined
+  private size = 0
+  private synced = 0
+  private headerEnd = 0
+  private ends: number[] = []
+  private pending: Buffer[] = []
+  private drainQueued = false
+  private chain: Promise<unknown> = Promise.resolve()
+  private failure: SessionError | undefined
+
+  constructor(
+    readonly id: SessionId,
+    private readonly env: WriterEnv,
+  ) {}
+
+  private get path(): string {
+    return this.env.paths.sessionFile(this.id)
+  }
+
+  /** A writer for a file `open` just read (and repaired): appends go after its last event. */
+  static opened(id: SessionId, env: WriterEnv, file: OpenFile, contents: SessionFileContents): SessionWriter {
+    const writer = new SessionWriter(id, env)
+    writer.file = file
+    writer.size = contents.size
+    writer.synced = contents.size
+    writer.headerEnd = contents.headerEnd
+    writer.ends = contents.ends
+    return writer
+  }
+
+  private enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(op)
+    this.chain = result.catch(noop)
+    return result
+  }
+
+  /**
+   * Queues the creation of the file: header and seed written to a temp file (O_EXCL), fdatasynced,
+   * renamed into place, directory fsynced. The seed comes from `prefix` (a byte range of the
+   * parent's file) when given, else is serialized from `seed`.
+   */
+  create(
+    header: SessionHeader,
+    seed: readonly SessionEvent[],
+    prefix?: Promise<PrefixSnapshot | undefined>,
+  ): void {
+    void this.enqueue(() => this.createFile(header, seed, prefix))
+  }
+
+  private async createFile(
+    header: SessionHeader,
+    seed: readonly SessionEvent[],
+    prefix: Promise<PrefixSnapshot | undefined> | undefined,
+  ): Promise<void> {
+    const { fs, paths } = this.env
+    const temp = paths.tempFile(this.id)
+    const snapshot = await prefix
+    let file: OpenFile | undefined
+    let op = 'open'
+    let renamed = false
+    try {
+      file = await fs.open(temp, 'wx', 0o600)
+      op = 'write'
+      const head = Buffer.from(headerLine(header))
+      await writeFully(file, head, 0)
+      const ends =
+        snapshot && snapshot.ends.length === seed.length
+          ? await copyPrefix(snapshot, file, head.length)
+          : await writeEvents(file, seed, head.length)
+      op = 'fdatasync'
+      await file.datasync()
+      op = 'rename'
+      await fs.rename(temp, this.path)
+      renamed = true
+      op = 'fsync directory'
+      await fs.syncDir(paths.dir)
+      this.file = file
+      this.headerEnd = head.length
+      this.ends = ends
+      this.size = ends.length > 0 ? (ends[ends.length - 1] as number) : head.length
+      this.synced = this.size
+    } catch (error) {
+      await file?.close().catch(noop)
+      if (!renamed) await fs.unlink(temp).catch(noop)
+      this.failWith(op, renamed ? this.path : temp, error)
+    } finally {
+      await snapshot?.file.close().catch(noop)
+    }
+  }
+
+  /**
+   * Queues a snapshot of this session's first `count` events for a fork child: everything appended
+   * before is written first, and the range is fixed then, so the child gets exactly events 1..count.
+   * Resolves undefined when this writer has no sound file (the child then serializes from memory).
+   */
+  snapshotPrefix(count: number): Promise<PrefixSnapshot | undefined> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure || !this.file || this.ends.length < count) return undefined
+      const file = await this.env.fs.open(this.path, 'r')
+      const end = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      return { file, start: this.headerEnd, end, ends: this.ends.slice(0, count) }
+    }).catch(() => undefined)
+  }
+
+  /** Takes one appended event; it is written with the next batch. */
+  append(event: SessionEvent): void {
+    if (this.failure) return
+    this.pending.push(Buffer.from(`${JSON.stringify(event)}\n`))
+    if (!this.drainQueued) {
+      this.drainQueued = true
+      void this.enqueue(() => this.drain())
+    }
+  }
+
+  private async drain(): Promise<void> {
+    this.drainQueued = false
+    if (this.pending.length === 0 || this.failure || !this.file) return
+    const lines = this.pending
+    this.pending = []
+    const batch = lines.length === 1 ? (lines[0] as Buffer) : Buffer.concat(lines)
+    try {
+      await writeFully(this.file, batch, this.size)
+    } catch (error) {
+      await this.file.truncate(this.size).catch((cut) => {
+        this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
+      })
+      this.failWith('write', this.path, error)
+      return
+    }
+    let end = this.size
+    for (const line of lines) {
+      end += line.length
+      this.ends.push(end)
+    }
+    this.size = end
+  }
+
+  /** Resolves when every event appended so far is written and fdatasynced; rejects if not. */
+  flush(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure) throw this.failure
+      if (!this.file || this.synced === this.size) return
+      const size = this.size
+      try {
+        await this.file.datasync()
+      } catch (error) {
+        this.failWith('fdatasync', this.path, error)
+        throw this.failure
+      }
+      this.synced = size
+    })
+  }
+
+  /**
+   * Queues the end: writes what is pending, fdatasyncs (when `sync`), closes the file and releases
+   * the lock. Rejects with the write or fsync error, after releasing.
+   */
+  close(sync: boolean): Promise<void> {
+    return this.enqueue(async () => {
+      try {
+        if (sync) {
+          await this.drain()
+          if (this.file && !this.failure && this.synced < this.size) await this.file.datasync()
+        }
+      } finally {
+        await this.file?.close().catch(noop)
+        this.file = undefined
+        releaseLock(this.env.paths.lockFile(this.id))
+      }
+      if (this.failure) throw this.failure
+    })
+  }
+
+  private failWith(op: string, path: string, error: unknown): void {
+    if (this.failure) return
+    this.failure = persistenceError(this.id, op, path, error)
+    this.pending = []
+    this.env.fail(this.id, this.failure)
+  }
+}
+
+async function copyPrefix(snapshot: PrefixSnapshot, to: OpenFile, at: number): Promise<number[]> {
+  const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, snapshot.end - snapshot.start)))
+  let position = snapshot.start
+  while (position < snapshot.end) {
+    const read = await snapshot.file.read(
+      buffer,
+      0,
+      Math.min(buffer.length, snapshot.end - position),
+      position,
+    )
+    if (read === 0) throw new Error(`parent file ended at ${position}, before ${snapshot.end}`)
+    await writeFully(to, buffer.subarray(0, read), at + position - snapshot.start)
+    position += read
+  }
+  const shift = at - snapshot.start
+  return snapshot.ends.map((end) => end + shift)
+}
+
+async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: number): Promise<number[]> {
+  const ends: number[] = []
+  let batch: Buffer[] = []
+  let batchBytes = 0
+  let position = at
+  const write = async () => {
+    await writeFully(to, Buffer.concat(batch), position)
+    position += batchBytes
+    batch = []
+    batchBytes = 0
+  }
+  for (const event of events) {
+    const line = Buffer.from(`${JSON.stringify(event)}\n`)
+    batch.push(line)
+    batchBytes += line.length
+    ends.push(position + batchBytes)
+    if (batchBytes >= COPY_CHUNK) await write()
+  }
+  if (batchBytes > 0) await write()
+  return ends
+}
