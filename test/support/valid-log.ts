@@ -162,12 +162,10 @@ export function randomEventArbitrary(): fc.Arbitrary<AnyEventInput> {
     n.map((turn) => ({ type: 'user/message', data: { turn, content: [{ type: 'text', text: 'u' }] } })),
     fc.tuple(n, n).map(([turn, step]) => ({ type: 'step/start', data: { turn, step } })),
     fc.tuple(n, n).map(([turn, step]) => ({ type: 'assistant/message', data: { turn, step, content: 'a' } })),
-    fc
-      .tuple(n, n, callId)
-      .map(([turn, step, id]) => ({
-        type: 'tool/call',
-        data: { turn, step, callId: id, name: 't', input: null },
-      })),
+    fc.tuple(n, n, callId).map(([turn, step, id]) => ({
+      type: 'tool/call',
+      data: { turn, step, callId: id, name: 't', input: null },
+    })),
     fc
       .tuple(n, n, callId)
       .map(([turn, step, id]) => ({ type: 'tool/result', data: { turn, step, callId: id, output: 'o' } })),
