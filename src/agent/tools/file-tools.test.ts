@@ -1,0 +1,201 @@
+import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import type { Context } from 'cordis'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { JsonValue } from '../../session/index.js'
+import { createScriptProvider } from '../providers/script.js'
+import { parseModelScript } from '../providers/script-format.js'
+import { request, startAgent } from '../turn-harness.js'
+import type { ClientBridge, PermissionRequest, ToolResult } from '../types.js'
+import { readTextFileTool } from './read-text-file.js'
+import type { Tool } from './tool.js'
+import { writeTextFileTool } from './write-text-file.js'
+
+let base: string
+let cwd: string
+let outside: string
+
+beforeEach(async () => {
+  base = await realpath(await mkdtemp(path.join(tmpdir(), 'dsh-tools-')))
+  cwd = path.join(base, 'project')
+  outside = path.join(base, 'elsewhere')
+  await mkdir(path.join(cwd, 'src'), { recursive: true })
+  await mkdir(outside)
+  await writeFile(path.join(cwd, 'src', 'a.txt'), 'one\ntwo\nthree\nfour\n')
+  await writeFile(path.join(outside, 'secret.txt'), 'top secret')
+})
+afterEach(async () => {
+  await rm(base, { recursive: true, force: true })
+})
+
+async function call(tool: Tool, input: JsonValue, client: ClientBridge = {}): Promise<ToolResult> {
+  const signal = new AbortController().signal
+  try {
+    return await tool.run(input, { sessionId: 'ses_1', cwd, callId: 'call_1', client, signal })
+  } catch (error) {
+    return { output: (error as Error).message, isError: true }
+  }
+}
+
+const allow: ClientBridge = { requestPermission: async () => true }
+
+describe('read_text_file on the local disk', () => {
+  it('reads relative and absolute paths inside cwd, with a line range', async () => {
+    expect(await call(readTextFileTool, { path: 'src/a.txt' })).toEqual({ output: 'one\ntwo\nthree\nfour\n' })
+    const absolute = path.join(cwd, 'src', 'a.txt')
+    expect(await call(readTextFileTool, { path: absolute, line: 2, limit: 2 })).toEqual({
+      output: 'two\nthree\n',
+    })
+  })
+
+  it.each([
+    ['a ../ escape', '../elsewhere/secret.txt'],
+    ['an absolute path outside', '/etc/hostname'],
+    ['a sneaky ../ inside a path', 'src/../../elsewhere/secret.txt'],
+  ])('refuses %s', async (_name, requested) => {
+    const result = await call(readTextFileTool, { path: requested })
+    expect(result.isError).toBe(true)
+    expect(String(result.output)).toContain('outside')
+  })
+
+  it('refuses a symlink that leads out of cwd', async () => {
+    await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'))
+    await symlink(outside, path.join(cwd, 'linkdir'))
+    for (const requested of ['link.txt', 'linkdir/secret.txt']) {
+      const result = await call(readTextFileTool, { path: requested })
+      expect(result).toMatchObject({ isError: true })
+      expect(String(result.output)).toContain('symbolic link')
+    }
+  })
+
+  it('follows a symlink that stays inside cwd', async () => {
+    await symlink(path.join(cwd, 'src', 'a.txt'), path.join(cwd, 'alias.txt'))
+    expect((await call(readTextFileTool, { path: 'alias.txt', limit: 1 })).output).toBe('one\n')
+  })
+
+  it('rejects malformed input', async () => {
+    expect(await call(readTextFileTool, { path: 'src/a.txt', line: 0 })).toMatchObject({ isError: true })
+    expect(await call(readTextFileTool, 'src/a.txt')).toMatchObject({ isError: true })
+  })
+})
+
+describe('write_text_file on the local disk', () => {
+  it('writes inside cwd (creating directories) when permission is granted', async () => {
+    const asked: PermissionRequest[] = []
+    const client = {
+      requestPermission: async (req: PermissionRequest) => {
+        asked.push(req)
+        return true
+      },
+    }
+    const result = await call(writeTextFileTool, { path: 'new/dir/b.txt', content: 'hi' }, client)
+    expect(result.isError).toBeUndefined()
+    expect(await readFile(path.join(cwd, 'new', 'dir', 'b.txt'), 'utf8')).toBe('hi')
+    expect(asked).toEqual([
+      {
+        sessionId: 'ses_1',
+        toolCallId: 'call_1',
+        title: 'Write new/dir/b.txt',
+        kind: 'edit',
+        rawInput: { path: 'new/dir/b.txt', content: 'hi' },
+      },
+    ])
+  })
+
+  it.each([
+    ['refused', { requestPermission: async () => false }, 'refused'],
+    ['unaskable', {}, 'cannot ask'],
+  ])('does not write when permission is %s', async (_name, client, says) => {
+    const result = await call(writeTextFileTool, { path: 'src/a.txt', content: 'clobbered' }, client)
+    expect(result.isError).toBe(true)
+    expect(String(result.output)).toContain(says)
+    expect(await readFile(path.join(cwd, 'src', 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n')
+  })
+
+  it('refuses escapes by ../, by a symlinked directory and by a dangling symlink', async () => {
+    await symlink(outside, path.join(cwd, 'linkdir'))
+    await symlink(path.join(outside, 'planted.txt'), path.join(cwd, 'dangling.txt'))
+    for (const requested of ['../elsewhere/x.txt', 'linkdir/x.txt', 'linkdir/deep/x.txt', 'dangling.txt']) {
+      const result = await call(writeTextFileTool, { path: requested, content: 'x' }, allow)
+      expect(result, requested).toMatchObject({ isError: true })
+    }
+    await expect(readFile(path.join(outside, 'x.txt'))).rejects.toThrow()
+    await expect(readFile(path.join(outside, 'planted.txt'))).rejects.toThrow()
+  })
+})
+
+describe('through the editor', () => {
+  it('reads and writes with the client bridge, with absolute paths, never the local disk', async () => {
+    const calls: string[] = []
+    const client: ClientBridge = {
+      readTextFile: async (p) => {
+        calls.push(`read ${p}`)
+        return 'a\nb\nc\n'
+      },
+      writeTextFile: async (p, content) => {
+        calls.push(`write ${p} ${content}`)
+      },
+      requestPermission: async () => true,
+    }
+    expect(await call(readTextFileTool, { path: 'unsaved.txt', line: 2 }, client)).toEqual({
+      output: 'b\nc\n',
+    })
+    expect(
+      (await call(writeTextFileTool, { path: 'src/a.txt', content: 'new' }, client)).isError,
+    ).toBeUndefined()
+    expect(calls).toEqual([
+      `read ${path.join(cwd, 'unsaved.txt')}`,
+      `write ${path.join(cwd, 'src', 'a.txt')} new`,
+    ])
+    expect(await readFile(path.join(cwd, 'src', 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n')
+    expect(await call(readTextFileTool, { path: '../elsewhere/secret.txt' }, client)).toMatchObject({
+      isError: true,
+    })
+    expect(calls).toHaveLength(2)
+  })
+})
+
+describe('file tools in a turn', () => {
+  let ctx: Context | undefined
+  afterEach(async () => {
+    await ctx?.stop()
+    ctx = undefined
+  })
+
+  const writeTurn = [
+    [
+      [{ toolCall: { name: 'write_text_file', input: { path: 'out.txt', content: 'from the model' } } }],
+      [{ text: 'after the write' }],
+    ],
+  ]
+
+  it.each([
+    [true, false],
+    [false, true],
+  ])('permission granted=%s: the result says so, and the model goes on', async (granted, isError) => {
+    ctx = await startAgent({ provider: createScriptProvider(parseModelScript(writeTurn)) })
+    const session = ctx.sessions.create(undefined, { meta: { cwd } })
+    const req = request('write it', { requestPermission: async () => granted })
+    const outcome = await ctx.agent.runTurn(session, req)
+    expect(outcome.stopReason).toBe('end_turn')
+    const events = session.events()
+    expect(events.find((e) => e.type === 'tool/call')?.data).toMatchObject({
+      kind: 'edit',
+      title: 'Write out.txt',
+    })
+    const result = events.find((e) => e.type === 'tool/result')
+    expect(result?.data.isError === true).toBe(isError)
+    expect(events.find((e) => e.type === 'assistant/message')?.data).toMatchObject({
+      content: 'after the write',
+    })
+    const written = await readFile(path.join(cwd, 'out.txt'), 'utf8').catch(() => undefined)
+    expect(written).toBe(granted ? 'from the model' : undefined)
+    const toolCall = req.live.find((u) => u.update.sessionUpdate === 'tool_call')
+    expect(toolCall?.update).toMatchObject({
+      kind: 'edit',
+      title: 'Write out.txt',
+      rawInput: { path: 'out.txt' },
+    })
+  })
+})
