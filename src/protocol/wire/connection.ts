@@ -1,7 +1,13 @@
 import type { Readable, Writable } from 'node:stream'
-import { createMessageConnection, type Logger, type MessageConnection } from 'vscode-jsonrpc/node'
+import {
+  type CancellationStrategy,
+  CancellationTokenSource,
+  createMessageConnection,
+  type Logger,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node'
 import { RequestLedger } from './ledger.js'
-import { NdjsonMessageReader } from './reader.js'
+import { ACP_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
 import { NdjsonMessageWriter } from './writer.js'
 
 /** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
@@ -63,7 +69,9 @@ export function createNdjsonConnection(
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     ...(tap && { onLine: (line: string) => tap('in', line) }),
   })
-  const connection = createMessageConnection(reader, writer, wireLogger(log))
+  const connection = createMessageConnection(reader, writer, wireLogger(log), {
+    cancellationStrategy: acpCancellation,
+  })
   return {
     connection,
     reader,
@@ -71,6 +79,27 @@ export function createNdjsonConnection(
     drain: () => writer.drain(),
     closed: reader.closed,
   }
+}
+
+/**
+ * Cancellation as ACP spells it. Receiving: every request gets a live token, so a cancel that
+ * lands while the request is still queued fires `onCancellationRequested` too (vscode-jsonrpc's
+ * default hands such a request a frozen token whose event never fires; only
+ * `isCancellationRequested` would tell). Sending: our own cancelled outbound requests go out as
+ * `$/cancel_request { requestId }`.
+ */
+const acpCancellation: CancellationStrategy = {
+  receiver: {
+    createCancellationTokenSource() {
+      const source = new CancellationTokenSource()
+      void source.token
+      return source
+    },
+  },
+  sender: {
+    sendCancellation: (connection, id) => connection.sendNotification(ACP_CANCEL_METHOD, { requestId: id }),
+    cleanup: () => {},
+  },
 }
 
 function wireLogger(log: (message: string) => void): Logger {
