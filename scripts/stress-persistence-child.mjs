@@ -1,0 +1,40 @@
+// Crash-loop child: opens (or creates) one session in a store and appends context notes forever,
+// some of them several memory pages long. After each flush resolves it reports, over IPC, every
+// event that is now durable: { seq, length, hash }. The parent SIGKILLs it at a random moment.
+import { createHash } from 'node:crypto'
+import { Context } from 'cordis'
+import { routeLogsToStderr } from '../dist/logging.js'
+import { persistencePlugin } from '../dist/persistence/index.js'
+import { sessionsPlugin } from '../dist/session/index.js'
+
+const [dir, id] = process.argv.slice(2)
+routeLogsToStderr(2)
+const ctx = new Context()
+ctx.plugin(sessionsPlugin, { defaultCwd: '/crash' })
+ctx.plugin(persistencePlugin, { dir })
+await ctx.start()
+
+let session
+try {
+  session = await ctx.sessions.load(id)
+} catch (error) {
+  if (error?.code !== 'SESSION_NOT_FOUND') throw error
+  session = ctx.sessions.create(id, { meta: { cwd: '/crash' } })
+}
+await ctx.sessions.flush(id)
+process.send({ type: 'ready', lastSeq: session.lastSeq })
+
+const hash = (text) => createHash('sha1').update(text).digest('hex')
+for (;;) {
+  const batch = []
+  const count = 1 + Math.floor(Math.random() * 6)
+  for (let i = 0; i < count; i++) {
+    const large = Math.random() < 0.25
+    const length = large ? 8192 + Math.floor(Math.random() * 40000) : 10 + Math.floor(Math.random() * 300)
+    const text = `${session.lastSeq + 1}:`.padEnd(length, String.fromCharCode(97 + (session.lastSeq % 26)))
+    const event = session.append({ type: 'context/note', data: { text } })
+    batch.push({ seq: event.seq, length: text.length, hash: hash(text) })
+  }
+  await ctx.sessions.flush(id)
+  process.send({ type: 'durable', events: batch })
+}
