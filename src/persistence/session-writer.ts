@@ -194,21 +194,25 @@ export class SessionWriter {
 
   /**
    * Queues the end: writes what is pending, fdatasyncs (when `sync`), closes the file and releases
-   * the lock. Rejects with the write or fsync error, after releasing.
+   * the lock. Rejects, after releasing, with a write or fsync error that happened while closing
+   * (one reported before was already rejected by `flush`).
    */
   close(sync: boolean): Promise<void> {
     return this.enqueue(async () => {
+      const reported = this.failure
       try {
         if (sync) {
           await this.drain()
-          if (this.file && !this.failure && this.synced < this.size) await this.file.datasync()
+          if (this.file && !this.failure && this.synced < this.size) {
+            await this.file.datasync().catch((error) => this.failWith('fdatasync', this.path, error))
+          }
         }
       } finally {
         await this.file?.close().catch(noop)
         this.file = undefined
         releaseLock(this.env.paths.lockFile(this.id))
       }
-      if (this.failure) throw this.failure
+      if (this.failure && this.failure !== reported) throw this.failure
     })
   }
 
