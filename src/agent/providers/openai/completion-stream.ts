@@ -1,0 +1,95 @@
+import type { ModelChunk } from '../../types.js'
+import { CompletionAccumulator, errorText } from './completion-accumulator.js'
+import { OpenAiProviderError } from './errors.js'
+import { endedEarlyFailure, type FailureContext, streamFailure } from './failures.js'
+import { readSseEvents } from './sse-parser.js'
+
+/** Hooks a response reader reports through. */
+export interface ReadHooks {
+  /** Called for every chunk of body bytes received (the body began; the connection is alive). */
+  readonly onBytes: () => void
+  /** True when the caller gave up on this response (its read errors are not the server's fault). */
+  readonly aborted: () => boolean
+}
+
+/**
+ * The chunks of one 2xx chat-completions response. A `text/event-stream` body is read as it
+ * streams and ends at `[DONE]`; a stream that stops before `[DONE]` counts as complete only if a
+ * `finish_reason` arrived, otherwise it throws "stream ended before the model finished" after
+ * the chunks that did arrive. A JSON body (a server that ignored `stream: true`) is read whole.
+ */
+export async function* readCompletion(
+  response: Response,
+  contextWindow: number | undefined,
+  hooks: ReadHooks,
+  context: FailureContext,
+): AsyncGenerator<ModelChunk> {
+  const accumulator = new CompletionAccumulator(contextWindow)
+  const contentType = response.headers.get('content-type') ?? ''
+  if (contentType.includes('application/json')) {
+    const completion = parseJson(await response.text(), context)
+    hooks.onBytes()
+    yield* accept(accumulator, asStreamChunk(completion), context)
+    yield* accumulator.finish()
+    return
+  }
+  if (!response.body) throw endedEarlyFailure(context)
+  let done = false
+  try {
+    for await (const event of readSseEvents(response.body, hooks.onBytes)) {
+      if (event.event === 'error')
+        throw streamFailure(`error event: ${errorText(parseLoose(event.data))}`, context)
+      if (event.event !== 'message') continue
+      if (event.data.trim() === '[DONE]') {
+        done = true
+        break
+      }
+      yield* accept(accumulator, parseJson(event.data, context), context)
+    }
+  } catch (error) {
+    // A connection lost after the model finished loses only the usage report, not the answer.
+    if (error instanceof OpenAiProviderError || !accumulator.finished || hooks.aborted()) throw error
+    done = true
+  }
+  if (!done && !accumulator.finished) throw endedEarlyFailure(context)
+  yield* accumulator.finish()
+}
+
+function accept(accumulator: CompletionAccumulator, payload: unknown, context: FailureContext): ModelChunk[] {
+  try {
+    return accumulator.accept(payload)
+  } catch (error) {
+    throw streamFailure((error as Error).message, context)
+  }
+}
+
+function parseJson(data: string, context: FailureContext): unknown {
+  try {
+    return JSON.parse(data)
+  } catch {
+    throw streamFailure(`sent an event that is not JSON: ${data.slice(0, 200)}`, context)
+  }
+}
+
+function parseLoose(data: string): unknown {
+  try {
+    return JSON.parse(data)
+  } catch {
+    return data
+  }
+}
+
+/** A whole (non-streamed) completion seen as one stream chunk: each choice's `message` as its delta. */
+function asStreamChunk(completion: unknown): unknown {
+  if (typeof completion !== 'object' || completion === null || !('choices' in completion)) return completion
+  const { choices } = completion as { choices: unknown }
+  if (!Array.isArray(choices)) return completion
+  return {
+    ...completion,
+    choices: choices.map((choice: unknown) =>
+      typeof choice === 'object' && choice !== null && 'message' in choice
+        ? { ...choice, delta: (choice as { message: unknown }).message }
+        : choice,
+    ),
+  }
+}

@@ -1,0 +1,9 @@
+export {
+  type ChatMessage,
+  type ChatTool,
+  contentBlockText,
+  toChatMessages,
+  toChatTools,
+} from './chat-messages.js'
+export { OpenAiProviderError } from './errors.js'
+export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

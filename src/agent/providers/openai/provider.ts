@@ -1,0 +1,179 @@
+import { Logger } from 'cordis'
+import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
+import { toChatMessages, toChatTools } from './chat-messages.js'
+import { readCompletion } from './completion-stream.js'
+import { abortError, chatCompletionsEndpoint, createRedactor } from './errors.js'
+import { type FailureContext, httpFailure, transportFailure, withAttempts } from './failures.js'
+import { retryDelayMs, sleep } from './retry.js'
+
+const logger = new Logger('openai')
+
+/** How `createOpenAiProvider` reaches an OpenAI-compatible chat-completions server. */
+export interface OpenAiProviderOptions {
+  /** The API root, e.g. `https://api.deepseek.com/v1`; `/chat/completions` is appended. */
+  readonly baseUrl: string
+  /** The server's model name (`--model-name`). */
+  readonly model: string
+  /** Sent only as `Authorization: Bearer <key>`; omitted when absent or empty. */
+  readonly apiKey?: string
+  /** Retries after the first attempt for 429, 5xx and connections lost before the body. Default 3. */
+  readonly maxRetries?: number
+  /** Backoff base: retry n waits `retryBaseMs * 2^n` (with jitter) unless the server says. Default 500. */
+  readonly retryBaseMs?: number
+  /** The fetch to use (tests). Default: the global (undici) fetch. */
+  readonly fetch?: typeof fetch
+  /** The model's context window in tokens, reported with every usage chunk. */
+  readonly contextWindow?: number
+  /** Longest silence tolerated from the server (before headers, or between body chunks). Default 300 s. */
+  readonly timeoutMs?: number
+}
+
+/** A header value fetch accepts: no control characters, Latin-1 only. */
+const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/
+
+/**
+ * A {@link ModelProvider} named `openai` for any server speaking the streaming chat-completions API
+ * with function calling (OpenAI, DeepSeek, vLLM, llama.cpp's server, Ollama).
+ *
+ * Each `stream` call is one POST with `stream: true` and `stream_options.include_usage`. Requests
+ * that fail with 429, 5xx, or a connection lost (or silent for `timeoutMs`) before any body byte
+ * are retried up to `maxRetries` times with exponential backoff and jitter, honouring `Retry-After`;
+ * once a body byte has arrived nothing is retried. A failure that remains throws an
+ * `OpenAiProviderError` saying what failed; neither it nor any log line contains the API key.
+ * Aborting `signal` closes the HTTP request at once (also during a backoff wait) and the stream
+ * throws an error named `AbortError`. Stopping iteration early also closes the request.
+ */
+export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvider {
+  const endpoint = chatCompletionsEndpoint(options.baseUrl)
+  const apiKey = options.apiKey ?? ''
+  if (!HEADER_SAFE.test(apiKey)) {
+    throw new TypeError('openai provider: the API key contains characters not allowed in an HTTP header')
+  }
+  if (options.model === '') throw new TypeError('openai provider: a model name is required')
+  const context: FailureContext = { display: endpoint.display, redact: createRedactor([apiKey]) }
+  const config: StreamConfig = {
+    url: endpoint.url,
+    model: options.model,
+    headers: {
+      'content-type': 'application/json',
+      accept: 'text/event-stream',
+      ...(apiKey !== '' && { authorization: `Bearer ${apiKey}` }),
+    },
+    maxRetries: Math.max(0, options.maxRetries ?? 3),
+    retryBaseMs: Math.max(0, options.retryBaseMs ?? 500),
+    fetch: options.fetch ?? globalThis.fetch,
+    contextWindow: options.contextWindow,
+    timeoutMs: options.timeoutMs ?? 300_000,
+    context,
+  }
+  return {
+    name: 'openai',
+    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    stream: (request, signal) => streamCompletion(config, request, signal),
+  }
+}
+
+interface StreamConfig {
+  readonly url: string
+  readonly model: string
+  readonly headers: Readonly<Record<string, string>>
+  readonly maxRetries: number
+  readonly retryBaseMs: number
+  readonly fetch: typeof fetch
+  readonly contextWindow: number | undefined
+  readonly timeoutMs: number
+  readonly context: FailureContext
+}
+
+/** The chat-completions request body for one step. */
+export function buildRequestBody(model: string, request: ModelRequest): Record<string, unknown> {
+  const tools = toChatTools(request.tools)
+  return {
+    model,
+    messages: toChatMessages(request.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...(tools && { tools }),
+  }
+}
+
+async function* streamCompletion(
+  config: StreamConfig,
+  request: ModelRequest,
+  signal: AbortSignal,
+): AsyncGenerator<ModelChunk> {
+  const body = JSON.stringify(buildRequestBody(config.model, request))
+  for (let attempt = 1; ; attempt++) {
+    if (signal.aborted) throw abortError()
+    const attemptAbort = new AbortController()
+    const onAbort = () => attemptAbort.abort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    const watchdog = new IdleWatchdog(config.timeoutMs, () => attemptAbort.abort())
+    let responded = false
+    let bodyStarted = false
+    try {
+      const response = await config.fetch(config.url, {
+        method: 'POST',
+        headers: config.headers,
+        body,
+        signal: attemptAbort.signal,
+      })
+      responded = true
+      watchdog.touch()
+      if (!response.ok) throw await httpFailure(response, config.context)
+      const hooks = {
+        onBytes: () => {
+          bodyStarted = true
+          watchdog.touch()
+        },
+        aborted: () => signal.aborted || watchdog.fired,
+      }
+      yield* readCompletion(response, config.contextWindow, hooks, config.context)
+      return
+    } catch (error) {
+      if (signal.aborted) throw abortError()
+      const state = { responded, bodyStarted, timedOut: watchdog.fired, timeoutMs: config.timeoutMs }
+      const failure = transportFailure(error, state, config.context)
+      if (!failure.retryable || attempt > config.maxRetries) throw withAttempts(failure, attempt)
+      const delay = retryDelayMs(attempt - 1, config.retryBaseMs, failure.retryAfterMs)
+      logger.warn(
+        '%s; retry %d of %d in %d ms',
+        failure.message,
+        attempt,
+        config.maxRetries,
+        Math.round(delay),
+      )
+      await sleep(delay, signal)
+    } finally {
+      watchdog.stop()
+      signal.removeEventListener('abort', onAbort)
+      attemptAbort.abort()
+    }
+  }
+}
+
+/** Calls `onIdle` once if `touch` is not called for `timeoutMs`. */
+class IdleWatchdog {
+  #timer: NodeJS.Timeout | undefined
+  fired = false
+
+  constructor(
+    private readonly timeoutMs: number,
+    private readonly onIdle: () => void,
+  ) {
+    this.touch()
+  }
+
+  touch(): void {
+    clearTimeout(this.#timer)
+    this.#timer = setTimeout(() => {
+      this.fired = true
+      this.onIdle()
+    }, this.timeoutMs)
+    this.#timer.unref()
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer)
+  }
+}
