@@ -104,3 +104,42 @@ describe('load', () => {
     await expect(f.sessions.load('../x')).rejects.toMatchObject({ code: SessionErrorCode.INVALID_SESSION_ID })
   })
 })
+
+describe('forkDurable', () => {
+  it('forkDurable: forks a persisted source that is not live, and flushes the child before resolving', async () => {
+    disk.put(header('stored'), appendAll(f.sessions.create('src'), cleanTurn(1)).events())
+    const flushed: string[] = []
+    f.ctx.on('session/flush', async (s) => {
+      flushed.push(s.id)
+    })
+    const child = await f.sessions.forkDurable('stored', 11, 'kid')
+    expect(child.header).toMatchObject({ parentSession: 'stored', seedLength: 11, cwd: '/p' })
+    expect(flushed).toEqual(['kid'])
+  })
+
+  it('SESSION_ALREADY_EXISTS: forkDurable refuses a child id that is taken on disk', async () => {
+    const s = appendAll(f.sessions.create('src'), cleanTurn(1))
+    disk.put(header('on-disk'), [])
+    await expect(f.sessions.forkDurable(s, 11, 'on-disk')).rejects.toMatchObject({
+      code: SessionErrorCode.SESSION_ALREADY_EXISTS,
+    })
+    expect(f.sessions.get('on-disk')).toBeUndefined()
+  })
+
+  it('SESSION_NOT_FOUND: forkDurable of an id neither live nor stored is a SessionForkError', async () => {
+    await expect(f.sessions.forkDurable('ghost')).rejects.toMatchObject({
+      name: 'SessionForkError',
+      code: SessionErrorCode.SESSION_NOT_FOUND,
+    })
+  })
+
+  it('forkDurable: when the child cannot be made durable, it rejects and the child is not left live', async () => {
+    const s = appendAll(f.sessions.create('src'), cleanTurn(1))
+    f.ctx.on('session/flush', async (session) => {
+      if (session.id === 'kid') throw new Error('disk full')
+    })
+    await expect(f.sessions.forkDurable(s, 11, 'kid')).rejects.toThrow(/disk full/)
+    expect(f.sessions.get('kid')).toBeUndefined()
+    expect(f.sessions.get('src')).toBe(s)
+  })
+})
