@@ -16,13 +16,34 @@ afterAll(() => store.cleanup())
 /** A file system that records every path it is asked about. */
 function recordingFs(): { fs: FileSystem; paths: string[] } {
   const paths: string[] = []
+  const seen = (...touched: string[]) => {
+    paths.push(...touched)
+  }
   const fs: FileSystem = {
-    open: (path, flags, mode) => (paths.push(path), nodeFileSystem.open(path, flags, mode)),
-    rename: (from, to) => (paths.push(from, to), nodeFileSystem.rename(from, to)),
-    unlink: (path) => (paths.push(path), nodeFileSystem.unlink(path)),
-    syncDir: (path) => (paths.push(path), nodeFileSystem.syncDir(path)),
-    readdir: (path) => (paths.push(path), nodeFileSystem.readdir(path)),
-    stat: (path) => (paths.push(path), nodeFileSystem.stat(path)),
+    open: (path, flags, mode) => {
+      seen(path)
+      return nodeFileSystem.open(path, flags, mode)
+    },
+    rename: (from, to) => {
+      seen(from, to)
+      return nodeFileSystem.rename(from, to)
+    },
+    unlink: (path) => {
+      seen(path)
+      return nodeFileSystem.unlink(path)
+    },
+    syncDir: (path) => {
+      seen(path)
+      return nodeFileSystem.syncDir(path)
+    },
+    readdir: (path) => {
+      seen(path)
+      return nodeFileSystem.readdir(path)
+    },
+    stat: (path) => {
+      seen(path)
+      return nodeFileSystem.stat(path)
+    },
   }
   return { fs, paths }
 }
