@@ -1,0 +1,58 @@
+import { Context } from 'cordis'
+import { agentPlugin } from './agent/index.js'
+import { createProvider, type ProviderOptions } from './agent/providers/index.js'
+import { persistencePlugin } from './persistence/index.js'
+import { acpPlugin, forkPlugin } from './protocol/plugin.js'
+import type { AgentInfo } from './protocol/server.js'
+import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
+
+export interface AppConfig {
+  /** Where sessions live on disk; `null` keeps them in memory only. */
+  readonly storeDir: string | null
+  /** `echo` (default), `script:<file>` or `openai`. */
+  readonly model: string
+  readonly modelOptions?: ProviderOptions
+  /** Serve `session/fork` and advertise it. Default true. */
+  readonly fork?: boolean
+  readonly maxLineBytes?: number
+  readonly maxSteps?: number
+  readonly agentInfo: AgentInfo
+  readonly clock?: Clock
+  readonly idGenerator?: IdGenerator
+}
+
+export interface App {
+  readonly ctx: Context
+  /** The fork plugin's scope, so it can be disposed at run time. */
+  readonly fork: { dispose(): unknown } | undefined
+}
+
+/**
+ * Builds and starts the cordis context: which plugins run is decided here and only here. The
+ * caller must route logs to stderr first (stdout is the protocol channel).
+ */
+export async function createApp(config: AppConfig): Promise<App> {
+  const ctx = new Context()
+  const errors: unknown[] = []
+  ctx.on('internal/error', (error: unknown) => errors.push(error))
+  ctx.plugin(sessionsPlugin, {
+    ...(config.clock && { clock: config.clock }),
+    ...(config.idGenerator && { idGenerator: config.idGenerator }),
+  })
+  if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
+  const provider = await createProvider(config.model, config.modelOptions ?? {})
+  ctx.plugin(agentPlugin, { provider, ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }) })
+  ctx.plugin(acpPlugin, {
+    agentInfo: config.agentInfo,
+    ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),
+  })
+  const fork = config.fork === false ? undefined : ctx.plugin(forkPlugin)
+  await ctx.start()
+  await ctx.lifecycle.flush()
+  if (errors.length > 0) {
+    await ctx.stop()
+    throw errors[0] instanceof Error ? errors[0] : new Error(String(errors[0]))
+  }
+  if (!ctx.get('acp')) throw new Error('the ACP server did not start (a required plugin is missing)')
+  return { ctx, fork }
+}

@@ -1,0 +1,105 @@
+import { parseArgs } from 'node:util'
+import { LOG_LEVELS, type LogLevelName } from './logging.js'
+
+export interface CliOptions {
+  readonly command: 'serve' | 'sessions' | 'help' | 'version'
+  readonly storeDir: string | null | undefined
+  readonly model: string
+  readonly baseUrl?: string
+  readonly modelName?: string
+  readonly fork: boolean
+  readonly transcript?: string
+  readonly logLevel: LogLevelName
+  readonly maxLineBytes?: number
+  /** Reproducible runs: every time stamp is this instant (ms since the epoch). */
+  readonly fakeClock?: number
+  /** Reproducible runs: session ids are this prefix + 1, 2, 3, ... */
+  readonly idPrefix?: string
+}
+
+export const USAGE = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/stdout (what an editor starts)
+       dsh-acp sessions [options]     print the stored sessions as a lineage tree
+
+Options:
+  --store DIR          session store directory (default: $DSH_HOME/sessions,
+                       DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp)
+  --memory             keep sessions in memory only (nothing is written)
+  --model NAME         echo (default, offline), script:FILE, or openai
+  --base-url URL       openai: the chat completions server (e.g. https://api.deepseek.com/v1)
+  --model-name NAME    openai: the model to ask for; the key comes from DSH_API_KEY
+  --no-fork            do not serve or advertise session/fork
+  --transcript FILE    record every wire message, both directions, one per line
+  --max-line-bytes N   largest accepted message line (default 32 MiB)
+  --log-level LEVEL    silent, error, info (default) or debug; logs go to stderr
+  --fake-clock ISO     reproducible transcripts: stamp every event with this time
+  --id-prefix PREFIX   reproducible transcripts: mint ids PREFIX1, PREFIX2, ...
+  -h, --help           this text
+  -v, --version        the version
+`
+
+/** Parses the command line; throws a TypeError with a message for the user on bad input. */
+export function parseCli(argv: readonly string[]): CliOptions {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    options: {
+      store: { type: 'string' },
+      memory: { type: 'boolean', default: false },
+      model: { type: 'string', default: 'echo' },
+      'base-url': { type: 'string' },
+      'model-name': { type: 'string' },
+      'no-fork': { type: 'boolean', default: false },
+      transcript: { type: 'string' },
+      'max-line-bytes': { type: 'string' },
+      'log-level': { type: 'string', default: 'info' },
+      'fake-clock': { type: 'string' },
+      'id-prefix': { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', short: 'v', default: false },
+    },
+  })
+  const [first, ...rest] = positionals
+  if (rest.length > 0) throw new TypeError(`unexpected argument ${JSON.stringify(rest[0])}`)
+  if (first !== undefined && first !== 'serve' && first !== 'sessions') {
+    throw new TypeError(`unknown command ${JSON.stringify(first)}`)
+  }
+  const logLevel = values['log-level'] as string
+  if (!(logLevel in LOG_LEVELS))
+    throw new TypeError(`--log-level must be one of ${Object.keys(LOG_LEVELS).join(', ')}`)
+  if (values.memory && values.store !== undefined)
+    throw new TypeError('--memory and --store exclude each other')
+  let maxLineBytes: number | undefined
+  if (values['max-line-bytes'] !== undefined) {
+    maxLineBytes = Number(values['max-line-bytes'])
+    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1024) {
+      throw new TypeError('--max-line-bytes must be an integer of at least 1024')
+    }
+  }
+  let fakeClock: number | undefined
+  if (values['fake-clock'] !== undefined) {
+    fakeClock = Date.parse(values['fake-clock'])
+    if (Number.isNaN(fakeClock)) throw new TypeError('--fake-clock must be an ISO-8601 time')
+  }
+  const idPrefix = values['id-prefix']
+  if (idPrefix !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(idPrefix)) {
+    throw new TypeError('--id-prefix must be 1-100 characters of A-Z a-z 0-9 _ -')
+  }
+  const command = values.help
+    ? 'help'
+    : values.version
+      ? 'version'
+      : ((first ?? 'serve') as 'serve' | 'sessions')
+  return {
+    command,
+    storeDir: values.memory ? null : values.store,
+    model: values.model as string,
+    ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
+    ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),
+    fork: !values['no-fork'],
+    ...(values.transcript !== undefined && { transcript: values.transcript }),
+    logLevel: logLevel as LogLevelName,
+    ...(maxLineBytes !== undefined && { maxLineBytes }),
+    ...(fakeClock !== undefined && { fakeClock }),
+    ...(idPrefix !== undefined && { idPrefix }),
+  }
+}

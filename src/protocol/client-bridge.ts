@@ -1,0 +1,76 @@
+import type { MessageConnection } from 'vscode-jsonrpc'
+import type { ClientBridge, PermissionRequest } from '../agent/types.js'
+import type { ClientState } from './method.js'
+
+function capability(client: ClientState | undefined, ...path: string[]): boolean {
+  let node: unknown = client?.capabilities
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null) return false
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node === true
+}
+
+/** Rejects as soon as `signal` aborts; the request itself is left to the client to finish. */
+function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    request.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+/**
+ * The editor's services for one session's tools: `fs/read_text_file` and `fs/write_text_file`
+ * only when the client advertised them, and `session/request_permission` (baseline ACP).
+ */
+export function createClientBridge(
+  rpc: MessageConnection,
+  client: ClientState | undefined,
+  sessionId: string,
+): ClientBridge {
+  const bridge: {
+    -readonly [K in keyof ClientBridge]: ClientBridge[K]
+  } = {
+    requestPermission: async (request: PermissionRequest, signal: AbortSignal) => {
+      const response = (await untilAborted(
+        rpc.sendRequest('session/request_permission', {
+          sessionId,
+          toolCall: {
+            toolCallId: request.toolCallId,
+            title: request.title,
+            kind: request.kind,
+            status: 'pending',
+            rawInput: request.rawInput,
+          },
+          options: [
+            { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+            { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+          ],
+        }),
+        signal,
+      )) as { outcome?: { outcome?: string; optionId?: string } } | null
+      return response?.outcome?.outcome === 'selected' && response.outcome.optionId === 'allow'
+    },
+  }
+  if (capability(client, 'fs', 'readTextFile')) {
+    bridge.readTextFile = async (path, signal) => {
+      const response = (await untilAborted(
+        rpc.sendRequest('fs/read_text_file', { sessionId, path }),
+        signal,
+      )) as {
+        content?: unknown
+      } | null
+      if (typeof response?.content !== 'string')
+        throw new Error('the editor answered fs/read_text_file without content')
+      return response.content
+    }
+  }
+  if (capability(client, 'fs', 'writeTextFile')) {
+    bridge.writeTextFile = async (path, content, signal) => {
+      await untilAborted(rpc.sendRequest('fs/write_text_file', { sessionId, path, content }), signal)
+    }
+  }
+  return bridge
+}

@@ -1,0 +1,32 @@
+import type { AcpMethod } from '../method.js'
+import { dshMeta, objectParams, optionalArray, requireAbsolutePath } from '../params.js'
+import { assertSameCwd, openSession, sessionIdParam } from './session-access.js'
+
+/**
+ * `session/fork` (ACP unstable): forks the source through `_meta.dsh.boundary` (an inclusive source
+ * seq; absent: its last event) with `ctx.sessions.forkDurable`, and answers once the child is
+ * durable: `{ sessionId, _meta: { dsh: { parentSession, seedLength } } }`. The child is live at once.
+ * Errors: unknown source -32002; `INVALID_BOUNDARY` / `OPEN_TURN` -32602 with `data.code` and the
+ * fork error's data; a relative `cwd` or one that is not the source's -32602.
+ */
+export const sessionForkMethod: AcpMethod = {
+  name: 'session/fork',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.fork = {}
+  },
+  async handle(raw, call) {
+    const params = objectParams('session/fork', raw)
+    const sessionId = sessionIdParam(params, 'session/fork')
+    const cwd = requireAbsolutePath(params, 'cwd', 'session/fork')
+    optionalArray(params, 'mcpServers', 'session/fork')
+    optionalArray(params, 'additionalDirectories', 'session/fork')
+    const boundary = dshMeta(params)?.boundary
+    const source = await openSession(call, sessionId)
+    assertSameCwd(source, cwd, 'session/fork')
+    const child = await call.ctx.sessions.forkDurable(source, boundary as number | undefined)
+    return {
+      sessionId: child.id,
+      _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },
+    }
+  },
+}

@@ -1,0 +1,69 @@
+import type { Readable, Writable } from 'node:stream'
+import type { Context } from 'cordis'
+import type { AgentCapabilities } from './capabilities.js'
+import { AcpConnection, type ConnectionOptions } from './connection.js'
+import type { AcpMethod } from './method.js'
+
+declare module 'cordis' {
+  interface Context {
+    acp: AcpServer
+  }
+}
+
+export interface AgentInfo {
+  readonly name: string
+  readonly version: string
+  readonly title?: string
+}
+
+export interface AcpServerConfig {
+  readonly agentInfo: AgentInfo
+  /** Largest accepted line in bytes. Default: the wire layer's. */
+  readonly maxLineBytes?: number
+}
+
+/**
+ * Service `ctx.acp`: the table of ACP methods and the connections that serve them. Plugins add
+ * methods with `register`, and what `initialize` advertises is built from the table alone, so a
+ * method and its capability come and go together.
+ */
+export class AcpServer {
+  private readonly methods = new Map<string, AcpMethod>()
+
+  constructor(
+    private readonly ctx: Context,
+    readonly config: AcpServerConfig,
+  ) {}
+
+  /** Adds a method; the returned function removes it. A name can be registered once. */
+  register(method: AcpMethod): () => void {
+    if (this.methods.has(method.name)) throw new Error(`ACP method ${method.name} is already registered`)
+    this.methods.set(method.name, method)
+    return () => {
+      if (this.methods.get(method.name) === method) this.methods.delete(method.name)
+    }
+  }
+
+  method(name: string): AcpMethod | undefined {
+    return this.methods.get(name)
+  }
+
+  /** The agent capabilities of the methods registered right now, and the agent's prompt support. */
+  capabilities(): AgentCapabilities {
+    const capabilities: AgentCapabilities = {
+      promptCapabilities: { ...this.ctx.agent.promptCapabilities },
+      mcpCapabilities: { http: false, sse: false },
+      sessionCapabilities: {},
+    }
+    for (const method of this.methods.values()) method.advertise?.(capabilities)
+    return capabilities
+  }
+
+  /** Serves ACP on a pair of streams (stdio, or in-memory in tests). */
+  serve(input: Readable, output: Writable, options: ConnectionOptions = {}): AcpConnection {
+    return new AcpConnection(this.ctx, this, input, output, {
+      ...(this.config.maxLineBytes !== undefined && { maxLineBytes: this.config.maxLineBytes }),
+      ...options,
+    })
+  }
+}

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterEach, describe, expect, it } from 'vitest'
+import { AgentProcess } from '../support/agent-process.js'
+import { agentText, foldUpdates, seqOf } from './updates.js'
+
+const CWD = '/work/project'
+const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
+
+const agents: AgentProcess[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const agent of agents.splice(0)) {
+    if (agent.child.exitCode === null) await agent.kill()
+    agent.cleanup()
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function start(options: ConstructorParameters<typeof AgentProcess>[0] = {}): AgentProcess {
+  const agent = new AgentProcess(options)
+  agents.push(agent)
+  return agent
+}
+
+function updatesOf(agent: AgentProcess, sessionId: string, from = 0): acp.SessionNotification[] {
+  return agent.updates.slice(from).filter((u) => u.sessionId === sessionId)
+}
+
+async function expectCleanExit(agent: AgentProcess): Promise<void> {
+  expect(await agent.stop()).toBe(0)
+  expect(agent.unterminatedOutput()).toBe('')
+  expect(agent.audit.problems).toEqual([])
+}
+
+describe('dsh-acp over real stdio, driven by the official ACP client', () => {
+  it('initialize negotiates v1 and advertises exactly what runs', async () => {
+    const agent = start()
+    const init = await agent.initialize()
+    expect(init.protocolVersion).toBe(1)
+    expect(init.agentInfo?.name).toBe('dsh-acp')
+    expect(init.agentCapabilities?.loadSession).toBe(true)
+    expect(init.agentCapabilities?.sessionCapabilities).toEqual({
+      list: {},
+      resume: {},
+      close: {},
+      delete: {},
+      fork: {},
+    })
+    await expectCleanExit(agent)
+  })
+
+  it('new, prompt twice, load replays what the client saw live, list, resume, close, delete', async () => {
+    const agent = start()
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const first = await agent.agent.request('session/prompt', { sessionId, prompt: [text('hello')] })
+    expect(first.stopReason).toBe('end_turn')
+    const firstSeq = (first._meta as { dsh: { seq: number } }).dsh.seq
+    const second = await agent.agent.request('session/prompt', {
+      sessionId,
+      prompt: [text('what did I say?')],
+    })
+    const secondSeq = (second._meta as { dsh: { seq: number } }).dsh.seq
+    expect(secondSeq).toBeGreaterThan(firstSeq)
+    const live = updatesOf(agent, sessionId)
+    expect(agentText(live)).toContain('hello')
+    for (const update of live) expect(seqOf(update)).toBeLessThanOrEqual(secondSeq)
+
+    const before = agent.updates.length
+    await agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const replay = updatesOf(agent, sessionId, before)
+    expect(foldUpdates(replay, true)).toEqual(foldUpdates(live, true))
+    const userChunks = replay.filter((u) => u.update.sessionUpdate === 'user_message_chunk')
+    expect(userChunks.map((u) => (u.update as { content: { text: string } }).content.text)).toEqual([
+      'hello',
+      'what did I say?',
+    ])
+
+    const listed = await agent.agent.request('session/list', {})
+    expect(listed.sessions.map((s) => s.sessionId)).toEqual([sessionId])
+    expect(listed.sessions[0]?.cwd).toBe(CWD)
+
+    const beforeResume = agent.updates.length
+    await agent.agent.request('session/resume', { sessionId, cwd: CWD })
+    expect(agent.updates.length).toBe(beforeResume)
+
+    await agent.agent.request('session/close', { sessionId })
+    await agent.agent.request('session/delete', { sessionId })
+    expect((await agent.agent.request('session/list', {})).sessions).toEqual([])
+    await expect(
+      agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32002,
+      data: { sessionId },
+    })
+    await expectCleanExit(agent)
+  })
+
+  it('a restarted process loads the same history from the store', async () => {
+    const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-restart-'))
+    dirs.push(storeDir)
+    const first = start({ storeDir })
+    await first.initialize()
+    const { sessionId } = await first.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await first.agent.request('session/prompt', { sessionId, prompt: [text('remember me')] })
+    await first.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const replayBefore = foldUpdates(updatesOf(first, sessionId).slice(-4))
+    await expectCleanExit(first)
+
+    const second = start({ storeDir })
+    await second.initialize()
+    expect((await second.agent.request('session/list', {})).sessions.map((s) => s.sessionId)).toEqual([
+      sessionId,
+    ])
+    await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const replayAfter = updatesOf(second, sessionId)
+    expect(agentText(replayAfter)).toContain('remember me')
+    expect(foldUpdates(replayAfter).slice(-replayBefore.length)).toEqual(replayBefore)
+    const again = await second.agent.request('session/prompt', { sessionId, prompt: [text('and now?')] })
+    expect(again.stopReason).toBe('end_turn')
+    await expectCleanExit(second)
+  })
+
+  it('errors: unknown session -32002, relative cwd -32602, prompt before initialize refused', async () => {
+    const agent = start()
+    await expect(agent.agent.request('session/new', { cwd: CWD, mcpServers: [] })).rejects.toMatchObject({
+      code: -32600,
+    })
+    await agent.initialize()
+    await expect(
+      agent.agent.request('session/prompt', { sessionId: 'ses_nope', prompt: [text('x')] }),
+    ).rejects.toMatchObject({ code: -32002, data: { sessionId: 'ses_nope' } })
+    await expect(
+      agent.agent.request('session/new', { cwd: 'relative/dir', mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32602,
+    })
+    await expectCleanExit(agent)
+  })
+})

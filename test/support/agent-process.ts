@@ -1,0 +1,116 @@
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { Readable, Writable } from 'node:stream'
+import * as acp from '@agentclientprotocol/sdk/unstable'
+import { LineSplitter, WireAudit } from './wire-audit.js'
+
+export const CLI = resolve(import.meta.dirname, '../../dist/cli.js')
+
+export interface AgentOptions {
+  /** Store directory; default: a fresh temp dir (removed by `cleanup`). */
+  readonly storeDir?: string
+  readonly args?: readonly string[]
+  readonly env?: Readonly<Record<string, string>>
+  /** Registers client-side handlers (permission, fs) before connecting. */
+  readonly setupClient?: (app: acp.ClientApp) => void
+}
+
+/**
+ * The built `dsh-acp` binary, spawned over real stdio and driven by the official ACP client.
+ * Every line either side writes passes through `audit`, which validates the agent's output
+ * against the official schema. `updates` collects every `session/update` params in order.
+ */
+export class AgentProcess {
+  readonly audit = new WireAudit()
+  readonly updates: acp.SessionNotification[] = []
+  readonly child: ChildProcessWithoutNullStreams
+  readonly connection: acp.ClientConnection
+  readonly storeDir: string
+  private stderrText = ''
+  private readonly exited: Promise<number | null>
+  private readonly stdoutSplitter: LineSplitter
+  private readonly ownsStore: boolean
+
+  constructor(options: AgentOptions = {}) {
+    this.ownsStore = options.storeDir === undefined
+    this.storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'dsh-acp-e2e-'))
+    this.child = spawn(process.execPath, [CLI, '--store', this.storeDir, ...(options.args ?? [])], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, ...options.env },
+    })
+    this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)))
+    this.child.stderr.on('data', (chunk: Buffer) => {
+      this.stderrText += chunk.toString('utf8')
+    })
+    this.stdoutSplitter = new LineSplitter((line) => this.audit.record('out', line))
+    const fromAgent = new Readable({ read() {} })
+    this.child.stdout.on('data', (chunk: Buffer) => {
+      this.stdoutSplitter.push(chunk)
+      fromAgent.push(chunk)
+    })
+    this.child.stdout.on('end', () => fromAgent.push(null))
+    const inSplitter = new LineSplitter((line) => this.audit.record('in', line))
+    const toAgent = new Writable({
+      write: (chunk: Buffer, _encoding, done) => {
+        inSplitter.push(chunk)
+        if (this.child.stdin.writable) this.child.stdin.write(chunk, done)
+        else done()
+      },
+    })
+    const app = acp.client({ name: 'dsh-acp-tests' })
+    app.onNotification('session/update', ({ params }) => {
+      this.updates.push(params)
+    })
+    options.setupClient?.(app)
+    const stream = acp.ndJsonStream(
+      Writable.toWeb(toAgent) as WritableStream<Uint8Array>,
+      Readable.toWeb(fromAgent) as ReadableStream<Uint8Array>,
+    )
+    this.connection = app.connect(stream)
+  }
+
+  get agent(): acp.ClientContext {
+    return this.connection.agent
+  }
+
+  get stderr(): string {
+    return this.stderrText
+  }
+
+  /** Writes raw bytes to the agent's stdin, bypassing the client (for malformed-input tests). */
+  writeRaw(text: string): void {
+    this.audit.record('in', text.replace(/\n$/, ''))
+    this.child.stdin.write(text)
+  }
+
+  /** `initialize` with the given client capabilities. */
+  initialize(clientCapabilities: acp.ClientCapabilities = {}): Promise<acp.InitializeResponse> {
+    return this.agent.request('initialize', { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities })
+  }
+
+  /** Closes stdin (EOF) and waits for the agent to exit; resolves its exit code. */
+  async stop(): Promise<number | null> {
+    this.child.stdin.end()
+    const code = await this.exited
+    this.connection.close()
+    return code
+  }
+
+  /** SIGKILLs the agent (a crash). */
+  async kill(): Promise<void> {
+    this.child.kill('SIGKILL')
+    await this.exited
+    this.connection.close()
+  }
+
+  /** Lines the agent left without a newline at exit (must be none). */
+  unterminatedOutput(): string {
+    return this.stdoutSplitter.rest()
+  }
+
+  cleanup(): void {
+    if (this.ownsStore) rmSync(this.storeDir, { recursive: true, force: true })
+  }
+}
