@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { ModelMessage } from '../../../session/index.js'
-import { contentBlockText, toChatMessages, toChatTools } from './chat-messages.js'
+import type { ContentBlock, ModelMessage } from '../../../session/index.js'
+import { contentToText } from '../../content.js'
+import { toChatMessages, toChatTools } from './chat-messages.js'
 
 describe('toChatMessages', () => {
   it('converts a history with context notes, tool calls and results', () => {
@@ -70,36 +71,22 @@ describe('toChatMessages', () => {
     expect(out).not.toContain('reasoning')
   })
 
-  it('joins a user message of several blocks with blank lines', () => {
-    const [message] = toChatMessages([
+  it('renders a user message of several blocks as one text, as the agent renders prompt content', () => {
+    const blocks: ContentBlock[] = [
+      { type: 'text', text: 'Look at' },
+      { type: 'resource_link', uri: 'file:///w/a.ts', name: 'a.ts' },
       {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'Look at' },
-          { type: 'resource_link', uri: 'file:///w/a.ts', name: 'a.ts' },
-          { type: 'resource', resource: { uri: 'file:///w/b.ts', text: 'export {}', mimeType: 'text/x-ts' } },
-        ],
+        type: 'resource',
+        resource: { uri: 'file:///w/b.ts', text: 'export const B = 1', mimeType: 'text/x-ts' },
       },
-    ])
-    expect(message).toEqual({
-      role: 'user',
-      content:
-        'Look at\n\n[resource: a.ts](file:///w/a.ts)\n\n<resource uri="file:///w/b.ts">\nexport {}\n</resource>',
-    })
-  })
-})
-
-describe('contentBlockText', () => {
-  it('mentions what it cannot pass on', () => {
-    expect(contentBlockText({ type: 'image', data: 'AAAA', mimeType: 'image/png' })).toBe(
-      '[image content omitted: image/png]',
-    )
-    expect(contentBlockText({ type: 'resource', resource: { uri: 'file:///x.bin', blob: 'AAAA' } })).toBe(
-      '[binary resource omitted: file:///x.bin]',
-    )
-    expect(contentBlockText({ type: 'resource_link', uri: 'https://e.x/d', name: 'd', title: 'The D' })).toBe(
-      '[resource: The D](https://e.x/d)',
-    )
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+    ]
+    const [message] = toChatMessages([{ role: 'user', content: blocks }])
+    expect(message).toEqual({ role: 'user', content: contentToText(blocks) })
+    expect(message?.content).toContain('Look at')
+    expect(message?.content).toContain('file:///w/a.ts')
+    expect(message?.content).toContain('export const B = 1')
+    expect(message?.content).not.toContain('AAAA')
   })
 })
 

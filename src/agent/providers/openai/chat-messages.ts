@@ -1,4 +1,5 @@
-import type { ContentBlock, JsonValue, ModelMessage } from '../../../session/index.js'
+import type { JsonValue, ModelMessage } from '../../../session/index.js'
+import { contentToText } from '../../content.js'
 import type { ToolSpec } from '../../types.js'
 
 /** A chat-completions tool call as the assistant message carries it. */
@@ -26,8 +27,9 @@ export const TOOL_ERROR_PREFIX = 'Error: '
 /**
  * Converts the provider-neutral history to chat-completions messages:
  * - `system` stays a system message (context notes may stand between turns);
- * - `user` content blocks become one string, blocks separated by a blank line (see
- *   {@link contentBlockText}); plain strings are what every compatible server accepts;
+ * - `user` content blocks become one string ({@link contentToText}: resource links as mentions,
+ *   embedded text resources inline, what a text model cannot take as a note); a plain string is
+ *   what every compatible server accepts;
  * - `assistant` keeps its text and its tool calls (`arguments` is the input as a JSON string);
  *   its `thought` is never sent back (DeepSeek rejects `reasoning_content` in history), and an
  *   assistant message left with neither text nor calls is omitted; with calls and no text,
@@ -43,7 +45,7 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
         out.push({ role: 'system', content: message.content })
         break
       case 'user':
-        out.push({ role: 'user', content: message.content.map(contentBlockText).join('\n\n') })
+        out.push({ role: 'user', content: contentToText(message.content) })
         break
       case 'assistant': {
         if (message.content === '' && message.toolCalls.length === 0) break
@@ -78,38 +80,6 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
   return out
 }
 
-/**
- * The text a model sees for one ACP content block: `text` as it is; a `resource_link` as a mention
- * (`[resource: name](uri)`); an embedded text `resource` wrapped in `<resource uri="...">` tags;
- * anything this provider cannot pass on (images, audio, binary resources, unknown types) as a
- * bracketed note saying it was left out.
- */
-export function contentBlockText(block: ContentBlock): string {
-  switch (block.type) {
-    case 'text':
-      return stringField(block, 'text') ?? ''
-    case 'resource_link': {
-      const uri = stringField(block, 'uri') ?? ''
-      const name = stringField(block, 'title') ?? stringField(block, 'name') ?? uri
-      return `[resource: ${name}](${uri})`
-    }
-    case 'resource': {
-      const resource = block.resource
-      if (isJsonObject(resource)) {
-        const uri = stringField(resource, 'uri') ?? ''
-        const text = stringField(resource, 'text')
-        if (text !== undefined) return `<resource uri="${uri}">\n${text}\n</resource>`
-        return `[binary resource omitted: ${uri}]`
-      }
-      return '[resource omitted]'
-    }
-    default: {
-      const mimeType = stringField(block, 'mimeType')
-      return `[${block.type} content omitted${mimeType === undefined ? '' : `: ${mimeType}`}]`
-    }
-  }
-}
-
 /** Tool specs as chat-completions `tools`; `undefined` when there are none (the field is omitted). */
 export function toChatTools(tools: readonly ToolSpec[]): ChatTool[] | undefined {
   if (tools.length === 0) return undefined
@@ -117,13 +87,4 @@ export function toChatTools(tools: readonly ToolSpec[]): ChatTool[] | undefined 
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.inputSchema },
   }))
-}
-
-function stringField(object: { readonly [key: string]: JsonValue }, key: string): string | undefined {
-  const value = object[key]
-  return typeof value === 'string' ? value : undefined
-}
-
-function isJsonObject(value: JsonValue | undefined): value is { readonly [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

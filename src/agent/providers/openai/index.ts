@@ -1,7 +1,6 @@
 export {
   type ChatMessage,
   type ChatTool,
-  contentBlockText,
   toChatMessages,
   toChatTools,
 } from './chat-messages.js'
