@@ -5,4 +5,5 @@ export {
   toChatTools,
 } from './chat-messages.js'
 export { OpenAiProviderError } from './errors.js'
+export { openAiProviderFromOptions } from './from-options.js'
 export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

@@ -111,6 +111,7 @@ async function* streamCompletion(
     const watchdog = new IdleWatchdog(config.timeoutMs, () => attemptAbort.abort())
     let responded = false
     let bodyStarted = false
+    let delay: number
     try {
       const response = await config.fetch(config.url, {
         method: 'POST',
@@ -135,7 +136,7 @@ async function* streamCompletion(
       const state = { responded, bodyStarted, timedOut: watchdog.fired, timeoutMs: config.timeoutMs }
       const failure = transportFailure(error, state, config.context)
       if (!failure.retryable || attempt > config.maxRetries) throw withAttempts(failure, attempt)
-      const delay = retryDelayMs(attempt - 1, config.retryBaseMs, failure.retryAfterMs)
+      delay = retryDelayMs(attempt - 1, config.retryBaseMs, failure.retryAfterMs)
       logger.warn(
         '%s; retry %d of %d in %d ms',
         failure.message,
@@ -143,12 +144,12 @@ async function* streamCompletion(
         config.maxRetries,
         Math.round(delay),
       )
-      await sleep(delay, signal)
     } finally {
       watchdog.stop()
       signal.removeEventListener('abort', onAbort)
       attemptAbort.abort()
     }
+    await sleep(delay, signal)
   }
 }
 

@@ -1,0 +1,36 @@
+import type { ModelProvider } from '../../types.js'
+import { createOpenAiProvider } from './provider.js'
+
+/**
+ * The `openai` provider from the loose options the CLI gathers (`ProviderOptions`): `baseUrl`
+ * (`--base-url`), `modelName` (`--model-name`, or the argument of `--model openai:<name>`),
+ * `apiKey` (from `DSH_API_KEY`), and optionally the numbers `contextWindow`, `timeoutMs`,
+ * `maxRetries`, `retryBaseMs`. Throws a TypeError naming the missing flag; never echoes the key.
+ */
+export function openAiProviderFromOptions(
+  options: { readonly [option: string]: unknown },
+  argument = '',
+): ModelProvider {
+  const baseUrl = options.baseUrl
+  if (typeof baseUrl !== 'string' || baseUrl === '') {
+    throw new TypeError(
+      '--model openai needs --base-url URL (the chat completions server, e.g. https://api.deepseek.com/v1)',
+    )
+  }
+  const model =
+    typeof options.modelName === 'string' && options.modelName !== '' ? options.modelName : argument
+  if (model === '') throw new TypeError('--model openai needs --model-name NAME (or --model openai:NAME)')
+  const number = (key: string) => {
+    const value = options[key]
+    return typeof value === 'number' && Number.isFinite(value) ? { [key]: value } : {}
+  }
+  return createOpenAiProvider({
+    baseUrl,
+    model,
+    ...(typeof options.apiKey === 'string' && { apiKey: options.apiKey }),
+    ...number('contextWindow'),
+    ...number('timeoutMs'),
+    ...number('maxRetries'),
+    ...number('retryBaseMs'),
+  })
+}
