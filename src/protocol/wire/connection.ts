@@ -4,10 +4,11 @@ import {
   CancellationTokenSource,
   createMessageConnection,
   type Logger,
+  type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
 import { RequestLedger } from './ledger.js'
-import { ACP_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
+import { ACP_CANCEL_METHOD, JSONRPC_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
 import { NdjsonMessageWriter } from './writer.js'
 
 /** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
@@ -54,13 +55,16 @@ export function createNdjsonConnection(
   const log = options.log ?? (() => {})
   const tap = options.onWireLine
   const ledger = new RequestLedger()
+  const backlog = new DispatchBacklog()
   const writer = new NdjsonMessageWriter(output, {
     ledger,
+    holdWhile: () => backlog.size > 0,
     ...(tap && { onLine: (line: string) => tap('out', line) }),
   })
   const reader = new NdjsonMessageReader(input, {
     ledger,
     log,
+    onDispatch: (message) => backlog.enter(message),
     respond: (response) => {
       writer
         .write(response)
@@ -71,6 +75,7 @@ export function createNdjsonConnection(
   })
   const connection = createMessageConnection(reader, writer, wireLogger(log), {
     cancellationStrategy: acpCancellation,
+    messageStrategy: { handleMessage: (message, next) => next(backlog.leave(message)) },
   })
   return {
     connection,
@@ -79,6 +84,29 @@ export function createNdjsonConnection(
     drain: () => writer.drain(),
     closed: reader.closed,
   }
+}
+
+/**
+ * Counts messages handed to vscode-jsonrpc that it has not started to handle yet (it handles one
+ * per event-loop turn). While some are waiting, their answers are coming: the writer may hold
+ * lines back to write them together. Cancel notifications are skipped: vscode-jsonrpc may act on
+ * them at once without queueing them.
+ */
+class DispatchBacklog {
+  size = 0
+
+  enter(message: Message): void {
+    if (counts(message)) this.size++
+  }
+
+  leave(message: Message): Message {
+    if (counts(message) && this.size > 0) this.size--
+    return message
+  }
+}
+
+function counts(message: Message): boolean {
+  return (message as { method?: unknown }).method !== JSONRPC_CANCEL_METHOD
 }
 
 /**

@@ -25,6 +25,8 @@ export interface NdjsonReaderOptions {
   readonly respond: (response: ResponseMessage) => void
   /** Sees every non-blank input line as decoded, before it is checked (over-cap lines excepted). */
   readonly onLine?: (line: string) => void
+  /** Called with each message just before it is handed to the connection. */
+  readonly onDispatch?: (message: Message) => void
   /** Diagnostics (stray responses, ignored cancellations); never the protocol channel. */
   readonly log?: (message: string) => void
 }
@@ -170,6 +172,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private dispatch(message: Message): void {
     if (!this.callback) return
     try {
+      this.options.onDispatch?.(message)
       this.callback(message)
     } catch (error) {
       this.log(`the connection failed to take a message: ${describeParseFailure(error)}`)

@@ -4,7 +4,9 @@ import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
-import { NdjsonMessageWriter } from './writer.js'
+import { MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** A sink that holds each write until `release()` is called, with a tiny buffer. */
 class HeldSink extends Writable {
@@ -47,6 +49,39 @@ describe('NdjsonMessageWriter', () => {
     sink.release()
     await drain
     expect(sink.chunks.join('')).toBe(`${[1, 2, 3].map((n) => JSON.stringify(note(n))).join('\n')}\n`)
+  })
+
+  it('holds lines while holdWhile says more output is coming, then writes them in one chunk', async () => {
+    const sink = new HeldSink()
+    let holding = true
+    const writer = new NdjsonMessageWriter(sink, { holdWhile: () => holding })
+    const writes = [writer.write(note(1)), writer.write(note(2))]
+    await nextTurn()
+    expect(sink.chunks).toEqual([])
+    holding = false
+    await Promise.all(writes)
+    expect(sink.chunks).toEqual([`${JSON.stringify(note(1))}\n${JSON.stringify(note(2))}\n`])
+  })
+
+  it('never holds a line longer than MAX_HOLD_TURNS turns, nor past drain()', async () => {
+    const chunks: string[] = []
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      },
+    })
+    const writer = new NdjsonMessageWriter(sink, { holdWhile: () => true })
+    const written = writer.write(note(1))
+    for (let turn = 0; turn < MAX_HOLD_TURNS; turn++) await nextTurn()
+    expect(chunks).toHaveLength(0)
+    await nextTurn()
+    expect(chunks).toHaveLength(1)
+    await written
+    void writer.write(note(2))
+    void writer.drain()
+    expect(chunks).toHaveLength(2)
   })
 
   it('rejects a message that cannot be serialized and writes nothing for it', async () => {

@@ -8,7 +8,19 @@ export interface NdjsonWriterOptions {
   readonly ledger?: RequestLedger
   /** Sees every line exactly as written, without its `\n`, in write order. */
   readonly onLine?: (line: string) => void
+  /**
+   * While this returns true, more output is known to be on its way (e.g. the connection still has
+   * queued messages to handle), so lines may be held back and written together: one write and
+   * one wake-up of the peer instead of one per line. Holding is bounded (see `MAX_HELD_BYTES`,
+   * `MAX_HOLD_TURNS`). Without it, every line is handed to the stream at once.
+   */
+  readonly holdWhile?: () => boolean
 }
+
+/** Held lines are written as soon as they add up to this many characters. */
+export const MAX_HELD_BYTES = 64 * 1024
+/** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
+export const MAX_HOLD_TURNS = 64
 
 interface Pending {
   readonly text: string
@@ -22,7 +34,7 @@ interface Pending {
  *
  * Contracts:
  * - `write()` serializes synchronously and resolves once its line has been handed to the stream
- *   (after a `'drain'` when the stream pushed back). It rejects only when the message cannot be
+ *   (after a `'drain'` when the stream pushed back, or later when `holdWhile` holds it back). It rejects only when the message cannot be
  *   serialized (nothing is written then). It never rejects because the output is gone.
  * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
  *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
@@ -38,6 +50,9 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private closed = false
   private ending = false
   private drainWaiters: Array<() => void> = []
+  private heldBytes = 0
+  private flushScheduled = false
+  private holdTurns = 0
 
   constructor(
     private readonly output: Writable,
@@ -67,11 +82,14 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.options.onLine?.(text)
     return new Promise<void>((done) => {
       this.queue.push({ text, done })
-      this.pump()
+      this.heldBytes += text.length
+      if (this.heldBytes >= MAX_HELD_BYTES || !this.options.holdWhile?.()) this.pump()
+      else this.scheduleFlush()
     })
   }
 
   drain(): Promise<void> {
+    this.pump()
     if (this.isIdle()) return Promise.resolve()
     return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
@@ -96,9 +114,28 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     else ledger.releaseInbound(id)
   }
 
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return
+    this.flushScheduled = true
+    setImmediate(this.flushHeld)
+  }
+
+  private readonly flushHeld = (): void => {
+    this.flushScheduled = false
+    if (this.queue.length === 0) return
+    if (this.options.holdWhile?.() && this.holdTurns < MAX_HOLD_TURNS) {
+      this.holdTurns++
+      this.scheduleFlush()
+      return
+    }
+    this.pump()
+  }
+
   private pump(): void {
+    this.holdTurns = 0
     while (!this.blocked && !this.closed && this.queue.length > 0) {
       const batch = this.queue.splice(0, this.queue.length)
+      this.heldBytes = 0
       const text = `${batch.map((p) => p.text).join('\n')}\n`
       this.unflushed++
       let accepted: boolean
