@@ -21,4 +21,6 @@ export interface SessionPersistence {
   list(options: ListOptions): Promise<SessionPage>
   /** Removes a stored session (which must not be live). Resolves false when there was none. */
   remove(id: SessionId): Promise<boolean>
+  /** Resolves once every queued write, flush and file close has finished. */
+  idle(): Promise<void>
 }

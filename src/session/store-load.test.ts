@@ -37,6 +37,8 @@ class FakePersistence implements SessionPersistence {
   async remove(id: SessionId): Promise<boolean> {
     return this.stored.delete(id)
   }
+
+  async idle(): Promise<void> {}
 }
 
 let f: StoreFixture

@@ -355,9 +355,13 @@ export class SessionStore {
     }
   }
 
-  /** Closes every live session (flushing each), as at shutdown. */
+  /**
+   * Closes every live session (flushing each) and waits until the backend has closed its files,
+   * as at shutdown. Rejects with the first flush failure, after closing everything it can.
+   */
   async closeAll(): Promise<void> {
     const results = await Promise.allSettled(this.liveSessions().map((s) => this.close(s.id)))
+    await this.persistence?.idle()
     const failed = results.find((r) => r.status === 'rejected')
     if (failed) throw (failed as PromiseRejectedResult).reason
   }

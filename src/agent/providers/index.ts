@@ -2,6 +2,7 @@ import path from 'node:path'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelProvider } from '../types.js'
 import { createEchoProvider } from './echo.js'
+import { openAiProviderFromOptions } from './openai/index.js'
 import { createScriptProvider, loadScriptFile } from './script.js'
 
 export { createEchoProvider, echoAnswer, echoAnswerPieces, userTexts } from './echo.js'
@@ -27,6 +28,7 @@ export type ProviderFactory = (argument: string, options: ProviderOptions) => Mo
  */
 const FACTORIES: Readonly<Record<string, ProviderFactory>> = {
   echo: () => createEchoProvider(),
+  openai: (argument, options) => openAiProviderFromOptions(options, argument),
   script: (argument, options) => {
     if (argument === '')
       throw new AgentError(AgentErrorCode.UNKNOWN_PROVIDER, 'script needs a file: script:<path>')

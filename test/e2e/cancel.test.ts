@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { AgentProcess } from '../support/agent-process.js'
+import { agentText } from './updates.js'
+
+const CWD = '/work/project'
+const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
+const scriptDir = mkdtempSync(join(tmpdir(), 'dsh-acp-script-'))
+const SLOW_SCRIPT = join(scriptDir, 'slow.json')
+writeFileSync(
+  SLOW_SCRIPT,
+  JSON.stringify({
+    turns: [
+      [[{ text: 'working on it' }, { delayMs: 60_000 }, { text: ' never said' }]],
+      [[{ text: 'second turn answer' }]],
+    ],
+  }),
+)
+const SHORT_SCRIPT = join(scriptDir, 'short.json')
+writeFileSync(SHORT_SCRIPT, JSON.stringify({ turns: [[[{ text: 'a' }, { delayMs: 300 }, { text: 'b' }]]] }))
+
+const agents: AgentProcess[] = []
+afterEach(async () => {
+  for (const agent of agents.splice(0)) {
+    if (agent.child.exitCode === null) await agent.kill()
+    agent.cleanup()
+  }
+})
+afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
+
+async function startWithSession(script: string, args: string[] = []) {
+  const agent = new AgentProcess({ args: ['--model', `script:${script}`, ...args] })
+  agents.push(agent)
+  await agent.initialize()
+  const { sessionId } = await agent.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+  return { agent, sessionId }
+}
+
+/** Resolves once the agent has streamed some text for this session. */
+async function firstChunk(agent: AgentProcess, sessionId: string): Promise<void> {
+  while (!agentText(agent.updates.filter((u) => u.sessionId === sessionId))) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+function responsesTo(agent: AgentProcess, method: string): Record<string, unknown>[] {
+  const ids = agent.audit.entries
+    .filter((e) => e.dir === 'in' && (e.message as { method?: string })?.method === method)
+    .map((e) => JSON.stringify((e.message as { id?: unknown }).id))
+  return agent.audit.outgoing().filter((m) => !('method' in m) && ids.includes(JSON.stringify(m.id)))
+}
+
+describe('cancellation and concurrency over real stdio', () => {
+  it('session/cancel stops a slow prompt: stopReason cancelled, the log stays usable', async () => {
+    const { agent, sessionId } = await startWithSession(SLOW_SCRIPT)
+    const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [text('go')] })
+    await firstChunk(agent, sessionId)
+    await agent.agent.notify('session/cancel', { sessionId })
+    const result = await prompt
+    expect(result.stopReason).toBe('cancelled')
+    expect(agentText(agent.updates)).not.toContain('never said')
+    const next = await agent.agent.request('session/prompt', { sessionId, prompt: [text('again')] })
+    expect(next.stopReason).toBe('end_turn')
+    expect(agentText(agent.updates)).toContain('second turn answer')
+    expect(await agent.stop()).toBe(0)
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('a second prompt while one runs gets a clear error and leaves the running turn alone', async () => {
+    const { agent, sessionId } = await startWithSession(SLOW_SCRIPT)
+    const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [text('go')] })
+    await firstChunk(agent, sessionId)
+    await expect(
+      agent.agent.request('session/prompt', { sessionId, prompt: [text('too soon')] }),
+    ).rejects.toMatchObject({
+      code: -32013,
+      message: expect.stringContaining('already running'),
+    })
+    await agent.agent.notify('session/cancel', { sessionId })
+    expect((await prompt).stopReason).toBe('cancelled')
+    expect(await agent.stop()).toBe(0)
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('$/cancel_request on a prompt ends the turn; the request still gets exactly one response', async () => {
+    const { agent, sessionId } = await startWithSession(SLOW_SCRIPT)
+    const controller = new AbortController()
+    const prompt = agent.agent.request(
+      'session/prompt',
+      { sessionId, prompt: [text('go')] },
+      { cancellationSignal: controller.signal },
+    )
+    await firstChunk(agent, sessionId)
+    controller.abort()
+    expect((await prompt).stopReason).toBe('cancelled')
+    expect(
+      agent.audit.entries.some((e) => (e.message as { method?: string })?.method === '$/cancel_request'),
+    ).toBe(true)
+    const [response, ...extra] = responsesTo(agent, 'session/prompt')
+    expect(extra).toEqual([])
+    expect(response).toMatchObject({ result: { stopReason: 'cancelled' } })
+    expect(await agent.stop()).toBe(0)
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('session/close cancels the running turn first, then closes', async () => {
+    const { agent, sessionId } = await startWithSession(SLOW_SCRIPT)
+    const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [text('go')] })
+    await firstChunk(agent, sessionId)
+    await agent.agent.request('session/close', { sessionId })
+    expect((await prompt).stopReason).toBe('cancelled')
+    await agent.agent.request('session/resume', { sessionId, cwd: CWD })
+    expect((await agent.agent.request('session/prompt', { sessionId, prompt: [text('x')] })).stopReason).toBe(
+      'end_turn',
+    )
+    expect(await agent.stop()).toBe(0)
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('stdin EOF with a prompt in flight: the turn finishes, its response is written, exit 0', async () => {
+    const { agent, sessionId } = await startWithSession(SHORT_SCRIPT)
+    agent.writeRaw(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 'last', method: 'session/prompt', params: { sessionId, prompt: [text('x')] } })}\n`,
+    )
+    expect(await agent.stop()).toBe(0)
+    const answers = agent.audit.outgoing().filter((m) => m.id === 'last')
+    expect(answers).toEqual([
+      { jsonrpc: '2.0', id: 'last', result: { stopReason: 'end_turn', _meta: { dsh: { seq: 7 } } } },
+    ])
+    expect(agent.unterminatedOutput()).toBe('')
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('stdin EOF right after a request: the request is still answered', async () => {
+    const agent = new AgentProcess({ args: ['--memory'] })
+    agents.push(agent)
+    agent.writeRaw(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } })}\n`,
+    )
+    expect(await agent.stop()).toBe(0)
+    expect(agent.audit.outgoing()).toMatchObject([{ id: 1, result: { protocolVersion: 1 } }])
+  })
+
+  it('logs go to stderr only, even at debug level', async () => {
+    const { agent, sessionId } = await startWithSession(SHORT_SCRIPT, ['--log-level', 'debug'])
+    await agent.agent.request('session/prompt', { sessionId, prompt: [text('x')] })
+    expect(await agent.stop()).toBe(0)
+    expect(agent.stderr).toContain('shutting down')
+    expect(agent.audit.problems).toEqual([])
+  })
+})
