@@ -22,6 +22,7 @@ export interface ConnectionOptions {
 export class AcpConnection {
   private readonly rpc: MessageConnection
   private readonly drainOutput: () => Promise<void>
+  private readonly pendingRequests: () => number
   private client: ClientState | undefined
   private readonly inFlight = new Set<Promise<unknown>>()
   private readonly logger
@@ -43,6 +44,7 @@ export class AcpConnection {
     })
     this.rpc = wire.connection
     this.drainOutput = wire.drain
+    this.pendingRequests = wire.pendingRequests
     this.closed = wire.closed
     this.rpc.onRequest((method, params, token) => this.track(this.dispatch(method, params, token, false)))
     this.rpc.onNotification((method, params) => {
@@ -52,9 +54,16 @@ export class AcpConnection {
     this.rpc.listen()
   }
 
-  /** Waits until every request and notification being handled has finished. */
+  /**
+   * Waits until every request read so far has its response written (including requests still
+   * queued in the JSON-RPC engine) and every notification being handled has finished.
+   */
   async settle(): Promise<void> {
-    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
+    for (;;) {
+      if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
+      else if (this.pendingRequests() > 0) await new Promise((resolve) => setImmediate(resolve))
+      else return
+    }
   }
 
   /** Resolves when everything written so far has been handed to the output. */

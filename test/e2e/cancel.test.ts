@@ -128,14 +128,14 @@ describe('cancellation and concurrency over real stdio', () => {
     expect(await agent.stop()).toBe(0)
     const answers = agent.audit.outgoing().filter((m) => m.id === 'last')
     expect(answers).toEqual([
-      { jsonrpc: '2.0', id: 'last', result: { stopReason: 'end_turn', _meta: { dsh: { seq: 7 } } } },
+      { jsonrpc: '2.0', id: 'last', result: { stopReason: 'end_turn', _meta: { dsh: { seq: 6 } } } },
     ])
     expect(agent.unterminatedOutput()).toBe('')
     expect(agent.audit.problems).toEqual([])
   })
 
   it('stdin EOF right after a request: the request is still answered', async () => {
-    const agent = new AgentProcess({ args: ['--memory'] })
+    const agent = new AgentProcess()
     agents.push(agent)
     agent.writeRaw(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } })}\n`,

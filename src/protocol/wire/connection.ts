@@ -39,6 +39,8 @@ export interface NdjsonConnection {
   drain(): Promise<void>
   /** Resolves at input EOF, input error or input close. Never rejects. */
   readonly closed: Promise<void>
+  /** Requests read from the peer that have no response written yet (dispatched or still queued). */
+  pendingRequests(): number
 }
 
 /**
@@ -83,6 +85,7 @@ export function createNdjsonConnection(
     writer,
     drain: () => writer.drain(),
     closed: reader.closed,
+    pendingRequests: () => ledger.inboundCount,
   }
 }
 
