@@ -17,7 +17,7 @@ export function resolveForkBoundary(source: Session, boundary: number | undefine
   if (typeof asked !== 'number' || !Number.isInteger(asked) || asked < 0 || asked > lastSeq) {
     throw new SessionForkError(
       SessionErrorCode.INVALID_BOUNDARY,
-      `boundary ${String(boundary)} is not an integer seq in [0, ${lastSeq}] of session ${source.id}`,
+      `boundary ${typeof boundary === 'string' ? JSON.stringify(boundary) : String(boundary)} is not an integer seq in [0, ${lastSeq}] of session ${source.id}`,
       { sessionId: source.id, boundary: boundary ?? null, lastSeq },
     )
   }

@@ -1,0 +1,126 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { expect } from 'vitest'
+import { AgentProcess } from './agent-process.js'
+import { type NormalizeContext, normalizeSnapshotText, normalizeTranscript } from './snapshot-normalize.js'
+
+/** Where scenario folders live: `<root>/<scenario>/transcript.jsonl` and `<root>/<scenario>/store/`. */
+export const SNAPSHOT_ROOT = resolve(import.meta.dirname, '../snapshots')
+/** The fixed absolute cwd of every scenario's sessions (it need not exist). */
+export const SNAPSHOT_CWD = '/work/project'
+/** The instant every scenario's server stamps on everything. */
+export const SNAPSHOT_CLOCK = '2026-01-01T00:00:00.000Z'
+
+export interface StartOptions {
+  /** `--id-prefix`; default `ses_`. A second process in one scenario needs another one. */
+  readonly idPrefix?: string
+  readonly args?: readonly string[]
+}
+
+/** What a scenario body gets: servers on one store, recording into one transcript. */
+export interface Scenario {
+  readonly context: NormalizeContext
+  /** Spawns the built server on the scenario's store with the fake clock, ids and transcript. */
+  start(options?: StartOptions): AgentProcess
+  /** Writes a `script:` model file into the work directory; returns the `--model` value. */
+  scriptModel(name: string, turns: unknown): string
+}
+
+/** What a scenario produced, normalized: the transcript and the store's session files by name. */
+export interface ScenarioOutput {
+  readonly transcript: string
+  readonly storeFiles: ReadonlyMap<string, string>
+  /** Schema violations on the live wire, exit codes other than 0, unterminated output. */
+  readonly problems: readonly string[]
+}
+
+/**
+ * Runs a scenario body against real server processes. Every process appends to the same
+ * `--transcript` file, so a restart scenario has one transcript, in process order. Processes the
+ * body leaves running are stopped with EOF (a clean exit) before the files are read.
+ */
+export async function runScenario(body: (scenario: Scenario) => Promise<void>): Promise<ScenarioOutput> {
+  const workDir = mkdtempSync(join(tmpdir(), 'dsh-acp-snapshot-'))
+  const storeDir = join(workDir, 'store')
+  const transcriptFile = join(workDir, 'transcript.jsonl')
+  const context: NormalizeContext = { storeDir, workDir }
+  const agents: AgentProcess[] = []
+  const problems: string[] = []
+  const scenario: Scenario = {
+    context,
+    start(options = {}) {
+      const agent = new AgentProcess({
+        storeDir,
+        args: [
+          ...['--fake-clock', SNAPSHOT_CLOCK, '--id-prefix', options.idPrefix ?? 'ses_'],
+          ...['--transcript', transcriptFile, '--log-level', 'error'],
+          ...(options.args ?? []),
+        ],
+      })
+      agents.push(agent)
+      return agent
+    },
+    scriptModel(name, turns) {
+      const file = join(workDir, name)
+      writeFileSync(file, JSON.stringify({ turns }))
+      return `script:${file}`
+    },
+  }
+  try {
+    await body(scenario)
+    for (const [index, agent] of agents.entries()) {
+      if (agent.child.exitCode === null) {
+        const code = await agent.stop()
+        if (code !== 0) problems.push(`process ${index} exited with ${code}: ${agent.stderr}`)
+      }
+      if (agent.unterminatedOutput() !== '') problems.push(`process ${index} left an unterminated line`)
+      problems.push(...agent.audit.problems)
+    }
+    const transcript = normalizeTranscript(readFileSync(transcriptFile, 'utf8'), context)
+    const storeFiles = new Map<string, string>()
+    if (existsSync(storeDir)) {
+      for (const name of readdirSync(storeDir)
+        .filter((n) => n.endsWith('.jsonl'))
+        .sort()) {
+        storeFiles.set(name, normalizeSnapshotText(readFileSync(join(storeDir, name), 'utf8'), context))
+      }
+    }
+    return { transcript, storeFiles, problems }
+  } finally {
+    for (const agent of agents) if (agent.child.exitCode === null) await agent.kill()
+    rmSync(workDir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * Compares a scenario's output with `test/snapshots/<name>/` through `toMatchFileSnapshot` (so
+ * `vitest -u` rewrites the files and CI, which never writes snapshots, fails on any difference or
+ * missing file), and fails on stored session files the scenario no longer produces.
+ */
+export async function expectScenarioSnapshot(name: string, output: ScenarioOutput): Promise<void> {
+  expect(output.problems).toEqual([])
+  const dir = join(SNAPSHOT_ROOT, name)
+  await expect(output.transcript).toMatchFileSnapshot(join(dir, 'transcript.jsonl'))
+  for (const [file, text] of output.storeFiles) {
+    await expect(text).toMatchFileSnapshot(join(dir, 'store', file))
+  }
+  const storeSnapshotDir = join(dir, 'store')
+  const stored = existsSync(storeSnapshotDir) ? readdirSync(storeSnapshotDir) : []
+  const stale = stored.filter((file) => !output.storeFiles.has(file))
+  expect(stale, `stale files in ${storeSnapshotDir}: delete them`).toEqual([])
+}
+
+/** Resolves once the agent has sent an update for which `matches` holds. */
+export async function waitForUpdate(
+  agent: AgentProcess,
+  matches: (notification: acp.SessionNotification) => boolean,
+): Promise<acp.SessionNotification> {
+  for (;;) {
+    const found = agent.updates.find(matches)
+    if (found) return found
+    if (agent.child.exitCode !== null) throw new Error(`the agent exited: ${agent.stderr}`)
+    await new Promise((done) => setTimeout(done, 5))
+  }
+}
