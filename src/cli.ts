@@ -56,7 +56,7 @@ async function serve(options: CliOptions): Promise<void> {
     await connection.drain()
     connection.dispose()
     await app.ctx.stop()
-    recorder?.close()
+    await recorder?.close()
     process.stdin.destroy()
   }
   process.once('SIGINT', () => void shutdown('SIGINT', true))
