@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
+import { validateAcpMessage } from '../support/acp-schema.js'
 import type { AgentProcess } from '../support/agent-process.js'
+import { answerText, newSession, prompt } from '../support/snapshot-client.js'
 import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
+import { publishedSchemaErrors } from '../support/snapshot-schemas.js'
+import { dshMetaSites, readSnapshotTranscripts } from '../support/snapshot-wire.js'
 
 /** Writes one raw line and resolves the one message the agent answers it with. */
 async function sendRaw(agent: AgentProcess, line: string): Promise<Record<string, unknown>> {
@@ -53,5 +57,92 @@ describe('initialize and malformed input (transcript snapshots)', () => {
       expect(sessions).toEqual([])
     })
     await expectScenarioSnapshot('malformed-input', output)
+  })
+
+  it('script-tool-turn: a scripted turn with a thought, a tool call answered by the script and usage', async () => {
+    const turn = [
+      [
+        { thought: 'I should look at the file.' },
+        { toolCall: { name: 'read_text_file', input: { path: '/work/project/notes.txt' }, result: 'hello' } },
+        { usage: { inputTokens: 12, outputTokens: 3 }, contextWindow: 1000 },
+      ],
+      [{ text: 'The file says hello.' }],
+    ]
+    const output = await runScenario(async (s) => {
+      const agent = s.start({ args: ['--model', s.scriptModel('model.json', [turn])] })
+      await agent.initialize()
+      const sessionId = await newSession(agent)
+      expect((await prompt(agent, sessionId, 'what is in notes.txt?')).stopReason).toBe('end_turn')
+      expect(answerText(agent, sessionId)).toBe('The file says hello.')
+      const kinds = agent.updates.map((n) => n.update.sessionUpdate)
+      expect(kinds).toEqual(expect.arrayContaining(['agent_thought_chunk', 'tool_call', 'tool_call_update']))
+    })
+    await expectScenarioSnapshot('script-tool-turn', output)
+  })
+})
+
+/** Input lines the malformed-input scenario sends on purpose (1-based transcript lines). */
+const DELIBERATELY_INVALID_INPUT = [
+  'malformed-input:3',
+  'malformed-input:5',
+  'malformed-input:7',
+  'malformed-input:9',
+]
+
+describe('every stored snapshot transcript', () => {
+  const lines = readSnapshotTranscripts()
+
+  it('holds only wire messages valid against the official ACP schema (unstable), but the bad input sent on purpose', () => {
+    expect(new Set(lines.map((l) => l.scenario)).size).toBeGreaterThanOrEqual(12)
+    const problems: string[] = []
+    const invalidInput: string[] = []
+    for (const line of lines) {
+      const where = `${line.scenario}:${line.line}`
+      const errors = validateAcpMessage(line.msg, line.answers !== undefined ? { method: line.answers } : {})
+      if (line.dir === 'in' && errors.length > 0) invalidInput.push(where)
+      else if (errors.length > 0) problems.push(`${where}: ${errors.join('; ')}`)
+      if (line.dir === 'out' && typeof line.msg.method !== 'string' && line.answers === undefined) {
+        const id = line.msg.id
+        if (id !== null && !String(id).startsWith('raw-')) problems.push(`${where}: answers no request`)
+      }
+    }
+    expect(problems).toEqual([])
+    expect(invalidInput).toEqual(DELIBERATELY_INVALID_INPUT)
+  })
+
+  it('carries _meta.dsh only where schemas/acp-meta.schema.json defines it, and valid there', () => {
+    const problems: string[] = []
+    const seen = new Set<string>()
+    for (const [index, line] of lines.entries()) {
+      for (const site of dshMetaSites(line)) {
+        const where = `${line.scenario}:${line.line} ${site.path}`
+        if (site.def === undefined) {
+          problems.push(`${where}: _meta.dsh is not defined here`)
+          continue
+        }
+        const errors = publishedSchemaErrors('acp-meta', site.value, site.def)
+        seen.add(`${site.def}${errors.length > 0 ? ' (invalid)' : ''}`)
+        if (errors.length === 0) continue
+        if (site.def !== 'forkParams') {
+          problems.push(`${where}: ${errors.join('; ')}`)
+          continue
+        }
+        // The server must refuse fork params outside the schema with INVALID_BOUNDARY.
+        const answer = lines.slice(index + 1).find((l) => l.dir === 'out' && l.msg.id === line.msg.id)
+        const error = answer?.msg.error as { code?: number; data?: { code?: string } } | undefined
+        if (error?.code !== -32602 || error.data?.code !== 'INVALID_BOUNDARY') {
+          problems.push(`${where}: accepted params outside the schema: ${JSON.stringify(answer?.msg)}`)
+        }
+      }
+    }
+    expect(problems).toEqual([])
+    expect([...seen].sort()).toEqual([
+      'forkParams',
+      'forkParams (invalid)',
+      'forkResult',
+      'promptResult',
+      'sessionListEntry',
+      'sessionUpdate',
+    ])
   })
 })

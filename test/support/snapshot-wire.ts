@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { SNAPSHOT_ROOT } from './snapshot-scenario.js'
+
+/** One line of a stored transcript, with where it is. */
+export interface SnapshotLine {
+  readonly scenario: string
+  /** 1-based line number in `transcript.jsonl`. */
+  readonly line: number
+  readonly dir: 'in' | 'out'
+  readonly msg: Record<string, unknown>
+  /** For a response: the method of the request it answers (the latest request with its id). */
+  readonly answers?: string
+}
+
+/** Every line of every `test/snapshots/<scenario>/transcript.jsonl`, scenarios in name order. */
+export function readSnapshotTranscripts(): SnapshotLine[] {
+  const lines: SnapshotLine[] = []
+  for (const scenario of readdirSync(SNAPSHOT_ROOT).sort()) {
+    const text = readFileSync(join(SNAPSHOT_ROOT, scenario, 'transcript.jsonl'), 'utf8')
+    const requests = new Map<string, string>()
+    text
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .forEach((l, index) => {
+        const { dir, msg } = JSON.parse(l) as { dir: 'in' | 'out'; msg: Record<string, unknown> }
+        const id = JSON.stringify(msg.id)
+        const isRequest = typeof msg.method === 'string' && Object.hasOwn(msg, 'id')
+        if (dir === 'in' && isRequest) requests.set(id, msg.method as string)
+        const answers = typeof msg.method !== 'string' && dir === 'out' ? requests.get(id) : undefined
+        lines.push({ scenario, line: index + 1, dir, msg, ...(answers !== undefined && { answers }) })
+      })
+  }
+  return lines
+}
+
+/** Every session file a snapshot scenario left in its store: scenario, file name and its lines. */
+export function readSnapshotStores(): { scenario: string; file: string; lines: unknown[] }[] {
+  const files: { scenario: string; file: string; lines: unknown[] }[] = []
+  for (const scenario of readdirSync(SNAPSHOT_ROOT).sort()) {
+    const storeDir = join(SNAPSHOT_ROOT, scenario, 'store')
+    let names: string[] = []
+    try {
+      names = readdirSync(storeDir).sort()
+    } catch {
+      continue
+    }
+    for (const file of names) {
+      const text = readFileSync(join(storeDir, file), 'utf8')
+      const lines = text
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as unknown)
+      files.push({ scenario, file, lines })
+    }
+  }
+  return files
+}
+
+/** The `$defs` of `schemas/acp-meta.schema.json`, one per place `_meta.dsh` may appear. */
+export type DshMetaDef = 'sessionUpdate' | 'promptResult' | 'forkParams' | 'forkResult' | 'sessionListEntry'
+
+export interface DshMetaSite {
+  /** The schema definition for this place, or undefined when `_meta.dsh` should not be there. */
+  readonly def: DshMetaDef | undefined
+  /** Where in the message, e.g. `result.sessions.0._meta.dsh`. */
+  readonly path: string
+  readonly value: unknown
+}
+
+const SITES: readonly { kind: string; method: string; path: RegExp; def: DshMetaDef }[] = [
+  { kind: 'notification', method: 'session/update', path: /^params$/, def: 'sessionUpdate' },
+  { kind: 'request', method: 'session/fork', path: /^params$/, def: 'forkParams' },
+  { kind: 'response', method: 'session/prompt', path: /^result$/, def: 'promptResult' },
+  { kind: 'response', method: 'session/fork', path: /^result$/, def: 'forkResult' },
+  { kind: 'response', method: 'session/list', path: /^result\.sessions\.\d+$/, def: 'sessionListEntry' },
+]
+
+/** Every `_meta.dsh` object in a transcript line, with the schema definition for where it is. */
+export function dshMetaSites(line: SnapshotLine): DshMetaSite[] {
+  const { msg } = line
+  const kind =
+    typeof msg.method !== 'string' ? 'response' : Object.hasOwn(msg, 'id') ? 'request' : 'notification'
+  const method = kind === 'response' ? line.answers : (msg.method as string)
+  const found: DshMetaSite[] = []
+  const walk = (value: unknown, path: string[]) => {
+    if (typeof value !== 'object' || value === null) return
+    for (const [key, child] of Object.entries(value)) {
+      if (key === '_meta' && typeof child === 'object' && child !== null && 'dsh' in child) {
+        const owner = path.join('.')
+        const site = SITES.find((s) => s.kind === kind && s.method === method && s.path.test(owner))
+        found.push({ def: site?.def, path: `${owner}._meta.dsh`, value: (child as { dsh: unknown }).dsh })
+      }
+      walk(child, [...path, key])
+    }
+  }
+  walk(msg, [])
+  return found
+}
