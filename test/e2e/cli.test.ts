@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { version } from '../../package.json' with { type: 'json' }
+import packageJson from '../../package.json' with { type: 'json' }
 import { CLI } from '../support/agent-process.js'
 
 function run(args: string[], input = '') {
@@ -21,7 +21,7 @@ describe('the dsh-acp command', () => {
   it('--version prints the package version', () => {
     const result = run(['--version'])
     expect(result.status).toBe(0)
-    expect(result.stdout.trim()).toBe(version)
+    expect(result.stdout.trim()).toBe(packageJson.version)
   })
 
   it.each([
