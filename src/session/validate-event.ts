@@ -18,12 +18,13 @@ const usage: FieldCheck = (v) =>
   nonNegativeNumber((v as Record<string, unknown>).inputTokens) &&
   nonNegativeNumber((v as Record<string, unknown>).outputTokens)
 
-interface Shape {
+export interface EventDataShape {
   readonly required: Readonly<Record<string, FieldCheck>>
   readonly optional?: Readonly<Record<string, FieldCheck>>
 }
 
-const SHAPES: Readonly<Record<CoreEventType, Shape>> = {
+/** The required and optional `data` fields of each core event type (what {@link assertEventShape} checks). */
+export const EVENT_DATA_SHAPES: Readonly<Record<CoreEventType, EventDataShape>> = {
   'turn/start': { required: { turn: positiveInt } },
   'user/message': { required: { turn: positiveInt, content: contentBlocks } },
   'step/start': { required: { turn: positiveInt, step: positiveInt } },
@@ -73,7 +74,7 @@ export function assertEventShape(type: unknown, data: unknown): void {
       },
     )
   }
-  const shape = SHAPES[type]
+  const shape = EVENT_DATA_SHAPES[type]
   const fields = data as Record<string, unknown>
   for (const [field, check] of Object.entries(shape.required)) {
     if (!(field in fields) || fields[field] === undefined || !check(fields[field])) {

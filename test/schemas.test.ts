@@ -1,0 +1,170 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { parseCli, USAGE } from '../src/cli-args.js'
+import { CLEAN_TURN_END_REASONS, CORE_EVENT_TYPES, EXTENSION_EVENT_TYPE } from '../src/session/events.js'
+import { SESSION_ID_PATTERN } from '../src/session/ids.js'
+import { assertEventShape, EVENT_DATA_SHAPES } from '../src/session/validate-event.js'
+import { appendAll, startStore } from './support/session-store.js'
+import { publishedSchema, publishedSchemaErrors } from './support/snapshot-schemas.js'
+import { readSnapshotStores } from './support/snapshot-wire.js'
+import { validLogArbitrary } from './support/valid-log.js'
+
+// biome-ignore lint/suspicious/noExplicitAny: schema documents are walked freely in these checks
+type Json = Record<string, any>
+
+const events = publishedSchema('events') as Json
+const meta = publishedSchema('acp-meta') as Json
+const config = publishedSchema('config') as Json
+
+/** Every event line of every session file the snapshot scenarios left behind (real backend output). */
+const storedEvents = readSnapshotStores().flatMap(({ scenario, file, lines }) =>
+  lines.slice(1).map((event, i) => ({ where: `${scenario}/${file}:${i + 2}`, event: event as Json })),
+)
+
+describe('schemas/events.schema.json', () => {
+  it('lists exactly the core event types and the extension type pattern of the code', () => {
+    expect(events.$defs.coreEventType.enum).toEqual(CORE_EVENT_TYPES)
+    expect(events.$defs.extensionEventType.pattern).toBe(EXTENSION_EVENT_TYPE.source)
+    expect(Object.keys(events.$defs.data).sort()).toEqual([...CORE_EVENT_TYPES].sort())
+    const dispatched = (events.allOf as Json[]).map((rule) => rule.if.properties.type.const)
+    expect(dispatched).toEqual(CORE_EVENT_TYPES)
+    expect(events.$defs.turnEndReason.anyOf[0].enum).toEqual(
+      expect.arrayContaining([...CLEAN_TURN_END_REASONS]),
+    )
+  })
+
+  it('has, for each core type, the required and optional data fields the store checks', () => {
+    for (const type of CORE_EVENT_TYPES) {
+      const data = events.$defs.data[type]
+      const shape = EVENT_DATA_SHAPES[type]
+      const required = Object.keys(shape.required).sort()
+      expect(data.required.slice().sort(), type).toEqual(required)
+      const optional = Object.keys(data.properties).filter((field) => !required.includes(field))
+      expect(optional.sort(), type).toEqual(Object.keys(shape.optional ?? {}).sort())
+    }
+  })
+
+  it('accepts every event of the session files real server runs wrote, covering every turn event type', () => {
+    expect(storedEvents.length).toBeGreaterThan(50)
+    for (const { where, event } of storedEvents)
+      expect(publishedSchemaErrors('events', event), where).toEqual([])
+    const types = new Set(storedEvents.map(({ event }) => event.type))
+    expect([...types].sort()).toEqual(
+      CORE_EVENT_TYPES.filter((t) => !['session/title', 'context/note'].includes(t)).sort(),
+    )
+  })
+
+  it('accepts every event of random valid logs the store accepted (standalone and plugin events too)', async () => {
+    const store = await startStore()
+    try {
+      fc.assert(
+        fc.property(validLogArbitrary(40), (inputs) => {
+          const session = appendAll(store.sessions.create(), inputs)
+          for (const event of session.events()) expect(publishedSchemaErrors('events', event)).toEqual([])
+          store.sessions.delete(session.id).catch(() => undefined)
+        }),
+        { numRuns: 60 },
+      )
+    } finally {
+      await store.stop()
+    }
+  })
+
+  it('rejects an event without any required data field, as the store does', () => {
+    for (const { where, event } of storedEvents.slice(0, 40)) {
+      for (const field of events.$defs.data[event.type].required as string[]) {
+        const { [field]: _dropped, ...data } = event.data
+        expect(publishedSchemaErrors('events', { ...event, data }), `${where} without ${field}`).not.toEqual(
+          [],
+        )
+        expect(() => assertEventShape(event.type, data)).toThrow()
+      }
+    }
+  })
+})
+
+describe('schemas/acp-meta.schema.json', () => {
+  it('names sessions with the store id pattern', () => {
+    expect(meta.$defs.sessionId.pattern).toBe(SESSION_ID_PATTERN.source)
+  })
+
+  it('accepts exactly the fork boundaries the store accepts (the rest is INVALID_BOUNDARY)', async () => {
+    const store = await startStore()
+    try {
+      const source = store.sessions.create()
+      appendAll(source, [
+        { type: 'session/title', data: { title: 't' } },
+        { type: 'context/note', data: { text: 'n' } },
+      ])
+      for (const boundary of [0, 1, 2, 3, -1, 1.5, '1', null, true, 2 ** 53]) {
+        const schemaAccepts = publishedSchemaErrors('acp-meta', { boundary }, 'forkParams').length === 0
+        let storeAccepts = true
+        try {
+          store.sessions.fork(source, boundary as number)
+        } catch (error) {
+          expect((error as { code?: string }).code).toBe('INVALID_BOUNDARY')
+          storeAccepts = false
+        }
+        // A schema cannot know the log: a seq past its end (3, 2^53) is the store's to refuse.
+        const pastTheEnd = Number.isInteger(boundary) && (boundary as number) > source.lastSeq
+        expect(schemaAccepts, `boundary ${String(boundary)}`).toBe(storeAccepts || pastTheEnd)
+      }
+    } finally {
+      await store.stop()
+    }
+  })
+})
+
+const OPTION_LINE = /^\s+(--[a-z-]+(?: [A-Z]+)?)/
+/** The command-line forms USAGE documents: its options (with their argument name) and commands. */
+function documentedForms(): string[] {
+  const options = USAGE.split('\n')
+    .map((line) => line.replace(/^\s+-[a-z], /, '  '))
+    .map((line) => OPTION_LINE.exec(line)?.[1])
+    .filter((form): form is string => form !== undefined)
+  return ['serve', 'sessions', ...options]
+}
+
+describe('schemas/config.schema.json', () => {
+  const properties = config.properties as Json
+
+  it('covers every command-line form USAGE documents, each once', () => {
+    const forms = Object.values(properties).flatMap((p) => p['x-cli'] as string[])
+    expect(forms.slice().sort()).toEqual(documentedForms().sort())
+  })
+
+  it('describes every parsed configuration: its properties are exactly what the CLI can set', () => {
+    const everything = parseCli([
+      ...['serve', '--store', '/tmp/store', '--model', 'openai', '--base-url', 'http://127.0.0.1:1/v1'],
+      ...['--model-name', 'm', '--no-fork', '--transcript', '/tmp/t.jsonl', '--max-line-bytes', '4096'],
+      ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
+    ])
+    expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
+    const configs = [
+      everything,
+      parseCli([]),
+      parseCli(['--memory', '--model', 'script:/tmp/model.json']),
+      parseCli(['sessions', '--store', '/tmp/s']),
+      parseCli(['--help']),
+      parseCli(['--version']),
+    ]
+    for (const parsed of configs)
+      expect(publishedSchemaErrors('config', parsed), JSON.stringify(parsed)).toEqual([])
+  })
+
+  it('states the defaults the CLI applies', () => {
+    const defaults = parseCli([]) as unknown as Json
+    for (const [name, property] of Object.entries(properties)) {
+      if ('default' in property) expect(defaults[name], name).toEqual(property.default)
+    }
+  })
+
+  it('rejects what the CLI refuses', () => {
+    expect(publishedSchemaErrors('config', { ...parseCli([]), logLevel: 'loud' })).not.toEqual([])
+    expect(() => parseCli(['--log-level', 'loud'])).toThrow()
+    expect(publishedSchemaErrors('config', { ...parseCli([]), idPrefix: 'a b' })).not.toEqual([])
+    expect(() => parseCli(['--id-prefix', 'a b'])).toThrow()
+    expect(publishedSchemaErrors('config', { ...parseCli([]), maxLineBytes: 10 })).not.toEqual([])
+    expect(() => parseCli(['--max-line-bytes', '10'])).toThrow()
+  })
+})
