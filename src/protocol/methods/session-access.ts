@@ -1,7 +1,7 @@
 import { isValidSessionId, type Session } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import type { MethodCall } from '../method.js'
-import { type Params, requireString } from '../params.js'
+import { objectParams, optionalArray, type Params, requireAbsolutePath, requireString } from '../params.js'
 
 /** The `sessionId` param; an id that cannot exist is answered like an unknown one (-32002). */
 export function sessionIdParam(params: Params, method: string): string {
@@ -23,4 +23,22 @@ export function assertSameCwd(session: Session, cwd: string, method: string): vo
       { sessionId: session.id, cwd, sessionCwd: session.cwd },
     )
   }
+}
+
+/**
+ * The shared params of `session/load`, `session/resume` and `session/fork`: `sessionId`, an
+ * absolute `cwd` that is the session's own, and an optional `mcpServers` array. Opens the session.
+ */
+export async function openSessionInCwd(
+  raw: unknown,
+  method: string,
+  call: MethodCall,
+): Promise<{ params: Params; session: Session }> {
+  const params = objectParams(method, raw)
+  const sessionId = sessionIdParam(params, method)
+  const cwd = requireAbsolutePath(params, 'cwd', method)
+  optionalArray(params, 'mcpServers', method)
+  const session = await openSession(call, sessionId)
+  assertSameCwd(session, cwd, method)
+  return { params, session }
 }

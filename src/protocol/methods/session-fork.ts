@@ -1,6 +1,6 @@
 import type { AcpMethod } from '../method.js'
-import { dshMeta, objectParams, optionalArray, requireAbsolutePath } from '../params.js'
-import { assertSameCwd, openSession, sessionIdParam } from './session-access.js'
+import { dshMeta, optionalArray } from '../params.js'
+import { openSessionInCwd } from './session-access.js'
 
 /**
  * `session/fork` (ACP unstable): forks the source through `_meta.dsh.boundary` (an inclusive source
@@ -15,14 +15,9 @@ export const sessionForkMethod: AcpMethod = {
     capabilities.sessionCapabilities.fork = {}
   },
   async handle(raw, call) {
-    const params = objectParams('session/fork', raw)
-    const sessionId = sessionIdParam(params, 'session/fork')
-    const cwd = requireAbsolutePath(params, 'cwd', 'session/fork')
-    optionalArray(params, 'mcpServers', 'session/fork')
+    const { params, session: source } = await openSessionInCwd(raw, 'session/fork', call)
     optionalArray(params, 'additionalDirectories', 'session/fork')
     const boundary = dshMeta(params)?.boundary
-    const source = await openSession(call, sessionId)
-    assertSameCwd(source, cwd, 'session/fork')
     const child = await call.ctx.sessions.forkDurable(source, boundary as number | undefined)
     return {
       sessionId: child.id,

@@ -1,7 +1,6 @@
 import { projectUpdates } from '../../session/index.js'
 import type { AcpMethod } from '../method.js'
-import { objectParams, optionalArray, requireAbsolutePath } from '../params.js'
-import { assertSameCwd, openSession, sessionIdParam } from './session-access.js'
+import { openSessionInCwd } from './session-access.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
@@ -13,12 +12,7 @@ export const sessionLoadMethod: AcpMethod = {
     capabilities.loadSession = true
   },
   async handle(raw, call) {
-    const params = objectParams('session/load', raw)
-    const sessionId = sessionIdParam(params, 'session/load')
-    const cwd = requireAbsolutePath(params, 'cwd', 'session/load')
-    optionalArray(params, 'mcpServers', 'session/load')
-    const session = await openSession(call, sessionId)
-    assertSameCwd(session, cwd, 'session/load')
+    const { session } = await openSessionInCwd(raw, 'session/load', call)
     for (const update of projectUpdates(session.id, session.events())) call.notify(update)
     return {}
   },
@@ -31,12 +25,7 @@ export const sessionResumeMethod: AcpMethod = {
     capabilities.sessionCapabilities.resume = {}
   },
   async handle(raw, call) {
-    const params = objectParams('session/resume', raw)
-    const sessionId = sessionIdParam(params, 'session/resume')
-    const cwd = requireAbsolutePath(params, 'cwd', 'session/resume')
-    optionalArray(params, 'mcpServers', 'session/resume')
-    const session = await openSession(call, sessionId)
-    assertSameCwd(session, cwd, 'session/resume')
+    await openSessionInCwd(raw, 'session/resume', call)
     return {}
   },
 }
