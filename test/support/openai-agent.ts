@@ -18,8 +18,11 @@ export interface OpenAiAgentOptions {
   readonly clientCapabilities?: acp.ClientCapabilities
   /** Client-side handlers (permission, fs) registered before connecting. */
   readonly setupClient?: (app: acp.ClientApp) => void
-  /** More CLI arguments (after `--model openai --base-url ... --model-name ...`). */
-  readonly args?: readonly string[]
+  /**
+   * More CLI arguments (after `--model openai --base-url ... --model-name ...`); a function gets
+   * the scratch directory (e.g. for `--transcript`).
+   */
+  readonly args?: readonly string[] | ((scratch: string) => readonly string[])
 }
 
 /** A `log` line of a session file: one event. */
@@ -62,7 +65,7 @@ export class OpenAiAgent {
         MODEL_NAME,
         '--log-level',
         'debug',
-        ...(options.args ?? []),
+        ...(typeof options.args === 'function' ? options.args(this.scratch) : (options.args ?? [])),
       ],
       env: { DSH_API_KEY: API_KEY },
       ...(options.setupClient && { setupClient: options.setupClient }),
