@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
-import { completionStream, type FakeReply, type RecordedRequest } from '../support/fake-openai.js'
+import { chunk, completionStream, type FakeReply, type RecordedRequest } from '../support/fake-openai.js'
 import { OpenAiAgent } from '../support/openai-agent.js'
-import { messagesOf } from '../support/openai-wire.js'
+import { chunkTexts, deferred, messagesOf, until } from '../support/openai-wire.js'
 
 /**
  * A fork taken after a tool-using turn, end to end: the child's first model request carries
@@ -116,6 +116,53 @@ describe('fork after a tool-using turn, with the openai provider', () => {
     expect(kinds.filter((k) => k === 'tool_call' || k === 'tool_call_update')).toEqual([
       'tool_call',
       'tool_call_update',
+    ])
+    expect(await run.agent.stop()).toBe(0)
+    expect(run.agent.audit.problems).toEqual([])
+  })
+
+  it('while the model is still streaming: the default boundary is refused, the last safe one forks', async () => {
+    const release = deferred()
+    let requests = 0
+    const run = await OpenAiAgent.start({
+      script: (request) => {
+        requests += 1
+        if (requests !== 2) return model(request)
+        return {
+          stream: [
+            chunk({ role: 'assistant', content: '' }),
+            chunk({ content: 'still typ' }),
+            { until: release.promise },
+            ...completionStream({ text: 'ing.' }).slice(1),
+          ],
+        }
+      },
+      setupClient: allowEverything,
+    })
+    runs.push(run)
+    const parent = await run.newSession()
+    const first = await run.prompt(parent, 'hello')
+    const second = run.prompt(parent, 'a long question')
+    await until(() => chunkTexts(run.updatesOf(parent), 'agent_message_chunk').join('').endsWith('still typ'))
+
+    const refused = await fork(run, parent).then(
+      () => undefined,
+      (error: { code: number; data?: { code?: string; lastSafeBoundary?: number } }) => error,
+    )
+    expect(refused).toMatchObject({
+      code: -32602,
+      data: { code: 'OPEN_TURN', lastSafeBoundary: seqOf(first) },
+    })
+    const child = await fork(run, parent, refused?.data?.lastSafeBoundary)
+    release.resolve()
+    expect((await second).stopReason).toBe('end_turn')
+
+    const sent = run.fake.requests.length
+    await run.prompt(child, 'in the child')
+    expect(messagesOf(run.fake.requests[sent])).toEqual([
+      { role: 'user', content: 'hello' },
+      { role: 'assistant', content: 're: hello' },
+      { role: 'user', content: 'in the child' },
     ])
     expect(await run.agent.stop()).toBe(0)
     expect(run.agent.audit.problems).toEqual([])

@@ -23,6 +23,8 @@ export interface OpenAiAgentOptions {
    * the scratch directory (e.g. for `--transcript`).
    */
   readonly args?: readonly string[] | ((scratch: string) => readonly string[])
+  /** `DSH_API_KEY` for the agent; default {@link API_KEY}. */
+  readonly apiKey?: string
 }
 
 /** A `log` line of a session file: one event. */
@@ -67,7 +69,7 @@ export class OpenAiAgent {
         'debug',
         ...(typeof options.args === 'function' ? options.args(this.scratch) : (options.args ?? [])),
       ],
-      env: { DSH_API_KEY: API_KEY },
+      env: { DSH_API_KEY: options.apiKey ?? API_KEY },
       ...(options.setupClient && { setupClient: options.setupClient }),
     })
   }
