@@ -106,8 +106,9 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await first.initialize()
     const { sessionId } = await first.agent.request('session/new', { cwd: CWD, mcpServers: [] })
     await first.agent.request('session/prompt', { sessionId, prompt: [text('remember me')] })
+    const loadStart = first.updates.length
     await first.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const replayBefore = foldUpdates(updatesOf(first, sessionId).slice(-4))
+    const replayBefore = foldUpdates(updatesOf(first, sessionId, loadStart))
     await expectCleanExit(first)
 
     const second = start({ storeDir })
@@ -118,7 +119,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
     const replayAfter = updatesOf(second, sessionId)
     expect(agentText(replayAfter)).toContain('remember me')
-    expect(foldUpdates(replayAfter).slice(-replayBefore.length)).toEqual(replayBefore)
+    expect(foldUpdates(replayAfter)).toEqual(replayBefore)
     const again = await second.agent.request('session/prompt', { sessionId, prompt: [text('and now?')] })
     expect(again.stopReason).toBe('end_turn')
     await expectCleanExit(second)
