@@ -181,6 +181,25 @@ describe('the cordis service', () => {
   })
 })
 
+describe('durable create and fork', () => {
+  it('createDurable and forkDurable let go of a session whose header could not be made durable', async () => {
+    const failure = new SessionError(SessionErrorCode.PERSISTENCE_FAILED, 'disk full')
+    const disposed: string[] = []
+    f.ctx.on('session/disposed', (session) => {
+      disposed.push(session.id)
+    })
+    f.ctx.on('session/flush', async () => {
+      throw failure
+    })
+    await expect(f.sessions.createDurable('a')).rejects.toBe(failure)
+    expect(f.sessions.get('a')).toBeUndefined()
+    const source = f.sessions.create('src')
+    await expect(f.sessions.forkDurable(source, 0, 'child')).rejects.toBe(failure)
+    expect(f.sessions.get('child')).toBeUndefined()
+    expect(disposed).toEqual(['a', 'child'])
+  })
+})
+
 describe('get, close, list and load', () => {
   it('get returns the live session or undefined; close makes its object stale', async () => {
     const s = f.sessions.create('a')

@@ -272,14 +272,25 @@ export class SessionStore {
         },
       )
     }
-    const child = this.fork(parent, boundary, childSessionId)
+    return this.untilDurable(this.fork(parent, boundary, childSessionId))
+  }
+
+  /**
+   * `create` for callers that must know the session is durable before they acknowledge it: a
+   * session whose header could not be made durable is let go (its id was never handed out).
+   */
+  async createDurable(id?: SessionId, options: CreateOptions = {}): Promise<Session> {
+    return this.untilDurable(this.create(id, options))
+  }
+
+  private async untilDurable(session: Session): Promise<Session> {
     try {
-      await this.flush(child.id)
+      await this.flush(session.id)
     } catch (error) {
-      this.detach(child, 'closed')
+      this.detach(session, 'closed')
       throw error
     }
-    return child
+    return session
   }
 
   private async openForFork(id: SessionId): Promise<Session> {

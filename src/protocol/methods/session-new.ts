@@ -9,8 +9,7 @@ export const sessionNewMethod: AcpMethod = {
     const cwd = requireAbsolutePath(params, 'cwd', 'session/new')
     optionalArray(params, 'mcpServers', 'session/new')
     optionalArray(params, 'additionalDirectories', 'session/new')
-    const session = call.ctx.sessions.create(undefined, { meta: { cwd } })
-    await call.ctx.sessions.flush(session.id)
+    const session = await call.ctx.sessions.createDurable(undefined, { meta: { cwd } })
     return { sessionId: session.id }
   },
 }
