@@ -168,3 +168,35 @@ describe('fork after a tool-using turn, with the openai provider', () => {
     expect(run.agent.audit.problems).toEqual([])
   })
 })
+
+describe('history read back from the store, with the openai provider', () => {
+  it('after a restart, a loaded session and a fork of it send the history from disk', async () => {
+    const run = await OpenAiAgent.start({ script: model, setupClient: allowEverything })
+    runs.push(run)
+    const parent = await run.newSession()
+    await run.prompt(parent, 'write a note')
+    await run.restart()
+
+    const replay = await run.replay(parent)
+    expect(chunkTexts(replay, 'agent_message_chunk')).toEqual(['Writing it.', 'Written.'])
+    let sent = run.fake.requests.length
+    await run.prompt(parent, 'after the restart')
+    expect(messagesOf(run.fake.requests[sent])).toEqual([
+      ...FIRST_TURN,
+      { role: 'user', content: 'after the restart' },
+    ])
+    const child = await fork(
+      run,
+      parent,
+      run.loggedEvents(parent).filter((e) => e.type === 'turn/end')[0]?.seq,
+    )
+    sent = run.fake.requests.length
+    await run.prompt(child, 'in the child')
+    expect(messagesOf(run.fake.requests[sent])).toEqual([
+      ...FIRST_TURN,
+      { role: 'user', content: 'in the child' },
+    ])
+    expect(await run.agent.stop()).toBe(0)
+    expect(run.agent.audit.problems).toEqual([])
+  })
+})

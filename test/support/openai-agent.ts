@@ -41,36 +41,49 @@ export interface LoggedEvent {
  * temp directories.
  */
 export class OpenAiAgent {
-  readonly agent: AgentProcess
   /** A fresh, real (symlink-free) directory: the `cwd` of every session `newSession` makes. */
   readonly cwd: string
   /** A scratch directory beside `cwd` (for files outside it, transcripts). */
   readonly scratch: string
+  /** The store directory, kept across {@link restart}. */
+  readonly storeDir: string
   private readonly base: string
+  private current: AgentProcess
 
   private constructor(
     readonly fake: FakeOpenAi,
-    options: OpenAiAgentOptions,
+    private readonly options: OpenAiAgentOptions,
   ) {
     this.base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-openai-')))
     this.cwd = join(this.base, 'project')
     this.scratch = join(this.base, 'scratch')
-    mkdirSync(this.cwd)
-    mkdirSync(this.scratch)
-    this.agent = new AgentProcess({
+    this.storeDir = join(this.base, 'store')
+    for (const dir of [this.cwd, this.scratch, this.storeDir]) mkdirSync(dir)
+    this.current = this.spawn()
+  }
+
+  /** The running agent process (a new one after {@link restart}). */
+  get agent(): AgentProcess {
+    return this.current
+  }
+
+  private spawn(): AgentProcess {
+    const { args, apiKey, setupClient } = this.options
+    return new AgentProcess({
+      storeDir: this.storeDir,
       args: [
         '--model',
         'openai',
         '--base-url',
-        fake.url,
+        this.fake.url,
         '--model-name',
         MODEL_NAME,
         '--log-level',
         'debug',
-        ...(typeof options.args === 'function' ? options.args(this.scratch) : (options.args ?? [])),
+        ...(typeof args === 'function' ? args(this.scratch) : (args ?? [])),
       ],
-      env: { DSH_API_KEY: options.apiKey ?? API_KEY },
-      ...(options.setupClient && { setupClient: options.setupClient }),
+      env: { DSH_API_KEY: apiKey ?? API_KEY },
+      ...(setupClient && { setupClient }),
     })
   }
 
@@ -80,6 +93,19 @@ export class OpenAiAgent {
     const started = new OpenAiAgent(fake, options)
     await started.agent.initialize(options.clientCapabilities ?? {})
     return started
+  }
+
+  /**
+   * Stops the agent (stdin EOF; throws unless it exits 0 with a clean wire) and starts a new one
+   * on the same store, fake server and cwd, initialized like the first.
+   */
+  async restart(): Promise<void> {
+    const code = await this.current.stop()
+    if (code !== 0 || this.current.audit.problems.length > 0) {
+      throw new Error(`agent exited ${code}: ${this.current.audit.problems.join('; ')}`)
+    }
+    this.current = this.spawn()
+    await this.current.initialize(this.options.clientCapabilities ?? {})
   }
 
   /** `session/new` in {@link cwd}; resolves the session id. */
@@ -111,7 +137,7 @@ export class OpenAiAgent {
 
   /** The events of a session's store file (durable once the prompt that wrote them answered). */
   loggedEvents(sessionId: string): LoggedEvent[] {
-    const lines = readFileSync(join(this.agent.storeDir, `${sessionId}.jsonl`), 'utf8').split('\n')
+    const lines = readFileSync(join(this.storeDir, `${sessionId}.jsonl`), 'utf8').split('\n')
     return lines
       .slice(1)
       .filter((line) => line !== '')
@@ -120,7 +146,7 @@ export class OpenAiAgent {
 
   /** Every file under the store directory, with its text. */
   storeFiles(): { name: string; text: string }[] {
-    return readdirSync(this.agent.storeDir, { recursive: true, withFileTypes: true })
+    return readdirSync(this.storeDir, { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile())
       .map((entry) => {
         const path = join(entry.parentPath, entry.name)
@@ -130,8 +156,8 @@ export class OpenAiAgent {
 
   /** Kills the agent if it still runs, closes the fake server, removes every temp directory. */
   async dispose(): Promise<void> {
-    if (this.agent.child.exitCode === null && this.agent.child.signalCode === null) await this.agent.kill()
-    this.agent.cleanup()
+    const { child } = this.current
+    if (child.exitCode === null && child.signalCode === null) await this.current.kill()
     await this.fake.close()
     rmSync(this.base, { recursive: true, force: true })
   }
