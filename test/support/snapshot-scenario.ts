@@ -17,6 +17,8 @@ export interface StartOptions {
   /** `--id-prefix`; default `ses_`. A second process in one scenario needs another one. */
   readonly idPrefix?: string
   readonly args?: readonly string[]
+  /** Client-side handlers (permission, fs) registered before connecting. */
+  readonly setupClient?: (app: acp.ClientApp) => void
 }
 
 /** What a scenario body gets: servers on one store, recording into one transcript. */
@@ -58,6 +60,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
           ...['--transcript', transcriptFile, '--log-level', 'error'],
           ...(options.args ?? []),
         ],
+        ...(options.setupClient && { setupClient: options.setupClient }),
       })
       agents.push(agent)
       return agent
