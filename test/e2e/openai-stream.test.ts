@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { chunk, completionStream, type FakeReply } from '../support/fake-openai.js'
 import { API_KEY, MODEL_NAME, OpenAiAgent, type OpenAiAgentOptions } from '../support/openai-agent.js'
@@ -57,7 +59,7 @@ describe('openai provider end to end: streaming', () => {
     await expectCleanExit(run)
   })
 
-  it('streams reasoning as agent_thought_chunk, records it, and never sends it back', async () => {
+  it('streams reasoning as agent_thought_chunk, records it, and sends none back from a turn without tools', async () => {
     const run = await start({
       script: [
         { stream: completionStream({ reasoning: ['Let me ', 'think.'], text: ['Four', '.'] }) },
@@ -84,6 +86,52 @@ describe('openai provider end to end: streaming', () => {
       { role: 'user', content: '2+2?' },
       { role: 'assistant', content: 'Four.' },
       { role: 'user', content: 'and 2+3?' },
+    ])
+    await expectCleanExit(run)
+  })
+
+  it('in a turn that called a tool, the reasoning goes back as reasoning_content (DeepSeek thinking mode)', async () => {
+    const run = await start({
+      script: [
+        {
+          stream: completionStream({
+            reasoning: 'I need the file.',
+            toolCalls: [{ id: 'call_1', name: 'read_text_file', arguments: '{"path":"a.txt"}' }],
+          }),
+        },
+        { stream: completionStream({ reasoning: 'It is short.', text: 'It says hi.' }) },
+        { stream: completionStream({ reasoning: 'Polite.', text: 'Bye.' }) },
+        answer('Again.'),
+      ],
+    })
+    writeFileSync(join(run.cwd, 'a.txt'), 'hi\n')
+    const sessionId = await run.newSession()
+    await run.prompt(sessionId, 'what is in a.txt?')
+    const toolTurn = [
+      { role: 'user', content: 'what is in a.txt?' },
+      {
+        role: 'assistant',
+        content: null,
+        reasoning_content: 'I need the file.',
+        tool_calls: [
+          {
+            id: 'call_1',
+            type: 'function',
+            function: { name: 'read_text_file', arguments: '{"path":"a.txt"}' },
+          },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'call_1', content: 'hi\n' },
+    ]
+    expect(messagesOf(run.fake.requests[1])).toEqual(toolTurn)
+    await run.prompt(sessionId, 'thanks')
+    await run.prompt(sessionId, 'again')
+    expect(messagesOf(run.fake.requests[3])).toEqual([
+      ...toolTurn,
+      { role: 'assistant', content: 'It says hi.', reasoning_content: 'It is short.' },
+      { role: 'user', content: 'thanks' },
+      { role: 'assistant', content: 'Bye.' },
+      { role: 'user', content: 'again' },
     ])
     await expectCleanExit(run)
   })

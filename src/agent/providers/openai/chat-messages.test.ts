@@ -36,6 +36,7 @@ describe('toChatMessages', () => {
       {
         role: 'assistant',
         content: null,
+        reasoning_content: 'I should read both files',
         tool_calls: [
           {
             id: 'call_a',
@@ -51,7 +52,7 @@ describe('toChatMessages', () => {
       },
       { role: 'tool', tool_call_id: 'call_a', content: 'alpha' },
       { role: 'tool', tool_call_id: 'call_b', content: 'Error: no such file' },
-      { role: 'assistant', content: 'Done.' },
+      { role: 'assistant', content: 'Done.', reasoning_content: 'easy' },
       { role: 'system', content: 'note between turns' },
       { role: 'user', content: 'Thanks' },
       {
@@ -63,7 +64,27 @@ describe('toChatMessages', () => {
     ])
   })
 
-  it('never sends thoughts back', () => {
+  it('sends thoughts back only inside turns that called a tool (DeepSeek thinking mode)', () => {
+    const text = (t: string): ContentBlock[] => [{ type: 'text', text: t }]
+    const out = toChatMessages([
+      { role: 'user', content: text('plain') },
+      { role: 'assistant', content: 'answer', thought: 'plain thought', toolCalls: [] },
+      { role: 'user', content: text('use a tool') },
+      { role: 'assistant', content: '', thought: 'call it', toolCalls: [{ id: 'c', name: 't', input: {} }] },
+      { role: 'tool', callId: 'c', name: 't', content: 'ok', isError: false },
+      { role: 'assistant', content: 'done', thought: 'wrap up', toolCalls: [] },
+      { role: 'user', content: text('thanks') },
+      { role: 'assistant', content: 'bye', thought: 'after', toolCalls: [] },
+    ])
+    expect(out.filter((m) => m.role === 'assistant').map((m) => m.reasoning_content)).toEqual([
+      undefined,
+      'call it',
+      'wrap up',
+      undefined,
+    ])
+  })
+
+  it('never sends thoughts back from turns without tool calls', () => {
     const out = JSON.stringify(
       toChatMessages([{ role: 'assistant', content: 'x', thought: 'SECRET-THOUGHT', toolCalls: [] }]),
     )

@@ -13,7 +13,13 @@ export interface ChatToolCall {
 export type ChatMessage =
   | { readonly role: 'system'; readonly content: string }
   | { readonly role: 'user'; readonly content: string }
-  | { readonly role: 'assistant'; readonly content: string | null; readonly tool_calls?: ChatToolCall[] }
+  | {
+      readonly role: 'assistant'
+      readonly content: string | null
+      readonly tool_calls?: ChatToolCall[]
+      /** The step's thought, sent back only inside a turn that called tools (DeepSeek requires it). */
+      readonly reasoning_content?: string
+    }
   | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
 
 export interface ChatTool {
@@ -31,15 +37,18 @@ export const TOOL_ERROR_PREFIX = 'Error: '
  *   embedded text resources inline, what a text model cannot take as a note); a plain string is
  *   what every compatible server accepts;
  * - `assistant` keeps its text and its tool calls (`arguments` is the input as a JSON string);
- *   its `thought` is never sent back (DeepSeek rejects `reasoning_content` in history), and an
- *   assistant message left with neither text nor calls is omitted; with calls and no text,
- *   `content` is `null`;
+ *   its `thought` goes back as `reasoning_content` only when the turn it belongs to (the messages
+ *   between two user messages) called a tool: DeepSeek's thinking mode answers 400 when such a
+ *   turn's reasoning is missing from later requests, and ignores it elsewhere, so elsewhere it is
+ *   left out (servers that never stream reasoning never get the field). An assistant message left
+ *   with neither text nor calls is omitted; with calls and no text, `content` is `null`;
  * - `tool` becomes `{role:'tool', tool_call_id, content}`, the output as text (strings as they are,
  *   other JSON serialized), prefixed with {@link TOOL_ERROR_PREFIX} when it is an error.
  */
 export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[] {
   const out: ChatMessage[] = []
-  for (const message of messages) {
+  const inToolTurn = assistantsInToolTurns(messages)
+  for (const [index, message] of messages.entries()) {
     switch (message.role) {
       case 'system':
         out.push({ role: 'system', content: message.content })
@@ -49,13 +58,16 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
         break
       case 'assistant': {
         if (message.content === '' && message.toolCalls.length === 0) break
+        const reasoning =
+          inToolTurn.has(index) && message.thought ? { reasoning_content: message.thought } : {}
         if (message.toolCalls.length === 0) {
-          out.push({ role: 'assistant', content: message.content })
+          out.push({ role: 'assistant', content: message.content, ...reasoning })
           break
         }
         out.push({
           role: 'assistant',
           content: message.content === '' ? null : message.content,
+          ...reasoning,
           tool_calls: message.toolCalls.map((call) => ({
             id: call.id,
             type: 'function',
@@ -78,6 +90,26 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
     }
   }
   return out
+}
+
+/** Indexes of the assistant messages whose turn (the run between two user messages) called a tool. */
+function assistantsInToolTurns(messages: readonly ModelMessage[]): Set<number> {
+  const marked = new Set<number>()
+  let turn: number[] = []
+  let calledTool = false
+  const close = () => {
+    if (calledTool) for (const index of turn) marked.add(index)
+    turn = []
+    calledTool = false
+  }
+  for (const [index, message] of messages.entries()) {
+    if (message.role === 'user') close()
+    if (message.role !== 'assistant') continue
+    turn.push(index)
+    if (message.toolCalls.length > 0) calledTool = true
+  }
+  close()
+  return marked
 }
 
 /** Tool specs as chat-completions `tools`; `undefined` when there are none (the field is omitted). */

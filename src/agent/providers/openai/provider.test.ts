@@ -161,6 +161,7 @@ describe('openai provider: the request', () => {
         {
           role: 'assistant',
           content: 'Reading.',
+          reasoning_content: 'hidden',
           tool_calls: [
             {
               id: 'call_1',
