@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
-import type { CancellationToken, MessageConnection } from 'vscode-jsonrpc'
+import type { CancellationToken, Disposable, MessageConnection } from 'vscode-jsonrpc'
 import type { SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
@@ -26,6 +26,7 @@ export class AcpConnection {
   private client: ClientState | undefined
   private readonly inFlight = new Set<Promise<unknown>>()
   private readonly logger
+  private readonly callState: CallState
   /** Resolves when the input ended (EOF) or failed. */
   readonly closed: Promise<void>
 
@@ -37,6 +38,7 @@ export class AcpConnection {
     options: ConnectionOptions,
   ) {
     this.logger = ctx.logger('acp')
+    this.callState = this.makeCallState()
     const wire = createNdjsonConnection(input, output, {
       ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
       ...(options.onWireLine && { onWireLine: options.onWireLine }),
@@ -88,8 +90,7 @@ export class AcpConnection {
     token: CancellationToken | undefined,
     notification: boolean,
   ): Promise<unknown> {
-    const controller = new AbortController()
-    const subscription = token?.onCancellationRequested(() => controller.abort())
+    const call = new Call(this.callState, token)
     try {
       const method = this.server.method(name)
       if (!method || (method.notification === true) !== notification) {
@@ -102,9 +103,9 @@ export class AcpConnection {
       if (!method.beforeInitialize && this.client === undefined) {
         throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
       }
-      const result = Promise.resolve(method.handle(params, this.call(controller.signal)))
-      if (notification || method.handlesCancellation) return await result
-      return await raceCancellation(result, controller.signal)
+      const result = method.handle(params, call)
+      if (!token || method.handlesCancellation || !isPromiseLike(result)) return await result
+      return await raceCancellation(result, token)
     } catch (error) {
       const response = toResponseError(error, (message) => this.logger.error(message))
       if (notification) {
@@ -113,20 +114,19 @@ export class AcpConnection {
       }
       throw response
     } finally {
-      subscription?.dispose()
+      call.dispose()
     }
   }
 
-  private call(signal: AbortSignal): MethodCall {
+  private makeCallState(): CallState {
     return {
       ctx: this.ctx,
-      signal,
-      client: this.client,
+      client: () => this.client,
       setClient: (state) => {
         this.client = state
       },
       capabilities: () => this.server.capabilities(),
-      notify: (update: SessionUpdateNotification) => {
+      notify: (update) => {
         this.rpc.sendNotification('session/update', update).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
@@ -137,18 +137,92 @@ export class AcpConnection {
   }
 }
 
-function raceCancellation<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(ProtocolError.cancelled())
+/** What a `Call` needs from its connection: one per connection, shared by all its calls. */
+interface CallState {
+  readonly ctx: Context
+  client(): ClientState | undefined
+  setClient(state: ClientState): void
+  capabilities(): ReturnType<AcpServer['capabilities']>
+  notify(update: SessionUpdateNotification): void
+  clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
+  log(message: string): void
+}
+
+const NEVER_ABORTED = new AbortController().signal
+
+/**
+ * One method call. Its `signal` is made on first use (most calls never look at it): it aborts
+ * when the request's cancellation token fires, at once if it already has. Notifications, which
+ * cannot be cancelled, get a signal that never aborts. `dispose()` ends the token subscription.
+ */
+class Call implements MethodCall {
+  private controller: AbortController | undefined
+  private subscription: Disposable | undefined
+
+  constructor(
+    private readonly state: CallState,
+    private readonly token: CancellationToken | undefined,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal
+    if (!this.token) return NEVER_ABORTED
+    const controller = new AbortController()
+    this.controller = controller
+    if (this.token.isCancellationRequested) controller.abort()
+    else this.subscription = this.token.onCancellationRequested(() => controller.abort())
+    return controller.signal
+  }
+
+  get ctx(): Context {
+    return this.state.ctx
+  }
+
+  get client(): ClientState | undefined {
+    return this.state.client()
+  }
+
+  setClient(state: ClientState): void {
+    this.state.setClient(state)
+  }
+
+  capabilities(): ReturnType<MethodCall['capabilities']> {
+    return this.state.capabilities()
+  }
+
+  notify(update: SessionUpdateNotification): void {
+    this.state.notify(update)
+  }
+
+  clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
+    return this.state.clientBridge(sessionId)
+  }
+
+  log(message: string): void {
+    this.state.log(message)
+  }
+
+  dispose(): void {
+    this.subscription?.dispose()
+    this.subscription = undefined
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
+}
+
+/** Settles like `work`, unless `token` fires first: then rejects with -32800. */
+function raceCancellation<T>(work: PromiseLike<T>, token: CancellationToken): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(ProtocolError.cancelled())
-    signal.addEventListener('abort', onAbort, { once: true })
+    const subscription = token.onCancellationRequested(() => reject(ProtocolError.cancelled()))
     work.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort)
+        subscription.dispose()
         resolve(value)
       },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
+      (error: unknown) => {
+        subscription.dispose()
         reject(error)
       },
     )

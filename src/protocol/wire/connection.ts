@@ -7,6 +7,7 @@ import {
   type Message,
   type MessageConnection,
 } from 'vscode-jsonrpc/node'
+import { batchSize, unpackBatches } from './batch.js'
 import { RequestLedger } from './ledger.js'
 import { ACP_CANCEL_METHOD, JSONRPC_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
 import { NdjsonMessageWriter } from './writer.js'
@@ -46,8 +47,11 @@ export interface NdjsonConnection {
 /**
  * Builds a JSON-RPC connection that speaks ACP's NDJSON framing over `input`/`output`.
  * Handlers run concurrently (vscode-jsonrpc's default; `maxParallelism` is left unset so a
- * cancel is handled while the request it cancels still runs). See `NdjsonMessageReader` for
- * what the wire layer answers by itself, and `NdjsonMessageWriter` for output guarantees.
+ * cancel is handled while the request it cancels still runs). The messages of one input chunk
+ * are dispatched in one event-loop turn, in wire order (see `batch.ts`), and the lines written
+ * while other requests are still being answered go out together at the end of the turn. See
+ * `NdjsonMessageReader` for what the wire layer answers by itself, and `NdjsonMessageWriter`
+ * for output guarantees.
  */
 export function createNdjsonConnection(
   input: Readable,
@@ -61,11 +65,13 @@ export function createNdjsonConnection(
   const writer = new NdjsonMessageWriter(output, {
     ledger,
     holdWhile: () => backlog.size > 0,
+    coalesceWhile: () => ledger.inboundCount > 0,
     ...(tap && { onLine: (line: string) => tap('out', line) }),
   })
   const reader = new NdjsonMessageReader(input, {
     ledger,
     log,
+    batch: true,
     onDispatch: (message) => backlog.enter(message),
     respond: (response) => {
       writer
@@ -77,7 +83,7 @@ export function createNdjsonConnection(
   })
   const connection = createMessageConnection(reader, writer, wireLogger(log), {
     cancellationStrategy: acpCancellation,
-    messageStrategy: { handleMessage: (message, next) => next(backlog.leave(message)) },
+    messageStrategy: unpackBatches((message) => backlog.leave(message)),
   })
   return {
     connection,
@@ -90,21 +96,20 @@ export function createNdjsonConnection(
 }
 
 /**
- * Counts messages handed to vscode-jsonrpc that it has not started to handle yet (it handles one
- * per event-loop turn). While some are waiting, their answers are coming: the writer may hold
- * lines back to write them together. Cancel notifications are skipped: vscode-jsonrpc may act on
- * them at once without queueing them.
+ * Counts messages handed to vscode-jsonrpc that it has not started to handle yet (it takes one
+ * message, or one carrier of a chunk's messages, per event-loop turn). While some are waiting,
+ * their answers are coming: the writer may hold lines back to write them together. Cancel
+ * notifications are skipped: vscode-jsonrpc may act on them at once without queueing them.
  */
 class DispatchBacklog {
   size = 0
 
   enter(message: Message): void {
-    if (counts(message)) this.size++
+    if (counts(message)) this.size += batchSize(message)
   }
 
-  leave(message: Message): Message {
+  leave(message: Message): void {
     if (counts(message) && this.size > 0) this.size--
-    return message
   }
 }
 

@@ -7,6 +7,7 @@ import {
   type NotificationMessage,
   type ResponseMessage,
 } from 'vscode-jsonrpc'
+import { carry } from './batch.js'
 import { classify, isWireId } from './envelope.js'
 import { describeParseFailure, invalidRequest, parseError } from './errors.js'
 import type { RequestLedger } from './ledger.js'
@@ -25,8 +26,14 @@ export interface NdjsonReaderOptions {
   readonly respond: (response: ResponseMessage) => void
   /** Sees every non-blank input line as decoded, before it is checked (over-cap lines excepted). */
   readonly onLine?: (line: string) => void
-  /** Called with each message just before it is handed to the connection. */
+  /** Called with what is handed to the connection (a message or a carrier), just before. */
   readonly onDispatch?: (message: Message) => void
+  /**
+   * Hand over the messages of one input chunk together, as one carrier (see `batch.ts`); the
+   * connection must then use `unpackBatches` as its message strategy. A chunk with a single
+   * message hands it over as is. Default false: one message at a time.
+   */
+  readonly batch?: boolean
   /** Diagnostics (stray responses, ignored cancellations); never the protocol channel. */
   readonly log?: (message: string) => void
 }
@@ -48,6 +55,10 @@ type Outcome =
  * flight, and dropped otherwise. Responses are passed on only when they answer a request of
  * ours that is pending; others are logged and dropped.
  *
+ * With `batch`, the messages of one input chunk are handed over together once the chunk is
+ * split, in wire order. A cancellation first hands over the messages before it, then goes alone,
+ * so vscode-jsonrpc always sees it after the request it cancels and acts on it at once.
+ *
  * `onClose` fires once, at input EOF, error or close, after a last unterminated line has been
  * handled; `closed` resolves at the same time.
  */
@@ -58,6 +69,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined
   private readonly splitter: LineSplitter
   private readonly log: (message: string) => void
+  private gathered: Message[] = []
 
   constructor(
     private readonly input: Readable,
@@ -83,6 +95,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.callback = callback
     const onData = (chunk: Buffer | string) => {
       this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)
+      this.handOver()
     }
     const onEnd = () => this.close()
     const onError = (error: Error) => {
@@ -106,6 +119,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     if (this.isClosed) return
     this.isClosed = true
     this.splitter.end()
+    this.handOver()
     this.fireClose()
     this.resolveClosed()
   }
@@ -170,6 +184,26 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private dispatch(message: Message): void {
+    if (!this.callback) return
+    if (!this.options.batch) {
+      this.deliver(message)
+    } else if ((message as { method?: unknown }).method === JSONRPC_CANCEL_METHOD) {
+      this.handOver()
+      this.deliver(message)
+    } else {
+      this.gathered.push(message)
+    }
+  }
+
+  /** Hands the messages gathered from the current chunk to the connection. */
+  private handOver(): void {
+    const gathered = this.gathered
+    if (gathered.length === 0) return
+    this.gathered = []
+    this.deliver(gathered.length === 1 ? (gathered[0] as Message) : carry(gathered))
+  }
+
+  private deliver(message: Message): void {
     if (!this.callback) return
     try {
       this.options.onDispatch?.(message)

@@ -15,6 +15,13 @@ export interface NdjsonWriterOptions {
    * `MAX_HOLD_TURNS`). Without it, every line is handed to the stream at once.
    */
   readonly holdWhile?: () => boolean
+  /**
+   * While this returns true at the time of a `write()`, other lines are expected within the
+   * current event-loop turn (e.g. other requests are being answered): the line waits until the
+   * end of this turn (one `setImmediate`) and goes out in one write with the lines written
+   * meanwhile. When it returns false the line (and any held before it) is handed over at once.
+   */
+  readonly coalesceWhile?: () => boolean
 }
 
 /** Held lines are written as soon as they add up to this many characters. */
@@ -34,7 +41,8 @@ interface Pending {
  *
  * Contracts:
  * - `write()` serializes synchronously and resolves once its line has been handed to the stream
- *   (after a `'drain'` when the stream pushed back, or later when `holdWhile` holds it back). It rejects only when the message cannot be
+ *   (after a `'drain'` when the stream pushed back, or later when `holdWhile` or `coalesceWhile`
+ *   holds it back). It rejects only when the message cannot be
  *   serialized (nothing is written then). It never rejects because the output is gone.
  * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
  *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
@@ -83,7 +91,8 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     return new Promise<void>((done) => {
       this.queue.push({ text, done })
       this.heldBytes += text.length
-      if (this.heldBytes >= MAX_HELD_BYTES || !this.options.holdWhile?.()) this.pump()
+      if (this.heldBytes >= MAX_HELD_BYTES || !(this.options.holdWhile?.() || this.options.coalesceWhile?.()))
+        this.pump()
       else this.scheduleFlush()
     })
   }
