@@ -11,6 +11,14 @@ export interface CliOptions {
   readonly transcript?: string
   readonly logLevel: LogLevelName
   readonly maxLineBytes?: number
+  /** Model requests per turn before it ends with max_turn_requests. */
+  readonly maxSteps?: number
+  /** openai: the model's context window in tokens (enables usage_update). */
+  readonly contextWindow?: number
+  /** openai: retries of 429/5xx/connection failures before the turn fails. */
+  readonly maxRetries?: number
+  /** openai: the longest silence from the server, in seconds, before the request fails. */
+  readonly requestTimeout?: number
   /** Reproducible runs: every time stamp is this instant (ms since the epoch). */
   readonly fakeClock?: number
   /** Reproducible runs: session ids are this prefix + 1, 2, 3, ... */
@@ -27,6 +35,10 @@ Options:
   --model NAME         echo (default, offline), script:FILE, or openai
   --base-url URL       openai: the chat completions server (e.g. https://api.deepseek.com/v1)
   --model-name NAME    openai: the model to ask for; the key comes from DSH_API_KEY
+  --context-window N   openai: the model's context window in tokens (reports usage)
+  --max-retries N      openai: retries of 429, 5xx and lost connections (default 3)
+  --request-timeout S  openai: seconds of silence from the server before failing (300)
+  --max-steps N        model requests per turn before it stops (default 32)
   --no-fork            do not serve or advertise session/fork
   --transcript FILE    record every wire message, both directions, one per line
   --max-line-bytes N   largest accepted message line (default 32 MiB)
@@ -51,6 +63,10 @@ export function parseCli(argv: readonly string[]): CliOptions {
       'no-fork': { type: 'boolean', default: false },
       transcript: { type: 'string' },
       'max-line-bytes': { type: 'string' },
+      'max-steps': { type: 'string' },
+      'context-window': { type: 'string' },
+      'max-retries': { type: 'string' },
+      'request-timeout': { type: 'string' },
       'log-level': { type: 'string', default: 'info' },
       'fake-clock': { type: 'string' },
       'id-prefix': { type: 'string' },
@@ -68,13 +84,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError(`--log-level must be one of ${Object.keys(LOG_LEVELS).join(', ')}`)
   if (values.memory && values.store !== undefined)
     throw new TypeError('--memory and --store exclude each other')
-  let maxLineBytes: number | undefined
-  if (values['max-line-bytes'] !== undefined) {
-    maxLineBytes = Number(values['max-line-bytes'])
-    if (!Number.isSafeInteger(maxLineBytes) || maxLineBytes < 1024) {
-      throw new TypeError('--max-line-bytes must be an integer of at least 1024')
-    }
-  }
+  const maxLineBytes = integerOption(values, 'max-line-bytes', 1024)
+  const maxSteps = integerOption(values, 'max-steps', 1)
+  const contextWindow = integerOption(values, 'context-window', 1)
+  const maxRetries = integerOption(values, 'max-retries', 0)
+  const requestTimeout = integerOption(values, 'request-timeout', 1)
   let fakeClock: number | undefined
   if (values['fake-clock'] !== undefined) {
     fakeClock = Date.parse(values['fake-clock'])
@@ -99,7 +113,21 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(values.transcript !== undefined && { transcript: values.transcript }),
     logLevel: logLevel as LogLevelName,
     ...(maxLineBytes !== undefined && { maxLineBytes }),
+    ...(maxSteps !== undefined && { maxSteps }),
+    ...(contextWindow !== undefined && { contextWindow }),
+    ...(maxRetries !== undefined && { maxRetries }),
+    ...(requestTimeout !== undefined && { requestTimeout }),
     ...(fakeClock !== undefined && { fakeClock }),
     ...(idPrefix !== undefined && { idPrefix }),
   }
+}
+
+/** An integer option of at least `min`, or undefined when it was not given. */
+function integerOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
+  const raw = values[name]
+  if (raw === undefined) return undefined
+  const value = Number(raw)
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new TypeError(`--${name} must be an integer of at least ${min}`)
+  return value
 }

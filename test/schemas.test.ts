@@ -138,6 +138,7 @@ describe('schemas/config.schema.json', () => {
       ...['serve', '--store', '/tmp/store', '--model', 'openai', '--base-url', 'http://127.0.0.1:1/v1'],
       ...['--model-name', 'm', '--no-fork', '--transcript', '/tmp/t.jsonl', '--max-line-bytes', '4096'],
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
+      ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
     const configs = [

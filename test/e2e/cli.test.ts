@@ -31,6 +31,10 @@ describe('the dsh-acp command', () => {
     [['--memory', '--store', '/tmp/x'], 'exclude'],
     [['--max-line-bytes', '12'], '--max-line-bytes'],
     [['--fake-clock', 'yesterday'], '--fake-clock'],
+    [['--max-steps', '0'], '--max-steps'],
+    [['--context-window', 'big'], '--context-window'],
+    [['--max-retries', '-1'], '--max-retries'],
+    [['--request-timeout', '1.5'], '--request-timeout'],
   ])('bad arguments %j exit 2 with a message on stderr and nothing on stdout', (args, message) => {
     const result = run(args)
     expect(result.status).toBe(2)

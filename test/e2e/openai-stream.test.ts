@@ -137,8 +137,7 @@ describe('openai provider end to end: streaming', () => {
   })
 
   it('records token usage in the log; without a known context window no usage_update is sent', async () => {
-    // The CLI has no flag for the context window (`contextWindow` reaches the provider only
-    // through AppConfig.modelOptions), so over the CLI the size usage_update needs is unknown.
+    // Without --context-window the size that usage_update needs is unknown.
     const run = await start({
       script: [{ stream: completionStream({ text: 'ok', usage: { prompt: 1200, completion: 34 } }) }],
     })
@@ -150,6 +149,19 @@ describe('openai provider end to end: streaming', () => {
       usage: { inputTokens: 1200, outputTokens: 34 },
     })
     expect(updatesOfKind(run.updatesOf(sessionId), 'usage_update')).toEqual([])
+    await expectCleanExit(run)
+  })
+
+  it('with --context-window, token usage streams as usage_update { used, size }', async () => {
+    const run = await start({
+      script: [{ stream: completionStream({ text: 'ok', usage: { prompt: 1200, completion: 34 } }) }],
+      args: ['--context-window', '65536'],
+    })
+    const sessionId = await run.newSession()
+    await run.prompt(sessionId, 'count my tokens')
+    expect(updatesOfKind(run.updatesOf(sessionId), 'usage_update')).toMatchObject([
+      { update: { sessionUpdate: 'usage_update', used: 1234, size: 65536 } },
+    ])
     await expectCleanExit(run)
   })
 })
