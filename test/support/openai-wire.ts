@@ -26,11 +26,18 @@ export function chunkTexts(notifications: readonly acp.SessionNotification[], ki
 
 type RecordedBody = { readonly body: { readonly [key: string]: unknown } | undefined } | undefined
 
-/** The `messages` of a recorded chat-completions request body (throws when there are none). */
+/**
+ * The conversation a recorded chat-completions request carried: its `messages` after the agent's
+ * own system prompt, which must come first (throws when it does not, or there are no messages).
+ */
 export function messagesOf(request: RecordedBody): unknown[] {
   const messages = request?.body?.messages
   if (!Array.isArray(messages)) throw new Error(`request body without messages: ${JSON.stringify(request)}`)
-  return messages
+  const [first, ...conversation] = messages as { role?: string; content?: string }[]
+  if (first?.role !== 'system' || !first.content?.startsWith('You are dsh-acp')) {
+    throw new Error(`request without the agent's system prompt first: ${JSON.stringify(first)}`)
+  }
+  return conversation
 }
 
 /** The names of the tools a recorded request offered, sorted. */

@@ -8,6 +8,7 @@ import {
   startFakeOpenAi,
 } from '../../../../test/support/fake-openai.js'
 import type { ModelMessage } from '../../../session/index.js'
+import { systemPrompt } from '../../system-prompt.js'
 import type { ModelRequest, ToolSpec } from '../../types.js'
 import { createOpenAiProvider, type OpenAiProviderOptions } from './index.js'
 
@@ -157,6 +158,7 @@ describe('openai provider: the request', () => {
       stream: true,
       stream_options: { include_usage: true },
       messages: [
+        { role: 'system', content: systemPrompt(request(history, tools)) },
         { role: 'user', content: 'read a' },
         {
           role: 'assistant',

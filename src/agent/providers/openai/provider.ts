@@ -1,4 +1,5 @@
 import { Logger } from 'cordis'
+import { systemPrompt } from '../../system-prompt.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
 import { readCompletion } from './completion-stream.js'
@@ -90,7 +91,7 @@ export function buildRequestBody(model: string, request: ModelRequest): Record<s
   const tools = toChatTools(request.tools)
   return {
     model,
-    messages: toChatMessages(request.messages),
+    messages: [{ role: 'system', content: systemPrompt(request) }, ...toChatMessages(request.messages)],
     stream: true,
     stream_options: { include_usage: true },
     ...(tools && { tools }),
