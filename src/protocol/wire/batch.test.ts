@@ -5,7 +5,7 @@ import { BATCH_METHOD, batchSize, carried, carry, unpackBatches } from './batch.
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
 import { TestPeer } from './test-peer.js'
 import { startTestServer, type TestServer } from './test-server.js'
-import { NdjsonMessageWriter } from './writer.js'
+import { MAX_HELD_LINES, NdjsonMessageWriter } from './writer.js'
 
 const connections: Array<{ connection: { dispose(): void } }> = []
 afterEach(() => {
@@ -52,7 +52,9 @@ describe('carriers', () => {
     const handed: unknown[] = []
     const strategy = unpackBatches()
     const messages = [1, 2, 3].map((n) => request(n, 'm')) as Message[]
-    strategy.handleMessage(carry(messages), (m) => handed.push((m as { id: number }).id))
+    strategy.handleMessage(carry(messages), (m) => {
+      handed.push((m as unknown as { id: number }).id)
+    })
     expect(handed).toEqual([1])
     await new Promise((resolve) => setImmediate(resolve))
     expect(handed).toEqual([1, 2, 3])
@@ -111,5 +113,26 @@ describe('coalescing output', () => {
     coalesce = false
     void writer.write(request(3, 'c'))
     expect(chunks).toHaveLength(2)
+  })
+
+  it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
+    const chunks: string[] = []
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      },
+    })
+    const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => true })
+    const lines: string[] = []
+    for (let n = 1; n < MAX_HELD_LINES; n++) {
+      void writer.write(request(n, 'a'))
+      lines.push(line(request(n, 'a')))
+    }
+    expect(chunks).toEqual([])
+    void writer.write(request(MAX_HELD_LINES, 'a'))
+    lines.push(line(request(MAX_HELD_LINES, 'a')))
+    expect(chunks).toEqual([lines.join('')])
   })
 })
