@@ -24,7 +24,9 @@ export class AcpConnection {
   private readonly drainOutput: () => Promise<void>
   private readonly pendingRequests: () => number
   private client: ClientState | undefined
-  private readonly inFlight = new Set<Promise<unknown>>()
+  /** Calls whose handler has not finished, and who waits for that count to reach zero. */
+  private running = 0
+  private idleWaiters: Array<() => void> = []
   private readonly logger
   private readonly callState: CallState
   /** Resolves when the input ended (EOF) or failed. */
@@ -48,9 +50,9 @@ export class AcpConnection {
     this.drainOutput = wire.drain
     this.pendingRequests = wire.pendingRequests
     this.closed = wire.closed
-    this.rpc.onRequest((method, params, token) => this.track(this.dispatch(method, params, token, false)))
+    this.rpc.onRequest((method, params, token) => this.dispatch(method, params, token, false))
     this.rpc.onNotification((method, params) => {
-      this.track(this.dispatch(method, params, undefined, true)).catch(() => undefined)
+      this.dispatch(method, params, undefined, true).catch(() => undefined)
     })
     this.rpc.onError(([error]) => this.logger.warn(`connection error: ${error.message}`))
     this.rpc.listen()
@@ -62,7 +64,7 @@ export class AcpConnection {
    */
   async settle(): Promise<void> {
     for (;;) {
-      if (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight])
+      if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
       else if (this.pendingRequests() > 0) await new Promise((resolve) => setImmediate(resolve))
       else return
     }
@@ -77,11 +79,11 @@ export class AcpConnection {
     this.rpc.dispose()
   }
 
-  private track<T>(work: Promise<T>): Promise<T> {
-    this.inFlight.add(work)
-    const untrack = () => this.inFlight.delete(work)
-    work.then(untrack, untrack)
-    return work
+  private finished(): void {
+    if (--this.running > 0 || this.idleWaiters.length === 0) return
+    const waiters = this.idleWaiters
+    this.idleWaiters = []
+    for (const resolve of waiters) resolve()
   }
 
   private async dispatch(
@@ -91,6 +93,7 @@ export class AcpConnection {
     notification: boolean,
   ): Promise<unknown> {
     const call = new Call(this.callState, token)
+    this.running++
     try {
       const method = this.server.method(name)
       if (!method || (method.notification === true) !== notification) {
@@ -115,6 +118,7 @@ export class AcpConnection {
       throw response
     } finally {
       call.dispose()
+      this.finished()
     }
   }
 

@@ -36,9 +36,19 @@ export const MAX_HELD_LINES = 16
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
-interface Pending {
-  readonly text: string
-  readonly done: () => void
+/** The lines not yet handed to the stream, and the promise their `write()` calls returned. */
+interface Batch {
+  readonly lines: string[]
+  readonly handed: Promise<void>
+  readonly resolve: () => void
+}
+
+function newBatch(): Batch {
+  let resolve = () => {}
+  const handed = new Promise<void>((done) => {
+    resolve = done
+  })
+  return { lines: [], handed, resolve }
 }
 
 /**
@@ -59,7 +69,7 @@ interface Pending {
  * - `end()` ends the stream after the queued lines.
  */
 export class NdjsonMessageWriter extends AbstractMessageWriter implements MessageWriter {
-  private readonly queue: Pending[] = []
+  private batch: Batch | undefined
   private blocked = false
   private unflushed = 0
   private closed = false
@@ -95,13 +105,14 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.account(message)
     if (this.closed) return Promise.resolve()
     this.options.onLine?.(text)
-    return new Promise<void>((done) => {
-      this.queue.push({ text, done })
-      this.heldBytes += text.length
-      const full = this.heldBytes >= MAX_HELD_BYTES || this.queue.length >= MAX_HELD_LINES
-      if (full || !(this.options.holdWhile?.() || this.options.coalesceWhile?.())) this.pump()
-      else this.scheduleFlush()
-    })
+    this.batch ??= newBatch()
+    const { lines, handed } = this.batch
+    lines.push(text)
+    this.heldBytes += text.length
+    const full = this.heldBytes >= MAX_HELD_BYTES || lines.length >= MAX_HELD_LINES
+    if (full || !(this.options.holdWhile?.() || this.options.coalesceWhile?.())) this.pump()
+    else this.scheduleFlush()
+    return handed
   }
 
   drain(): Promise<void> {
@@ -138,7 +149,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   private readonly flushHeld = (): void => {
     this.flushScheduled = false
-    if (this.queue.length === 0) return
+    if (!this.batch) return
     if (this.options.holdWhile?.() && this.holdTurns < MAX_HOLD_TURNS) {
       this.holdTurns++
       this.scheduleFlush()
@@ -149,10 +160,11 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   private pump(): void {
     this.holdTurns = 0
-    while (!this.blocked && !this.closed && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.queue.length)
+    while (!this.blocked && !this.closed && this.batch) {
+      const batch = this.batch
+      this.batch = undefined
       this.heldBytes = 0
-      const text = `${batch.map((p) => p.text).join('\n')}\n`
+      const text = `${batch.lines.join('\n')}\n`
       this.unflushed++
       let accepted: boolean
       try {
@@ -162,15 +174,15 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
         accepted = true
       }
       if (!accepted) this.blocked = true
-      for (const pending of batch) pending.done()
+      batch.resolve()
     }
-    if (this.ending && !this.closed && this.queue.length === 0 && !this.output.writableEnded) {
+    if (this.ending && !this.closed && !this.batch && !this.output.writableEnded) {
       this.output.end()
     }
   }
 
   private isIdle(): boolean {
-    return this.closed || (this.queue.length === 0 && this.unflushed === 0)
+    return this.closed || (!this.batch && this.unflushed === 0)
   }
 
   private readonly onFlushed = (): void => {
@@ -203,7 +215,8 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   private shutDown(): void {
     this.closed = true
-    for (const pending of this.queue.splice(0, this.queue.length)) pending.done()
+    this.batch?.resolve()
+    this.batch = undefined
     this.fireClose()
     this.settleDrainWaiters()
   }
