@@ -13,11 +13,12 @@ import { NdjsonBenchClient, opsPerSecond } from './ndjson-client.js'
  * the same client: a minimal raw NDJSON server (the limit: split, parse, answer) and an agent on
  * the official SDK's agent side (a peer). Both answer with the very result our server gave.
  * Also: time from spawn to the `initialize` response, next to spawning `node -e 0`.
- * Needs `npm run build` first (the bench compiles only bench/).
+ * Needs `npm run build` first (the bench compiles only bench/); `DSH_BENCH_CLI` names another cli.js.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = join(root, 'dist', 'cli.js')
+/** `DSH_BENCH_CLI` measures another build of the server (e.g. an experiment) in these rows. */
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
 const sdkModule = import.meta.resolve('@agentclientprotocol/sdk')
 
 const METHOD = 'session/list'
@@ -31,10 +32,10 @@ const SPAWNS = 7
 
 const ours = { name: 'dsh-acp (dist/cli.js --memory)', command: process.execPath, args: [cli, '--memory'] }
 
-/** The limit: one write per input chunk; each line parsed, each request answered `result`. */
+/** The limit: one write per input chunk; each line parsed, each answer serialized with `result`. */
 function rawScript(result: unknown): string {
   return `
-const tail = ',"result":' + ${JSON.stringify(JSON.stringify(result))} + '}\\n'
+const result = ${JSON.stringify(result)}
 let rest = ''
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (text) => {
@@ -44,7 +45,7 @@ process.stdin.on('data', (text) => {
   for (const line of lines) {
     if (line.length === 0) continue
     const message = JSON.parse(line)
-    out += '{"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + tail
+    out += JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n'
   }
   if (out) process.stdout.write(out)
 })

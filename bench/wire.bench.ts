@@ -30,7 +30,7 @@ const server = { method: (name) => (name === 'ping' ? ping : undefined), capabil
 new AcpConnection(ctx, server, process.stdin, process.stdout, {})
 `
 
-/** The limit: one write per input chunk; each line parsed, each request answered "pong". */
+/** The limit: one write per input chunk; each line parsed, each answer serialized. */
 const rawScript = `
 let rest = ''
 process.stdin.setEncoding('utf8')
@@ -41,7 +41,7 @@ process.stdin.on('data', (text) => {
   for (const line of lines) {
     if (line.length === 0) continue
     const message = JSON.parse(line)
-    out += '{"jsonrpc":"2.0","id":' + JSON.stringify(message.id) + ',"result":"pong"}\\n'
+    out += JSON.stringify({ jsonrpc: '2.0', id: message.id, result: 'pong' }) + '\\n'
   }
   if (out) process.stdout.write(out)
 })
