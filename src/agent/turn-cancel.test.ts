@@ -1,12 +1,12 @@
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
+import { replayBySeq, request, startAgent, updatesBySeq } from '../../test/support/turn-harness.js'
 import type { JsonValue, ModelMessage, SessionEvent } from '../session/index.js'
 import { AgentErrorCode, TurnInProgressError } from './errors.js'
 import { createEchoProvider } from './providers/echo.js'
 import { createScriptProvider } from './providers/script.js'
 import { parseModelScript } from './providers/script-format.js'
 import type { Tool } from './tools/tool.js'
-import { replayBySeq, request, startAgent, updatesBySeq } from './turn-harness.js'
 import { CANCELLED_TOOL_OUTPUT } from './turn-run.js'
 import type { ModelProvider } from './types.js'
 

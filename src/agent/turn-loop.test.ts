@@ -1,10 +1,16 @@
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
+import {
+  type LiveUpdate,
+  replayBySeq,
+  request,
+  startAgent,
+  updatesBySeq,
+} from '../../test/support/turn-harness.js'
 import type { SessionEvent } from '../session/index.js'
 import { createEchoProvider, echoAnswer } from './providers/echo.js'
 import { createScriptProvider } from './providers/script.js'
 import { parseModelScript } from './providers/script-format.js'
-import { type LiveUpdate, replayBySeq, request, startAgent, updatesBySeq } from './turn-harness.js'
 
 let ctx: Context | undefined
 afterEach(async () => {

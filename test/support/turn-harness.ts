@@ -1,4 +1,6 @@
 import { Context } from 'cordis'
+import { type AgentConfig, agentPlugin } from '../../src/agent/service.js'
+import type { ClientBridge, TurnRequest } from '../../src/agent/types.js'
 import {
   type ContentBlock,
   createSequentialIdGenerator,
@@ -6,9 +8,7 @@ import {
   type Session,
   type SessionUpdate,
   sessionsPlugin,
-} from '../session/index.js'
-import { type AgentConfig, agentPlugin } from './service.js'
-import type { ClientBridge, TurnRequest } from './types.js'
+} from '../../src/session/index.js'
 
 /**
  * Test support (no test framework inside): a started cordis Context with the real session store
