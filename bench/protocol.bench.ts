@@ -30,7 +30,8 @@ const IN_FLIGHT = 64
 const RUNS = 5
 const SPAWNS = 7
 
-const ours = { name: 'dsh-acp (dist/cli.js --memory)', command: process.execPath, args: [cli, '--memory'] }
+const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
+const ours = { name: `dsh-acp (${built} --memory)`, command: process.execPath, args: [cli, '--memory'] }
 
 /** The limit: one write per input chunk; each line parsed, each answer serialized with `result`. */
 function rawScript(result: unknown): string {
@@ -173,9 +174,9 @@ export const suite = {
       })
     const one = `${METHOD} round trips, 1 in flight`
     const many = `${METHOD} round trips, ${IN_FLIGHT} in flight`
-    pair(one, seqOurs, raw, seqRaw, 0.7, `dist/cli.js over pipes; ${SEQUENTIAL} per run, ${RUNS} runs`)
+    pair(one, seqOurs, raw, seqRaw, 0.7, `${built} over pipes; ${SEQUENTIAL} per run, ${RUNS} runs`)
     pair(one, seqOurs, sdk, seqSdk, 1.0, 'same result, same client')
-    pair(many, pipOurs, raw, pipRaw, 0.7, `dist/cli.js over pipes; ${PIPELINED} per run, ${RUNS} runs`)
+    pair(many, pipOurs, raw, pipRaw, 0.7, `${built} over pipes; ${PIPELINED} per run, ${RUNS} runs`)
     pair(many, pipOurs, sdk, pipSdk, 1.0, 'same result, same client')
     rows.push(
       {
