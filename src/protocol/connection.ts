@@ -33,7 +33,7 @@ export class AcpConnection {
   readonly closed: Promise<void>
 
   constructor(
-    private readonly ctx: Context,
+    ctx: Context,
     private readonly server: AcpServer,
     input: Readable,
     output: Writable,
@@ -124,7 +124,8 @@ export class AcpConnection {
 
   private makeCallState(): CallState {
     return {
-      ctx: this.ctx,
+      sessions: this.server.services.sessions,
+      agent: this.server.services.agent,
       client: () => this.client,
       setClient: (state) => {
         this.client = state
@@ -143,7 +144,8 @@ export class AcpConnection {
 
 /** What a `Call` needs from its connection: one per connection, shared by all its calls. */
 interface CallState {
-  readonly ctx: Context
+  readonly sessions: MethodCall['sessions']
+  readonly agent: MethodCall['agent']
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
@@ -178,8 +180,12 @@ class Call implements MethodCall {
     return controller.signal
   }
 
-  get ctx(): Context {
-    return this.state.ctx
+  get sessions(): MethodCall['sessions'] {
+    return this.state.sessions
+  }
+
+  get agent(): MethodCall['agent'] {
+    return this.state.agent
   }
 
   get client(): ClientState | undefined {

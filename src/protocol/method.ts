@@ -1,6 +1,6 @@
-import type { Context } from 'cordis'
+import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
-import type { SessionUpdateNotification } from '../session/index.js'
+import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 
 /** What the client said about itself in `initialize`. */
@@ -12,8 +12,10 @@ export interface ClientState {
 
 /** What a method handler may use for one call. */
 export interface MethodCall {
-  /** The cordis context: `sessions`, `agent`. */
-  readonly ctx: Context
+  /** `ctx.sessions`, resolved once when the server started (cordis service reads are slow). */
+  readonly sessions: SessionStore
+  /** `ctx.agent`, resolved once when the server started. */
+  readonly agent: AgentService
   /** Aborts when the client cancels this request with `$/cancel_request`. */
   readonly signal: AbortSignal
   /** Undefined until `initialize` succeeded. */

@@ -21,7 +21,7 @@ export const acpPlugin = {
   name: 'dsh-acp-server',
   inject: ['sessions', 'agent'],
   apply(ctx: Context, config: AcpServerConfig) {
-    const server = new AcpServer(ctx, config)
+    const server = new AcpServer(ctx, config, { sessions: ctx.sessions, agent: ctx.agent })
     ctx.set('acp', server)
     registerAll(ctx, server, [
       initializeMethod(config.agentInfo),

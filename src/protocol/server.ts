@@ -1,5 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
+import type { AgentService } from '../agent/service.js'
+import type { SessionStore } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
 import type { AcpMethod } from './method.js'
@@ -14,6 +16,12 @@ export interface AgentInfo {
   readonly name: string
   readonly version: string
   readonly title?: string
+}
+
+/** The services every method uses, resolved once: a cordis service read costs tens of µs. */
+export interface AcpServices {
+  readonly sessions: SessionStore
+  readonly agent: AgentService
 }
 
 export interface AcpServerConfig {
@@ -33,6 +41,7 @@ export class AcpServer {
   constructor(
     private readonly ctx: Context,
     readonly config: AcpServerConfig,
+    readonly services: AcpServices,
   ) {}
 
   /** Adds a method; the returned function removes it. A name can be registered once. */
@@ -51,7 +60,7 @@ export class AcpServer {
   /** The agent capabilities of the methods registered right now, and the agent's prompt support. */
   capabilities(): AgentCapabilities {
     const capabilities: AgentCapabilities = {
-      promptCapabilities: { ...this.ctx.agent.promptCapabilities },
+      promptCapabilities: { ...this.services.agent.promptCapabilities },
       mcpCapabilities: { http: false, sse: false },
       sessionCapabilities: {},
     }

@@ -74,6 +74,10 @@ export class SessionStore {
     config: SessionStoreConfig = {},
   ) {
     ctx.on('dispose', () => this.stop())
+    this.persistence = ctx.get('persistence') ?? undefined
+    ctx.on('internal/service', (name: string) => {
+      if (name === 'persistence') this.persistence = ctx.get('persistence') ?? undefined
+    })
     this.clock = config.clock ?? systemClock
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(this.clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
@@ -83,9 +87,8 @@ export class SessionStore {
     }
   }
 
-  private get persistence(): SessionPersistence | undefined {
-    return this.ctx.get('persistence') ?? undefined
-  }
+  /** `ctx.persistence`, kept current through cordis's `internal/service` (a service read is slow). */
+  private persistence: SessionPersistence | undefined
 
   /** The current time as the store stamps it. */
   now(): string {

@@ -12,7 +12,7 @@ export function sessionIdParam(params: Params, method: string): string {
 
 /** The live session, or the persisted one made live (-32002 when there is none). */
 export async function openSession(call: MethodCall, sessionId: string): Promise<Session> {
-  return call.ctx.sessions.open(sessionId)
+  return call.sessions.open(sessionId)
 }
 
 /** Requests that name a session's `cwd` must name the directory the session belongs to. */

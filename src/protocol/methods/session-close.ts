@@ -10,9 +10,9 @@ export const sessionCloseMethod: AcpMethod = {
   },
   async handle(raw, call) {
     const sessionId = sessionIdParam(objectParams('session/close', raw), 'session/close')
-    call.ctx.sessions.require(sessionId)
-    await call.ctx.agent.cancel(sessionId)
-    await call.ctx.sessions.close(sessionId)
+    call.sessions.require(sessionId)
+    await call.agent.cancel(sessionId)
+    await call.sessions.close(sessionId)
     return {}
   },
 }
@@ -25,8 +25,8 @@ export const sessionDeleteMethod: AcpMethod = {
   },
   async handle(raw, call) {
     const sessionId = sessionIdParam(objectParams('session/delete', raw), 'session/delete')
-    await call.ctx.agent.cancel(sessionId)
-    await call.ctx.sessions.delete(sessionId)
+    await call.agent.cancel(sessionId)
+    await call.sessions.delete(sessionId)
     return {}
   },
 }

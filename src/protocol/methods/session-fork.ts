@@ -18,7 +18,7 @@ export const sessionForkMethod: AcpMethod = {
     const { params, session: source } = await openSessionInCwd(raw, 'session/fork', call)
     optionalArray(params, 'additionalDirectories', 'session/fork')
     const boundary = dshMeta(params)?.boundary
-    const child = await call.ctx.sessions.forkDurable(source, boundary as number | undefined)
+    const child = await call.sessions.forkDurable(source, boundary as number | undefined)
     return {
       sessionId: child.id,
       _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },

@@ -33,9 +33,9 @@ export const sessionListMethod: AcpMethod = {
     if (cwd !== undefined && !isAbsolute(cwd)) {
       throw ProtocolError.invalidParams('session/list: cwd must be an absolute path', { field: 'cwd', cwd })
     }
-    let page: Awaited<ReturnType<typeof call.ctx.sessions.list>>
+    let page: Awaited<ReturnType<typeof call.sessions.list>>
     try {
-      page = await call.ctx.sessions.list({
+      page = await call.sessions.list({
         ...(cwd !== undefined && { cwd }),
         ...(cursor !== undefined && { cursor }),
       })

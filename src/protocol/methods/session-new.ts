@@ -9,7 +9,7 @@ export const sessionNewMethod: AcpMethod = {
     const cwd = requireAbsolutePath(params, 'cwd', 'session/new')
     optionalArray(params, 'mcpServers', 'session/new')
     optionalArray(params, 'additionalDirectories', 'session/new')
-    const session = await call.ctx.sessions.createDurable(undefined, { meta: { cwd } })
+    const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     return { sessionId: session.id }
   },
 }

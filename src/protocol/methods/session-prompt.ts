@@ -50,9 +50,9 @@ export const sessionPromptMethod: AcpMethod = {
   async handle(raw, call) {
     const params = objectParams('session/prompt', raw)
     const sessionId = sessionIdParam(params, 'session/prompt')
-    const prompt = promptParam(params, call.ctx.agent.promptCapabilities)
+    const prompt = promptParam(params, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
-    const outcome = await call.ctx.agent.runTurn(session, {
+    const outcome = await call.agent.runTurn(session, {
       prompt,
       signal: call.signal,
       sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
@@ -74,6 +74,6 @@ export const sessionCancelMethod: AcpMethod = {
   notification: true,
   handle(raw, call) {
     const params = objectParams('session/cancel', raw)
-    if (typeof params.sessionId === 'string') void call.ctx.agent.cancel(params.sessionId)
+    if (typeof params.sessionId === 'string') void call.agent.cancel(params.sessionId)
   },
 }
