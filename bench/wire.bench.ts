@@ -26,7 +26,7 @@ const { AcpConnection } = await import(${JSON.stringify(moduleUrl('connection.js
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const ctx = { logger: () => quiet }
 const ping = { name: 'ping', beforeInitialize: true, handle: () => 'pong' }
-const server = { method: (name) => (name === 'ping' ? ping : undefined), capabilities: () => ({}) }
+const server = { method: (name) => (name === 'ping' ? ping : undefined), capabilities: () => ({}), services: {} }
 new AcpConnection(ctx, server, process.stdin, process.stdout, {})
 `
 
