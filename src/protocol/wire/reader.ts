@@ -140,7 +140,9 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     try {
       value = JSON.parse(text)
     } catch (error) {
-      return { respond: parseError(describeParseFailure(error)) }
+      // The engine's own wording varies across Node versions: it goes to the log, not the wire.
+      this.log(`unparsable line: ${describeParseFailure(error)}`)
+      return { respond: parseError('the line is not valid JSON') }
     }
     const envelope = classify(value)
     switch (envelope.kind) {
