@@ -1,10 +1,10 @@
 import { PassThrough, Writable } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Message } from 'vscode-jsonrpc'
+import { TestPeer } from '../../../test/support/wire/test-peer.js'
+import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
 import { BATCH_METHOD, batchSize, carried, carry, unpackBatches } from './batch.js'
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
-import { TestPeer } from './test-peer.js'
-import { startTestServer, type TestServer } from './test-server.js'
 import { MAX_HELD_LINES, NdjsonMessageWriter } from './writer.js'
 
 const connections: Array<{ connection: { dispose(): void } }> = []

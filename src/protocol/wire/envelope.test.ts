@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
+import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
 import { classify } from './envelope.js'
-import { startTestServer, type TestServer } from './test-server.js'
 
 const servers: TestServer[] = []
 function start(): TestServer {

@@ -1,6 +1,6 @@
 import { setImmediate as nextTick } from 'node:timers/promises'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from './test-server.js'
+import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
 
 const servers: TestServer[] = []
 function start(options: { maxLineBytes?: number } = {}): TestServer {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { CancellationTokenSource } from 'vscode-jsonrpc'
-import { startTestServer, type TestServer } from './test-server.js'
+import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
 
 const servers: TestServer[] = []
 function start(): TestServer {

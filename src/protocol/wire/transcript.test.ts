@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
+import { TestPeer } from '../../../test/support/wire/test-peer.js'
 import { createNdjsonConnection } from './connection.js'
-import { TestPeer } from './test-peer.js'
 import { parseTranscript, TranscriptRecorder } from './transcript.js'
 
 const dirs: string[] = []

@@ -1,6 +1,10 @@
 import { PassThrough } from 'node:stream'
 import { ParameterStructures, RequestType } from 'vscode-jsonrpc'
-import { createNdjsonConnection, type NdjsonConnection, type NdjsonConnectionOptions } from './connection.js'
+import {
+  createNdjsonConnection,
+  type NdjsonConnection,
+  type NdjsonConnectionOptions,
+} from '../../../src/protocol/wire/connection.js'
 import { TestPeer } from './test-peer.js'
 
 /** `echo {…}` answers its params; registered by name, so array params get -32602 from vscode-jsonrpc. */
