@@ -106,7 +106,7 @@ describe('write_text_file end to end', () => {
     expect(updatesOfKind(live, 'tool_call')[0]?.update).toMatchObject({
       toolCallId: 'call_w1',
       kind: 'edit',
-      status: 'in_progress',
+      status: 'pending',
       rawInput: WRITE_INPUT,
     })
     expect(updatesOfKind(live, 'tool_call_update')[0]?.update).toMatchObject({

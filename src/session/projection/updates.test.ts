@@ -51,7 +51,7 @@ describe('projectUpdates', () => {
       sessionUpdate: 'tool_call',
       toolCallId: 'call_1',
       title: 'read',
-      status: 'in_progress',
+      status: 'pending',
       rawInput: { path: 'a.txt' },
     })
     expect(updates[4]?.update).toMatchObject({

@@ -31,7 +31,10 @@ export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set([
   'other',
 ])
 
-/** The update that announces a tool call. */
+/**
+ * The update that announces a tool call: `pending` (ACP: not running yet, e.g. awaiting the user's
+ * approval) until its result arrives as `completed` or `failed`.
+ */
 export function toolCallUpdate(data: {
   callId: string
   name: string
@@ -44,7 +47,7 @@ export function toolCallUpdate(data: {
     toolCallId: data.callId,
     title: data.title ?? data.name,
     kind: data.kind !== undefined && ACP_TOOL_KINDS.has(data.kind) ? data.kind : 'other',
-    status: 'in_progress',
+    status: 'pending',
     rawInput: data.input,
   }
 }
