@@ -122,3 +122,26 @@ export async function opsPerSecond(count: number, fn: () => Promise<void>): Prom
   await fn()
   return count / (Number(process.hrtime.bigint() - start) / 1e9)
 }
+
+/**
+ * A minimal raw NDJSON server, the limit a JSON-RPC server can reach over the same pipes: one write
+ * per input chunk; each line parsed and each answer serialized with `result`.
+ */
+export function rawEchoScript(result: unknown): string {
+  return `
+const result = ${JSON.stringify(result)}
+let rest = ''
+process.stdin.setEncoding('utf8')
+process.stdin.on('data', (text) => {
+  const lines = (rest + text).split('\\n')
+  rest = lines.pop()
+  let out = ''
+  for (const line of lines) {
+    if (line.length === 0) continue
+    const message = JSON.parse(line)
+    out += JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n'
+  }
+  if (out) process.stdout.write(out)
+})
+`
+}

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BenchRow, median } from './harness.js'
-import { NdjsonBenchClient, opsPerSecond } from './ndjson-client.js'
+import { NdjsonBenchClient, opsPerSecond, rawEchoScript as rawScript } from './ndjson-client.js'
 
 /**
  * The ACP server's rows (issue 4): round trips per second of a cheap request (`session/list` on
@@ -32,26 +32,6 @@ const SPAWNS = 7
 
 const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
 const ours = { name: `dsh-acp (${built} --memory)`, command: process.execPath, args: [cli, '--memory'] }
-
-/** The limit: one write per input chunk; each line parsed, each answer serialized with `result`. */
-function rawScript(result: unknown): string {
-  return `
-const result = ${JSON.stringify(result)}
-let rest = ''
-process.stdin.setEncoding('utf8')
-process.stdin.on('data', (text) => {
-  const lines = (rest + text).split('\\n')
-  rest = lines.pop()
-  let out = ''
-  for (const line of lines) {
-    if (line.length === 0) continue
-    const message = JSON.parse(line)
-    out += JSON.stringify({ jsonrpc: '2.0', id: message.id, result }) + '\\n'
-  }
-  if (out) process.stdout.write(out)
-})
-`
-}
 
 /** A peer: the official SDK's agent side, answering `initialize` and ${METHOD} with `result`. */
 function sdkScript(result: unknown, initializeResult: unknown): string {

@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { type BenchRow, median } from './harness.js'
-import { NdjsonBenchClient, opsPerSecond } from './ndjson-client.js'
+import { NdjsonBenchClient, opsPerSecond, rawEchoScript } from './ndjson-client.js'
 
 /**
  * The layers under the real server, each in a child process over OS pipes, answering `ping` with
@@ -30,22 +30,7 @@ const server = { method: (name) => (name === 'ping' ? ping : undefined), capabil
 new AcpConnection(ctx, server, process.stdin, process.stdout, {})
 `
 
-/** The limit: one write per input chunk; each line parsed, each answer serialized. */
-const rawScript = `
-let rest = ''
-process.stdin.setEncoding('utf8')
-process.stdin.on('data', (text) => {
-  const lines = (rest + text).split('\\n')
-  rest = lines.pop()
-  let out = ''
-  for (const line of lines) {
-    if (line.length === 0) continue
-    const message = JSON.parse(line)
-    out += JSON.stringify({ jsonrpc: '2.0', id: message.id, result: 'pong' }) + '\\n'
-  }
-  if (out) process.stdout.write(out)
-})
-`
+const rawScript = rawEchoScript('pong')
 
 const SEQUENTIAL = 4000
 const PIPELINED = 40000

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { chunk, completionStream } from '../support/fake-openai.js'
-import { OpenAiAgent, type OpenAiAgentOptions } from '../support/openai-agent.js'
+import { openAiAgents } from '../support/openai-agent.js'
 import { chunkTexts, deferred, messagesOf, until, updatesOfKind } from '../support/openai-wire.js'
 
 /**
@@ -12,16 +12,7 @@ import { chunkTexts, deferred, messagesOf, until, updatesOfKind } from '../suppo
  * text kept, the open tool call answered) so the session goes on.
  */
 
-const runs: OpenAiAgent[] = []
-afterEach(async () => {
-  for (const run of runs.splice(0)) await run.dispose()
-})
-
-async function start(options: OpenAiAgentOptions): Promise<OpenAiAgent> {
-  const run = await OpenAiAgent.start(options)
-  runs.push(run)
-  return run
-}
+const start = openAiAgents()
 
 describe('cancel with the openai provider', () => {
   it('mid-stream: the HTTP request is closed, stopReason cancelled, the partial text is in the replay', async () => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { chunk, completionStream, type FakeReply } from '../support/fake-openai.js'
-import { OpenAiAgent, type OpenAiAgentOptions } from '../support/openai-agent.js'
+import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
 import { chunkTexts, messagesOf, until } from '../support/openai-wire.js'
 
 /**
@@ -10,21 +10,7 @@ import { chunkTexts, messagesOf, until } from '../support/openai-wire.js'
  * a non-retryable error, cancel during a retry wait, and content blocks the editor attaches.
  */
 
-const runs: OpenAiAgent[] = []
-afterEach(async () => {
-  for (const run of runs.splice(0)) await run.dispose()
-})
-
-async function start(options: OpenAiAgentOptions): Promise<OpenAiAgent> {
-  const run = await OpenAiAgent.start(options)
-  runs.push(run)
-  return run
-}
-
-async function expectCleanExit(run: OpenAiAgent): Promise<void> {
-  expect(await run.agent.stop()).toBe(0)
-  expect(run.agent.audit.problems).toEqual([])
-}
+const start = openAiAgents()
 
 /** A loopback port nothing listens on (bound, then released). */
 async function closedPort(): Promise<number> {

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { chunk, completionStream, type FakeReply } from '../support/fake-openai.js'
-import { API_KEY, MODEL_NAME, OpenAiAgent, type OpenAiAgentOptions } from '../support/openai-agent.js'
+import { API_KEY, expectCleanExit, MODEL_NAME, openAiAgents } from '../support/openai-agent.js'
 import { chunkTexts, messagesOf, toolNamesOf, updatesOfKind } from '../support/openai-wire.js'
 import { foldUpdates } from './updates.js'
 
@@ -13,21 +13,7 @@ import { foldUpdates } from './updates.js'
  * server was asked.
  */
 
-const runs: OpenAiAgent[] = []
-afterEach(async () => {
-  for (const run of runs.splice(0)) await run.dispose()
-})
-
-async function start(options: OpenAiAgentOptions): Promise<OpenAiAgent> {
-  const run = await OpenAiAgent.start(options)
-  runs.push(run)
-  return run
-}
-
-async function expectCleanExit(run: OpenAiAgent): Promise<void> {
-  expect(await run.agent.stop()).toBe(0)
-  expect(run.agent.audit.problems).toEqual([])
-}
+const start = openAiAgents()
 
 const answer = (text: string | string[]): FakeReply => ({ stream: completionStream({ text }) })
 

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply, type FakeToolCall } from '../support/fake-openai.js'
-import { OpenAiAgent, type OpenAiAgentOptions } from '../support/openai-agent.js'
+import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
 import { agentRequests, messagesOf, outgoingLabels, updatesOfKind } from '../support/openai-wire.js'
 
 /**
@@ -12,21 +12,7 @@ import { agentRequests, messagesOf, outgoingLabels, updatesOfKind } from '../sup
  * the session's cwd, and the next model request carries the result.
  */
 
-const runs: OpenAiAgent[] = []
-afterEach(async () => {
-  for (const run of runs.splice(0)) await run.dispose()
-})
-
-async function start(options: OpenAiAgentOptions): Promise<OpenAiAgent> {
-  const run = await OpenAiAgent.start(options)
-  runs.push(run)
-  return run
-}
-
-async function expectCleanExit(run: OpenAiAgent): Promise<void> {
-  expect(await run.agent.stop()).toBe(0)
-  expect(run.agent.audit.problems).toEqual([])
-}
+const start = openAiAgents()
 
 const callsThen = (calls: FakeToolCall[], finalText: string): FakeReply[] => [
   { stream: completionStream({ toolCalls: calls }) },

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterEach, expect } from 'vitest'
 import { AgentProcess } from './agent-process.js'
 import { type FakeOpenAi, type FakeScript, startFakeOpenAi } from './fake-openai.js'
 
@@ -161,4 +162,26 @@ export class OpenAiAgent {
     await this.fake.close()
     rmSync(this.base, { recursive: true, force: true })
   }
+}
+
+/**
+ * For one test file: a `start` that launches an {@link OpenAiAgent} and disposes it after the
+ * test that started it.
+ */
+export function openAiAgents(): (options: OpenAiAgentOptions) => Promise<OpenAiAgent> {
+  const runs: OpenAiAgent[] = []
+  afterEach(async () => {
+    for (const run of runs.splice(0)) await run.dispose()
+  })
+  return async (options) => {
+    const run = await OpenAiAgent.start(options)
+    runs.push(run)
+    return run
+  }
+}
+
+/** The agent exits 0 on stdin EOF, and every line it wrote was valid ACP. */
+export async function expectCleanExit(run: OpenAiAgent): Promise<void> {
+  expect(await run.agent.stop()).toBe(0)
+  expect(run.agent.audit.problems).toEqual([])
 }
