@@ -65,8 +65,11 @@ async function serve(options: CliOptions): Promise<void> {
   }
   process.once('SIGINT', () => void shutdown('SIGINT', true))
   process.once('SIGTERM', () => void shutdown('SIGTERM', true))
-  await connection.closed
-  await shutdown('stdin closed', false)
+  const reason = await Promise.race([
+    connection.closed.then(() => 'stdin closed'),
+    connection.outputClosed.then(() => 'stdout closed'),
+  ])
+  await shutdown(reason, reason === 'stdout closed')
 }
 
 async function main(): Promise<void> {

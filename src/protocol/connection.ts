@@ -31,6 +31,9 @@ export class AcpConnection {
   private readonly callState: CallState
   /** Resolves when the input ended (EOF) or failed. */
   readonly closed: Promise<void>
+  /** Resolves when the output failed or closed (EPIPE: the client is gone). */
+  readonly outputClosed: Promise<void>
+  private outputGone = false
 
   constructor(
     ctx: Context,
@@ -50,6 +53,12 @@ export class AcpConnection {
     this.drainOutput = wire.drain
     this.pendingRequests = wire.pendingRequests
     this.closed = wire.closed
+    this.outputClosed = new Promise((resolve) => {
+      wire.writer.onClose(() => {
+        this.outputGone = true
+        resolve()
+      })
+    })
     this.rpc.onRequest((method, params, token) => this.dispatch(method, params, token, false))
     this.rpc.onNotification((method, params) => {
       this.dispatch(method, params, undefined, true).catch(() => undefined)
@@ -60,12 +69,14 @@ export class AcpConnection {
 
   /**
    * Waits until every request read so far has its response written (including requests still
-   * queued in the JSON-RPC engine) and every notification being handled has finished.
+   * queued in the JSON-RPC engine) and every notification being handled has finished. Once the
+   * output is gone, responses can no longer be written: then it waits for running handlers only.
    */
   async settle(): Promise<void> {
     for (;;) {
       if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve))
-      else if (this.pendingRequests() > 0) await new Promise((resolve) => setImmediate(resolve))
+      else if (!this.outputGone && this.pendingRequests() > 0)
+        await new Promise((resolve) => setImmediate(resolve))
       else return
     }
   }

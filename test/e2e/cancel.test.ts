@@ -22,6 +22,14 @@ writeFileSync(
 const SHORT_SCRIPT = join(scriptDir, 'short.json')
 writeFileSync(SHORT_SCRIPT, JSON.stringify({ turns: [[[{ text: 'a' }, { delayMs: 300 }, { text: 'b' }]]] }))
 
+const DRIP_SCRIPT = join(scriptDir, 'drip.json')
+writeFileSync(
+  DRIP_SCRIPT,
+  JSON.stringify({
+    turns: [[Array.from({ length: 100 }, (_, i) => [{ text: `drop ${i} ` }, { delayMs: 50 }]).flat()]],
+  }),
+)
+
 const agents: AgentProcess[] = []
 afterEach(async () => {
   for (const agent of agents.splice(0)) {
@@ -142,6 +150,26 @@ describe('cancellation and concurrency over real stdio', () => {
     )
     expect(await agent.stop()).toBe(0)
     expect(agent.audit.outgoing()).toMatchObject([{ id: 1, result: { protocolVersion: 1 } }])
+  })
+
+  it('a closed stdout (EPIPE: the client is gone) cancels the turn, records it, and exits cleanly', async () => {
+    const { agent, sessionId } = await startWithSession(DRIP_SCRIPT)
+    const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [text('go')] })
+    prompt.catch(() => undefined)
+    await firstChunk(agent, sessionId)
+    agent.child.stdout.destroy()
+    const code = await new Promise<number | null>((resolve) => agent.child.once('exit', resolve))
+    expect(code).toBe(0)
+    expect(agent.stderr).toContain('stdout closed')
+    const after = new AgentProcess({ storeDir: agent.storeDir })
+    agents.push(after)
+    await after.initialize()
+    await after.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    expect(agentText(after.updates)).toContain('drop 0')
+    expect(agentText(after.updates)).not.toContain('drop 99')
+    const next = await after.agent.request('session/prompt', { sessionId, prompt: [text('still usable?')] })
+    expect(next.stopReason).toBe('end_turn')
+    expect(await after.stop()).toBe(0)
   })
 
   it('logs go to stderr only, even at debug level', async () => {
