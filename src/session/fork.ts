@@ -1,6 +1,7 @@
 import { SessionErrorCode, SessionForkError } from './errors.js'
+import type { SessionId } from './ids.js'
 import { boundaryStatus } from './log-state.js'
-import type { Session } from './session.js'
+import { Session } from './session.js'
 
 /**
  * Resolves and checks a fork boundary against a live source, by the Agent Note's rules:
@@ -31,4 +32,41 @@ export function resolveForkBoundary(source: Session, boundary: number | undefine
     )
   }
   return asked
+}
+
+/**
+ * The live session a fork reads from: `SESSION_NOT_FOUND` for an id that is not live (or a value
+ * that is neither a Session nor an id), `SESSION_NOT_LIVE` for a Session object that was closed or
+ * replaced by another session with its id.
+ */
+export function liveForkSource(
+  source: Session | SessionId,
+  live: (id: SessionId) => Session | undefined,
+): Session {
+  if (typeof source === 'string') {
+    const session = live(source)
+    if (!session) {
+      throw new SessionForkError(SessionErrorCode.SESSION_NOT_FOUND, `no live session ${source}`, {
+        sessionId: source,
+      })
+    }
+    return session
+  }
+  if (!(source instanceof Session)) {
+    throw new SessionForkError(
+      SessionErrorCode.SESSION_NOT_FOUND,
+      'fork source must be a Session or a session id',
+      {
+        sessionId: null,
+      },
+    )
+  }
+  if (!source.live || live(source.id) !== source) {
+    throw new SessionForkError(
+      SessionErrorCode.SESSION_NOT_LIVE,
+      `session object ${source.id} is stale: it was closed or replaced`,
+      { sessionId: source.id },
+    )
+  }
+  return source
 }

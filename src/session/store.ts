@@ -1,8 +1,7 @@
 import type { Context } from 'cordis'
 import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
 import type { SessionEvent } from './events.js'
-import { resolveForkBoundary } from './fork.js'
-import { deepFreeze, freezeJsonCopy } from './frozen.js'
+import { liveForkSource, resolveForkBoundary } from './fork.js'
 import type { ListOptions, SessionHeader, SessionMeta, SessionPage, SessionSummary } from './header.js'
 import {
   assertSessionId,
@@ -12,32 +11,15 @@ import {
   type SessionId,
   systemClock,
 } from './ids.js'
+import type { DisposeReason } from './lifecycle.js'
+
+export type { DisposeReason } from './lifecycle.js'
+
+import { seedLog, storedLogState } from './log-building.js'
 import { LogState, turnsBefore } from './log-state.js'
 import { paginate } from './paginate.js'
 import type { SessionPersistence } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
-import { assertEventShape } from './validate-event.js'
-
-export type DisposeReason = 'closed' | 'deleted' | 'stopped'
-
-declare module 'cordis' {
-  interface Context {
-    sessions: SessionStore
-    persistence?: SessionPersistence
-  }
-  interface Events {
-    /** A new session (created or forked) is live; its seed, if any, is in `session.events()`. */
-    'session/created'(session: Session): void
-    /** A persisted session was loaded and is live again. */
-    'session/loaded'(session: Session): void
-    /** An event was appended to a live session. */
-    'session/event'(session: Session, event: SessionEvent): void
-    /** Make everything appended to `session` so far durable; rejects when that failed. */
-    'session/flush'(session: Session): Promise<void>
-    /** A live session left memory. */
-    'session/disposed'(session: Session, reason: DisposeReason): void
-  }
-}
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -115,25 +97,7 @@ export class SessionStore {
         },
       )
     }
-    const state = new LogState()
-    const log: SessionEvent[] = []
-    for (const input of seed) {
-      const event = copySeedEvent(input, sessionId)
-      try {
-        state.check(event)
-      } catch (error) {
-        throw new SessionError(
-          SessionErrorCode.INVALID_SEED,
-          `seed of ${sessionId}: ${(error as Error).message}`,
-          {
-            sessionId,
-            ...(error as SessionError).data,
-          },
-        )
-      }
-      state.apply(event)
-      log.push(event)
-    }
+    const { log, state } = seedLog(seed, sessionId)
     const header: SessionHeader = {
       id: sessionId,
       createdAt: meta.createdAt ?? this.now(),
@@ -182,7 +146,12 @@ export class SessionStore {
     if (!persistence || !stored) throw notFound(id)
     let session: Session
     try {
-      session = this.fromStored(id, stored.header, stored.events)
+      session = new Session(
+        stored.header,
+        stored.events,
+        storedLogState(id, stored.header, stored.events),
+        this.host,
+      )
     } catch (error) {
       await persistence.release(id)
       throw error
@@ -193,29 +162,6 @@ export class SessionStore {
     return session
   }
 
-  private fromStored(id: SessionId, header: SessionHeader, events: SessionEvent[]): Session {
-    const corrupt = (message: string, data: Record<string, unknown> = {}) =>
-      new SessionError(SessionErrorCode.CORRUPT_SESSION, `session ${id}: ${message}`, {
-        sessionId: id,
-        ...data,
-      })
-    if (header.id !== id) throw corrupt(`header names session ${header.id}`)
-    if (header.seedLength !== undefined && header.seedLength > events.length) {
-      throw corrupt(`header says ${header.seedLength} seed events but the log holds ${events.length}`)
-    }
-    const state = new LogState()
-    for (const event of events) {
-      try {
-        assertEventShape(event.type, event.data)
-        state.check(event)
-      } catch (error) {
-        throw corrupt((error as Error).message, { seq: event.seq })
-      }
-      state.apply(deepFreeze(event))
-    }
-    return new Session(header, events, state, this.host)
-  }
-
   /**
    * Forks `source` through `boundary` (inclusive seq; default its last event) into a new live
    * child, by the Agent Note's rules. The child shares the parent's frozen events (equivalent to a
@@ -224,7 +170,7 @@ export class SessionStore {
    * `INVALID_BOUNDARY`, `OPEN_TURN` (and `INVALID_SESSION_ID` for a bad child id).
    */
   fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
-    const parent = this.resolveForkSource(source)
+    const parent = liveForkSource(source, (id) => this.live.get(id))
     const copied = resolveForkBoundary(parent, boundary)
     const childId = childSessionId ?? this.mintId()
     try {
@@ -305,35 +251,6 @@ export class SessionStore {
       }
       throw error
     }
-  }
-
-  private resolveForkSource(source: SessionForkSource): Session {
-    if (typeof source === 'string') {
-      const session = this.live.get(source)
-      if (!session) {
-        throw new SessionForkError(SessionErrorCode.SESSION_NOT_FOUND, `no live session ${source}`, {
-          sessionId: source,
-        })
-      }
-      return session
-    }
-    if (!(source instanceof Session)) {
-      throw new SessionForkError(
-        SessionErrorCode.SESSION_NOT_FOUND,
-        'fork source must be a Session or a session id',
-        {
-          sessionId: null,
-        },
-      )
-    }
-    if (!source.live || this.live.get(source.id) !== source) {
-      throw new SessionForkError(
-        SessionErrorCode.SESSION_NOT_LIVE,
-        `session object ${source.id} is stale: it was closed or replaced`,
-        { sessionId: source.id },
-      )
-    }
-    return source
   }
 
   /**
@@ -446,30 +363,6 @@ export class SessionStore {
 
 function notFound(id: SessionId): SessionError {
   return new SessionError(SessionErrorCode.SESSION_NOT_FOUND, `session ${id} not found`, { sessionId: id })
-}
-
-function copySeedEvent(input: SessionEvent, sessionId: SessionId): SessionEvent {
-  try {
-    if (typeof input !== 'object' || input === null) throw new TypeError('an event must be an object')
-    // Check the frozen copy, not the input: what is checked is exactly what is stored.
-    const event = freezeJsonCopy({
-      seq: input.seq,
-      type: input.type,
-      time: input.time,
-      data: input.data,
-    }) as SessionEvent
-    assertEventShape(event.type, event.data)
-    if (typeof event.time !== 'string') throw new TypeError(`seed event ${event.seq}: time must be a string`)
-    return event
-  } catch (error) {
-    throw new SessionError(
-      SessionErrorCode.INVALID_SEED,
-      `seed of ${sessionId}: ${(error as Error).message}`,
-      {
-        sessionId,
-      },
-    )
-  }
 }
 
 /** The cordis plugin that provides `ctx.sessions`. A function plugin, so cordis never sees `fork`. */
