@@ -4,6 +4,7 @@ import { decodeCursor, pageSize, paginate } from '../session/paginate.js'
 import { parseHeader } from './file-format.js'
 import { errnoOf } from './file-io.js'
 import type { FileStat, FileSystem, OpenFile } from './file-system.js'
+import { titleFromHead } from './head-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -16,10 +17,11 @@ interface CachedSummary {
 }
 
 /**
- * Summaries of stored sessions for `list`, from each file's header line and last line only. An
- * in-memory cache keyed by (inode, size, mtime) avoids rereading files that did not change, which a
- * `stat` tells, so it stays correct when other processes write, crash or delete. `title` is the
- * header's (a later `session/title` event shows only while the session is live).
+ * Summaries of stored sessions for `list`, from each file's first bytes (the header line, and the
+ * first prompt for a title derived as a live session derives it) and its last line. An in-memory
+ * cache keyed by (inode, size, mtime) avoids rereading files that did not change, which a `stat`
+ * tells, so it stays correct when other processes write, crash or delete. `title` is the header's,
+ * else the derived one (a later `session/title` event shows only while the session is live).
  */
 export class SessionCatalog {
   private readonly cache = new Map<SessionId, CachedSummary>()
@@ -98,6 +100,7 @@ async function readSummary(
   if (headerEnd === -1) throw new Error('no complete header line')
   const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
   const last = await lastLine(file, size, headerEnd + 1, head)
+  const title = header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
     try {
@@ -112,7 +115,7 @@ async function readSummary(
     cwd: header.cwd,
     createdAt: header.createdAt,
     updatedAt,
-    ...(header.title !== undefined && { title: header.title }),
+    ...(title !== undefined && { title }),
     ...(header.parentSession !== undefined && { parentSession: header.parentSession }),
     ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
     live: false,

@@ -4,6 +4,7 @@ import { freezeJsonCopy } from './frozen.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
 import type { LogState, TurnSpan } from './log-state.js'
+import { titleFromContent } from './title.js'
 import { assertEventShape } from './validate-event.js'
 
 /** What a Session needs from the store that owns it. */
@@ -22,6 +23,8 @@ export class Session {
   private readonly state: LogState
   private host: SessionHost | undefined
   private failure: SessionError | undefined
+  /** The data of the last `session/title` event, kept as events are appended. */
+  private titleEvent: string | undefined
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -29,6 +32,10 @@ export class Session {
     this.log = log
     this.state = state
     this.host = host
+    for (let i = log.length - 1; i >= 0 && this.titleEvent === undefined; i--) {
+      const event = log[i] as SessionEvent
+      if (event.type === 'session/title') this.titleEvent = event.data.title
+    }
   }
 
   get id(): SessionId {
@@ -75,13 +82,24 @@ export class Session {
     return this.state.unansweredCalls
   }
 
-  /** The current title: the last `session/title` event, else the header's. */
+  /**
+   * The current title: the last `session/title` event, else the header's, else one derived from
+   * the first prompt's text (see {@link titleFromContent}).
+   */
   get title(): string | undefined {
-    for (let i = this.log.length - 1; i >= 0; i--) {
-      const event = this.log[i] as SessionEvent
-      if (event.type === 'session/title') return event.data.title
+    return this.explicitTitle ?? this.derivedTitle()
+  }
+
+  /** A title someone set: the last `session/title` event, else the header's. Forks inherit it. */
+  get explicitTitle(): string | undefined {
+    return this.titleEvent ?? this.header.title
+  }
+
+  private derivedTitle(): string | undefined {
+    for (const event of this.log) {
+      if (event.type === 'user/message') return titleFromContent(event.data.content)
     }
-    return this.header.title
+    return undefined
   }
 
   get updatedAt(): string {
@@ -152,6 +170,7 @@ export class Session {
     this.state.check(event)
     this.log.push(event)
     this.state.apply(event)
+    if (event.type === 'session/title') this.titleEvent = event.data.title
     host.appended(this, event)
     return event
   }

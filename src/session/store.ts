@@ -195,7 +195,7 @@ export class SessionStore {
       cwd: parent.cwd,
       parentSession: parent.id,
       seedLength: copied,
-      ...(parent.title !== undefined && { title: parent.title }),
+      ...(parent.explicitTitle !== undefined && { title: parent.explicitTitle }),
     }
     const state = new LogState(turnsBefore(parent.turnSpans(), copied), copied)
     return this.admit(new Session(header, parent.eventsThrough(copied), state, this.host), 'session/created')

@@ -82,6 +82,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     const listed = await agent.agent.request('session/list', {})
     expect(listed.sessions.map((s) => s.sessionId)).toEqual([sessionId])
     expect(listed.sessions[0]?.cwd).toBe(CWD)
+    expect(listed.sessions[0]?.title).toBe('hello')
 
     const beforeResume = agent.updates.length
     await agent.agent.request('session/resume', { sessionId, cwd: CWD })
@@ -113,8 +114,8 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
 
     const second = start({ storeDir })
     await second.initialize()
-    expect((await second.agent.request('session/list', {})).sessions.map((s) => s.sessionId)).toEqual([
-      sessionId,
+    expect((await second.agent.request('session/list', {})).sessions).toMatchObject([
+      { sessionId, title: 'remember me' },
     ])
     await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
     const replayAfter = updatesOf(second, sessionId)

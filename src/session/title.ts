@@ -1,0 +1,31 @@
+import type { ContentBlock } from './events.js'
+
+/** Longest title derived from a prompt, in characters (an ellipsis marks a cut). */
+export const DERIVED_TITLE_LENGTH = 80
+
+/**
+ * A title from the text of a first prompt: its first non-blank line, whitespace collapsed, cut to
+ * {@link DERIVED_TITLE_LENGTH} characters. Undefined when there is no text.
+ */
+export function titleFromText(text: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const collapsed = line.replace(/\s+/g, ' ').trim()
+    if (collapsed === '') continue
+    const chars = [...collapsed]
+    return chars.length > DERIVED_TITLE_LENGTH
+      ? `${chars.slice(0, DERIVED_TITLE_LENGTH - 1).join('')}…`
+      : collapsed
+  }
+  return undefined
+}
+
+/** A title from a prompt's content: the first text block that yields one. */
+export function titleFromContent(content: readonly ContentBlock[]): string | undefined {
+  for (const block of content) {
+    if (block.type === 'text' && typeof block.text === 'string') {
+      const title = titleFromText(block.text)
+      if (title !== undefined) return title
+    }
+  }
+  return undefined
+}
