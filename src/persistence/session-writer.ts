@@ -9,7 +9,7 @@ import type { SessionFileContents } from './read-session-file.js'
 import { releaseLock } from './session-lock.js'
 import type { StorePaths } from './store-paths.js'
 
-const COPY_CHUNK = 1 << 20
+const COPY_CHUNK = 4 << 20
 const noop = () => {}
 
 export interface WriterEnv {
@@ -224,20 +224,25 @@ export class SessionWriter {
   }
 }
 
+/**
+ * Copies the parent's bytes `[start, end)` to `to` at `at`, reading the next chunk while the
+ * previous one is written (two buffers). Returns the copied events' end offsets in `to`.
+ */
 async function copyPrefix(snapshot: PrefixSnapshot, to: OpenFile, at: number): Promise<number[]> {
-  const buffer = Buffer.allocUnsafe(Math.min(COPY_CHUNK, Math.max(1, snapshot.end - snapshot.start)))
+  const size = Math.min(COPY_CHUNK, Math.max(1, snapshot.end - snapshot.start))
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)]
+  let writing: Promise<void> = Promise.resolve()
   let position = snapshot.start
-  while (position < snapshot.end) {
-    const read = await snapshot.file.read(
-      buffer,
-      0,
-      Math.min(buffer.length, snapshot.end - position),
-      position,
-    )
+  for (let turn = 0; position < snapshot.end; turn++) {
+    const buffer = buffers[turn % 2] as Buffer
+    const read = await snapshot.file.read(buffer, 0, Math.min(size, snapshot.end - position), position)
     if (read === 0) throw new Error(`parent file ended at ${position}, before ${snapshot.end}`)
-    await writeFully(to, buffer.subarray(0, read), at + position - snapshot.start)
+    await writing
+    writing = writeFully(to, buffer.subarray(0, read), at + position - snapshot.start)
+    writing.catch(() => {})
     position += read
   }
+  await writing
   const shift = at - snapshot.start
   return snapshot.ends.map((end) => end + shift)
 }
