@@ -142,7 +142,9 @@ export class SessionStore {
 
   private async loadFromPersistence(id: SessionId): Promise<Session> {
     const persistence = this.persistence
-    const stored = persistence ? await persistence.open(id) : undefined
+    const stored = persistence
+      ? await persistence.open(id).catch((error) => Promise.reject(naming(id, error)))
+      : undefined
     if (!persistence || !stored) throw notFound(id)
     let session: Session
     try {
@@ -359,6 +361,12 @@ export class SessionStore {
   private stop(): void {
     for (const session of this.liveSessions()) this.detach(session, 'stopped')
   }
+}
+
+/** A backend's `SessionError` with `data.sessionId` added, so every caller learns which session failed. */
+function naming(id: SessionId, error: unknown): unknown {
+  if (!(error instanceof SessionError) || error.data.sessionId !== undefined) return error
+  return new SessionError(error.code, error.message, { sessionId: id, ...error.data }, { cause: error })
 }
 
 function notFound(id: SessionId): SessionError {

@@ -1,0 +1,76 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { AgentProcess } from '../support/agent-process.js'
+
+const CWD = '/work/project'
+const agents: AgentProcess[] = []
+const dirs: string[] = []
+afterEach(async () => {
+  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function start(storeDir: string): AgentProcess {
+  const agent = new AgentProcess({ storeDir })
+  agents.push(agent)
+  return agent
+}
+
+function store(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-store-errors-'))
+  dirs.push(dir)
+  return dir
+}
+
+describe('store failures over the wire', () => {
+  it('a session another process writes is refused with -32010 and the holder pid; free again after it exits', async () => {
+    const dir = store()
+    const first = start(dir)
+    await first.initialize()
+    const { sessionId } = await first.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const second = start(dir)
+    await second.initialize()
+    await expect(
+      second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32010,
+      data: { code: 'SESSION_LOCKED', sessionId, pid: first.child.pid },
+    })
+    await expect(second.agent.request('session/fork', { sessionId, cwd: CWD })).rejects.toMatchObject({
+      code: -32010,
+    })
+    expect(await first.stop()).toBe(0)
+    await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    expect(await second.stop()).toBe(0)
+    expect([...first.audit.problems, ...second.audit.problems]).toEqual([])
+  })
+
+  it('a corrupt session file is refused with -32012 naming the line; the file is left as it was', async () => {
+    const dir = store()
+    const writer = start(dir)
+    await writer.initialize()
+    const { sessionId } = await writer.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await writer.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })
+    expect(await writer.stop()).toBe(0)
+    const file = join(dir, `${sessionId}.jsonl`)
+    const lines = readFileSync(file, 'utf8').split('\n')
+    lines[2] = '{"seq":2,"type":"user/mess'
+    const corrupted = lines.join('\n')
+    writeFileSync(file, corrupted)
+
+    const reader = start(dir)
+    await reader.initialize()
+    await expect(
+      reader.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
+    ).rejects.toMatchObject({
+      code: -32012,
+      message: expect.stringContaining('.jsonl:3:'),
+      data: { code: 'CORRUPT_SESSION', sessionId, line: 3 },
+    })
+    expect(readFileSync(file, 'utf8')).toBe(corrupted)
+    expect(await reader.stop()).toBe(0)
+    expect(reader.audit.problems).toEqual([])
+  })
+})
