@@ -52,6 +52,22 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await expectCleanExit(agent)
   })
 
+  it('initialize: a version we do not speak is answered with ours (v1); a malformed one is -32602', async () => {
+    const agent = start()
+    const ask = (protocolVersion: unknown) =>
+      agent.agent.request('initialize', { protocolVersion, clientCapabilities: {} } as never)
+    expect((await ask(2)).protocolVersion).toBe(1)
+    expect((await ask(0)).protocolVersion).toBe(1)
+    expect((await ask(1)).protocolVersion).toBe(1)
+    for (const bad of ['1', 1.5, -1, 65536, null])
+      await expect(ask(bad)).rejects.toMatchObject({ code: -32602 })
+    const refusals = agent.audit
+      .outgoing()
+      .filter((m) => (m.error as { code?: number } | undefined)?.code === -32602)
+    expect(refusals).toHaveLength(5)
+    await expectCleanExit(agent)
+  })
+
   it('new, prompt twice, load replays what the client saw live, list, resume, close, delete', async () => {
     const agent = start()
     await agent.initialize()
