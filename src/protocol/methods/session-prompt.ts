@@ -1,41 +1,8 @@
-import type { ContentBlock } from '../../session/index.js'
+import { promptBlocks } from '../content-blocks.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
 import type { AcpMethod } from '../method.js'
-import { objectParams, type Params } from '../params.js'
+import { objectParams } from '../params.js'
 import { openSession, sessionIdParam } from './session-access.js'
-
-const BLOCK_CAPABILITY: Readonly<Record<string, 'image' | 'audio' | 'embeddedContext'>> = {
-  image: 'image',
-  audio: 'audio',
-  resource: 'embeddedContext',
-}
-
-function promptParam(params: Params, supported: Record<string, boolean>): ContentBlock[] {
-  const prompt = params.prompt
-  if (!Array.isArray(prompt))
-    throw ProtocolError.invalidParams('session/prompt: prompt must be an array of content blocks')
-  prompt.forEach((block, index) => {
-    if (typeof block !== 'object' || block === null || typeof block.type !== 'string') {
-      throw ProtocolError.invalidParams(`session/prompt: prompt[${index}] is not a content block`, { index })
-    }
-    const needs = BLOCK_CAPABILITY[block.type]
-    if (needs !== undefined && !supported[needs]) {
-      throw ProtocolError.invalidParams(
-        `session/prompt: ${block.type} content is not supported by this agent`,
-        { index },
-      )
-    }
-    if (!['text', 'resource_link', ...Object.keys(BLOCK_CAPABILITY)].includes(block.type)) {
-      throw ProtocolError.invalidParams(
-        `session/prompt: unknown content block type ${JSON.stringify(block.type)}`,
-        {
-          index,
-        },
-      )
-    }
-  })
-  return prompt as ContentBlock[]
-}
 
 /**
  * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
@@ -50,7 +17,7 @@ export const sessionPromptMethod: AcpMethod = {
   async handle(raw, call) {
     const params = objectParams('session/prompt', raw)
     const sessionId = sessionIdParam(params, 'session/prompt')
-    const prompt = promptParam(params, call.agent.promptCapabilities)
+    const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
     const outcome = await call.agent.runTurn(session, {
       prompt,
