@@ -116,6 +116,35 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await expectCleanExit(agent)
   })
 
+  it('session/list pages with an opaque cursor, filters by cwd, and refuses a bad cursor with -32602', async () => {
+    const agent = start()
+    await agent.initialize()
+    const made: string[] = []
+    for (let i = 0; i < 53; i++) {
+      const cwd = i % 2 === 0 ? CWD : '/work/other'
+      made.push((await agent.agent.request('session/new', { cwd, mcpServers: [] })).sessionId)
+    }
+    const first = await agent.agent.request('session/list', {})
+    expect(first.sessions).toHaveLength(50)
+    expect(first.nextCursor).toEqual(expect.any(String))
+    const second = await agent.agent.request('session/list', { cursor: first.nextCursor as string })
+    expect(second.nextCursor).toBeUndefined()
+    const all = [...first.sessions, ...second.sessions].map((s) => s.sessionId)
+    expect(all).toHaveLength(made.length)
+    expect([...all].sort()).toEqual([...made].sort())
+    const inProject = await agent.agent.request('session/list', { cwd: CWD })
+    expect(inProject.sessions.map((s) => s.sessionId).sort()).toEqual(
+      made.filter((_, i) => i % 2 === 0).sort(),
+    )
+    await expect(agent.agent.request('session/list', { cursor: 'not-a-cursor' })).rejects.toMatchObject({
+      code: -32602,
+    })
+    await expect(agent.agent.request('session/list', { cwd: 'relative' })).rejects.toMatchObject({
+      code: -32602,
+    })
+    await expectCleanExit(agent)
+  })
+
   it('a restarted process loads the same history from the store', async () => {
     const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-restart-'))
     dirs.push(storeDir)
