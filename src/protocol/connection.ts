@@ -148,7 +148,6 @@ export class AcpConnection {
         })
       },
       clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
-      log: (message) => this.logger.info(message),
     }
   }
 }
@@ -162,7 +161,6 @@ interface CallState {
   capabilities(): ReturnType<AcpServer['capabilities']>
   notify(update: SessionUpdateNotification): void
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
-  log(message: string): void
 }
 
 const NEVER_ABORTED = new AbortController().signal
@@ -217,10 +215,6 @@ class Call implements MethodCall {
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
     return this.state.clientBridge(sessionId)
-  }
-
-  log(message: string): void {
-    this.state.log(message)
   }
 
   dispose(): void {

@@ -28,7 +28,6 @@ export interface MethodCall {
   notify(update: SessionUpdateNotification): void
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
-  log(message: string): void
 }
 
 /**
