@@ -146,7 +146,8 @@ export function parseTranscriptLine(text: string, lineNumber: number): Transcrip
     throw new TranscriptFormatError(lineNumber, 'ms must be a number of milliseconds, at least 0')
   }
   const unknown = Object.keys(value).find((key) => !ENTRY_KEYS.includes(key))
-  if (unknown !== undefined) throw new TranscriptFormatError(lineNumber, `unknown field ${JSON.stringify(unknown)}`)
+  if (unknown !== undefined)
+    throw new TranscriptFormatError(lineNumber, `unknown field ${JSON.stringify(unknown)}`)
   const time = ms !== undefined ? { ms } : {}
   const forms = ['msg', 'raw', 'rawBase64'].filter((key) => Object.hasOwn(value, key))
   if (forms.length !== 1)
