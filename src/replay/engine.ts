@@ -144,7 +144,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
 
   const learnSessions = (recorded: unknown, actual: unknown) => {
     if (Array.isArray(recorded) && Array.isArray(actual)) {
-      recorded.forEach((item, i) => learnSessions(item, actual[i]))
+      for (const [i, item] of recorded.entries()) learnSessions(item, actual[i])
     } else if (isObject(recorded) && isObject(actual)) {
       for (const [key, value] of Object.entries(recorded)) {
         const other = actual[key]
