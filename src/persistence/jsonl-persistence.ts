@@ -59,7 +59,10 @@ export class JsonlPersistence implements SessionPersistence {
     this.removeOrphans()
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => this.loaded(session))
-    ctx.on('session/event', (session, event) => this.writers.get(session.id)?.append(event))
+    const stopHearing = ctx.sessions.onAppended((session, event) =>
+      this.writers.get(session.id)?.append(event),
+    )
+    ctx.on('dispose', stopHearing)
     ctx.on('session/flush', async (session) => {
       await this.writers.get(session.id)?.flush()
     })
