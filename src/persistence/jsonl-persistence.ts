@@ -67,7 +67,9 @@ export class JsonlPersistence implements SessionPersistence {
       await this.writers.get(session.id)?.flush()
     })
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
+    this.catalog.open()
     ctx.on('dispose', () => {
+      this.catalog.close()
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
     })
   }
@@ -169,7 +171,7 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   list(options: ListOptions): Promise<SessionPage> {
-    return this.catalog.list(options)
+    return this.catalog.list(options, (id) => this.writers.has(id) || this.opened.has(id))
   }
 
   /** Deletes the file and its lock. Refused with `SESSION_LOCKED` while another process writes it. */
