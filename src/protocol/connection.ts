@@ -6,6 +6,7 @@ import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { ClientState, MethodCall } from './method.js'
 import type { AcpServer } from './server.js'
+import { openSubagentView } from './subagent-view.js'
 import { createNdjsonConnection } from './wire/index.js'
 
 export interface ConnectionOptions {
@@ -148,6 +149,15 @@ export class AcpConnection {
         })
       },
       clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
+      openSubagent: (link) =>
+        openSubagentView(
+          {
+            client: this.client,
+            notify: (update) => this.callState.notify(update),
+            bridge: (sessionId, target) => createClientBridge(this.rpc, this.client, sessionId, target),
+          },
+          link,
+        ),
     }
   }
 }
@@ -161,6 +171,7 @@ interface CallState {
   capabilities(): ReturnType<AcpServer['capabilities']>
   notify(update: SessionUpdateNotification): void
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
+  openSubagent: MethodCall['openSubagent']
 }
 
 const NEVER_ABORTED = new AbortController().signal
@@ -215,6 +226,10 @@ class Call implements MethodCall {
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
     return this.state.clientBridge(sessionId)
+  }
+
+  openSubagent(link: Parameters<MethodCall['openSubagent']>[0]): ReturnType<MethodCall['openSubagent']> {
+    return this.state.openSubagent(link)
   }
 
   dispose(): void {

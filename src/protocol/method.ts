@@ -1,5 +1,5 @@
 import type { AgentService } from '../agent/service.js'
-import type { ClientBridge } from '../agent/types.js'
+import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
 import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 
@@ -28,6 +28,8 @@ export interface MethodCall {
   notify(update: SessionUpdateNotification): void
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
+  /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */
+  openSubagent(link: SubagentLink): SubagentView
 }
 
 /**
