@@ -1,3 +1,4 @@
+import { PrefixCache } from '../../bench/prefix-cache.js'
 import {
   chunk,
   type FakeReply,
@@ -6,36 +7,7 @@ import {
   usageChunk,
 } from './fake-openai.js'
 
-/**
- * A stand-in for a provider's prompt cache that caches by exact prefix: a request's prompt is its
- * `tools` then each message, serialized in order; the cached part is the longest byte prefix it
- * shares with any earlier request's prompt. Tokens are counted as 4 bytes each.
- */
-export class PrefixCache {
-  private readonly prompts: string[] = []
-
-  /** The prompt bytes of a request body, as this cache sees them. */
-  static promptOf(body: RecordedRequest['body']): string {
-    const messages = Array.isArray(body?.messages) ? body.messages : []
-    return [JSON.stringify(body?.tools ?? null), ...messages.map((m) => JSON.stringify(m))].join('\n')
-  }
-
-  /** Records the request; answers its prompt and cached token counts. */
-  see(body: RecordedRequest['body']): { promptTokens: number; cachedTokens: number } {
-    const prompt = PrefixCache.promptOf(body)
-    let best = 0
-    for (const earlier of this.prompts) best = Math.max(best, commonPrefix(prompt, earlier))
-    this.prompts.push(prompt)
-    return { promptTokens: Math.ceil(prompt.length / 4), cachedTokens: Math.floor(best / 4) }
-  }
-}
-
-export function commonPrefix(a: string, b: string): number {
-  const n = Math.min(a.length, b.length)
-  let i = 0
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++
-  return i
-}
+export { commonPrefix, PrefixCache } from '../../bench/prefix-cache.js'
 
 /** How the fake model answers: text, or tool calls (`arguments` as a JSON value). */
 export type ModelMove =
