@@ -6,7 +6,8 @@ import type { ClientState } from './method.js'
 
 /** True when the client advertised the unstable `subagents` capability (`{}`; omitted or null: not). */
 export function supportsSubagents(client: ClientState | undefined): boolean {
-  const value = client?.capabilities.subagents
+  // Unstable: not in the stable ClientCapabilities type that types the boundary.
+  const value = (client?.capabilities as { readonly subagents?: unknown } | undefined)?.subagents
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
