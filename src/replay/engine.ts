@@ -84,9 +84,9 @@ function waitKey(kind: LineKind, method: string | undefined, idKey: string | und
  * Plays one connection: starts the agent, sends the transcript's client lines in order, and
  * before each one waits until the agent has sent as many messages of each kind (responses by id,
  * its requests and notifications by method) as the transcript shows before that line. A wait ends
- * without them after `timeoutMs` of silence from the agent: missing notifications are given up
- * and the replay goes on; a missing response or request means the agent hung there, and the
- * replay of this connection stops. The agent's requests are matched to the transcript's by
+ * without them after `timeoutMs` of silence from the agent: what did not come is given up and the
+ * replay goes on, unless a response or request is missing while the agent still owes an answer
+ * to a request sent to it: then it hung there, and the replay of this connection stops. The agent's requests are matched to the transcript's by
  * method and normalized params, and answered with the transcript's answer when its turn comes;
  * one the transcript does not hold is answered at once with {@link UNRECORDED_REQUEST_ERROR}.
  * Session ids the transcript used are replaced by the ones the live agent returned. The agent is
@@ -101,6 +101,8 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
   const sessionMap = new Map<string, string>()
   const recordedResponses = new Map<string, ScriptLine[]>()
   const requestedMethods = new Map<string, string>()
+  /** Ids of the client requests sent that the agent has not answered yet. */
+  const unanswered = new Set<string>()
   /** Transcript agent-request line -> the live request's id. */
   const matchedRequests = new Map<number, unknown>()
   /** Transcript agent-request line -> its answer line, when the answer's turn came before the request. */
@@ -138,7 +140,10 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
     fields: { kind: LineKind; method?: string; idKey?: string; answers?: string; fromLine?: number },
   ) => {
     agent.send(JSON.stringify(msg))
-    if (fields.kind === 'request') requestedMethods.set(fields.idKey as string, fields.method as string)
+    if (fields.kind === 'request') {
+      requestedMethods.set(fields.idKey as string, fields.method as string)
+      unanswered.add(fields.idKey as string)
+    }
     return push({ dir: 'in', msg, ...fields })
   }
 
@@ -213,6 +218,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
       const key = waitKey(kind, method, idKey)
       counts.set(key, (counts.get(key) ?? 0) + 1)
       if (kind === 'response') {
+        unanswered.delete(idKey as string)
         const recorded = recordedResponses.get(idKey as string)?.shift()
         if (recorded) learnSessions(recorded.msg, msg)
       } else if (kind === 'request') onAgentRequest(entry, msg as Record<string, unknown>)
@@ -307,7 +313,10 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
       const still = missing(expected)
       if (still.length === 0) return true
       const first = still[0] as ScriptLine
-      const hung = still.some((line) => line.kind === 'response' || line.kind === 'request')
+      // Hung: the agent still owes an answer and says nothing. An agent that answered everything
+      // it was asked is idle, and what it did not send is only missing.
+      const hung =
+        unanswered.size > 0 && still.some((line) => line.kind === 'response' || line.kind === 'request')
       problems.push({
         kind: 'timeout',
         connection,
