@@ -72,7 +72,7 @@ async function serve(options: CliOptions): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'record') {
+  if (process.argv[2] === 'record' || process.argv[2] === 'replay') {
     const { runToolCommand } = await import('./replay/cli.js')
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return
