@@ -7,6 +7,7 @@ import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { ClientState, MethodCall } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
+import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
 import { createNdjsonConnection } from './wire/index.js'
 
@@ -154,6 +155,15 @@ export class AcpConnection {
           this.logger.warn(`session/update not sent: ${error.message}`)
         }),
       clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
+      openSubagent: (link) =>
+        openSubagentView(
+          {
+            client: this.client,
+            notify: (update) => this.callState.notify(update),
+            bridge: (sessionId, target) => createClientBridge(this.rpc, this.client, sessionId, target),
+          },
+          link,
+        ),
     }
   }
 }
@@ -167,6 +177,7 @@ interface CallState {
   capabilities(): ReturnType<AcpServer['capabilities']>
   notify(update: SessionUpdateNotification): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
+  openSubagent: MethodCall['openSubagent']
 }
 
 const NEVER_ABORTED = new AbortController().signal
@@ -221,6 +232,10 @@ class Call implements MethodCall {
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
     return this.state.clientBridge(sessionId)
+  }
+
+  openSubagent(link: Parameters<MethodCall['openSubagent']>[0]): ReturnType<MethodCall['openSubagent']> {
+    return this.state.openSubagent(link)
   }
 
   dispose(): void {
