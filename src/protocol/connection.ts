@@ -150,11 +150,10 @@ export class AcpConnection {
         this.client = state
       },
       capabilities: () => this.server.capabilities(),
-      notify: (update) => {
+      notify: (update) =>
         this.rpc.sendNotification('session/update', update).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
-        })
-      },
+        }),
       clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
       openSubagent: (link) =>
         openSubagentView(
@@ -176,7 +175,7 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification): void
+  notify(update: SessionUpdateNotification): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
@@ -227,8 +226,8 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification): void {
-    this.state.notify(update)
+  notify(update: SessionUpdateNotification): Promise<void> {
+    return this.state.notify(update)
   }
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
