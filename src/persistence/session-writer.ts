@@ -46,6 +46,7 @@ export class SessionWriter {
   private drainQueued = false
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
+  private unserializable = false
 
   constructor(
     readonly id: SessionId,
@@ -144,8 +145,22 @@ export class SessionWriter {
 
   /** Takes one appended event; it is written with the next batch. */
   append(event: SessionEvent): void {
-    if (this.failure) return
-    this.pending.push(Buffer.from(`${JSON.stringify(event)}\n`))
+    if (this.failure || this.unserializable) return
+    let line: Buffer
+    try {
+      line = Buffer.from(`${JSON.stringify(event)}\n`)
+    } catch (error) {
+      // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
+      // writing later events after a gap would make the file unloadable: stop here instead.
+      // Lines before it are still written; nothing after it is.
+      this.unserializable = true
+      void this.enqueue(async () => {
+        await this.drain()
+        this.failWith(`serialize event ${event.seq} for`, this.path, error)
+      })
+      return
+    }
+    this.pending.push(line)
     if (!this.drainQueued) {
       this.drainQueued = true
       void this.enqueue(() => this.drain())

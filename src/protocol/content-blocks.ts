@@ -63,7 +63,8 @@ export function promptBlocks(
       ProtocolError.invalidParams(`${method}: prompt[${index}] ${problem}`, { field: `prompt[${index}]` })
     if (!isObject(block) || !isString(block.type))
       throw fail('is not a content block (an object with a type)')
-    const kind = BLOCKS[block.type as string]
+    // Own keys only: `__proto__`, `constructor` or `toString` are no block types.
+    const kind = Object.hasOwn(BLOCKS, block.type as string) ? BLOCKS[block.type as string] : undefined
     if (!kind) throw fail(`has unknown type ${JSON.stringify(block.type)}`)
     if (kind.needs !== undefined && !supported[kind.needs]) {
       throw fail(`is ${block.type} content, which this agent does not accept (see promptCapabilities)`)

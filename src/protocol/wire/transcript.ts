@@ -18,7 +18,7 @@ export interface TranscriptEntry {
  * its buffer in order and `close()` ends it and waits for `'finish'`.
  *
  * Lines are re-serialized from the parsed value (one JSON value, no raw newline); a line that
- * is not JSON is kept verbatim as `{"raw": line}`. After `close()`, `record` does nothing.
+ * is not JSON (or too deeply nested to serialize again) is kept verbatim as `{"raw": line}`. After `close()`, `record` does nothing.
  */
 export class TranscriptRecorder {
   private fd: number | undefined
@@ -33,7 +33,7 @@ export class TranscriptRecorder {
   /** Records one raw wire line (bound, so it can be passed around as a callback). */
   readonly record = (dir: WireDirection, line: string): void => {
     if (this.closed) return
-    const text = `${JSON.stringify({ dir, msg: parseOrRaw(line) } satisfies TranscriptEntry)}\n`
+    const text = `${entryText(dir, line)}\n`
     if (this.fd !== undefined) writeAll(this.fd, text)
     else this.stream?.write(text)
   }
@@ -58,6 +58,15 @@ export class TranscriptRecorder {
       stream.once('error', () => resolve())
       stream.end(() => resolve())
     })
+  }
+}
+
+/** The entry as JSON; a line too deep to re-serialize is kept verbatim, like one that did not parse. */
+function entryText(dir: WireDirection, line: string): string {
+  try {
+    return JSON.stringify({ dir, msg: parseOrRaw(line) } satisfies TranscriptEntry)
+  } catch {
+    return JSON.stringify({ dir, msg: { raw: line } } satisfies TranscriptEntry)
   }
 }
 
