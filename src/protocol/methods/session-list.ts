@@ -15,6 +15,7 @@ function toSessionInfo(summary: SessionSummary) {
         createdAt: summary.createdAt,
         ...(summary.parentSession !== undefined && { parentSession: summary.parentSession }),
         ...(summary.seedLength !== undefined && { seedLength: summary.seedLength }),
+        ...(summary.subagent !== undefined && { subagent: summary.subagent }),
       },
     },
   }
