@@ -2,15 +2,6 @@ import type { MessageConnection } from 'vscode-jsonrpc'
 import type { ClientBridge, PermissionRequest } from '../agent/types.js'
 import type { ClientState } from './method.js'
 
-function capability(client: ClientState | undefined, ...path: string[]): boolean {
-  let node: unknown = client?.capabilities
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return false
-    node = (node as Record<string, unknown>)[key]
-  }
-  return node === true
-}
-
 /** Rejects as soon as `signal` aborts; the request itself is left to the client to finish. */
 function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason)
@@ -54,7 +45,7 @@ export function createClientBridge(
       return response?.outcome?.outcome === 'selected' && response.outcome.optionId === 'allow'
     },
   }
-  if (capability(client, 'fs', 'readTextFile')) {
+  if (client?.capabilities.fs?.readTextFile === true) {
     bridge.readTextFile = async (path, signal) => {
       const response = (await untilAborted(
         rpc.sendRequest('fs/read_text_file', { sessionId, path }),
@@ -67,7 +58,7 @@ export function createClientBridge(
       return response.content
     }
   }
-  if (capability(client, 'fs', 'writeTextFile')) {
+  if (client?.capabilities.fs?.writeTextFile === true) {
     bridge.writeTextFile = async (path, content, signal) => {
       await untilAborted(rpc.sendRequest('fs/write_text_file', { sessionId, path, content }), signal)
     }
