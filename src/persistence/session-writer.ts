@@ -121,7 +121,10 @@ export class SessionWriter {
       this.synced = this.size
     } catch (error) {
       await file?.close().catch(noop)
-      if (!renamed) await fs.unlink(temp).catch(noop)
+      // A create that failed leaves nothing behind: not the temp file, nor a file already renamed
+      // into place whose directory entry could not be made durable.
+      await fs.unlink(renamed ? this.path : temp).catch(noop)
+      if (renamed) await fs.syncDir(paths.dir).catch(noop)
       this.failWith(op, renamed ? this.path : temp, error)
     } finally {
       await snapshot?.file.close().catch(noop)
