@@ -112,7 +112,7 @@ function session() {
 function promptBlock() {
   const meta = chance(0.5) ? `,"_meta":${jsonText()}` : ''
   const type = chance(0.9) ? '"text"' : JSON.stringify(pick([...PROTO_KEYS, 'image', 'resource', 'nope']))
-  return `{"type":${type},"text":${JSON.stringify(chance(0.1) ? 'z'.repeat(int(100_000)) : `hello ${int(100)}`)}${meta}}`
+  return `{"type":${type},"text":${JSON.stringify(chance(0.02) ? 'z'.repeat(int(30_000)) : `hello ${int(100)}`)}${meta}}`
 }
 
 /** One frame: a line (string), raw bytes (Buffer), or several lines written at once. */
