@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, watch as fsWatch } from 'node:fs'
 import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
 
 /** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
@@ -73,6 +73,16 @@ export interface FileSystem {
   readdir(path: string): Promise<string[]>
   /** The entry itself (lstat: a symlink is not followed). */
   stat(path: string): Promise<FileStat>
+  /**
+   * Watches a directory: `onChange(name)` for each entry created, written, renamed or removed
+   * (`undefined` when the name is unknown), `onError` when the watch broke and reports nothing
+   * more. Optional: without it (or when it throws) callers look at the files themselves.
+   */
+  watch?(dir: string, onChange: (name: string | undefined) => void, onError: () => void): DirectoryWatch
+}
+
+export interface DirectoryWatch {
+  close(): void
 }
 
 class NodeOpenFile implements OpenFile {
@@ -133,5 +143,14 @@ export const nodeFileSystem: FileSystem = {
   async stat(path) {
     const s = await lstat(path)
     return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
+  },
+  watch(dir, onChange, onError) {
+    // persistent: false, so a watch never keeps the process alive.
+    const watcher = fsWatch(dir, { persistent: false }, (_type, name) => onChange(name ?? undefined))
+    watcher.on('error', () => {
+      watcher.close()
+      onError()
+    })
+    return { close: () => watcher.close() }
   },
 }
