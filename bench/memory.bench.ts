@@ -11,18 +11,49 @@ const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'load-memory-child.j
 const TARGET_BYTES = 200e6
 const RUNS = 3
 
-/** A ~200 MB session like the new user's: 1.8 KB notes, one 200 KB note every 500. */
+/**
+ * A ~200 MB session shaped like real use: turns of a prompt, a step with a streamed answer, a tool
+ * call and its (larger) result, then a final answer; every few turns a pasted file.
+ */
 function writeSession(dir: string, id: string): number {
   const path = join(dir, `${id}.jsonl`)
+  const time = '2024-01-01T00:00:01.000Z'
   const chunks: string[] = [
     `${JSON.stringify({ version: 1, id, createdAt: '2024-01-01T00:00:00.000Z', cwd: '/bench' })}\n`,
   ]
   let size = 0
-  for (let seq = 1; size < TARGET_BYTES; seq++) {
-    const text = `${seq}:`.padEnd(seq % 500 === 0 ? 200_000 : 1800, 'abcdefghij')
-    const line = `${JSON.stringify({ seq, type: 'context/note', time: '2024-01-01T00:00:01.000Z', data: { text } })}\n`
+  let seq = 0
+  const add = (type: string, data: unknown) => {
+    const line = `${JSON.stringify({ seq: ++seq, type, time, data })}\n`
     chunks.push(line)
     size += line.length
+  }
+  for (let turn = 1; size < TARGET_BYTES; turn++) {
+    const pasted = turn % 20 === 0 ? 'x'.repeat(50_000) : ''
+    add('turn/start', { turn })
+    add('user/message', { turn, content: [{ type: 'text', text: `Question ${turn}: why? ${pasted}` }] })
+    add('step/start', { turn, step: 1 })
+    add('assistant/message', {
+      turn,
+      step: 1,
+      content: 'Let me look.'.repeat(20),
+      usage: { inputTokens: 900, outputTokens: 40 },
+    })
+    add('tool/call', {
+      turn,
+      step: 1,
+      callId: `c${turn}`,
+      name: 'read_text_file',
+      input: { path: `src/f${turn}.ts` },
+      title: 'Read',
+      kind: 'read',
+    })
+    add('tool/result', { turn, step: 1, callId: `c${turn}`, output: 'const x = 1\n'.repeat(200) })
+    add('step/end', { turn, step: 1 })
+    add('step/start', { turn, step: 2 })
+    add('assistant/message', { turn, step: 2, content: 'Because of this line. '.repeat(30) })
+    add('step/end', { turn, step: 2 })
+    add('turn/end', { turn, reason: 'completed' })
   }
   writeFileSync(path, chunks.join(''), { mode: 0o600 })
   return statSync(path).size
@@ -65,7 +96,7 @@ export const suite = {
       return [
         {
           group: 'memory',
-          name: `peak RSS loading a ${fileMB} MB session (fresh process)`,
+          name: `peak RSS loading a ${fileMB} MB session of tool-using turns (fresh process)`,
           ours: ours.peakMB,
           baselineName: 'streaming JSON.parse per line, values kept',
           baseline: parse.peakMB,

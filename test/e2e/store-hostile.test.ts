@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
   mkdirSync,
@@ -12,7 +12,7 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { AgentProcess, CLI } from '../support/agent-process.js'
 
 const CWD = '/work/project'
 const agents: AgentProcess[] = []
@@ -160,5 +160,56 @@ describe('a hostile store directory over the wire', () => {
     ).rejects.toMatchObject(readOnly)
     await expect(agent.agent.request('session/delete', { sessionId })).rejects.toMatchObject(readOnly)
     expect(await agent.stop()).toBe(0)
+  })
+})
+
+describe('at the file-descriptor limit', () => {
+  it('a session/new that fails leaves no file; session/list is whole or an error, never partial', async () => {
+    const dir = store()
+    const child = spawn('sh', ['-c', `ulimit -n 64; exec "${process.execPath}" "${CLI}" --store "${dir}"`], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+    const answers = new Map<
+      number,
+      { result?: { sessionId?: string; sessions?: unknown[] }; error?: { code: number } }
+    >()
+    let rest = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      rest += chunk.toString('utf8')
+      for (let nl = rest.indexOf('\n'); nl !== -1; nl = rest.indexOf('\n')) {
+        const message = JSON.parse(rest.slice(0, nl))
+        rest = rest.slice(nl + 1)
+        if (typeof message.id === 'number') answers.set(message.id, message)
+      }
+    })
+    const request = async (id: number, method: string, params: unknown) => {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+      while (!answers.has(id)) {
+        if (child.exitCode !== null) throw new Error(`agent exited ${child.exitCode}`)
+        await new Promise((resolve) => setTimeout(resolve, 5))
+      }
+      return answers.get(id) as NonNullable<ReturnType<typeof answers.get>>
+    }
+    await request(0, 'initialize', { protocolVersion: 1 })
+    const created: string[] = []
+    let refused = 0
+    for (let id = 1; id <= 70; id++) {
+      const answer = await request(id, 'session/new', { cwd: CWD, mcpServers: [] })
+      if (answer.result?.sessionId) created.push(answer.result.sessionId)
+      else {
+        expect(answer.error?.code).toBe(-32011)
+        refused++
+      }
+    }
+    expect(refused, 'the limit was reached').toBeGreaterThan(0)
+    const listed = await request(100, 'session/list', {})
+    if (listed.result) expect(listed.result.sessions).toHaveLength(created.length)
+    else expect(listed.error?.code).toBe(-32011)
+    child.stdin.end()
+    expect(await exited).toBe(0)
+    const files = readdirSync(dir).filter((name) => name.endsWith('.jsonl'))
+    expect(files.sort()).toEqual(created.map((id) => `${id}.jsonl`).sort())
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
   })
 })
