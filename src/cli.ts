@@ -30,6 +30,7 @@ async function serve(options: CliOptions): Promise<void> {
       ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
     },
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+    subagents: options.subagents,
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },
@@ -74,7 +75,7 @@ async function serve(options: CliOptions): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'record') {
+  if (process.argv[2] === 'record' || process.argv[2] === 'replay') {
     const { runToolCommand } = await import('./replay/cli.js')
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return
