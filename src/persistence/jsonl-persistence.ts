@@ -5,7 +5,7 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { ListOptions, SessionHeader, SessionPage } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import type { SessionPersistence } from '../session/persistence-port.js'
+import type { SessionPersistence, StoredEventListener } from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
 import type { DisposeReason } from '../session/store.js'
 import { errnoOf, persistenceError } from './file-io.js'
@@ -156,7 +156,10 @@ export class JsonlPersistence implements SessionPersistence {
     this.closing.set(id, done)
   }
 
-  async open(id: SessionId): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
+  async open(
+    id: SessionId,
+    onEvent?: StoredEventListener,
+  ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
     const path = this.paths.sessionFile(id)
     await this.closing.get(id)
     if (!(await this.exists(id))) return undefined
@@ -167,7 +170,7 @@ export class JsonlPersistence implements SessionPersistence {
     try {
       file = await this.fs.open(path, 'r+')
       op = 'read'
-      const contents = await readSessionFile(file, path, id, this.env.warn)
+      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent)
       this.opened.set(id, SessionWriter.opened(id, this.env, file, contents))
       return { header: contents.header, events: contents.events }
     } catch (error) {

@@ -11,6 +11,8 @@ import type { StorePaths } from './store-paths.js'
 
 const COPY_CHUNK = 4 << 20
 const NEWLINE = 0x0a
+/** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
+const EARLY_SYNC_BYTES = 1 << 20
 const noop = () => {}
 
 export interface WriterEnv {
@@ -46,6 +48,7 @@ export class SessionWriter {
   /** Serialized lines not yet written, each ending in `\n`. */
   private pending: string[] = []
   private drainQueued = false
+  private earlySyncQueued = false
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
   private unserializable = false
@@ -192,6 +195,28 @@ export class SessionWriter {
       this.ends.push(this.size + at + 1)
     }
     this.size += batch.length
+    if (this.size - this.synced >= EARLY_SYNC_BYTES && !this.earlySyncQueued) {
+      this.earlySyncQueued = true
+      void this.enqueue(() => this.earlySync())
+    }
+  }
+
+  /**
+   * An fdatasync nobody waits for, once much was written since the last: a long turn then finds
+   * little left to sync when its end is acknowledged. It promises nothing (flush still syncs
+   * whatever is left); a failure is reported like any other and makes the session read-only.
+   */
+  private async earlySync(): Promise<void> {
+    this.earlySyncQueued = false
+    if (this.failure || !this.file || this.synced === this.size) return
+    const size = this.size
+    try {
+      await this.file.datasync()
+    } catch (error) {
+      this.failWith('fdatasync', this.path, error)
+      return
+    }
+    this.synced = size
   }
 
   /** Resolves when every event appended so far is written and fdatasynced; rejects if not. */

@@ -156,7 +156,7 @@ export class AcpConnection {
       // a load or prompt still running after stdin EOF streams its updates before its response.
       notify: (update) => {
         const message: NotificationMessage = { jsonrpc: '2.0', method: 'session/update', params: update }
-        this.writer.write(message).catch((error: Error) => {
+        return this.writer.write(message).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
       },
@@ -181,7 +181,7 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification): void
+  notify(update: SessionUpdateNotification): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
@@ -232,8 +232,8 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification): void {
-    this.state.notify(update)
+  notify(update: SessionUpdateNotification): Promise<void> {
+    return this.state.notify(update)
   }
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {

@@ -111,6 +111,11 @@ export class Session {
     return this.log.slice()
   }
 
+  /** Events with `seq > seq`, oldest first. */
+  eventsAfter(seq: number): SessionEvent[] {
+    return this.log.slice(Math.max(0, seq))
+  }
+
   /** Events with `seq <= boundary`. */
   eventsThrough(boundary: number): SessionEvent[] {
     return this.log.slice(0, Math.max(0, boundary))
