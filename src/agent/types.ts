@@ -94,6 +94,11 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /**
+   * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
+   * prompt the client did not send. Default false.
+   */
+  readonly announcePrompt?: boolean
   /** Model requests before the turn ends `max-turn-requests`. Default: the agent's `maxSteps`. */
   readonly maxSteps?: number
   /**

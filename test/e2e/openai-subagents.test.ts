@@ -314,6 +314,7 @@ describe('what the editor sees', () => {
     })
     const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
+      'user_message_chunk',
       'tool_call',
       'tool_call_update',
       'agent_message_chunk',

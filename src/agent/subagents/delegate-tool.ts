@@ -134,6 +134,7 @@ export function delegateTool(deps: DelegateDeps): Tool {
         client: view.client,
         maxSteps: deps.maxSteps,
         allowedTools,
+        announcePrompt: true,
       })
       view.ended(outcome)
       return finalAnswer(child, outcome)

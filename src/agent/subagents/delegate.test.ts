@@ -276,6 +276,11 @@ describe('delegate: a fork-based subagent', () => {
         task: 'sub',
       },
     ])
-    expect(seen).toEqual([`agent_message_chunk@${(child?.lastSeq ?? 0) - 2}`, 'ended completed'])
+    const last = child?.lastSeq ?? 0
+    expect(seen).toEqual([
+      `user_message_chunk@${last - 4}`,
+      `agent_message_chunk@${last - 2}`,
+      'ended completed',
+    ])
   })
 })
