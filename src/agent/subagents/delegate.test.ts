@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { ContentBlock, CoreEvent, Session, SessionEvent } from '../../session/index.js'
 import { abortable } from '../abort.js'
+import { AgentService } from '../service.js'
 import type { Tool } from '../tools/tool.js'
 import type { ModelChunk, ModelProvider, ModelRequest, SubagentLink } from '../types.js'
 import { DELEGATE_TOOL } from './delegate-tool.js'
@@ -282,5 +283,31 @@ describe('delegate: a fork-based subagent', () => {
       `agent_message_chunk@${last - 2}`,
       'ended completed',
     ])
+  })
+})
+
+describe('the delegate tool’s registration', () => {
+  it('is offered after the other tools by default, and not at all with subagents: false', async () => {
+    const seen = modelOf(() => [text('hi')])
+    ctx = await startAgent({ provider: seen })
+    await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
+    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([
+      'read_text_file',
+      'write_text_file',
+      DELEGATE_TOOL,
+    ])
+    await ctx.stop()
+    const without = modelOf(() => [text('hi')])
+    ctx = await startAgent({ provider: without, subagents: false })
+    await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
+    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual(['read_text_file', 'write_text_file'])
+  })
+
+  it('refuses bounds that are not positive integers', async () => {
+    const provider = modelOf(() => [])
+    ctx = await startAgent({ provider })
+    for (const subagents of [{ maxConcurrent: 0 }, { maxSteps: 1.5 }]) {
+      expect(() => new AgentService(ctx as Context, { provider, subagents })).toThrow(RangeError)
+    }
   })
 })
