@@ -180,7 +180,6 @@ export class TurnRun {
       cwd: this.session.cwd,
       callId,
       turn: this.turn,
-      callSeq: call.event.seq,
       client: this.request.client,
       signal: this.signal,
       ...(allowed && { allowedTools: allowed }),

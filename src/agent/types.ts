@@ -115,9 +115,10 @@ export interface TurnRequest {
 export interface SubagentLink {
   readonly sessionId: string
   readonly parentSessionId: string
-  /** The parent's `delegate` tool call, and the seq of its `tool/call` event. */
+  /** The parent's `delegate` tool call. */
   readonly callId: string
-  readonly callSeq: number
+  /** The seq of the parent's `subagent:spawned` event: what the parent's updates about it come from. */
+  readonly seq: number
   readonly title: string
   readonly task: string
 }

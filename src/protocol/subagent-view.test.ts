@@ -9,7 +9,7 @@ const LINK: SubagentLink = {
   sessionId: 'kid',
   parentSessionId: 'dad',
   callId: 'call_d',
-  callSeq: 9,
+  seq: 9,
   title: 'Helper',
   task: 'do it',
 }

@@ -267,12 +267,21 @@ describe('delegate: a fork-based subagent', () => {
     await ctx.agent.runTurn(parent, req)
     const [child] = childrenOf(ctx, parent)
     const callEvent = parent.events().find((e) => e.type === 'tool/call')
+    const spawnedEvent = parent.events().find((e) => e.type === 'subagent:spawned')
+    expect(spawnedEvent?.seq).toBe((callEvent?.seq ?? 0) + 1)
+    expect(spawnedEvent?.data).toEqual({
+      turn: 1,
+      callId: 'd1',
+      sessionId: child?.id,
+      title: 'Helper',
+      task: 'sub',
+    })
     expect(links).toEqual([
       {
         sessionId: child?.id,
         parentSessionId: parent.id,
         callId: 'd1',
-        callSeq: callEvent?.seq,
+        seq: spawnedEvent?.seq,
         title: 'Helper',
         task: 'sub',
       },
