@@ -14,7 +14,11 @@ import addFormatsModule from 'ajv-formats'
 // ajv-formats is CJS with `exports.default`; under NodeNext its default import is the whole module.
 const addFormats = addFormatsModule.default
 
-/** Which schema: `stable`, `unstable`, or `auto` (stable for methods it defines, else unstable). */
+/**
+ * Which schema: `stable`, `unstable`, or `auto`: stable for methods it defines, else unstable;
+ * and unstable for a `session/update` whose variant only the unstable draft defines (e.g.
+ * `subagent_update`, which an agent sends only to a client that advertised the capability).
+ */
 export type AcpSchemaVariant = 'stable' | 'unstable' | 'auto'
 
 type JsonSchema = { $defs: Record<string, Record<string, unknown>> } & Record<string, unknown>
@@ -73,10 +77,30 @@ function load(variant: 'stable' | 'unstable'): LoadedSchema {
   return result
 }
 
-function resolveVariant(variant: AcpSchemaVariant, method: string | undefined): LoadedSchema {
+function resolveVariant(
+  variant: AcpSchemaVariant,
+  method: string | undefined,
+  params?: unknown,
+): LoadedSchema {
   if (variant !== 'auto') return load(variant)
   const stable = load('stable')
+  if (method === 'session/update' && unstableOnlyUpdate(params)) return load('unstable')
   return method === undefined || stable.methods.has(method) ? stable : load('unstable')
+}
+
+/** The `sessionUpdate` discriminators a schema's `SessionUpdate` defines. */
+function updateKinds(schema: LoadedSchema): Set<string> {
+  const variants = (schema.schema.$defs.SessionUpdate?.oneOf ?? []) as {
+    properties?: { sessionUpdate?: { const?: unknown } }
+  }[]
+  return new Set(variants.map((v) => String(v.properties?.sessionUpdate?.const)))
+}
+
+/** True for `session/update` params whose variant only the unstable draft defines. */
+function unstableOnlyUpdate(params: unknown): boolean {
+  const kind = isObject(params) && isObject(params.update) ? params.update.sessionUpdate : undefined
+  if (typeof kind !== 'string') return false
+  return !updateKinds(load('stable')).has(kind) && updateKinds(load('unstable')).has(kind)
 }
 
 /** Names of every `$defs` entry of the unstable schema (e.g. `SessionNotification`, `PromptResponse`). */
@@ -146,7 +170,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export function validateAcpMessage(message: unknown, options: MessageOptions = {}): string[] {
   if (!isObject(message)) return ['message: not a JSON object']
   const method = typeof message.method === 'string' ? message.method : options.method
-  const schema = resolveVariant(options.schema ?? 'unstable', method)
+  const schema = resolveVariant(options.schema ?? 'unstable', method, message.params)
   const errors: string[] = []
   if (message.jsonrpc !== '2.0') errors.push('message.jsonrpc: must be "2.0"')
   const rootErrors = check(schema, '#', message, 'message')
