@@ -15,9 +15,9 @@ import addFormatsModule from 'ajv-formats'
 const addFormats = addFormatsModule.default
 
 /**
- * Which schema: `stable`, `unstable`, or `auto`: stable for methods it defines, else unstable;
- * and unstable for a `session/update` whose variant only the unstable draft defines (e.g.
- * `subagent_update`, which an agent sends only to a client that advertised the capability).
+ * Which schema: `stable`, `unstable`, or `auto`: the stable schema for the methods it defines, the
+ * unstable draft for the rest; a message of a stable method that only the unstable draft accepts
+ * (an unstable shape, e.g. a `subagent_update` session update) passes too.
  */
 export type AcpSchemaVariant = 'stable' | 'unstable' | 'auto'
 
@@ -77,30 +77,10 @@ function load(variant: 'stable' | 'unstable'): LoadedSchema {
   return result
 }
 
-function resolveVariant(
-  variant: AcpSchemaVariant,
-  method: string | undefined,
-  params?: unknown,
-): LoadedSchema {
+function resolveVariant(variant: AcpSchemaVariant, method: string | undefined): LoadedSchema {
   if (variant !== 'auto') return load(variant)
   const stable = load('stable')
-  if (method === 'session/update' && unstableOnlyUpdate(params)) return load('unstable')
   return method === undefined || stable.methods.has(method) ? stable : load('unstable')
-}
-
-/** The `sessionUpdate` discriminators a schema's `SessionUpdate` defines. */
-function updateKinds(schema: LoadedSchema): Set<string> {
-  const variants = (schema.schema.$defs.SessionUpdate?.oneOf ?? []) as {
-    properties?: { sessionUpdate?: { const?: unknown } }
-  }[]
-  return new Set(variants.map((v) => String(v.properties?.sessionUpdate?.const)))
-}
-
-/** True for `session/update` params whose variant only the unstable draft defines. */
-function unstableOnlyUpdate(params: unknown): boolean {
-  const kind = isObject(params) && isObject(params.update) ? params.update.sessionUpdate : undefined
-  if (typeof kind !== 'string') return false
-  return !updateKinds(load('stable')).has(kind) && updateKinds(load('unstable')).has(kind)
 }
 
 /** Names of every `$defs` entry of the unstable schema (e.g. `SessionNotification`, `PromptResponse`). */
@@ -168,9 +148,16 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * methods (leading `_`).
  */
 export function validateAcpMessage(message: unknown, options: MessageOptions = {}): string[] {
+  if (options.schema !== 'auto') return validateWith(message, options)
+  const errors = validateWith(message, options)
+  if (errors.length === 0) return errors
+  return validateWith(message, { ...options, schema: 'unstable' }).length === 0 ? [] : errors
+}
+
+function validateWith(message: unknown, options: MessageOptions): string[] {
   if (!isObject(message)) return ['message: not a JSON object']
   const method = typeof message.method === 'string' ? message.method : options.method
-  const schema = resolveVariant(options.schema ?? 'unstable', method, message.params)
+  const schema = resolveVariant(options.schema ?? 'unstable', method)
   const errors: string[] = []
   if (message.jsonrpc !== '2.0') errors.push('message.jsonrpc: must be "2.0"')
   const rootErrors = check(schema, '#', message, 'message')
