@@ -51,6 +51,7 @@ export class SessionWriter {
   private earlySyncQueued = false
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
+  private unserializable = false
 
   constructor(
     readonly id: SessionId,
@@ -125,7 +126,10 @@ export class SessionWriter {
       this.synced = this.size
     } catch (error) {
       await file?.close().catch(noop)
-      if (!renamed) await fs.unlink(temp).catch(noop)
+      // A create that failed leaves nothing behind: not the temp file, nor a file already renamed
+      // into place whose directory entry could not be made durable.
+      await fs.unlink(renamed ? this.path : temp).catch(noop)
+      if (renamed) await fs.syncDir(paths.dir).catch(noop)
       this.failWith(op, renamed ? this.path : temp, error)
     } finally {
       await snapshot?.file.close().catch(noop)
@@ -149,8 +153,22 @@ export class SessionWriter {
 
   /** Takes one appended event; it is written with the next batch. */
   append(event: SessionEvent): void {
-    if (this.failure) return
-    this.pending.push(`${JSON.stringify(event)}\n`)
+    if (this.failure || this.unserializable) return
+    let line: string
+    try {
+      line = `${JSON.stringify(event)}\n`
+    } catch (error) {
+      // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
+      // writing later events after a gap would make the file unloadable: stop here instead.
+      // Lines before it are still written; nothing after it is.
+      this.unserializable = true
+      void this.enqueue(async () => {
+        await this.drain()
+        this.failWith(`serialize event ${event.seq} for`, this.path, error)
+      })
+      return
+    }
+    this.pending.push(line)
     if (!this.drainQueued) {
       this.drainQueued = true
       void this.enqueue(() => this.drain())

@@ -411,6 +411,8 @@ export class SessionStore {
   /** Removes a session from memory and from persistence. Throws `SESSION_NOT_FOUND`. */
   async delete(id: SessionId): Promise<void> {
     assertSessionId(id)
+    // A load in flight (a prompt opening the session, say) finishes first, then is let go with it.
+    await this.opening.get(id)?.catch(() => {})
     const session = this.live.get(id)
     if (session) this.detach(session, 'deleted')
     const removed = (await this.persistence?.remove(id)) ?? false
