@@ -14,15 +14,25 @@ const RELEASE_ABOVE_BYTES = 64 * 1024 * 1024
  */
 export function releaseMemoryOnClose(): () => void {
   const collect = fullCollector()
-  const baseline = process.memoryUsage.rss()
+  const baseline = residentBytes()
   let scheduled = false
   return () => {
-    if (!collect || scheduled) return
+    if (!collect || baseline === undefined || scheduled) return
     scheduled = true
     setTimeout(() => {
       scheduled = false
-      if (process.memoryUsage.rss() - baseline > RELEASE_ABOVE_BYTES) collect()
+      const resident = residentBytes()
+      if (resident !== undefined && resident - baseline > RELEASE_ABOVE_BYTES) collect()
     }, 50).unref()
+  }
+}
+
+/** Resident bytes, or undefined when they cannot be read (it takes a file descriptor: EMFILE). */
+function residentBytes(): number | undefined {
+  try {
+    return process.memoryUsage.rss()
+  } catch {
+    return undefined
   }
 }
 
