@@ -60,7 +60,11 @@ export class TurnRun {
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
     session.append({ type: 'turn/start', data: { turn } })
-    session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    const prompt = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    if (this.request.announcePrompt) {
+      for (const content of this.request.prompt)
+        this.send({ sessionUpdate: 'user_message_chunk', content }, prompt.seq)
+    }
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
@@ -176,7 +180,6 @@ export class TurnRun {
       cwd: this.session.cwd,
       callId,
       turn: this.turn,
-      callSeq: call.event.seq,
       client: this.request.client,
       signal: this.signal,
       ...(allowed && { allowedTools: allowed }),
