@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
@@ -99,6 +101,9 @@ describe('delegate end to end', () => {
     expect(child._meta).toMatchObject({
       dsh: { parentSession: parent, seedLength: turn1End, subagent: { turn: 2, callId: 'call_d' } },
     })
+    // Its turn over, the child is let go (lock released) while the parent stays open.
+    expect(existsSync(join(run.storeDir, `${child.sessionId}.lock`))).toBe(false)
+    expect(existsSync(join(run.storeDir, `${parent}.lock`))).toBe(true)
     const childEvents = run.loggedEvents(child.sessionId)
     expect(childEvents.slice(0, turn1End)).toEqual(events.slice(0, turn1End))
     expect(childEvents.at(-1)?.data).toMatchObject({ turn: 2, reason: 'completed' })
