@@ -140,7 +140,16 @@ describe('schemas/config.schema.json', () => {
   it('describes every parsed configuration: its properties are exactly what the CLI can set', () => {
     const everything = parseCli([
       ...['serve', '--store', '/tmp/store', '--model', 'openai', '--base-url', 'http://127.0.0.1:1/v1'],
-      ...['--model-name', 'm', '--no-fork', '--transcript', '/tmp/t.jsonl', '--max-line-bytes', '4096'],
+      ...[
+        '--model-name',
+        'm,n',
+        '--image-input',
+        '--no-fork',
+        '--transcript',
+        '/tmp/t.jsonl',
+        '--max-line-bytes',
+        '4096',
+      ],
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
     ])

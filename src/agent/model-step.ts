@@ -28,7 +28,8 @@ export interface StreamedStep {
  * window) live through `request.sendUpdate`, tagged with `seq`: the seq the step's
  * `assistant/message` will get. Never throws: an abort or a provider failure is reported in the
  * result, together with everything streamed before it. Stops at once when `signal` aborts, even if
- * the provider ignores its signal.
+ * the provider ignores its signal. `choice` is the session's model and reasoning effort for this
+ * request.
  */
 export async function streamModelStep(
   session: Session,
@@ -36,6 +37,7 @@ export async function streamModelStep(
   tools: readonly ToolSpec[],
   signal: AbortSignal,
   send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
+  choice: { readonly model?: string; readonly thoughtLevel?: string } = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
   const step: StreamedStep = { text: '', thought: '', calls: [], aborted: false }
@@ -45,6 +47,8 @@ export async function streamModelStep(
       cwd: session.cwd,
       messages: projectHistory(session.events()),
       tools,
+      ...(choice.model !== undefined && { model: choice.model }),
+      ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
       switch (chunk.type) {

@@ -1,7 +1,14 @@
 import type { Context } from 'cordis'
-import type { Session, TurnEndReason } from '../session/index.js'
+import type { ConfigValue, Session, SessionEvent, TurnEndReason } from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
 import { errorMessage } from './model-step.js'
+import {
+  type ConfigOptionSpec,
+  configOptionSpecs,
+  type EffectiveConfig,
+  effectiveConfig,
+  setSessionConfig,
+} from './session-config.js'
 import { builtinTools } from './tools/index.js'
 import { type Tool, ToolRegistry } from './tools/tool.js'
 import { type TurnEnding, TurnRun } from './turn-run.js'
@@ -42,6 +49,8 @@ export class AgentService {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
   readonly maxSteps: number
+  /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   private readonly running = new Map<string, RunningTurn>()
 
   constructor(
@@ -52,6 +61,7 @@ export class AgentService {
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.maxSteps = config.maxSteps ?? 32
+    this.configSpecs = configOptionSpecs(this.provider)
     if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
       throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
     }
@@ -63,6 +73,22 @@ export class AgentService {
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
   get promptCapabilities(): PromptCapabilities {
     return { ...(this.provider.promptCapabilities ?? BASELINE_PROMPT_CAPABILITIES) }
+  }
+
+  /** The session's effective configuration: what its log records, defaults for the rest. */
+  config(session: Session): EffectiveConfig {
+    return effectiveConfig(this.configSpecs, session.config)
+  }
+
+  /**
+   * Sets a session option and resolves with its `config/set` event once that is durable; undefined
+   * when the option already had this value (nothing is written). Throws `INVALID_CONFIG` for an
+   * option or value not offered; nothing changes.
+   */
+  async setConfig(session: Session, option: string, value: ConfigValue): Promise<SessionEvent | undefined> {
+    const event = setSessionConfig(session, this.configSpecs, option, value)
+    if (event) await this.ctx.sessions.flush(session.id)
+    return event
   }
 
   /** True while a turn runs on this session. */
@@ -119,6 +145,7 @@ export class AgentService {
       {
         provider: this.provider,
         tools: this.tools,
+        configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },

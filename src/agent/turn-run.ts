@@ -10,6 +10,8 @@ import {
 } from '../session/index.js'
 import { isAbortError, raceAbort } from './abort.js'
 import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import { modeDecision } from './modes.js'
+import { type ConfigOptionSpec, effectiveConfig } from './session-config.js'
 import type { ToolRegistry } from './tools/tool.js'
 import type { ModelProvider, ToolResult, TurnRequest } from './types.js'
 
@@ -19,6 +21,8 @@ export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before t
 export interface TurnRunOptions {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
+  /** The session options: each model request reads the session's mode, model and effort anew. */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
@@ -71,12 +75,17 @@ export class TurnRun {
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
     session.append({ type: 'step/start', data: { turn, step } })
+    const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(
       session,
       options.provider,
-      options.tools.specs(),
+      options.tools.specs(config.mode),
       this.signal,
       (update, seq) => this.send(update, seq),
+      {
+        model: config.model,
+        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+      },
     )
     this.recordAssistant(step, streamed)
     const calls = streamed.calls.map((call) => this.recordCall(step, call))
@@ -147,12 +156,20 @@ export class TurnRun {
     const { name, callId, input } = call.event.data
     const tool = this.options.tools.get(name)
     if (!tool) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
+    const { mode } = effectiveConfig(this.options.configSpecs, this.session.config)
+    if (modeDecision(mode, tool.kind) === 'deny') {
+      return {
+        output: `Not run: ${name} may change something, and the session is in ${mode} mode.`,
+        isError: true,
+      }
+    }
     const context = {
       sessionId: this.session.id,
       cwd: this.session.cwd,
       callId,
       client: this.request.client,
       signal: this.signal,
+      mode,
     }
     try {
       return await raceAbort(

@@ -1,3 +1,4 @@
+export * from './config.js'
 export * from './errors.js'
 export * from './events.js'
 export { resolveForkBoundary } from './fork.js'

@@ -1,3 +1,4 @@
+import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
 import type { AnyEventInput, JsonObject, SessionEvent } from './events.js'
 import { freezeJsonCopy } from './frozen.js'
@@ -25,6 +26,8 @@ export class Session {
   private failure: SessionError | undefined
   /** The data of the last `session/title` event, kept as events are appended. */
   private titleEvent: string | undefined
+  /** The projection of `config/set` events, kept as they are appended. */
+  private configState: SessionConfig
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -36,6 +39,12 @@ export class Session {
       const event = log[i] as SessionEvent
       if (event.type === 'session/title') this.titleEvent = event.data.title
     }
+    this.configState = sessionConfig(log)
+  }
+
+  /** The configuration the log records (see {@link sessionConfig}); the agent adds defaults. */
+  get config(): SessionConfig {
+    return this.configState
   }
 
   get id(): SessionId {
@@ -172,6 +181,9 @@ export class Session {
     this.log.push(event)
     this.state.apply(event)
     if (event.type === 'session/title') this.titleEvent = event.data.title
+    else if (event.type === 'config/set') {
+      this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
+    }
     host.appended(this, event)
     return event
   }

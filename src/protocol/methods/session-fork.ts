@@ -1,5 +1,6 @@
 import { defineMethod } from '../method.js'
 import { dshMeta } from '../params.js'
+import { sessionSetup } from '../session-config.js'
 import { openSessionInCwd } from './session-access.js'
 
 /**
@@ -20,6 +21,7 @@ export const sessionForkMethod = defineMethod({
     const child = await call.sessions.forkDurable(source, boundary as number | undefined)
     return {
       sessionId: child.id,
+      ...sessionSetup(call.agent, child),
       _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },
     }
   },

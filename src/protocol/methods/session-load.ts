@@ -1,10 +1,12 @@
 import { projectUpdates } from '../../session/index.js'
 import { defineMethod } from '../method.js'
+import { configUpdates, sessionSetup } from '../session-config.js'
 import { openSessionInCwd } from './session-access.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
- * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers.
+ * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers with the
+ * session's `configOptions` and `modes` as its log left them.
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
@@ -13,8 +15,9 @@ export const sessionLoadMethod = defineMethod({
   },
   async handle(params, call) {
     const session = await openSessionInCwd(params, 'session/load', call)
-    for (const update of projectUpdates(session.id, session.events())) call.notify(update)
-    return {}
+    const replay = projectUpdates(session.id, session.events(), { configUpdates: configUpdates(call.agent) })
+    for (const update of replay) call.notify(update)
+    return sessionSetup(call.agent, session)
   },
 })
 
@@ -25,7 +28,7 @@ export const sessionResumeMethod = defineMethod({
     capabilities.sessionCapabilities.resume = {}
   },
   async handle(params, call) {
-    await openSessionInCwd(params, 'session/resume', call)
-    return {}
+    const session = await openSessionInCwd(params, 'session/resume', call)
+    return sessionSetup(call.agent, session)
   },
 })

@@ -1,3 +1,4 @@
+import type { ConfigValue } from '../config.js'
 import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../events.js'
 import type { SessionId } from '../ids.js'
 import { unansweredCallResult } from './history.js'
@@ -63,14 +64,28 @@ export function toolResultUpdate(callId: string, output: JsonValue, isError: boo
   }
 }
 
+/** What the projection needs from outside the log. */
+export interface ProjectionOptions {
+  /**
+   * The updates a `config/set` stands for, given the values recorded so far (this one included)
+   * and the option it set: the agent knows the options and their defaults, the log only the
+   * values. Absent: a `config/set` projects to nothing.
+   */
+  readonly configUpdates?: (values: Readonly<Record<string, ConfigValue>>, option: string) => SessionUpdate[]
+}
+
 /**
  * Tracks what a stream of events has opened, so each event maps to the updates a client would
  * have seen live. Feed events in log order; `updatesFor` is pure given the events fed before.
  */
 export class UpdateProjector {
   private readonly openCalls = new Set<string>()
+  private readonly config: Record<string, ConfigValue> = Object.create(null)
 
-  constructor(readonly sessionId: SessionId) {}
+  constructor(
+    readonly sessionId: SessionId,
+    private readonly options: ProjectionOptions = {},
+  ) {}
 
   /** The `session/update` params that `event` stands for (often none). */
   updatesFor(event: SessionEvent): SessionUpdateNotification[] {
@@ -120,6 +135,9 @@ export class UpdateProjector {
       }
       case 'session/title':
         return [{ sessionUpdate: 'session_info_update', title: event.data.title, updatedAt: event.time }]
+      case 'config/set':
+        this.config[event.data.option] = event.data.value
+        return this.options.configUpdates?.({ ...this.config }, event.data.option) ?? []
       default:
         return []
     }
@@ -133,7 +151,8 @@ export class UpdateProjector {
 export function projectUpdates(
   sessionId: SessionId,
   events: readonly SessionEvent[],
+  options: ProjectionOptions = {},
 ): SessionUpdateNotification[] {
-  const projector = new UpdateProjector(sessionId)
+  const projector = new UpdateProjector(sessionId, options)
   return events.flatMap((event) => projector.updatesFor(event))
 }
