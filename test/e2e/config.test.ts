@@ -63,17 +63,20 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       // Unknown options and values are -32602 and change nothing (nothing is sent either).
       from = agent.updates.length
       const refused = [
-        agent.agent.request('session/set_config_option', { sessionId, configId: 'colour', value: 'red' }),
-        agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'gpt-9' }),
-        agent.agent.request('session/set_config_option', {
-          sessionId,
-          configId: 'mode',
-          type: 'boolean',
-          value: true,
-        }),
-        agent.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }),
+        () =>
+          agent.agent.request('session/set_config_option', { sessionId, configId: 'colour', value: 'red' }),
+        () =>
+          agent.agent.request('session/set_config_option', { sessionId, configId: 'model', value: 'gpt-9' }),
+        () =>
+          agent.agent.request('session/set_config_option', {
+            sessionId,
+            configId: 'mode',
+            type: 'boolean',
+            value: true,
+          }),
+        () => agent.agent.request('session/set_mode', { sessionId, modeId: 'yolo' }),
       ]
-      for (const request of refused) await expect(request).rejects.toMatchObject({ code: -32602 })
+      for (const request of refused) await expect(request()).rejects.toMatchObject({ code: -32602 })
       expect(kinds(agent, sessionId, from)).toEqual([])
 
       from = agent.updates.length
