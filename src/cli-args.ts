@@ -31,6 +31,8 @@ export const USAGE = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/s
        dsh-acp sessions [options]     print the stored sessions as a lineage tree
        dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
                                       run an agent, recording its traffic (record --help)
+       dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]
+                                      replay a transcript against an agent (replay --help)
 
 Options:
   --store DIR          session store directory (default: $DSH_HOME/sessions,

@@ -6,7 +6,6 @@ import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { resolveStoreDir } from './persistence/index.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
 import { createSequentialIdGenerator } from './session/index.js'
-import { printLineage } from './sessions-command.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -74,7 +73,7 @@ async function serve(options: CliOptions): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'record') {
+  if (process.argv[2] === 'record' || process.argv[2] === 'replay') {
     const { runToolCommand } = await import('./replay/cli.js')
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return
@@ -97,6 +96,8 @@ async function main(): Promise<void> {
   }
   routeLogsToStderr(LOG_LEVELS[options.logLevel])
   if (options.command === 'sessions') {
+    // Subcommands load their code only when run: starting the server must not pay for them.
+    const { printLineage } = await import('./sessions-command.js')
     await printLineage(options.storeDir ?? resolveStoreDir(process.env), printToTerminal)
     return
   }
