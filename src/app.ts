@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { agentPlugin } from './agent/index.js'
+import { agentPlugin, type SubagentConfig } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { persistencePlugin } from './persistence/index.js'
 import { acpPlugin, forkPlugin } from './protocol/plugin.js'
@@ -16,6 +16,8 @@ export interface AppConfig {
   readonly fork?: boolean
   readonly maxLineBytes?: number
   readonly maxSteps?: number
+  /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
+  readonly subagents?: false | SubagentConfig
   readonly agentInfo: AgentInfo
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
@@ -41,7 +43,11 @@ export async function createApp(config: AppConfig): Promise<App> {
   })
   if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
   const provider = await createProvider(config.model, config.modelOptions ?? {})
-  ctx.plugin(agentPlugin, { provider, ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }) })
+  ctx.plugin(agentPlugin, {
+    provider,
+    ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+    ...(config.subagents !== undefined && { subagents: config.subagents }),
+  })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,
     ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),

@@ -31,6 +31,7 @@ async function serve(options: CliOptions): Promise<void> {
       ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
     },
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+    subagents: options.subagents,
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },

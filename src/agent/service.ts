@@ -9,6 +9,7 @@ import {
   effectiveConfig,
   setSessionConfig,
 } from './session-config.js'
+import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { type Tool, ToolRegistry } from './tools/tool.js'
 import { type TurnEnding, TurnRun } from './turn-run.js'
@@ -27,6 +28,18 @@ export interface AgentConfig {
   readonly maxSteps?: number
   /** The tools the model may call. Default: {@link builtinTools} (`read_text_file`, `write_text_file`). */
   readonly tools?: readonly Tool[]
+  /**
+   * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
+   * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
+   */
+  readonly subagents?: false | SubagentConfig
+}
+
+export interface SubagentConfig {
+  /** Delegations of one step that run at once; the others wait for a slot. Default 4. */
+  readonly maxConcurrent?: number
+  /** Model requests per child turn. Default: the agent's `maxSteps`. */
+  readonly maxSteps?: number
 }
 
 /** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
@@ -51,6 +64,8 @@ export class AgentService {
   readonly maxSteps: number
   /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
   readonly configSpecs: readonly ConfigOptionSpec[]
+  /** Delegations (calls of `concurrent` tools) of one step that run at once. */
+  readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
 
   constructor(
@@ -60,10 +75,19 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
-    this.maxSteps = config.maxSteps ?? 32
     this.configSpecs = configOptionSpecs(this.provider)
-    if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
-      throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
+    this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
+    const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
+    this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
+    if (subagents) {
+      this.tools.register(
+        delegateTool({
+          sessions: () => this.ctx.sessions,
+          runTurn: (child, request) => this.runTurn(child, request),
+          maxSteps: positive('subagents.maxSteps', subagents.maxSteps ?? this.maxSteps),
+          toolNames: () => this.tools.specs().map((spec) => spec.name),
+        }),
+      )
     }
     ctx.on('dispose', () => {
       for (const turn of this.running.values()) turn.controller.abort()
@@ -147,6 +171,7 @@ export class AgentService {
         tools: this.tools,
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
+        maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },
       signal,
@@ -170,6 +195,13 @@ export class AgentService {
     await this.ctx.sessions.flush(session.id)
     return outcome(end.seq, ending)
   }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  }
+  return value
 }
 
 function turnEnd(turn: number, ending: TurnEnding) {

@@ -24,6 +24,8 @@ export interface TurnRunOptions {
   /** The session options: each model request reads the session's mode, model and effort anew. */
   readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
+  /** How many calls of `concurrent` tools (delegations) of one step run at once. */
+  readonly maxConcurrent: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
 }
@@ -63,7 +65,8 @@ export class TurnRun {
     const { session, turn } = this
     session.append({ type: 'turn/start', data: { turn } })
     session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
-    for (let step = 1; step <= this.options.maxSteps; step++) {
+    const maxSteps = this.request.maxSteps ?? this.options.maxSteps
+    for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
       const ending = await this.runStep(step)
       if (ending) return ending
@@ -91,7 +94,7 @@ export class TurnRun {
     const calls = streamed.calls.map((call) => this.recordCall(step, call))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      for (const call of calls) this.recordResult(step, call.event, await this.execute(call))
+      await this.executeAll(step, calls)
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
       for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
@@ -149,6 +152,23 @@ export class TurnRun {
     return call.result !== undefined ? { event, preset: call.result } : { event }
   }
 
+  /**
+   * Runs a step's calls and records their results in call order. Calls of `concurrent` tools all
+   * start at once (at most `maxConcurrent` running); any other call starts only after every call
+   * before it was recorded, as a lone call always has.
+   */
+  private async executeAll(step: number, calls: readonly RecordedCall[]): Promise<void> {
+    const limit = limiter(this.options.maxConcurrent)
+    const started = calls.map((call) =>
+      call.preset === undefined && this.options.tools.get(call.event.data.name)?.concurrent === true
+        ? limit(() => this.execute(call))
+        : undefined,
+    )
+    for (const [index, call] of calls.entries()) {
+      this.recordResult(step, call.event, await (started[index] ?? this.execute(call)))
+    }
+  }
+
   /** Runs a recorded call. Never throws: failures and cancellation become error results. */
   private async execute(call: RecordedCall): Promise<ToolResult> {
     if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
@@ -156,6 +176,10 @@ export class TurnRun {
     const { name, callId, input } = call.event.data
     const tool = this.options.tools.get(name)
     if (!tool) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
+    const allowed = this.request.allowedTools
+    if (allowed && !allowed.has(name)) {
+      return { output: `The tool ${name} is not available here.`, isError: true }
+    }
     const { mode } = effectiveConfig(this.options.configSpecs, this.session.config)
     if (modeDecision(mode, tool.kind) === 'deny') {
       return {
@@ -167,15 +191,17 @@ export class TurnRun {
       sessionId: this.session.id,
       cwd: this.session.cwd,
       callId,
+      turn: this.turn,
+      callSeq: call.event.seq,
       client: this.request.client,
       signal: this.signal,
       mode,
+      ...(allowed && { allowedTools: allowed }),
+      ...(this.request.openSubagent && { openSubagent: this.request.openSubagent }),
     }
     try {
-      return await raceAbort(
-        Promise.resolve().then(() => tool.run(input, context)),
-        this.signal,
-      )
+      const running = Promise.resolve().then(() => tool.run(input, context))
+      return await (tool.settlesOnAbort ? running : raceAbort(running, this.signal))
     } catch (error) {
       if (this.signal.aborted || isAbortError(error)) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
       return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
@@ -214,6 +240,24 @@ export class TurnRun {
       this.request.sendUpdate(update, seq)
     } catch (error) {
       this.options.onSendError?.(error)
+    }
+  }
+}
+
+/** Runs tasks with at most `max` of them in flight at once. */
+function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async (task) => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve))
+    else active++
+    try {
+      return await task()
+    } finally {
+      // A finished task hands its slot straight to the next waiting one.
+      const next = waiting.shift()
+      if (next) next()
+      else active--
     }
   }
 }

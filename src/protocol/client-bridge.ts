@@ -12,29 +12,42 @@ function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/** Where a permission request goes and which tool call it shows. */
+export type PermissionTarget = (request: PermissionRequest) => {
+  readonly sessionId: string
+  readonly toolCall: Readonly<Record<string, unknown>>
+}
+
 /**
  * The editor's services for one session's tools: `fs/read_text_file` and `fs/write_text_file`
- * only when the client advertised them, and `session/request_permission` (baseline ACP).
+ * only when the client advertised them, and `session/request_permission` (baseline ACP), asked
+ * on `sessionId` about the request's own tool call unless `permissionTarget` says otherwise.
  */
 export function createClientBridge(
   rpc: MessageConnection,
   client: ClientState | undefined,
   sessionId: string,
+  permissionTarget?: PermissionTarget,
 ): ClientBridge {
+  const target: PermissionTarget =
+    permissionTarget ??
+    ((request) => ({
+      sessionId,
+      toolCall: {
+        toolCallId: request.toolCallId,
+        title: request.title,
+        kind: request.kind,
+        status: 'pending',
+        rawInput: request.rawInput,
+      },
+    }))
   const bridge: {
     -readonly [K in keyof ClientBridge]: ClientBridge[K]
   } = {
     requestPermission: async (request: PermissionRequest, signal: AbortSignal) => {
       const response = (await untilAborted(
         rpc.sendRequest('session/request_permission', {
-          sessionId,
-          toolCall: {
-            toolCallId: request.toolCallId,
-            title: request.title,
-            kind: request.kind,
-            status: 'pending',
-            rawInput: request.rawInput,
-          },
+          ...target(request),
           options: [
             { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
             { optionId: 'reject', name: 'Reject', kind: 'reject_once' },

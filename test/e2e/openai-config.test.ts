@@ -34,7 +34,7 @@ describe('session options with the openai provider', () => {
     const [first, second, third] = run.fake.requests.map((r) => r.body)
     expect(first).toMatchObject({ model: 'fake-model-1' })
     expect(first).not.toHaveProperty('reasoning_effort')
-    expect(toolNames(first)).toEqual(['read_text_file', 'write_text_file'])
+    expect(toolNames(first)).toEqual(['read_text_file', 'write_text_file', 'delegate'])
     expect(second).toMatchObject({ model: 'fake-model-2', reasoning_effort: 'high' })
     expect(toolNames(second)).toEqual(['read_text_file'])
     expect(third).toMatchObject({ model: 'fake-model-2' })

@@ -32,7 +32,15 @@ afterEach(async () => {
 async function call(tool: Tool, input: JsonValue, client: ClientBridge = {}): Promise<ToolResult> {
   const signal = new AbortController().signal
   try {
-    return await tool.run(input, { sessionId: 'ses_1', cwd, callId: 'call_1', client, signal })
+    return await tool.run(input, {
+      sessionId: 'ses_1',
+      cwd,
+      callId: 'call_1',
+      turn: 1,
+      callSeq: 5,
+      client,
+      signal,
+    })
   } catch (error) {
     return { output: (error as Error).message, isError: true }
   }

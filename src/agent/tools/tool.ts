@@ -1,6 +1,6 @@
 import type { JsonValue } from '../../session/index.js'
 import { modeDecision } from '../modes.js'
-import type { ClientBridge, ToolResult, ToolSpec } from '../types.js'
+import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
 
 /** ACP `ToolKind`: how an editor shows a tool call. */
 export type ToolKind =
@@ -21,11 +21,18 @@ export interface ToolContext {
   /** The session's working directory (absolute). Local file access is confined to it. */
   readonly cwd: string
   readonly callId: string
+  /** The turn the call belongs to, and the seq of its `tool/call` event. */
+  readonly turn: number
+  readonly callSeq: number
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
   /** The session's mode when the call runs (see `modes.ts`: `modeDecision`). Absent: `ask`. */
   readonly mode?: string
+  /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
+  readonly allowedTools?: ReadonlySet<string>
+  /** How the editor is shown a subagent (from the turn's request), if it can be. */
+  readonly openSubagent?: (link: SubagentLink) => SubagentView
 }
 
 /**
@@ -38,6 +45,16 @@ export interface Tool {
   /** A short human title for the editor, from the call's input (which may be malformed). */
   title(input: JsonValue): string
   run(input: JsonValue, context: ToolContext): Promise<ToolResult>
+  /**
+   * Calls of this tool in one step run concurrently with each other (bounded by the agent's
+   * `maxConcurrentSubagents`); other tools run one at a time, in call order.
+   */
+  readonly concurrent?: boolean
+  /**
+   * The tool ends its own work when the signal aborts and settles only once that work is
+   * recorded (a subagent's `turn/end`); the turn waits for it instead of abandoning it.
+   */
+  readonly settlesOnAbort?: boolean
 }
 
 /** Tools by name. Names are unique; the order of registration is the order the model sees. */
