@@ -1,4 +1,5 @@
 export { AbortedError, abortable, isAbortError, raceAbort, sleep } from './abort.js'
+export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './commands.js'
 export { contentToText, plainText } from './content.js'
 export * from './errors.js'
 export * from './modes.js'

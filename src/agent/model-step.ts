@@ -1,4 +1,12 @@
-import { type JsonValue, projectHistory, type Session, type TokenUsage } from '../session/index.js'
+import {
+  type JsonValue,
+  messageChunk,
+  messageIdOf,
+  projectHistory,
+  type Session,
+  type TokenUsage,
+  thoughtChunk,
+} from '../session/index.js'
 import { abortable } from './abort.js'
 import type { ModelProvider, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from './types.js'
 
@@ -40,6 +48,7 @@ export async function streamModelStep(
   choice: { readonly model?: string; readonly thoughtLevel?: string } = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
+  const messageId = messageIdOf(seq)
   const step: StreamedStep = { text: '', thought: '', calls: [], aborted: false }
   try {
     const modelRequest = {
@@ -55,12 +64,12 @@ export async function streamModelStep(
         case 'text':
           if (chunk.text === '') break
           step.text += chunk.text
-          send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk.text } }, seq)
+          send(messageChunk(chunk.text, messageId), seq)
           break
         case 'thought':
           if (chunk.text === '') break
           step.thought += chunk.text
-          send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: chunk.text } }, seq)
+          send(thoughtChunk(chunk.text, messageId), seq)
           break
         case 'tool_call':
           step.calls.push({

@@ -168,6 +168,7 @@ export class AgentService {
       request,
       {
         provider: this.provider,
+        sessions: this.ctx.sessions,
         tools: this.tools,
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,

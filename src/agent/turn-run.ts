@@ -1,14 +1,19 @@
 import {
   type CoreEvent,
+  messageChunk,
+  messageIdOf,
   type Session,
   SessionError,
   SessionErrorCode,
+  type SessionStore,
   type SessionUpdate,
   type TurnEndReason,
+  titleUpdate,
   toolCallUpdate,
   toolResultUpdate,
 } from '../session/index.js'
 import { isAbortError, raceAbort } from './abort.js'
+import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
 import { modeDecision } from './modes.js'
 import { type ConfigOptionSpec, effectiveConfig } from './session-config.js'
@@ -20,6 +25,8 @@ export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before t
 
 export interface TurnRunOptions {
   readonly provider: ModelProvider
+  /** The store, for slash commands that fork. */
+  readonly sessions: SessionStore
   readonly tools: ToolRegistry
   /** The session options: each model request reads the session's mode, model and effort anew. */
   readonly configSpecs: readonly ConfigOptionSpec[]
@@ -59,12 +66,21 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
+    for (const event of session.events()) {
+      if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
+    }
   }
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    session.append({ type: 'turn/start', data: { turn } })
-    session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    const start = session.append({ type: 'turn/start', data: { turn } })
+    const titleBefore = session.title
+    const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    if (titleBefore === undefined && session.title !== undefined) {
+      this.send(titleUpdate(session.title, user.time), user.seq)
+    }
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
@@ -72,6 +88,31 @@ export class TurnRun {
       if (ending) return ending
     }
     return { reason: 'max-turn-requests' }
+  }
+
+  /**
+   * A slash command's turn: one step whose assistant message is the command's answer (a command
+   * that throws answers with its failure); the model is not asked.
+   */
+  private async runCommand(command: SlashCommand, args: string, turnStart: number): Promise<TurnEnding> {
+    const { session, turn } = this
+    session.append({ type: 'step/start', data: { turn, step: 1 } })
+    let reply: string
+    try {
+      reply = await command.run({
+        session,
+        sessions: this.options.sessions,
+        args,
+        turnStart,
+        send: (update, seq) => this.send(update, seq),
+      })
+    } catch (error) {
+      reply = `/${command.name} failed: ${errorMessage(error)}`
+    }
+    const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
+    this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
+    session.append({ type: 'step/end', data: { turn, step: 1 } })
+    return { reason: 'completed' }
   }
 
   /** One step; undefined when the loop goes on to the next. */

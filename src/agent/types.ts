@@ -109,6 +109,8 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
+  readonly commands?: boolean
   /** Model requests before the turn ends `max-turn-requests`. Default: the agent's `maxSteps`. */
   readonly maxSteps?: number
   /**

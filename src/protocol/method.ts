@@ -28,6 +28,11 @@ export interface MethodCall {
   capabilities(): AgentCapabilities
   /** Sends one `session/update` notification, in order with everything else written. */
   notify(update: SessionUpdateNotification): void
+  /**
+   * Runs `task` once this call's response has been written, if the call succeeds: for updates a
+   * client drops when they come before the answer that tells it about the session.
+   */
+  afterResponse(task: () => void): void
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
   /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */

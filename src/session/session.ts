@@ -35,7 +35,9 @@ export class Session {
     this.log = log
     this.state = state
     this.host = host
-    for (let i = log.length - 1; i >= 0 && this.titleEvent === undefined; i--) {
+    // A fork child's header title is its own: only its own `session/title` events replace it.
+    const own = header.seedLength ?? 0
+    for (let i = log.length - 1; i >= own && this.titleEvent === undefined; i--) {
       const event = log[i] as SessionEvent
       if (event.type === 'session/title') this.titleEvent = event.data.title
     }

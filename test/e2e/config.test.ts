@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { answerText, fork, newSession, prompt } from '../support/snapshot-client.js'
 import { expectScenarioSnapshot, runScenario, SNAPSHOT_CWD } from '../support/snapshot-scenario.js'
+import { fromLog } from './updates.js'
 
 type Option = acp.SessionConfigOption & { currentValue?: unknown }
 
@@ -16,10 +17,11 @@ const thoughts = (agent: AgentProcess, sessionId: string, from: number) =>
     .map((n) => (n.update as { content: { text: string } }).content.text)
     .join('')
 
+/** The kinds of the updates that come from log events (not the announcements after an answer). */
 const kinds = (agent: AgentProcess, sessionId: string, from: number) =>
   agent.updates
     .slice(from)
-    .filter((n) => n.sessionId === sessionId)
+    .filter((n) => n.sessionId === sessionId && fromLog(n))
     .map((n) => n.update.sessionUpdate)
 
 describe('session configuration: models, reasoning effort and modes (transcript snapshots)', () => {
@@ -116,6 +118,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
         'current_mode_update',
         'config_option_update',
         'user_message_chunk',
+        'session_info_update',
         'agent_thought_chunk',
         'agent_message_chunk',
       ])

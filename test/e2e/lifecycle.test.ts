@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
-import { agentText, foldUpdates, seqOf } from './updates.js'
+import { agentText, foldUpdates, fromLog, seqOf } from './updates.js'
 
 const CWD = '/work/project'
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
@@ -81,13 +81,13 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     })
     const secondSeq = (second._meta as { dsh: { seq: number } }).dsh.seq
     expect(secondSeq).toBeGreaterThan(firstSeq)
-    const live = updatesOf(agent, sessionId)
+    const live = updatesOf(agent, sessionId).filter(fromLog)
     expect(agentText(live)).toContain('hello')
     for (const update of live) expect(seqOf(update)).toBeLessThanOrEqual(secondSeq)
 
     const before = agent.updates.length
     await agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const replay = updatesOf(agent, sessionId, before)
+    const replay = updatesOf(agent, sessionId, before).filter(fromLog)
     expect(foldUpdates(replay, true)).toEqual(foldUpdates(live, true))
     const userChunks = replay.filter((u) => u.update.sessionUpdate === 'user_message_chunk')
     expect(userChunks.map((u) => (u.update as { content: { text: string } }).content.text)).toEqual([
@@ -102,7 +102,11 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
 
     const beforeResume = agent.updates.length
     await agent.agent.request('session/resume', { sessionId, cwd: CWD })
-    expect(agent.updates.length).toBe(beforeResume)
+    await agent.agent.request('session/list', {})
+    expect(agent.updates.slice(beforeResume).map((u) => u.update.sessionUpdate)).toEqual([
+      'available_commands_update',
+      'session_info_update',
+    ])
 
     await agent.agent.request('session/close', { sessionId })
     await agent.agent.request('session/delete', { sessionId })

@@ -1,5 +1,6 @@
 import { projectUpdates } from '../../session/index.js'
 import { defineMethod } from '../method.js'
+import { announceSession } from '../session-announce.js'
 import { configUpdates, sessionSetup } from '../session-config.js'
 import { openSessionInCwd } from './session-access.js'
 
@@ -15,8 +16,12 @@ export const sessionLoadMethod = defineMethod({
   },
   async handle(params, call) {
     const session = await openSessionInCwd(params, 'session/load', call)
-    const replay = projectUpdates(session.id, session.events(), { configUpdates: configUpdates(call.agent) })
+    const replay = projectUpdates(session.id, session.events(), {
+      configUpdates: configUpdates(call.agent),
+      ...(session.header.title !== undefined && { headerTitle: session.header.title }),
+    })
     for (const update of replay) call.notify(update)
+    announceSession(call, session)
     return sessionSetup(call.agent, session)
   },
 })
@@ -29,6 +34,7 @@ export const sessionResumeMethod = defineMethod({
   },
   async handle(params, call) {
     const session = await openSessionInCwd(params, 'session/resume', call)
+    announceSession(call, session)
     return sessionSetup(call.agent, session)
   },
 })

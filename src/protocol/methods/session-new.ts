@@ -1,5 +1,6 @@
 import { defineMethod } from '../method.js'
 import { assertAbsolutePath } from '../params.js'
+import { announceSession } from '../session-announce.js'
 import { sessionSetup } from '../session-config.js'
 
 /**
@@ -11,6 +12,7 @@ export const sessionNewMethod = defineMethod({
   async handle(params, call) {
     const cwd = assertAbsolutePath('session/new', 'cwd', params.cwd)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
+    announceSession(call, session)
     return { sessionId: session.id, ...sessionSetup(call.agent, session) }
   },
 })
