@@ -110,6 +110,10 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
 
     await agent.agent.request('session/close', { sessionId })
     await agent.agent.request('session/delete', { sessionId })
+    // Deleting what is not there (any more) succeeds silently (ACP SHOULD).
+    expect(await agent.agent.request('session/delete', { sessionId })).toEqual({})
+    expect(await agent.agent.request('session/delete', { sessionId: 'ses_never_made' })).toEqual({})
+    expect(await agent.agent.request('session/delete', { sessionId: '../../etc/passwd' })).toEqual({})
     expect((await agent.agent.request('session/list', {})).sessions).toEqual([])
     await expect(
       agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
