@@ -26,8 +26,11 @@ export interface MethodCall {
   setClient(state: ClientState): void
   /** The capabilities of every registered method. */
   capabilities(): AgentCapabilities
-  /** Sends one `session/update` notification, in order with everything else written. */
-  notify(update: SessionUpdateNotification): void
+  /**
+   * Sends one `session/update` notification, in order with everything else written. Resolves when
+   * it was handed to the output (later when the output pushes back); never rejects.
+   */
+  notify(update: SessionUpdateNotification): Promise<void>
   /**
    * Runs `task` once this call's response has been written, if the call succeeds: for updates a
    * client drops when they come before the answer that tells it about the session.

@@ -2,7 +2,7 @@ import { readTextFileTool } from './read-text-file.js'
 import type { Tool } from './tool.js'
 import { writeTextFileTool } from './write-text-file.js'
 
-export { resolveInside, resolveInsideOnDisk } from './confine.js'
+export { type AllowedRoots, allowedRoots, resolveInside, resolveReal } from './confine.js'
 export { readTextFileTool, selectLines } from './read-text-file.js'
 export * from './tool.js'
 export { writeTextFileTool } from './write-text-file.js'

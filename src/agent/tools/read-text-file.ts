@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises'
 import type { JsonValue } from '../../session/index.js'
 import { raceAbort } from '../abort.js'
-import { resolveInside, resolveInsideOnDisk } from './confine.js'
+import { allowedRoots, resolveReal } from './confine.js'
 import { inputObject, optionalPositiveInt, requiredString, type Tool, type ToolContext } from './tool.js'
 
 /**
  * `read_text_file {path, line?, limit?}`: a text file's content, from 1-based `line` for `limit`
  * lines. Through the editor (`fs/read_text_file`) when the client can, so unsaved buffers are seen;
- * otherwise from the local disk. Either way the path must lie under the session's cwd (on disk,
- * symlinks included).
+ * otherwise from the local disk. Either way the path must lie under the session's cwd, symlinks
+ * resolved on our side first (see `resolveReal`).
  */
 export const readTextFileTool: Tool = {
   spec: {
@@ -40,9 +40,9 @@ export const readTextFileTool: Tool = {
 }
 
 async function readWhole(requested: string, context: ToolContext): Promise<string> {
-  const { client, cwd, signal } = context
-  if (client.readTextFile) return client.readTextFile(resolveInside(cwd, requested), signal)
-  const target = await resolveInsideOnDisk(cwd, requested)
+  const { client, signal } = context
+  const target = await resolveReal(allowedRoots(context), requested, 'read')
+  if (client.readTextFile) return client.readTextFile(target, signal)
   return raceAbort(readFile(target, { encoding: 'utf8', signal }), signal)
 }
 

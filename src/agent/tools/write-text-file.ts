@@ -1,17 +1,20 @@
+import { constants } from 'node:fs'
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { JsonValue } from '../../session/index.js'
 import { raceAbort } from '../abort.js'
 import { DEFAULT_MODE, modeDecision } from '../modes.js'
-import { resolveInside, resolveInsideOnDisk } from './confine.js'
+import { allowedRoots, resolveReal } from './confine.js'
 import { pathOf } from './read-text-file.js'
 import { inputObject, requiredString, type Tool, type ToolContext } from './tool.js'
 
 /**
  * `write_text_file {path, content}`: writes a whole text file. In `ask` mode it first asks the user
  * through `session/request_permission`; a refusal (or a client that cannot ask) becomes an error
- * result and nothing is written. `accept-edits` writes without asking; `read-only` never writes. Through the editor (`fs/write_text_file`) when the client can, otherwise on
- * the local disk (creating missing directories), the path confined to the session's cwd.
+ * result and nothing is written. `accept-edits` writes without asking; `read-only` never writes.
+ * Through the editor (`fs/write_text_file`) when the client can, otherwise on the local disk
+ * (creating missing directories), the path confined to the session's cwd with symlinks resolved on
+ * our side, and never a file with more than one hard link (see `resolveReal`).
  */
 export const writeTextFileTool: Tool = {
   spec: {
@@ -36,9 +39,7 @@ export const writeTextFileTool: Tool = {
     const requested = requiredString(fields, 'path')
     const content = fields.content
     if (typeof content !== 'string') return { output: 'input.content must be a string', isError: true }
-    const target = context.client.writeTextFile
-      ? resolveInside(context.cwd, requested)
-      : await resolveInsideOnDisk(context.cwd, requested)
+    const target = await resolveReal(allowedRoots(context), requested, 'write')
     const refusal = await askPermission(requested, input, context)
     if (refusal !== undefined) return { output: refusal, isError: true }
     await writeThrough(target, content, context)
@@ -77,5 +78,7 @@ async function writeThrough(target: string, content: string, context: ToolContex
   const { client, signal } = context
   if (client.writeTextFile) return client.writeTextFile(target, content, signal)
   await raceAbort(mkdir(path.dirname(target), { recursive: true }), signal)
-  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal }), signal)
+  // O_NOFOLLOW: a symlink planted at the target after it was checked is not followed.
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW
+  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal, flag: flags }), signal)
 }

@@ -1,13 +1,18 @@
-import { projectUpdates } from '../../session/index.js'
+import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
 import { defineMethod } from '../method.js'
+import { assertAbsolutePath } from '../params.js'
 import { announceSession } from '../session-announce.js'
 import { configUpdates, sessionSetup } from '../session-config.js'
-import { openSessionInCwd } from './session-access.js'
+import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-access.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
- * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers with the
- * session's `configOptions` and `modes` as its log left them.
+ * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers. A stored
+ * session is replayed while its file is read: each event is sent once it passed every check, and
+ * the read waits while the client is slow to take the updates. Should a later line turn out
+ * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
+ * and the session is not loaded: the client drops what it was shown, as for any failed load. The
+ * answer carries the session's `configOptions` and `modes` as its log left them.
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
@@ -15,16 +20,43 @@ export const sessionLoadMethod = defineMethod({
     capabilities.loadSession = true
   },
   async handle(params, call) {
-    const session = await openSessionInCwd(params, 'session/load', call)
-    const replay = projectUpdates(session.id, session.events(), {
-      configUpdates: configUpdates(call.agent),
-      ...(session.header.title !== undefined && { headerTitle: session.header.title }),
+    assertSessionId(params.sessionId)
+    assertAbsolutePath('session/load', 'cwd', params.cwd)
+    let projector: UpdateProjector | undefined
+    const projectorFor = (header: SessionHeader) =>
+      new UpdateProjector(header.id, {
+        configUpdates: configUpdates(call.agent),
+        ...(header.title !== undefined && { headerTitle: header.title }),
+      })
+    let replayed = 0
+    let sentSincePause = 0
+    let lastSent: Promise<void> | undefined
+    const send = (event: SessionEvent, header: SessionHeader) => {
+      projector ??= projectorFor(header)
+      for (const update of projector.updatesFor(event)) {
+        lastSent = call.notify(update)
+        sentSincePause++
+      }
+      replayed = event.seq
+    }
+    const session = await call.sessions.open(params.sessionId, (event, header) => {
+      // Checked before the first update leaves: nothing of another directory's session is sent.
+      if (replayed === 0 && header.cwd !== params.cwd)
+        assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
+      send(event, header)
+      if (sentSincePause < PAUSE_EVERY) return undefined
+      sentSincePause = 0
+      return lastSent
     })
-    for (const update of replay) call.notify(update)
+    assertSameCwd(session, params.cwd, 'session/load')
+    for (const event of session.eventsAfter(replayed)) send(event, session.header)
     announceSession(call, session)
     return sessionSetup(call.agent, session)
   },
 })
+
+/** While replaying a stored session, the read waits for the output after this many updates. */
+const PAUSE_EVERY = 64
 
 /** `session/resume`: makes the session live without replaying anything. */
 export const sessionResumeMethod = defineMethod({

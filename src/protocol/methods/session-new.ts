@@ -1,16 +1,16 @@
 import { defineMethod } from '../method.js'
-import { assertAbsolutePath } from '../params.js'
+import { assertWorkingDirectory } from '../params.js'
 import { announceSession } from '../session-announce.js'
 import { sessionSetup } from '../session-config.js'
 
 /**
- * `session/new`: a new session in an absolute `cwd`, answered once its header is durable, with its
- * `configOptions` and `modes` (all defaults).
+ * `session/new`: a new session in an absolute `cwd` (no NUL; a directory when it exists), answered
+ * once its header is durable, with its `configOptions` and `modes` (all defaults).
  */
 export const sessionNewMethod = defineMethod({
   name: 'session/new',
   async handle(params, call) {
-    const cwd = assertAbsolutePath('session/new', 'cwd', params.cwd)
+    const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     announceSession(call, session)
     return { sessionId: session.id, ...sessionSetup(call.agent, session) }
