@@ -76,6 +76,11 @@ export class TurnRun {
     const start = session.append({ type: 'turn/start', data: { turn } })
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    if (this.request.announcePrompt) {
+      const messageId = messageIdOf(user.seq)
+      for (const content of this.request.prompt)
+        this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
+    }
     if (titleBefore === undefined && session.title !== undefined) {
       this.send(titleUpdate(session.title, user.time), user.seq)
     }
@@ -233,7 +238,6 @@ export class TurnRun {
       cwd: this.session.cwd,
       callId,
       turn: this.turn,
-      callSeq: call.event.seq,
       client: this.request.client,
       signal: this.signal,
       mode,

@@ -115,7 +115,16 @@ describe('delegate end to end', () => {
     // Restart: both load, each replaying its own log.
     await run.restart()
     const parentReplay = await run.replay(parent)
-    expect(parentReplay.some((n) => n.update.sessionUpdate === 'tool_call_update')).toBe(true)
+    // The parent's replay shows which child ran its delegate call (from its subagent:spawned event).
+    expect(parentReplay.map((n) => n.update.sessionUpdate)).toContain('tool_call_update')
+    const link = parentReplay.find((n) => (n.update as { _meta?: { dsh?: unknown } })._meta?.dsh)
+    expect(link?.update).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_d',
+      status: 'in_progress',
+      title: 'Subagent: Recall',
+      _meta: { dsh: { subagent: { sessionId: child.sessionId } } },
+    })
     const childReplay = await run.replay(child.sessionId)
     const userTexts = childReplay
       .filter((n) => n.update.sessionUpdate === 'user_message_chunk')
@@ -314,6 +323,7 @@ describe('what the editor sees', () => {
     })
     const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
+      'user_message_chunk',
       'tool_call',
       'tool_call_update',
       'agent_message_chunk',
