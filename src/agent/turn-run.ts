@@ -241,6 +241,7 @@ export class TurnRun {
       client: this.request.client,
       signal: this.signal,
       mode,
+      additionalDirectories: this.session.additionalDirectories,
       ...(allowed && { allowedTools: allowed }),
       ...(this.request.openSubagent && { openSubagent: this.request.openSubagent }),
     }

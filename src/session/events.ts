@@ -79,6 +79,11 @@ export interface EventDataMap {
    * got a new value. The session's current configuration is the last value per option.
    */
   'config/set': { readonly option: string; readonly value: string | boolean }
+  /**
+   * Standalone, anywhere: the session's additional workspace directories (ACP
+   * `additionalDirectories`, absolute) are now these. The last one holds; none: only `cwd`.
+   */
+  'session/directories': { readonly directories: readonly string[] }
 }
 
 export type CoreEventType = keyof EventDataMap
@@ -100,6 +105,7 @@ export const CORE_EVENT_TYPES: readonly CoreEventType[] = [
   'session/title',
   'context/note',
   'config/set',
+  'session/directories',
 ]
 
 export const EXTENSION_EVENT_TYPE = /^[a-z][a-z0-9-]*:[A-Za-z0-9_./-]+$/

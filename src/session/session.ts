@@ -28,6 +28,8 @@ export class Session {
   private titleEvent: string | undefined
   /** The projection of `config/set` events, kept as they are appended. */
   private configState: SessionConfig
+  /** The data of the last `session/directories` event. */
+  private directories: readonly string[] = []
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -42,6 +44,18 @@ export class Session {
       if (event.type === 'session/title') this.titleEvent = event.data.title
     }
     this.configState = sessionConfig(log)
+    for (let i = log.length - 1; i >= 0; i--) {
+      const event = log[i] as SessionEvent
+      if (event.type === 'session/directories') {
+        this.directories = event.data.directories
+        break
+      }
+    }
+  }
+
+  /** The additional workspace directories the log records last (absolute; `cwd` is not among them). */
+  get additionalDirectories(): readonly string[] {
+    return this.directories
   }
 
   /** The configuration the log records (see {@link sessionConfig}); the agent adds defaults. */
@@ -181,6 +195,7 @@ export class Session {
     this.log.push(event)
     this.state.apply(event)
     if (event.type === 'session/title') this.titleEvent = event.data.title
+    else if (event.type === 'session/directories') this.directories = event.data.directories
     else if (event.type === 'config/set') {
       this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
     }

@@ -9,6 +9,7 @@ const string: FieldCheck = (v) => typeof v === 'string'
 const nonEmptyString: FieldCheck = (v) => typeof v === 'string' && v.length > 0
 const boolean: FieldCheck = (v) => typeof v === 'boolean'
 const any: FieldCheck = () => true
+const stringArray: FieldCheck = (v) => Array.isArray(v) && v.every((item) => typeof item === 'string')
 const stringOrBoolean: FieldCheck = (v) => typeof v === 'string' || typeof v === 'boolean'
 const contentBlocks: FieldCheck = (v) =>
   Array.isArray(v) &&
@@ -52,6 +53,7 @@ export const EVENT_DATA_SHAPES: Readonly<Record<CoreEventType, EventDataShape>> 
   'session/title': { required: { title: string } },
   'context/note': { required: { text: string } },
   'config/set': { required: { option: nonEmptyString, value: stringOrBoolean } },
+  'session/directories': { required: { directories: stringArray } },
 }
 
 function invalid(message: string, data: Record<string, unknown>): SessionError {

@@ -43,6 +43,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     expect(init.agentInfo?.name).toBe('dsh-acp')
     expect(init.agentCapabilities?.loadSession).toBe(true)
     expect(init.agentCapabilities?.sessionCapabilities).toEqual({
+      additionalDirectories: {},
       list: {},
       resume: {},
       close: {},

@@ -26,6 +26,8 @@ export interface ToolContext {
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
+  /** The session's additional workspace directories: the file tools may work inside them too. */
+  readonly additionalDirectories?: readonly string[]
   /** The session's mode when the call runs (see `modes.ts`: `modeDecision`). Absent: `ask`. */
   readonly mode?: string
   /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */

@@ -1,3 +1,4 @@
+import { checkedDirectories, recordDirectories } from '../directories.js'
 import { forkBoundary } from '../fork-point.js'
 import { defineMethod } from '../method.js'
 import { announceSession } from '../session-announce.js'
@@ -19,8 +20,10 @@ export const sessionForkMethod = defineMethod({
     capabilities.sessionCapabilities.fork = {}
   },
   async handle(params, call) {
+    const directories = await checkedDirectories('session/fork', params.additionalDirectories)
     const source = await openSessionInCwd(params, 'session/fork', call)
     const child = await call.sessions.forkDurable(source, forkBoundary(source, params._meta))
+    await recordDirectories(call, child, directories)
     announceSession(call, child)
     return {
       sessionId: child.id,

@@ -1,4 +1,5 @@
 import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
+import { checkedDirectories, recordDirectories } from '../directories.js'
 import { defineMethod } from '../method.js'
 import { assertAbsolutePath } from '../params.js'
 import { announceSession } from '../session-announce.js'
@@ -22,6 +23,7 @@ export const sessionLoadMethod = defineMethod({
   async handle(params, call) {
     assertSessionId(params.sessionId)
     assertAbsolutePath('session/load', 'cwd', params.cwd)
+    const directories = await checkedDirectories('session/load', params.additionalDirectories)
     let projector: UpdateProjector | undefined
     const projectorFor = (header: SessionHeader) =>
       new UpdateProjector(header.id, {
@@ -50,6 +52,7 @@ export const sessionLoadMethod = defineMethod({
     })
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    await recordDirectories(call, session, directories)
     announceSession(call, session)
     return sessionSetup(call.agent, session)
   },
@@ -65,7 +68,9 @@ export const sessionResumeMethod = defineMethod({
     capabilities.sessionCapabilities.resume = {}
   },
   async handle(params, call) {
+    const directories = await checkedDirectories('session/resume', params.additionalDirectories)
     const session = await openSessionInCwd(params, 'session/resume', call)
+    await recordDirectories(call, session, directories)
     announceSession(call, session)
     return sessionSetup(call.agent, session)
   },

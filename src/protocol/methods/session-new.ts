@@ -1,3 +1,4 @@
+import { checkedDirectories, recordDirectories } from '../directories.js'
 import { defineMethod } from '../method.js'
 import { assertWorkingDirectory } from '../params.js'
 import { announceSession } from '../session-announce.js'
@@ -9,9 +10,14 @@ import { sessionSetup } from '../session-config.js'
  */
 export const sessionNewMethod = defineMethod({
   name: 'session/new',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.additionalDirectories = {}
+  },
   async handle(params, call) {
     const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
+    const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
+    await recordDirectories(call, session, directories)
     announceSession(call, session)
     return { sessionId: session.id, ...sessionSetup(call.agent, session) }
   },
