@@ -89,7 +89,8 @@ const unseen = (context: ToolContext): SubagentView => ({
  * session clipped to its last completed turn (`ctx.sessions.forkSubagent`, durable before it
  * runs), marked with this call, and recorded in this session's log (`subagent:spawned`), so its first model request carries this session's history exactly,
  * then the task. It runs its own turn with the same model and tools (or fewer) up to the step
- * bound; its final answer is this call's result. Calls in one step run concurrently; cancelling
+ * bound; its final answer is this call's result. Then a persisted child is closed (it loads again on
+ * demand). Calls in one step run concurrently; cancelling
  * the turn cancels the child, whose turn then ends `cancelled`.
  */
 export function delegateTool(deps: DelegateDeps): Tool {
@@ -145,7 +146,11 @@ export function delegateTool(deps: DelegateDeps): Tool {
         announcePrompt: true,
       })
       view.ended(outcome)
-      return finalAnswer(child, outcome)
+      const answer = finalAnswer(child, outcome)
+      // A persisted child is let go once its turn is durable (its file and lock released); it
+      // loads again on demand. Without persistence it stays live, or it would be lost.
+      if (sessions.hasPersistence) await sessions.close(child.id)
+      return answer
     },
   }
 }
