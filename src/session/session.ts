@@ -127,8 +127,14 @@ export class Session {
     return undefined
   }
 
+  /**
+   * The time of the last activity: the last event's, but never before the session's creation (a
+   * fork child's inherited events are older than the child).
+   */
   get updatedAt(): string {
-    return this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : this.header.createdAt
+    const created = this.header.createdAt
+    const last = this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : created
+    return last > created ? last : created
   }
 
   /** The whole log, oldest first. The array is a copy; the events are shared and frozen. */
