@@ -98,4 +98,35 @@ describe('session options with the openai provider', () => {
     })
     await expectCleanExit(run)
   })
+
+  it('images: advertised and sent as image_url parts with --image-input; refused with -32602 without it', async () => {
+    const image = { type: 'image' as const, data: 'iVBORw0KGgo=', mimeType: 'image/png' }
+    const seeing = await start({
+      script: () => ({ stream: completionStream({ text: 'a cat' }) }),
+      args: ['--image-input'],
+    })
+    const sessionId = await seeing.newSession()
+    await seeing.agent.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'what is this?' }, image],
+    })
+    const [request] = seeing.fake.requests
+    const messages = request?.body?.messages as { role: string; content: unknown }[]
+    expect(messages.at(-1)).toEqual({
+      role: 'user',
+      content: [
+        { type: 'text', text: 'what is this?' },
+        { type: 'image_url', image_url: { url: `data:image/png;base64,${image.data}` } },
+      ],
+    })
+    await expectCleanExit(seeing)
+
+    const blind = await start({ script: () => ({ stream: completionStream({ text: 'no' }) }) })
+    const other = await blind.newSession()
+    await expect(
+      blind.agent.agent.request('session/prompt', { sessionId: other, prompt: [image] }),
+    ).rejects.toMatchObject({ code: -32602, data: { field: 'prompt[0]' } })
+    expect(blind.fake.requests).toHaveLength(0)
+    await expectCleanExit(blind)
+  })
 })
