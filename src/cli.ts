@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { createApp } from './app.js'
 import { type CliOptions, parseCli, USAGE } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
+import { releaseMemoryOnClose } from './memory-release.js'
 import { resolveStoreDir } from './persistence/index.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
 import { createSequentialIdGenerator } from './session/index.js'
@@ -45,6 +46,7 @@ async function serve(options: CliOptions): Promise<void> {
     }),
   })
   const logger = app.ctx.logger('dsh-acp')
+  app.ctx.on('session/disposed', releaseMemoryOnClose())
   let stopping = false
   const shutdown = async (why: string, cancelTurns: boolean) => {
     if (stopping) return
