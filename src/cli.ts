@@ -25,6 +25,7 @@ async function serve(options: CliOptions): Promise<void> {
     modelOptions: {
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
       ...(options.modelName !== undefined && { modelName: options.modelName }),
+      ...(options.imageInput && { imageInput: true }),
       ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
       ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),

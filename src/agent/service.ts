@@ -1,7 +1,20 @@
 import type { Context } from 'cordis'
-import { type Session, storableEventData, type TurnEndReason } from '../session/index.js'
+import {
+  type ConfigValue,
+  type Session,
+  type SessionEvent,
+  storableEventData,
+  type TurnEndReason,
+} from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
 import { errorMessage } from './model-step.js'
+import {
+  type ConfigOptionSpec,
+  configOptionSpecs,
+  type EffectiveConfig,
+  effectiveConfig,
+  setSessionConfig,
+} from './session-config.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { type Tool, ToolRegistry } from './tools/tool.js'
@@ -55,6 +68,8 @@ export class AgentService {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
   readonly maxSteps: number
+  /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
@@ -66,6 +81,7 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
+    this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
@@ -87,6 +103,22 @@ export class AgentService {
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
   get promptCapabilities(): PromptCapabilities {
     return { ...(this.provider.promptCapabilities ?? BASELINE_PROMPT_CAPABILITIES) }
+  }
+
+  /** The session's effective configuration: what its log records, defaults for the rest. */
+  config(session: Session): EffectiveConfig {
+    return effectiveConfig(this.configSpecs, session.config)
+  }
+
+  /**
+   * Sets a session option and resolves with its `config/set` event once that is durable; undefined
+   * when the option already had this value (nothing is written). Throws `INVALID_CONFIG` for an
+   * option or value not offered; nothing changes.
+   */
+  async setConfig(session: Session, option: string, value: ConfigValue): Promise<SessionEvent | undefined> {
+    const event = setSessionConfig(session, this.configSpecs, option, value)
+    if (event) await this.ctx.sessions.flush(session.id)
+    return event
   }
 
   /** True while a turn runs on this session. */
@@ -145,7 +177,9 @@ export class AgentService {
       request,
       {
         provider: this.provider,
+        sessions: this.ctx.sessions,
         tools: this.tools,
+        configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),

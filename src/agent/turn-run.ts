@@ -1,15 +1,22 @@
 import {
   type CoreEvent,
+  messageChunk,
+  messageIdOf,
   type Session,
   SessionError,
   SessionErrorCode,
+  type SessionStore,
   type SessionUpdate,
   type TurnEndReason,
+  titleUpdate,
   toolCallUpdate,
   toolResultUpdate,
 } from '../session/index.js'
 import { isAbortError, raceAbort } from './abort.js'
+import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import { modeDecision } from './modes.js'
+import { type ConfigOptionSpec, effectiveConfig } from './session-config.js'
 import type { ToolRegistry } from './tools/tool.js'
 import type { ModelProvider, ToolResult, TurnRequest } from './types.js'
 
@@ -18,7 +25,11 @@ export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before t
 
 export interface TurnRunOptions {
   readonly provider: ModelProvider
+  /** The store, for slash commands that fork. */
+  readonly sessions: SessionStore
   readonly tools: ToolRegistry
+  /** The session options: each model request reads the session's mode, model and effort anew. */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
   /** How many calls of `concurrent` tools (delegations) of one step run at once. */
   readonly maxConcurrent: number
@@ -55,16 +66,26 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
+    for (const event of session.events()) {
+      if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
+    }
   }
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    session.append({ type: 'turn/start', data: { turn } })
-    const prompt = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    const start = session.append({ type: 'turn/start', data: { turn } })
+    const titleBefore = session.title
+    const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
+      const messageId = messageIdOf(user.seq)
       for (const content of this.request.prompt)
-        this.send({ sessionUpdate: 'user_message_chunk', content }, prompt.seq)
+        this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
     }
+    if (titleBefore === undefined && session.title !== undefined) {
+      this.send(titleUpdate(session.title, user.time), user.seq)
+    }
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
@@ -74,16 +95,46 @@ export class TurnRun {
     return { reason: 'max-turn-requests' }
   }
 
+  /**
+   * A slash command's turn: one step whose assistant message is the command's answer (a command
+   * that throws answers with its failure); the model is not asked.
+   */
+  private async runCommand(command: SlashCommand, args: string, turnStart: number): Promise<TurnEnding> {
+    const { session, turn } = this
+    session.append({ type: 'step/start', data: { turn, step: 1 } })
+    let reply: string
+    try {
+      reply = await command.run({
+        session,
+        sessions: this.options.sessions,
+        args,
+        turnStart,
+        send: (update, seq) => this.send(update, seq),
+      })
+    } catch (error) {
+      reply = `/${command.name} failed: ${errorMessage(error)}`
+    }
+    const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
+    this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
+    session.append({ type: 'step/end', data: { turn, step: 1 } })
+    return { reason: 'completed' }
+  }
+
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
     session.append({ type: 'step/start', data: { turn, step } })
+    const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(
       session,
       options.provider,
-      options.tools.specs(),
+      options.tools.specs(config.mode),
       this.signal,
       (update, seq) => this.send(update, seq),
+      {
+        model: config.model,
+        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+      },
     )
     this.recordAssistant(step, streamed)
     const calls = streamed.calls.map((call) => this.recordCall(step, call))
@@ -175,6 +226,13 @@ export class TurnRun {
     if (allowed && !allowed.has(name)) {
       return { output: `The tool ${name} is not available here.`, isError: true }
     }
+    const { mode } = effectiveConfig(this.options.configSpecs, this.session.config)
+    if (modeDecision(mode, tool.kind) === 'deny') {
+      return {
+        output: `Not run: ${name} may change something, and the session is in ${mode} mode.`,
+        isError: true,
+      }
+    }
     const context = {
       sessionId: this.session.id,
       cwd: this.session.cwd,
@@ -182,6 +240,8 @@ export class TurnRun {
       turn: this.turn,
       client: this.request.client,
       signal: this.signal,
+      mode,
+      additionalDirectories: this.session.additionalDirectories,
       ...(allowed && { allowedTools: allowed }),
       ...(this.request.openSubagent && { openSubagent: this.request.openSubagent }),
     }

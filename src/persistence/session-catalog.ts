@@ -262,7 +262,8 @@ async function readSummary(
   if (last !== undefined) {
     try {
       const time = (JSON.parse(last) as { time?: unknown }).time
-      if (typeof time === 'string') updatedAt = time
+      // Never before creation: a fork child's inherited last event can be older than the child.
+      if (typeof time === 'string' && time > updatedAt) updatedAt = time
     } catch {
       // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
     }

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../session/index.js'
+import { modeDecision } from '../modes.js'
 import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
 
 /** ACP `ToolKind`: how an editor shows a tool call. */
@@ -25,6 +26,10 @@ export interface ToolContext {
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
+  /** The session's additional workspace directories: the file tools may work inside them too. */
+  readonly additionalDirectories?: readonly string[]
+  /** The session's mode when the call runs (see `modes.ts`: `modeDecision`). Absent: `ask`. */
+  readonly mode?: string
   /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
   readonly allowedTools?: ReadonlySet<string>
   /** How the editor is shown a subagent (from the turn's request), if it can be. */
@@ -71,9 +76,15 @@ export class ToolRegistry {
     return this.tools.get(name)
   }
 
-  /** What the model is told about the tools. */
-  specs(): ToolSpec[] {
-    return [...this.tools.values()].map((tool) => tool.spec)
+  /**
+   * What the model is told about the tools; given a session mode, only the tools that mode lets
+   * run (in `read-only`, none that changes anything).
+   */
+  specs(mode?: string): ToolSpec[] {
+    const tools = [...this.tools.values()]
+    const offered =
+      mode === undefined ? tools : tools.filter((tool) => modeDecision(mode, tool.kind) !== 'deny')
+    return offered.map((tool) => tool.spec)
   }
 }
 

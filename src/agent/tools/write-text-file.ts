@@ -3,16 +3,18 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { JsonValue } from '../../session/index.js'
 import { raceAbort } from '../abort.js'
+import { DEFAULT_MODE, modeDecision } from '../modes.js'
 import { allowedRoots, resolveReal } from './confine.js'
 import { pathOf } from './read-text-file.js'
 import { inputObject, requiredString, type Tool, type ToolContext } from './tool.js'
 
 /**
- * `write_text_file {path, content}`: writes a whole text file. It first asks the user through
- * `session/request_permission`; a refusal (or a client that cannot ask) becomes an error result and
- * nothing is written. Through the editor (`fs/write_text_file`) when the client can, otherwise on
- * the local disk (creating missing directories), the path confined to the session's cwd with
- * symlinks resolved on our side, and never a file with more than one hard link (see `resolveReal`).
+ * `write_text_file {path, content}`: writes a whole text file. In `ask` mode it first asks the user
+ * through `session/request_permission`; a refusal (or a client that cannot ask) becomes an error
+ * result and nothing is written. `accept-edits` writes without asking; `read-only` never writes.
+ * Through the editor (`fs/write_text_file`) when the client can, otherwise on the local disk
+ * (creating missing directories), the path confined to the session's cwd with symlinks resolved on
+ * our side, and never a file with more than one hard link (see `resolveReal`).
  */
 export const writeTextFileTool: Tool = {
   spec: {
@@ -45,13 +47,17 @@ export const writeTextFileTool: Tool = {
   },
 }
 
-/** Undefined when allowed, else why not. */
+/** Undefined when allowed (by the session's mode or by the user), else why not. */
 async function askPermission(
   requested: string,
   input: JsonValue,
   context: ToolContext,
 ): Promise<string | undefined> {
   const { client, signal } = context
+  const mode = context.mode ?? DEFAULT_MODE
+  const decision = modeDecision(mode, 'edit')
+  if (decision === 'allow') return undefined
+  if (decision === 'deny') return `Not written: the session is in ${mode} mode.`
   if (!client.requestPermission) {
     return `Not written: the client cannot ask the user for permission to write ${requested}.`
   }

@@ -1,15 +1,24 @@
+import { checkedDirectories, recordDirectories } from '../directories.js'
 import { defineMethod } from '../method.js'
 import { assertWorkingDirectory } from '../params.js'
+import { announceSession } from '../session-announce.js'
+import { sessionSetup } from '../session-config.js'
 
 /**
  * `session/new`: a new session in an absolute `cwd` (no NUL; a directory when it exists), answered
- * once its header is durable.
+ * once its header is durable, with its `configOptions` and `modes` (all defaults).
  */
 export const sessionNewMethod = defineMethod({
   name: 'session/new',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.additionalDirectories = {}
+  },
   async handle(params, call) {
     const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
+    const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
-    return { sessionId: session.id }
+    await recordDirectories(call, session, directories)
+    announceSession(call, session)
+    return { sessionId: session.id, ...sessionSetup(call.agent, session) }
   },
 })
