@@ -2,7 +2,7 @@ import type { SessionSummary } from './session/index.js'
 
 /**
  * Renders sessions as a lineage forest: each fork under its parent (oldest child first), roots
- * newest first. A session whose parent is not in the list is shown as a root with a note.
+ * most recent activity first. A session whose parent is not in the list is shown as a root with a note.
  */
 export function renderLineage(sessions: readonly SessionSummary[]): string[] {
   const byId = new Map(sessions.map((s) => [s.sessionId, s]))

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { Context, Logger } from 'cordis'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
-import type { ListOptions, SessionHeader, SessionPage } from '../session/header.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import type { SessionPersistence, StoredEventListener } from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
@@ -197,8 +197,8 @@ export class JsonlPersistence implements SessionPersistence {
     }
   }
 
-  list(options: ListOptions): Promise<SessionPage> {
-    return this.catalog.list(options, (id) => this.writers.has(id) || this.opened.has(id))
+  list(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): Promise<SessionPage> {
+    return this.catalog.list(options, (id) => this.writers.has(id) || this.opened.has(id), live)
   }
 
   /** Deletes the file and its lock. Refused with `SESSION_LOCKED` while another process writes it. */

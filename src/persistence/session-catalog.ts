@@ -1,7 +1,13 @@
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { ListOptions, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import { compareNewestFirst, decodeCursor, pageSize, paginate } from '../session/paginate.js'
+import {
+  compareByActivity,
+  decodeCursor,
+  pageSize,
+  paginate,
+  withLiveSummaries,
+} from '../session/paginate.js'
 import { parseHeader } from './file-format.js'
 import { errnoOf, persistenceError } from './file-io.js'
 import {
@@ -45,7 +51,7 @@ export class SessionCatalog {
   private readonly changed = new Set<SessionId>()
   /** When every file was last looked at (readdir and stats); -Infinity: the cache is not trusted. */
   private checkedAll = Number.NEGATIVE_INFINITY
-  /** The cached summaries newest first, rebuilt when the cache changes. */
+  /** The cached summaries in activity order, rebuilt when the cache changes. */
   private ordered: SessionSummary[] | undefined
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
@@ -88,19 +94,21 @@ export class SessionCatalog {
   }
 
   /**
-   * One page of stored sessions. `writtenHere(id)` names sessions this process is writing: their
-   * files change all the time, but what a page needs of them (creation time, cwd) does not, and the
-   * caller shows their live state anyway, so they are not read again while they are written here.
+   * One page of stored sessions, most recent activity first. `writtenHere(id)` names sessions this
+   * process is writing: their files change all the time, so they are not read again while they are
+   * written here; `live(id)` gives their current summary, which replaces the stored one and orders
+   * them by their current activity.
    */
   async list(
     options: ListOptions,
     writtenHere: (id: SessionId) => boolean = () => false,
+    live: (id: SessionId) => SessionSummary | undefined = () => undefined,
   ): Promise<SessionPage> {
     pageSize(options.limit)
     if (options.cursor !== undefined) decodeCursor(options.cursor)
     await (this.joinable ?? this.startRefresh(writtenHere))
-    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareNewestFirst)
-    return paginate(this.ordered, options, true)
+    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
+    return paginate(withLiveSummaries(this.ordered, live), options, true)
   }
 
   /**

@@ -3,19 +3,22 @@ import type { ListOptions, SessionPage, SessionSummary } from './header.js'
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 1000
 
-/** Newest first: by creation time, then by id, both descending. Ids are unique, so this is total. */
-export function compareNewestFirst(a: SessionSummary, b: SessionSummary): number {
-  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1
+/**
+ * Most recent activity first (ACP's `updatedAt`), then by id, both descending. Ids are unique, so
+ * this is total.
+ */
+export function compareByActivity(a: SessionSummary, b: SessionSummary): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1
   return a.sessionId < b.sessionId ? 1 : a.sessionId > b.sessionId ? -1 : 0
 }
 
 interface CursorPosition {
-  readonly createdAt: string
+  readonly updatedAt: string
   readonly sessionId: string
 }
 
 export function encodeCursor(last: SessionSummary): string {
-  return Buffer.from(JSON.stringify([last.createdAt, last.sessionId])).toString('base64url')
+  return Buffer.from(JSON.stringify([last.updatedAt, last.sessionId])).toString('base64url')
 }
 
 /** Reads a cursor made by {@link encodeCursor}; throws a TypeError for anything else. */
@@ -34,7 +37,7 @@ export function decodeCursor(cursor: string): CursorPosition {
   ) {
     throw new TypeError('invalid cursor: pass back exactly the nextCursor of a previous page')
   }
-  return { createdAt: parsed[0], sessionId: parsed[1] }
+  return { updatedAt: parsed[0], sessionId: parsed[1] }
 }
 
 export function pageSize(limit: number | undefined): number {
@@ -43,21 +46,51 @@ export function pageSize(limit: number | undefined): number {
   return Math.min(limit, MAX_PAGE_SIZE)
 }
 
-/** True when `summary` comes strictly after the cursor position in newest-first order. */
+/** True when `summary` comes strictly after the cursor position in activity order. */
 export function isAfterCursor(summary: SessionSummary, position: CursorPosition): boolean {
-  return compareNewestFirst(summary, { ...summary, ...position }) > 0
+  return compareByActivity(summary, { ...summary, ...position }) > 0
 }
 
 /**
- * One page of `all` (in any order, or already newest first when `newestFirst`): filtered by cwd,
- * sorted newest first, starting after the cursor. A cursor stays valid while sessions are added or
- * removed.
+ * `stored` (in activity order) with each session that `live` knows replaced by its current
+ * summary, still in activity order. Linear in `stored`; only the live ones are sorted again.
  */
-export function paginate(
-  all: Iterable<SessionSummary>,
-  options: ListOptions,
-  newestFirst = false,
-): SessionPage {
+export function withLiveSummaries(
+  stored: readonly SessionSummary[],
+  live: (id: SessionSummary['sessionId']) => SessionSummary | undefined,
+): readonly SessionSummary[] {
+  const current: SessionSummary[] = []
+  const rest: SessionSummary[] = []
+  for (const summary of stored) {
+    const now = live(summary.sessionId)
+    if (now) current.push(now)
+    else rest.push(summary)
+  }
+  if (current.length === 0) return stored
+  current.sort(compareByActivity)
+  const merged: SessionSummary[] = []
+  let i = 0
+  let j = 0
+  while (i < rest.length || j < current.length) {
+    const a = rest[i]
+    const b = current[j]
+    if (b === undefined || (a !== undefined && compareByActivity(a, b) <= 0)) {
+      merged.push(a as SessionSummary)
+      i++
+    } else {
+      merged.push(b)
+      j++
+    }
+  }
+  return merged
+}
+
+/**
+ * One page of `all` (in any order, or already in activity order when `ordered`): filtered by cwd,
+ * most recent activity first, starting after the cursor. A cursor stays valid while sessions are
+ * added or removed; a session whose activity moves it past the cursor shows on an earlier page.
+ */
+export function paginate(all: Iterable<SessionSummary>, options: ListOptions, ordered = false): SessionPage {
   const limit = pageSize(options.limit)
   const position = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined
   const matching: SessionSummary[] = []
@@ -66,7 +99,7 @@ export function paginate(
     if (position && !isAfterCursor(summary, position)) continue
     matching.push(summary)
   }
-  if (!newestFirst) matching.sort(compareNewestFirst)
+  if (!ordered) matching.sort(compareByActivity)
   const sessions = matching.slice(0, limit)
   const last = sessions[sessions.length - 1]
   return matching.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions }

@@ -1,5 +1,5 @@
 import type { SessionEvent } from './events.js'
-import type { ListOptions, SessionHeader, SessionPage } from './header.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
 
 /** Hears each stored event as it is read back; what it returns (a promise) paces the read. */
@@ -27,8 +27,12 @@ export interface SessionPersistence {
   release(id: SessionId): Promise<void>
   /** Whether a session is stored, without reading it. */
   exists(id: SessionId): Promise<boolean>
-  /** Stored sessions, newest first, read from headers or a catalog, never whole logs. */
-  list(options: ListOptions): Promise<SessionPage>
+  /**
+   * Stored sessions, most recent activity first, read from headers or a catalog, never whole logs.
+   * `live(id)` is the current summary of a session live in this process: it stands in for the
+   * stored one, in the order of its current activity.
+   */
+  list(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): Promise<SessionPage>
   /** Removes a stored session (which must not be live). Resolves false when there was none. */
   remove(id: SessionId): Promise<boolean>
   /** Resolves once every queued write, flush and file close has finished. */

@@ -235,6 +235,22 @@ describe('get, close, list and load', () => {
     await expect(f.sessions.list({ limit: 0 })).rejects.toThrow(/limit/)
   })
 
+  it('list: by last activity (updatedAt), so a session prompted again moves ahead of newer ones', async () => {
+    const older = f.sessions.create('older')
+    f.tick()
+    f.sessions.create('newer')
+    f.tick()
+    expect((await f.sessions.list()).sessions.map((s) => s.sessionId)).toEqual(['newer', 'older'])
+    appendAll(older, cleanTurn(1))
+    const listed = (await f.sessions.list()).sessions
+    expect(listed.map((s) => s.sessionId)).toEqual(['older', 'newer'])
+    expect(listed[0]?.updatedAt).toBe(older.updatedAt)
+    expect(listed[0]?.updatedAt > (listed[1]?.updatedAt ?? '')).toBe(true)
+    const first = await f.sessions.list({ limit: 1 })
+    const second = await f.sessions.list({ limit: 1, cursor: first.nextCursor as string })
+    expect([...first.sessions, ...second.sessions].map((s) => s.sessionId)).toEqual(['older', 'newer'])
+  })
+
   it('list: a fork shows its lineage and current title', async () => {
     const s = appendAll(f.sessions.create('a'), cleanTurn(1))
     s.append({ type: 'session/title', data: { title: 'Named' } })

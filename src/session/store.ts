@@ -429,15 +429,14 @@ export class SessionStore {
   }
 
   /**
-   * Sessions newest first (by creation), live and persisted, with lineage (`parentSession`). With
-   * a backend this reads its headers or catalog; live sessions report their current state.
+   * Sessions by most recent activity (`updatedAt`), live and persisted, with lineage
+   * (`parentSession`). With a backend this reads its headers or catalog; live sessions report their
+   * current state and are ordered by it.
    */
   async list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
     if (!persistence) return paginate(this.liveSummaries(), options)
-    const page = await persistence.list(options)
-    const sessions = page.sessions.map((s) => this.live.get(s.sessionId)?.summary() ?? s)
-    return page.nextCursor !== undefined ? { sessions, nextCursor: page.nextCursor } : { sessions }
+    return persistence.list(options, (id) => this.live.get(id)?.summary())
   }
 
   private *liveSummaries(): Iterable<SessionSummary> {

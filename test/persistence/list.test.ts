@@ -44,6 +44,28 @@ describe('list from headers', () => {
     await reader.stop()
   })
 
+  it('orders by last activity: live sessions by their current state, stored ones by their last event', async () => {
+    const writer = await startStore(store.dir, { store: { clock: steppingClock() } })
+    const older = writer.sessions.create('older')
+    writer.sessions.create('newer')
+    await writer.sessions.flush('older')
+    await writer.sessions.flush('newer')
+    expect((await writer.sessions.list({})).sessions.map((s) => s.sessionId)).toEqual(['newer', 'older'])
+    appendTurn(older, 'again')
+    expect((await writer.sessions.list({})).sessions.map((s) => s.sessionId)).toEqual(['older', 'newer'])
+    await writer.sessions.flush('older')
+    await writer.stop()
+
+    const reader = await startStore(store.dir)
+    const stored = (await reader.sessions.list({})).sessions
+    expect(stored.map((s) => [s.sessionId, s.live])).toEqual([
+      ['older', false],
+      ['newer', false],
+    ])
+    expect(stored[0]?.updatedAt).toBe(older.updatedAt)
+    await reader.stop()
+  })
+
   it('sees what other writers did since the last call: growth, new files, deletions, torn tails', async () => {
     const reader = await startStore(store.dir)
     expect((await reader.sessions.list({})).sessions).toEqual([])

@@ -20,7 +20,7 @@ function toSessionInfo(summary: SessionSummary) {
   }
 }
 
-/** `session/list`: newest first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
+/** `session/list`: most recent activity first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
 export const sessionListMethod = defineMethod({
   name: 'session/list',
   advertise(capabilities) {
