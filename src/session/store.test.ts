@@ -245,7 +245,7 @@ describe('get, close, list and load', () => {
     const listed = (await f.sessions.list()).sessions
     expect(listed.map((s) => s.sessionId)).toEqual(['older', 'newer'])
     expect(listed[0]?.updatedAt).toBe(older.updatedAt)
-    expect(listed[0]?.updatedAt > (listed[1]?.updatedAt ?? '')).toBe(true)
+    expect((listed[0]?.updatedAt ?? '') > (listed[1]?.updatedAt ?? '')).toBe(true)
     const first = await f.sessions.list({ limit: 1 })
     const second = await f.sessions.list({ limit: 1, cursor: first.nextCursor as string })
     expect([...first.sessions, ...second.sessions].map((s) => s.sessionId)).toEqual(['older', 'newer'])
