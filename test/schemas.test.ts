@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { AGENT_EVENT_TYPES } from '../src/agent/events.js'
 import { parseCli, USAGE } from '../src/cli-args.js'
 import { CLEAN_TURN_END_REASONS, CORE_EVENT_TYPES, EXTENSION_EVENT_TYPE } from '../src/session/events.js'
 import { SESSION_ID_PATTERN } from '../src/session/ids.js'
@@ -25,9 +26,11 @@ describe('schemas/events.schema.json', () => {
   it('lists exactly the core event types and the extension type pattern of the code', () => {
     expect(events.$defs.coreEventType.enum).toEqual(CORE_EVENT_TYPES)
     expect(events.$defs.extensionEventType.pattern).toBe(EXTENSION_EVENT_TYPE.source)
-    expect(Object.keys(events.$defs.data).sort()).toEqual([...CORE_EVENT_TYPES].sort())
+    const described = [...CORE_EVENT_TYPES, ...AGENT_EVENT_TYPES]
+    expect(Object.keys(events.$defs.data).sort()).toEqual([...described].sort())
     const dispatched = (events.allOf as Json[]).map((rule) => rule.if.properties.type.const)
-    expect(dispatched).toEqual(CORE_EVENT_TYPES)
+    expect(dispatched).toEqual(described)
+    for (const type of AGENT_EVENT_TYPES) expect(type).toMatch(EXTENSION_EVENT_TYPE)
     expect(events.$defs.turnEndReason.anyOf[0].enum).toEqual(
       expect.arrayContaining([...CLEAN_TURN_END_REASONS]),
     )

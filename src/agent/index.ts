@@ -1,6 +1,8 @@
 export { AbortedError, abortable, isAbortError, raceAbort, sleep } from './abort.js'
 export { contentToText, plainText } from './content.js'
 export * from './errors.js'
+export { AGENT_EVENT_TYPES } from './events.js'
+export * from './permissions.js'
 export * from './providers/index.js'
 export { type AgentConfig, AgentService, agentPlugin } from './service.js'
 export * from './tools/index.js'

@@ -2,8 +2,10 @@ import type { Context } from 'cordis'
 import type { Session, TurnEndReason } from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
 import { errorMessage } from './model-step.js'
+import { DEFAULT_SESSION_MODE, type SessionMode } from './permissions.js'
 import { builtinTools } from './tools/index.js'
-import { type Tool, ToolRegistry } from './tools/tool.js'
+import { ToolRegistry } from './tools/registry.js'
+import type { Tool } from './tools/tool.js'
 import { type TurnEnding, TurnRun } from './turn-run.js'
 import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
 
@@ -18,8 +20,13 @@ export interface AgentConfig {
   readonly provider: ModelProvider
   /** Model requests per turn before it ends with `max-turn-requests`. Default 32. */
   readonly maxSteps?: number
-  /** The tools the model may call. Default: {@link builtinTools} (`read_text_file`, `write_text_file`). */
+  /** The global tools the model may call. Default: {@link builtinTools}. */
   readonly tools?: readonly Tool[]
+  /**
+   * The mode of a session, which the permission policy follows. Default: always
+   * {@link DEFAULT_SESSION_MODE} (`ask`).
+   */
+  readonly modeOf?: (session: Session) => SessionMode
 }
 
 /** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
@@ -42,6 +49,8 @@ export class AgentService {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
   readonly maxSteps: number
+  /** The session's current mode (what the permission policy follows). */
+  modeOf: (session: Session) => SessionMode
   private readonly running = new Map<string, RunningTurn>()
 
   constructor(
@@ -52,6 +61,7 @@ export class AgentService {
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.maxSteps = config.maxSteps ?? 32
+    this.modeOf = config.modeOf ?? (() => DEFAULT_SESSION_MODE)
     if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
       throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
     }
@@ -119,6 +129,7 @@ export class AgentService {
       {
         provider: this.provider,
         tools: this.tools,
+        mode: () => this.modeOf(session),
         maxSteps: this.maxSteps,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },

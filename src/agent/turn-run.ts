@@ -8,17 +8,20 @@ import {
   toolCallUpdate,
   toolResultUpdate,
 } from '../session/index.js'
-import { isAbortError, raceAbort } from './abort.js'
-import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
-import type { ToolRegistry } from './tools/tool.js'
+import { type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import { offeredIn, type SessionMode } from './permissions.js'
+import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
+import type { ToolRegistry, ToolSet } from './tools/registry.js'
+import type { ToolLocation } from './tools/tool.js'
 import type { ModelProvider, ToolResult, TurnRequest } from './types.js'
 
-/** The result a tool call gets when the turn is cancelled before it finished. */
-export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'
+export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 
 export interface TurnRunOptions {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
+  /** The session's mode, read at each step (it decides which tools are offered and what asks). */
+  readonly mode: () => SessionMode
   readonly maxSteps: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
@@ -71,18 +74,20 @@ export class TurnRun {
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
     session.append({ type: 'step/start', data: { turn, step } })
+    const tools = options.tools.forSession(session.id)
+    const mode = options.mode()
     const streamed = await streamModelStep(
       session,
       options.provider,
-      options.tools.specs(),
+      tools.specs((tool) => offeredIn(mode, tool)),
       this.signal,
       (update, seq) => this.send(update, seq),
     )
     this.recordAssistant(step, streamed)
-    const calls = streamed.calls.map((call) => this.recordCall(step, call))
+    const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      for (const call of calls) this.recordResult(step, call.event, await this.execute(call))
+      for (const call of calls) this.recordResult(step, call.event, await this.execute(call, tools, mode))
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
       for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
@@ -121,9 +126,12 @@ export class TurnRun {
     }
   }
 
-  private recordCall(step: number, call: StreamedCall): RecordedCall {
-    const tool = this.options.tools.get(call.name)
+  private recordCall(step: number, call: StreamedCall, tools: ToolSet): RecordedCall {
+    const tool = tools.get(call.name)?.tool
     const callId = this.uniqueCallId(call.callId, step)
+    const locations = tool?.locations
+      ? safeLocations(() => tool.locations?.(call.input, this.session.cwd))
+      : []
     const event = this.session.append({
       type: 'tool/call',
       data: {
@@ -134,6 +142,7 @@ export class TurnRun {
         input: call.input,
         title: tool ? safeTitle(() => tool.title(call.input), call.name) : call.name,
         kind: tool?.kind ?? 'other',
+        ...(locations.length > 0 && { locations }),
       },
     }) as CoreEvent<'tool/call'>
     this.send(toolCallUpdate(event.data), event.seq)
@@ -141,28 +150,17 @@ export class TurnRun {
   }
 
   /** Runs a recorded call. Never throws: failures and cancellation become error results. */
-  private async execute(call: RecordedCall): Promise<ToolResult> {
+  private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
     if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
     if (call.preset !== undefined) return call.preset
-    const { name, callId, input } = call.event.data
-    const tool = this.options.tools.get(name)
-    if (!tool) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
-    const context = {
-      sessionId: this.session.id,
-      cwd: this.session.cwd,
-      callId,
+    return executeToolCall(call.event, {
+      session: this.session,
+      tools,
+      mode,
       client: this.request.client,
       signal: this.signal,
-    }
-    try {
-      return await raceAbort(
-        Promise.resolve().then(() => tool.run(input, context)),
-        this.signal,
-      )
-    } catch (error) {
-      if (this.signal.aborted || isAbortError(error)) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
-      return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
-    }
+      send: (update, seq) => this.send(update, seq),
+    })
   }
 
   private recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
@@ -171,7 +169,12 @@ export class TurnRun {
     try {
       event = this.session.append({
         type: 'tool/result',
-        data: { ...data, output: result.output, ...(result.isError === true && { isError: true }) },
+        data: {
+          ...data,
+          output: result.output,
+          ...(result.isError === true && { isError: true }),
+          ...(result.content !== undefined && { content: result.content }),
+        },
       }) as CoreEvent<'tool/result'>
     } catch (error) {
       if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
@@ -181,7 +184,8 @@ export class TurnRun {
         data: { ...data, output, isError: true },
       }) as CoreEvent<'tool/result'>
     }
-    this.send(toolResultUpdate(event.data.callId, event.data.output, event.data.isError === true), event.seq)
+    const { callId, output, isError, content } = event.data
+    this.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
   }
 
   /** The provider's id if it is usable and new in this turn, else a minted one. */
@@ -204,6 +208,14 @@ export class TurnRun {
 function notRunOutput(ending: TurnEnding): string {
   if (ending.reason === 'error') return `Not run: the model failed (${ending.message ?? 'error'}).`
   return `Not run: the model stopped (${ending.reason}) while making this call.`
+}
+
+function safeLocations(locations: () => readonly ToolLocation[] | undefined): ToolLocation[] {
+  try {
+    return [...(locations() ?? [])]
+  } catch {
+    return []
+  }
 }
 
 function safeTitle(title: () => string, fallback: string): string {

@@ -1,5 +1,6 @@
 import type { MessageConnection } from 'vscode-jsonrpc'
-import type { ClientBridge, PermissionRequest } from '../agent/types.js'
+import type { PermissionAnswer } from '../agent/permissions.js'
+import type { ClientBridge, PermissionRequest, TerminalBridge } from '../agent/types.js'
 import type { ClientState } from './method.js'
 
 function capability(client: ClientState | undefined, ...path: string[]): boolean {
@@ -21,9 +22,20 @@ function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
   })
 }
 
+/** The options every permission request offers; each option's id is its kind. */
+export const PERMISSION_OPTIONS = [
+  { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'allow_always', name: 'Always allow', kind: 'allow_always' },
+  { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
+  { optionId: 'reject_always', name: 'Always reject', kind: 'reject_always' },
+] as const
+
+const ANSWERS: ReadonlySet<string> = new Set(PERMISSION_OPTIONS.map((o) => o.optionId))
+
 /**
- * The editor's services for one session's tools: `fs/read_text_file` and `fs/write_text_file`
- * only when the client advertised them, and `session/request_permission` (baseline ACP).
+ * The editor's services for one session's tools: `session/request_permission` (baseline ACP),
+ * `fs/read_text_file` and `fs/write_text_file` and the `terminal/*` methods only when the client
+ * advertised them.
  */
 export function createClientBridge(
   rpc: MessageConnection,
@@ -33,26 +45,7 @@ export function createClientBridge(
   const bridge: {
     -readonly [K in keyof ClientBridge]: ClientBridge[K]
   } = {
-    requestPermission: async (request: PermissionRequest, signal: AbortSignal) => {
-      const response = (await untilAborted(
-        rpc.sendRequest('session/request_permission', {
-          sessionId,
-          toolCall: {
-            toolCallId: request.toolCallId,
-            title: request.title,
-            kind: request.kind,
-            status: 'pending',
-            rawInput: request.rawInput,
-          },
-          options: [
-            { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-            { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-          ],
-        }),
-        signal,
-      )) as { outcome?: { outcome?: string; optionId?: string } } | null
-      return response?.outcome?.outcome === 'selected' && response.outcome.optionId === 'allow'
-    },
+    requestPermission: (request, signal) => requestPermission(rpc, sessionId, request, signal),
   }
   if (capability(client, 'fs', 'readTextFile')) {
     bridge.readTextFile = async (path, signal) => {
@@ -72,5 +65,76 @@ export function createClientBridge(
       await untilAborted(rpc.sendRequest('fs/write_text_file', { sessionId, path, content }), signal)
     }
   }
+  if (capability(client, 'terminal')) bridge.terminal = terminalBridge(rpc, sessionId)
   return bridge
+}
+
+async function requestPermission(
+  rpc: MessageConnection,
+  sessionId: string,
+  request: PermissionRequest,
+  signal: AbortSignal,
+): Promise<PermissionAnswer> {
+  const response = (await untilAborted(
+    rpc.sendRequest('session/request_permission', {
+      sessionId,
+      toolCall: {
+        toolCallId: request.toolCallId,
+        title: request.title,
+        kind: request.kind,
+        status: 'pending',
+        ...(request.locations !== undefined && { locations: request.locations }),
+        rawInput: request.rawInput,
+      },
+      options: PERMISSION_OPTIONS,
+    }),
+    signal,
+  )) as { outcome?: { outcome?: string; optionId?: string } } | null
+  const outcome = response?.outcome
+  if (outcome?.outcome === 'selected' && ANSWERS.has(outcome.optionId ?? '')) {
+    return outcome.optionId as PermissionAnswer
+  }
+  if (outcome?.outcome === 'cancelled') return 'cancelled'
+  return 'reject_once'
+}
+
+function terminalBridge(rpc: MessageConnection, sessionId: string): TerminalBridge {
+  return {
+    async create(command, signal) {
+      const response = (await untilAborted(
+        rpc.sendRequest('terminal/create', { sessionId, ...command }),
+        signal,
+      )) as { terminalId?: unknown } | null
+      if (typeof response?.terminalId !== 'string' || response.terminalId === '') {
+        throw new Error('the editor answered terminal/create without a terminalId')
+      }
+      return response.terminalId
+    },
+    async output(terminalId, signal) {
+      const response = (await untilAborted(
+        rpc.sendRequest('terminal/output', { sessionId, terminalId }),
+        signal,
+      )) as { output?: unknown; truncated?: unknown; exitStatus?: unknown } | null
+      if (typeof response?.output !== 'string')
+        throw new Error('the editor answered terminal/output without output')
+      return {
+        output: response.output,
+        truncated: response.truncated === true,
+        exitStatus: (response.exitStatus ?? null) as never,
+      }
+    },
+    async waitForExit(terminalId, signal) {
+      const response = (await untilAborted(
+        rpc.sendRequest('terminal/wait_for_exit', { sessionId, terminalId }),
+        signal,
+      )) as { exitCode?: number | null; signal?: string | null } | null
+      return { exitCode: response?.exitCode ?? null, signal: response?.signal ?? null }
+    },
+    async kill(terminalId) {
+      await rpc.sendRequest('terminal/kill', { sessionId, terminalId })
+    },
+    async release(terminalId) {
+      await rpc.sendRequest('terminal/release', { sessionId, terminalId })
+    },
+  }
 }

@@ -9,6 +9,7 @@ const string: FieldCheck = (v) => typeof v === 'string'
 const nonEmptyString: FieldCheck = (v) => typeof v === 'string' && v.length > 0
 const boolean: FieldCheck = (v) => typeof v === 'boolean'
 const any: FieldCheck = () => true
+const array: FieldCheck = (v) => Array.isArray(v)
 const contentBlocks: FieldCheck = (v) =>
   Array.isArray(v) &&
   v.every((b) => typeof b === 'object' && b !== null && !Array.isArray(b) && typeof b.type === 'string')
@@ -40,11 +41,11 @@ export const EVENT_DATA_SHAPES: Readonly<Record<CoreEventType, EventDataShape>> 
       name: nonEmptyString,
       input: any,
     },
-    optional: { title: string, kind: string },
+    optional: { title: string, kind: string, locations: array },
   },
   'tool/result': {
     required: { turn: positiveInt, step: positiveInt, callId: nonEmptyString, output: any },
-    optional: { isError: boolean },
+    optional: { isError: boolean, content: array },
   },
   'step/end': { required: { turn: positiveInt, step: positiveInt } },
   'turn/end': { required: { turn: positiveInt, reason: nonEmptyString }, optional: { message: string } },
