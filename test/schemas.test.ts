@@ -53,7 +53,10 @@ describe('schemas/events.schema.json', () => {
       expect(publishedSchemaErrors('events', event), where).toEqual([])
     const types = new Set(storedEvents.map(({ event }) => event.type))
     expect([...types].sort()).toEqual(
-      CORE_EVENT_TYPES.filter((t) => !['session/title', 'context/note'].includes(t)).sort(),
+      [
+        ...CORE_EVENT_TYPES.filter((t) => !['session/title', 'context/note'].includes(t)),
+        ...AGENT_EVENT_TYPES,
+      ].sort(),
     )
   })
 
