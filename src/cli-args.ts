@@ -27,6 +27,8 @@ export interface CliOptions {
 
 export const USAGE = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/stdout (what an editor starts)
        dsh-acp sessions [options]     print the stored sessions as a lineage tree
+       dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
+                                      run an agent, recording its traffic (record --help)
 
 Options:
   --store DIR          session store directory (default: $DSH_HOME/sessions,

@@ -73,6 +73,11 @@ async function serve(options: CliOptions): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'record') {
+    const { runToolCommand } = await import('./replay/cli.js')
+    process.exitCode = await runToolCommand(process.argv.slice(2))
+    return
+  }
   let options: CliOptions
   try {
     options = parseCli(process.argv.slice(2))

@@ -1,12 +1,23 @@
-export * from './agent/index.js'
+// The package's public entry: what a program embedding dsh-acp needs to build, extend and drive
+// it. Test doubles and internals stay out (test/public-exports.test.ts keeps this list honest).
+export { agentPlugin } from './agent/index.js'
 export { type App, type AppConfig, createApp } from './app.js'
-export { renderLineage } from './lineage.js'
-export { LOG_LEVELS, type LogLevelName, routeLogsToStderr } from './logging.js'
-export * from './persistence/index.js'
-export { AcpConnection, type ConnectionOptions } from './protocol/connection.js'
-export { ErrorCode, ProtocolError, toResponseError } from './protocol/errors.js'
-export type { AcpMethod, ClientState, MethodCall } from './protocol/method.js'
+export { persistencePlugin, resolveStoreDir } from './persistence/index.js'
+export { ErrorCode, ProtocolError } from './protocol/errors.js'
+export { type AcpMethod, defineMethod, type MethodCall } from './protocol/method.js'
 export { acpPlugin, forkPlugin } from './protocol/plugin.js'
-export { AcpServer, type AcpServerConfig, type AgentInfo } from './protocol/server.js'
-export { createNdjsonConnection, TranscriptRecorder } from './protocol/wire/index.js'
-export * from './session/index.js'
+export type { AcpServer, AgentInfo } from './protocol/server.js'
+export {
+  type EventType,
+  type JsonValue,
+  Session,
+  SessionError,
+  SessionErrorCode,
+  type SessionEvent,
+  SessionForkError,
+  type SessionHeader,
+  type SessionId,
+  SessionStore,
+  type SessionSummary,
+  sessionsPlugin,
+} from './session/index.js'

@@ -22,6 +22,8 @@ export function renderLineage(sessions: readonly SessionSummary[]): string[] {
     const parts = [s.sessionId]
     if (s.title) parts.push(JSON.stringify(s.title))
     if (s.seedLength !== undefined) parts.push(`forked at seq ${s.seedLength}`)
+    if (s.subagent !== undefined)
+      parts.push(`subagent of call ${s.subagent.callId} (turn ${s.subagent.turn})`)
     if (s.parentSession !== undefined && !byId.has(s.parentSession))
       parts.push(`(parent ${s.parentSession} is gone)`)
     parts.push(`updated ${s.updatedAt}`)

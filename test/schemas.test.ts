@@ -1,11 +1,15 @@
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { AGENT_EVENT_TYPES } from '../src/agent/events.js'
 import { parseCli, USAGE } from '../src/cli-args.js'
+import { parseTranscriptLine } from '../src/protocol/wire/index.js'
 import { CLEAN_TURN_END_REASONS, CORE_EVENT_TYPES, EXTENSION_EVENT_TYPE } from '../src/session/events.js'
 import { SESSION_ID_PATTERN } from '../src/session/ids.js'
 import { assertEventShape, EVENT_DATA_SHAPES } from '../src/session/validate-event.js'
 import { appendAll, startStore } from './support/session-store.js'
+import { SNAPSHOT_ROOT } from './support/snapshot-scenario.js'
 import { publishedSchema, publishedSchemaErrors } from './support/snapshot-schemas.js'
 import { readSnapshotStores } from './support/snapshot-wire.js'
 import { validLogArbitrary } from './support/valid-log.js'
@@ -173,5 +177,44 @@ describe('schemas/config.schema.json', () => {
     expect(() => parseCli(['--id-prefix', 'a b'])).toThrow()
     expect(publishedSchemaErrors('config', { ...parseCli([]), maxLineBytes: 10 })).not.toEqual([])
     expect(() => parseCli(['--max-line-bytes', '10'])).toThrow()
+  })
+})
+
+describe('schemas/transcript.schema.json', () => {
+  const samples: { line: string; valid: boolean }[] = [
+    { line: '{"dir":"in","msg":{"jsonrpc":"2.0","id":1,"method":"initialize"}}', valid: true },
+    { line: '{"dir":"out","ms":12.5,"msg":null}', valid: true },
+    { line: '{"dir":"in","ms":0,"raw":"not json"}', valid: true },
+    { line: '{"dir":"out","rawBase64":"/wk="}', valid: true },
+    { line: '{"dir":"in","msg":{"raw":"old form"}}', valid: true },
+    { line: '{"dir":"up","msg":1}', valid: false },
+    { line: '{"dir":"in"}', valid: false },
+    { line: '{"dir":"in","msg":1,"raw":"x"}', valid: false },
+    { line: '{"dir":"in","ms":-1,"msg":1}', valid: false },
+    { line: '{"dir":"in","raw":1}', valid: false },
+    { line: '{"dir":"in","msg":1,"extra":true}', valid: false },
+  ]
+
+  it('accepts exactly the lines the transcript reader accepts', () => {
+    for (const { line, valid } of samples) {
+      expect(publishedSchemaErrors('transcript', JSON.parse(line)).length === 0, line).toBe(valid)
+      let parsed = true
+      try {
+        parseTranscriptLine(line, 1)
+      } catch {
+        parsed = false
+      }
+      expect(parsed, line).toBe(valid)
+    }
+  })
+
+  it('accepts every line of every stored snapshot transcript', () => {
+    for (const scenario of readdirSync(SNAPSHOT_ROOT)) {
+      const text = readFileSync(join(SNAPSHOT_ROOT, scenario, 'transcript.jsonl'), 'utf8')
+      for (const [index, line] of text.split('\n').entries()) {
+        if (line === '') continue
+        expect(publishedSchemaErrors('transcript', JSON.parse(line)), `${scenario}:${index + 1}`).toEqual([])
+      }
+    }
   })
 })

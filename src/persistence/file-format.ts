@@ -7,7 +7,7 @@ export const FILE_VERSION = 1
 
 /** The first line of a session file, with its newline. Key order is fixed. */
 export function headerLine(header: SessionHeader): string {
-  const { id, createdAt, cwd, parentSession, seedLength, title } = header
+  const { id, createdAt, cwd, parentSession, seedLength, title, subagent } = header
   return `${JSON.stringify({
     version: FILE_VERSION,
     id,
@@ -16,6 +16,7 @@ export function headerLine(header: SessionHeader): string {
     ...(parentSession !== undefined && { parentSession }),
     ...(seedLength !== undefined && { seedLength }),
     ...(title !== undefined && { title }),
+    ...(subagent !== undefined && { subagent: { turn: subagent.turn, callId: subagent.callId } }),
   })}\n`
 }
 
@@ -57,6 +58,19 @@ export function parseHeader(text: string, file: string, expectedId?: SessionId):
     throw corrupt(file, 'seedLength must be a non-negative integer')
   }
   if (h.title !== undefined && typeof h.title !== 'string') throw corrupt(file, 'title must be a string')
+  const subagent = h.subagent as { turn?: unknown; callId?: unknown } | undefined
+  if (
+    subagent !== undefined &&
+    (typeof subagent !== 'object' ||
+      subagent === null ||
+      !Number.isSafeInteger(subagent.turn) ||
+      (subagent.turn as number) < 1 ||
+      typeof subagent.callId !== 'string' ||
+      subagent.callId === '' ||
+      h.parentSession === undefined)
+  ) {
+    throw corrupt(file, 'subagent must be { turn, callId } of the parentSession')
+  }
   return {
     id: h.id,
     createdAt: h.createdAt,
@@ -64,5 +78,8 @@ export function parseHeader(text: string, file: string, expectedId?: SessionId):
     ...(h.parentSession !== undefined && { parentSession: h.parentSession as string }),
     ...(h.seedLength !== undefined && { seedLength: h.seedLength as number }),
     ...(h.title !== undefined && { title: h.title as string }),
+    ...(subagent !== undefined && {
+      subagent: { turn: subagent.turn as number, callId: subagent.callId as string },
+    }),
   }
 }

@@ -118,6 +118,7 @@ async function readSummary(
     ...(title !== undefined && { title }),
     ...(header.parentSession !== undefined && { parentSession: header.parentSession }),
     ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
+    ...(header.subagent !== undefined && { subagent: header.subagent }),
     live: false,
   }
 }

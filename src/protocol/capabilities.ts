@@ -1,9 +1,13 @@
-/** The `agentCapabilities` of an `initialize` response, built from the methods that are registered. */
-export interface AgentCapabilities {
-  loadSession?: boolean
-  promptCapabilities: { image: boolean; audio: boolean; embeddedContext: boolean }
-  mcpCapabilities: { http: boolean; sse: boolean }
-  sessionCapabilities: Record<string, Record<string, never>>
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+
+/**
+ * The `agentCapabilities` of an `initialize` response (the SDK's type, with the parts every
+ * method's `advertise` writes into made present).
+ */
+export type AgentCapabilities = acp.AgentCapabilities & {
+  promptCapabilities: acp.PromptCapabilities
+  mcpCapabilities: acp.McpCapabilities
+  sessionCapabilities: acp.SessionCapabilities
 }
 
 /** The protocol versions this agent speaks (ACP v1). */

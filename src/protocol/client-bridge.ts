@@ -3,15 +3,6 @@ import type { PermissionAnswer } from '../agent/permissions.js'
 import type { ClientBridge, PermissionRequest, TerminalBridge } from '../agent/types.js'
 import type { ClientState } from './method.js'
 
-function capability(client: ClientState | undefined, ...path: string[]): boolean {
-  let node: unknown = client?.capabilities
-  for (const key of path) {
-    if (typeof node !== 'object' || node === null) return false
-    node = (node as Record<string, unknown>)[key]
-  }
-  return node === true
-}
-
 /** Rejects as soon as `signal` aborts; the request itself is left to the client to finish. */
 function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
   if (signal.aborted) return Promise.reject(signal.reason)
@@ -47,7 +38,7 @@ export function createClientBridge(
   } = {
     requestPermission: (request, signal) => requestPermission(rpc, sessionId, request, signal),
   }
-  if (capability(client, 'fs', 'readTextFile')) {
+  if (client?.capabilities.fs?.readTextFile === true) {
     bridge.readTextFile = async (path, signal) => {
       const response = (await untilAborted(
         rpc.sendRequest('fs/read_text_file', { sessionId, path }),
@@ -60,12 +51,12 @@ export function createClientBridge(
       return response.content
     }
   }
-  if (capability(client, 'fs', 'writeTextFile')) {
+  if (client?.capabilities.fs?.writeTextFile === true) {
     bridge.writeTextFile = async (path, content, signal) => {
       await untilAborted(rpc.sendRequest('fs/write_text_file', { sessionId, path, content }), signal)
     }
   }
-  if (capability(client, 'terminal')) bridge.terminal = terminalBridge(rpc, sessionId)
+  if (client?.capabilities.terminal === true) bridge.terminal = terminalBridge(rpc, sessionId)
   return bridge
 }
 

@@ -5,7 +5,9 @@ import type { SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { ClientState, MethodCall } from './method.js'
+import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
+import { validateParams } from './validate-params.js'
 import { createNdjsonConnection } from './wire/index.js'
 
 export interface ConnectionOptions {
@@ -107,7 +109,11 @@ export class AcpConnection {
     this.running++
     try {
       const method = this.server.method(name)
-      if (!method || (method.notification === true) !== notification) {
+      const acpMethod = isAcpMethod(name) ? name : undefined
+      const isNotification = acpMethod
+        ? ACP_AGENT_METHODS[acpMethod].notification
+        : method?.notification === true
+      if (!method || isNotification !== notification) {
         if (notification) {
           this.logger.debug(`ignored notification ${name}`)
           return undefined
@@ -117,7 +123,8 @@ export class AcpConnection {
       if (!method.beforeInitialize && this.client === undefined) {
         throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
       }
-      const result = method.handle(params, call)
+      const checked = acpMethod ? await validateParams(acpMethod, params) : params
+      const result = method.handle(checked as never, call)
       if (!token || method.handlesCancellation || !isPromiseLike(result)) return await result
       return await raceCancellation(result, token)
     } catch (error) {
@@ -221,6 +228,10 @@ class Call implements MethodCall {
     this.subscription?.dispose()
     this.subscription = undefined
   }
+}
+
+function isAcpMethod(name: string): name is AcpMethodName {
+  return Object.hasOwn(ACP_AGENT_METHODS, name)
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { validateAcpDefinition } from '../../test/support/acp-schema.js'
 import { promptBlocks } from './content-blocks.js'
+import { validateParams } from './validate-params.js'
 
 const ALL = { image: true, audio: true, embeddedContext: true }
 const NONE = { image: false, audio: false, embeddedContext: false }
@@ -26,35 +27,41 @@ const invalid = [
   { type: 'resource', resource: 'file:///a' },
   { type: 'text', text: 'x', annotations: 'loud' },
   { type: 'video', data: 'x' },
+  { type: '__proto__', text: 'x' },
   { text: 'no type' },
   'text',
   null,
 ]
 
+const prompt = (blocks: unknown) => validateParams('session/prompt', { sessionId: 's', prompt: blocks })
+
 describe('prompt content blocks', () => {
   it.each(valid)('accepts what the ACP schema accepts: %j', (block) => {
     expect(validateAcpDefinition('ContentBlock', block)).toEqual([])
-    expect(promptBlocks('session/prompt', [block], ALL)).toEqual([block])
+    expect(() => prompt([block])).not.toThrow()
+    expect(promptBlocks('session/prompt', [block] as never, ALL)).toEqual([block])
   })
 
   it.each(invalid)('refuses with -32602 what the ACP schema refuses: %j', (block) => {
     expect(validateAcpDefinition('ContentBlock', block)).not.toEqual([])
-    expect(() => promptBlocks('session/prompt', [block], ALL)).toThrow(
-      expect.objectContaining({ code: -32602 }),
-    )
+    expect(() => prompt([block])).toThrow(expect.objectContaining({ code: -32602 }))
   })
 
   it('refuses image, audio and embedded resources the agent does not advertise', () => {
     for (const block of valid.filter((b) => ['image', 'audio', 'resource'].includes(b.type))) {
-      expect(() => promptBlocks('session/prompt', [block], NONE)).toThrow(/does not accept/)
+      expect(() => promptBlocks('session/prompt', [block] as never, NONE)).toThrow(/does not accept/)
     }
-    expect(promptBlocks('session/prompt', [valid[0], valid[2]], NONE)).toHaveLength(2)
+    expect(promptBlocks('session/prompt', [valid[0], valid[2]] as never, NONE)).toHaveLength(2)
   })
 
-  it('names the block that is wrong', () => {
-    expect(() => promptBlocks('session/prompt', [valid[0], { type: 'text' }], ALL)).toThrow(
-      'session/prompt: prompt[1] (text): text must be a string',
+  it('names the field that is wrong', () => {
+    expect(() => prompt([valid[0], { type: 'text' }])).toThrow('session/prompt: prompt[1].text is required')
+    expect(() => prompt([{ type: 'text', text: 3 }])).toThrow(
+      'session/prompt: prompt[0].text must be of type string',
     )
-    expect(() => promptBlocks('session/prompt', 'hi', ALL)).toThrow(/must be an array/)
+    expect(() => prompt([{ type: 'video' }])).toThrow(
+      'session/prompt: prompt[0].type "video" is not one of the types ACP defines here',
+    )
+    expect(() => prompt('hi')).toThrow('session/prompt: prompt must be of type array')
   })
 })

@@ -1,13 +1,15 @@
+import type * as acp from '@agentclientprotocol/sdk'
 import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
 import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
+import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
 /** What the client said about itself in `initialize`. */
 export interface ClientState {
   readonly protocolVersion: number
-  readonly capabilities: Readonly<Record<string, unknown>>
-  readonly info?: Readonly<Record<string, unknown>>
+  readonly capabilities: acp.ClientCapabilities
+  readonly info?: acp.Implementation
 }
 
 /** What a method handler may use for one call. */
@@ -30,13 +32,25 @@ export interface MethodCall {
   clientBridge(sessionId: string): ClientBridge
 }
 
+/** An extension method: ACP reserves names that start with `_` for them. */
+export type ExtensionMethodName = `_${string}`
+
+/** The params and result a method's handler takes and gives: the SDK's types for ACP methods. */
+export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M extends AcpMethodName
+  ? AcpAgentMethods[M]
+  : { params: unknown; result: unknown }
+
 /**
- * One ACP method: registered on `ctx.acp`, dispatched by name, advertised through `advertise`.
- * Handlers validate their params and throw `ProtocolError`s or `SessionError`s.
+ * One method: registered on `ctx.acp`, dispatched by name, advertised through `advertise`. An ACP
+ * method's params have been checked against the official schema before `handle` runs (see
+ * `validate-params.ts`); handlers check only what the schema cannot say (absolute paths, known
+ * sessions) and throw `ProtocolError`s or `SessionError`s. An extension method validates its own.
  */
-export interface AcpMethod {
-  readonly name: string
-  /** Notifications get no response. */
+export interface AcpMethod<
+  M extends AcpMethodName | ExtensionMethodName = AcpMethodName | ExtensionMethodName,
+> {
+  readonly name: M
+  /** Extension methods only: a notification gets no response. ACP methods: the schema says. */
   readonly notification?: boolean
   /** Callable before `initialize` (only `initialize` itself). */
   readonly beforeInitialize?: boolean
@@ -44,5 +58,15 @@ export interface AcpMethod {
   readonly handlesCancellation?: boolean
   /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */
   readonly advertise?: (capabilities: AgentCapabilities) => void
-  handle(params: unknown, call: MethodCall): unknown
+  handle(
+    params: MethodTypes<M>['params'],
+    call: MethodCall,
+  ): MethodTypes<M>['result'] | Promise<MethodTypes<M>['result']>
+}
+
+/** Declares a method with its types inferred from its name. */
+export function defineMethod<M extends AcpMethodName | ExtensionMethodName>(
+  method: AcpMethod<M>,
+): AcpMethod<M> {
+  return method
 }

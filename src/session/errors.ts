@@ -5,6 +5,7 @@ export const SessionErrorCode = {
   SESSION_ALREADY_EXISTS: 'SESSION_ALREADY_EXISTS',
   INVALID_SESSION_ID: 'INVALID_SESSION_ID',
   INVALID_BOUNDARY: 'INVALID_BOUNDARY',
+  INVALID_SUBAGENT_MARKER: 'INVALID_SUBAGENT_MARKER',
   OPEN_TURN: 'OPEN_TURN',
   INVALID_EVENT: 'INVALID_EVENT',
   INVARIANT_VIOLATION: 'INVARIANT_VIOLATION',
@@ -40,6 +41,7 @@ export type SessionForkErrorCode =
   | typeof SessionErrorCode.INVALID_BOUNDARY
   | typeof SessionErrorCode.OPEN_TURN
   | typeof SessionErrorCode.INVALID_SESSION_ID
+  | typeof SessionErrorCode.INVALID_SUBAGENT_MARKER
 
 /** A fork that was refused. For `OPEN_TURN`, `data` holds `boundary` and `lastSafeBoundary`. */
 export class SessionForkError extends SessionError {

@@ -1,29 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { forkOracle as oracle } from '../../test/support/fork-oracle.js'
 import { startStore } from '../../test/support/session-store.js'
 import { LogModel, randomEventArbitrary, validLogArbitrary } from '../../test/support/valid-log.js'
 import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import type { AnyEventInput, SessionEvent } from './events.js'
+import type { AnyEventInput } from './events.js'
 import { projectHistory } from './projection/history.js'
 import { projectUpdates } from './projection/updates.js'
 import type { Session } from './session.js'
-
-/**
- * The oracle, computed from the events alone: whether each prefix length b ends outside an open
- * turn (b = 0 always does), and the greatest such b' <= b.
- */
-function oracle(events: readonly SessionEvent[]): { safe: boolean[]; lastSafe: number[] } {
-  const safe = [true]
-  const lastSafe = [0]
-  let inTurn = false
-  for (const event of events) {
-    if (event.type === 'turn/start') inTurn = true
-    if (event.type === 'turn/end') inTurn = false
-    safe.push(!inTurn)
-    lastSafe.push(inTurn ? (lastSafe[lastSafe.length - 1] as number) : event.seq)
-  }
-  return { safe, lastSafe }
-}
 
 /** Tries to change every field, element and array reachable from `value`; all must be refused. */
 function tamper(value: unknown): void {

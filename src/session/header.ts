@@ -1,5 +1,14 @@
 import type { SessionId } from './ids.js'
 
+/**
+ * What marks a session as a subagent: the tool call of its parent (`parentSession`) that spawned
+ * it. `callId` is unique within the parent's `turn`.
+ */
+export interface SubagentMarker {
+  readonly turn: number
+  readonly callId: string
+}
+
 /** Out-of-log metadata of a session. Never changes after creation, except through log events. */
 export interface SessionHeader {
   readonly id: SessionId
@@ -12,6 +21,8 @@ export interface SessionHeader {
   /** How many events were copied from the parent: the child's own events start at seq seedLength + 1. */
   readonly seedLength?: number
   readonly title?: string
+  /** Set when the session is a subagent: which tool call of `parentSession` spawned it. */
+  readonly subagent?: SubagentMarker
 }
 
 /** What a caller may set when creating a session. */
@@ -33,6 +44,7 @@ export interface SessionSummary {
   readonly title?: string
   readonly parentSession?: SessionId
   readonly seedLength?: number
+  readonly subagent?: SubagentMarker
   readonly live: boolean
 }
 

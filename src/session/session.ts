@@ -127,7 +127,7 @@ export class Session {
   }
 
   summary(): SessionSummary {
-    const { id, cwd, createdAt, parentSession, seedLength } = this.header
+    const { id, cwd, createdAt, parentSession, seedLength, subagent } = this.header
     const title = this.title
     return {
       sessionId: id,
@@ -137,6 +137,7 @@ export class Session {
       ...(title !== undefined && { title }),
       ...(parentSession !== undefined && { parentSession }),
       ...(seedLength !== undefined && { seedLength }),
+      ...(subagent !== undefined && { subagent }),
       live: true,
     }
   }

@@ -2,7 +2,14 @@ import type { Context } from 'cordis'
 import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
 import type { SessionEvent } from './events.js'
 import { liveForkSource, resolveForkBoundary } from './fork.js'
-import type { ListOptions, SessionHeader, SessionMeta, SessionPage, SessionSummary } from './header.js'
+import type {
+  ListOptions,
+  SessionHeader,
+  SessionMeta,
+  SessionPage,
+  SessionSummary,
+  SubagentMarker,
+} from './header.js'
 import {
   assertSessionId,
   type Clock,
@@ -20,6 +27,7 @@ import { LogState, turnsBefore } from './log-state.js'
 import { paginate } from './paginate.js'
 import type { SessionPersistence } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
+import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -173,7 +181,38 @@ export class SessionStore {
    */
   fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
     const parent = liveForkSource(source, (id) => this.live.get(id))
-    const copied = resolveForkBoundary(parent, boundary)
+    return this.spawn(parent, resolveForkBoundary(parent, boundary), childSessionId, {})
+  }
+
+  /**
+   * The subagent fork (the seed's subagent rule): forks `source` clipped to its last
+   * completed-turn prefix ({@link subagentBoundary}), so it works while the parent's turn is open,
+   * where `fork` refuses. The child is stamped with `parentSession`, `seedLength` and `subagent`
+   * (which tool call spawned it), and gets `title` when given. Throws `SessionForkError`:
+   * `SESSION_NOT_FOUND`, `SESSION_NOT_LIVE`, `SESSION_ALREADY_EXISTS`, `INVALID_SESSION_ID`,
+   * `INVALID_SUBAGENT_MARKER`.
+   */
+  forkSubagent(
+    source: SessionForkSource,
+    marker: SubagentMarker,
+    options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
+  ): Session {
+    const subagent = checkSubagentMarker(marker)
+    const parent = liveForkSource(source, (id) => this.live.get(id))
+    const title = options.title ?? parent.explicitTitle
+    return this.spawn(parent, subagentBoundary(parent), options.childSessionId, {
+      subagent,
+      ...(title !== undefined && { title }),
+    })
+  }
+
+  /** A live child of `parent` seeded with its first `copied` events (a closed boundary). */
+  private spawn(
+    parent: Session,
+    copied: number,
+    childSessionId: SessionId | undefined,
+    extra: { readonly subagent?: SubagentMarker; readonly title?: string },
+  ): Session {
     const childId = childSessionId ?? this.mintId()
     try {
       assertSessionId(childId)
@@ -191,13 +230,15 @@ export class SessionStore {
         },
       )
     }
+    const title = 'title' in extra ? extra.title : parent.explicitTitle
     const header: SessionHeader = {
       id: childId,
       createdAt: this.now(),
       cwd: parent.cwd,
       parentSession: parent.id,
       seedLength: copied,
-      ...(parent.explicitTitle !== undefined && { title: parent.explicitTitle }),
+      ...(title !== undefined && { title }),
+      ...(extra.subagent !== undefined && { subagent: extra.subagent }),
     }
     const state = new LogState(turnsBefore(parent.turnSpans(), copied), copied)
     return this.admit(new Session(header, parent.eventsThrough(copied), state, this.host), 'session/created')
@@ -224,6 +265,15 @@ export class SessionStore {
       )
     }
     return this.untilDurable(this.fork(parent, boundary, childSessionId))
+  }
+
+  /** `forkSubagent`, resolved once the child's header and seed are durable (else it is let go). */
+  async forkSubagentDurable(
+    source: SessionForkSource,
+    marker: SubagentMarker,
+    options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
+  ): Promise<Session> {
+    return this.untilDurable(this.forkSubagent(source, marker, options))
   }
 
   /**

@@ -12,6 +12,8 @@ export interface AgentOptions {
   /** Store directory; default: a fresh temp dir (removed by `cleanup`). */
   readonly storeDir?: string
   readonly args?: readonly string[]
+  /** Node arguments to run instead of the built server (e.g. `dsh-acp record` around it). */
+  readonly command?: readonly string[]
   readonly env?: Readonly<Record<string, string>>
   /** Registers client-side handlers (permission, fs) before connecting. */
   readonly setupClient?: (app: acp.ClientApp) => void
@@ -36,7 +38,8 @@ export class AgentProcess {
   constructor(options: AgentOptions = {}) {
     this.ownsStore = options.storeDir === undefined
     this.storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'dsh-acp-e2e-'))
-    this.child = spawn(process.execPath, [CLI, '--store', this.storeDir, ...(options.args ?? [])], {
+    const argv = options.command ?? [CLI, '--store', this.storeDir, ...(options.args ?? [])]
+    this.child = spawn(process.execPath, [...argv], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...options.env },
     })

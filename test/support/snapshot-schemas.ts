@@ -14,12 +14,12 @@ const addFormats = addFormatsModule.default
 
 export const SCHEMA_DIR = resolve(import.meta.dirname, '../../schemas')
 
-export type PublishedSchema = 'acp-meta' | 'events' | 'config' | 'session-file'
+export type PublishedSchema = 'acp-meta' | 'events' | 'config' | 'session-file' | 'transcript'
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false })
 addFormats(ajv)
 const raw = new Map<PublishedSchema, Record<string, unknown>>()
-for (const name of ['acp-meta', 'events', 'config', 'session-file'] as const) {
+for (const name of ['acp-meta', 'events', 'config', 'session-file', 'transcript'] as const) {
   const schema = JSON.parse(readFileSync(resolve(SCHEMA_DIR, `${name}.schema.json`), 'utf8'))
   raw.set(name, schema)
   ajv.addSchema(schema, name)

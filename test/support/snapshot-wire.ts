@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseTranscriptLine } from '../../src/protocol/wire/index.js'
 import { SNAPSHOT_ROOT } from './snapshot-scenario.js'
 
 /** One line of a stored transcript, with where it is. */
@@ -23,7 +24,12 @@ export function readSnapshotTranscripts(): SnapshotLine[] {
       .split('\n')
       .filter((l) => l.length > 0)
       .forEach((l, index) => {
-        const { dir, msg } = JSON.parse(l) as { dir: 'in' | 'out'; msg: Record<string, unknown> }
+        const entry = parseTranscriptLine(l, index + 1)
+        const { dir } = entry
+        const msg = ('msg' in entry ? entry.msg : { raw: 'raw' in entry ? entry.raw : '' }) as Record<
+          string,
+          unknown
+        >
         const id = JSON.stringify(msg.id)
         const isRequest = typeof msg.method === 'string' && Object.hasOwn(msg, 'id')
         if (dir === 'in' && isRequest) requests.set(id, msg.method as string)

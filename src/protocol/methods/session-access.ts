@@ -1,18 +1,17 @@
 import { isValidSessionId, type Session } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import type { MethodCall } from '../method.js'
-import { objectParams, optionalArray, type Params, requireAbsolutePath, requireString } from '../params.js'
+import { assertAbsolutePath } from '../params.js'
 
-/** The `sessionId` param; an id that cannot exist is answered like an unknown one (-32002). */
-export function sessionIdParam(params: Params, method: string): string {
-  const id = requireString(params, 'sessionId', method)
+/** A `sessionId` that cannot exist is answered like an unknown one (-32002). */
+export function assertSessionId(id: string): string {
   if (!isValidSessionId(id)) throw ProtocolError.sessionNotFound(id)
   return id
 }
 
 /** The live session, or the persisted one made live (-32002 when there is none). */
 export async function openSession(call: MethodCall, sessionId: string): Promise<Session> {
-  return call.sessions.open(sessionId)
+  return call.sessions.open(assertSessionId(sessionId))
 }
 
 /** Requests that name a session's `cwd` must name the directory the session belongs to. */
@@ -26,19 +25,17 @@ export function assertSameCwd(session: Session, cwd: string, method: string): vo
 }
 
 /**
- * The shared params of `session/load`, `session/resume` and `session/fork`: `sessionId`, an
- * absolute `cwd` that is the session's own, and an optional `mcpServers` array. Opens the session.
+ * What `session/load`, `session/resume` and `session/fork` share: an absolute `cwd` that is the
+ * session's own. Opens the session.
  */
 export async function openSessionInCwd(
-  raw: unknown,
+  params: { sessionId: string; cwd: string },
   method: string,
   call: MethodCall,
-): Promise<{ params: Params; session: Session }> {
-  const params = objectParams(method, raw)
-  const sessionId = sessionIdParam(params, method)
-  const cwd = requireAbsolutePath(params, 'cwd', method)
-  optionalArray(params, 'mcpServers', method)
-  const session = await openSession(call, sessionId)
-  assertSameCwd(session, cwd, method)
-  return { params, session }
+): Promise<Session> {
+  assertSessionId(params.sessionId)
+  assertAbsolutePath(method, 'cwd', params.cwd)
+  const session = await openSession(call, params.sessionId)
+  assertSameCwd(session, params.cwd, method)
+  return session
 }

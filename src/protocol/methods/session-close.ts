@@ -1,32 +1,31 @@
-import type { AcpMethod } from '../method.js'
-import { objectParams } from '../params.js'
-import { sessionIdParam } from './session-access.js'
+import { defineMethod } from '../method.js'
+import { assertSessionId } from './session-access.js'
 
 /** `session/close`: cancels a running turn as `session/cancel` would, waits for it, then lets go. */
-export const sessionCloseMethod: AcpMethod = {
+export const sessionCloseMethod = defineMethod({
   name: 'session/close',
   advertise(capabilities) {
     capabilities.sessionCapabilities.close = {}
   },
-  async handle(raw, call) {
-    const sessionId = sessionIdParam(objectParams('session/close', raw), 'session/close')
+  async handle(params, call) {
+    const sessionId = assertSessionId(params.sessionId)
     call.sessions.require(sessionId)
     await call.agent.cancel(sessionId)
     await call.sessions.close(sessionId)
     return {}
   },
-}
+})
 
 /** `session/delete`: cancels a running turn, then removes the session from memory and disk. */
-export const sessionDeleteMethod: AcpMethod = {
+export const sessionDeleteMethod = defineMethod({
   name: 'session/delete',
   advertise(capabilities) {
     capabilities.sessionCapabilities.delete = {}
   },
-  async handle(raw, call) {
-    const sessionId = sessionIdParam(objectParams('session/delete', raw), 'session/delete')
+  async handle(params, call) {
+    const sessionId = assertSessionId(params.sessionId)
     await call.agent.cancel(sessionId)
     await call.sessions.delete(sessionId)
     return {}
   },
-}
+})

@@ -1,5 +1,5 @@
-import type { AcpMethod } from '../method.js'
-import { dshMeta, optionalArray } from '../params.js'
+import { defineMethod } from '../method.js'
+import { dshMeta } from '../params.js'
 import { openSessionInCwd } from './session-access.js'
 
 /**
@@ -9,14 +9,13 @@ import { openSessionInCwd } from './session-access.js'
  * Errors: unknown source -32002; `INVALID_BOUNDARY` / `OPEN_TURN` -32602 with `data.code` and the
  * fork error's data; a relative `cwd` or one that is not the source's -32602.
  */
-export const sessionForkMethod: AcpMethod = {
+export const sessionForkMethod = defineMethod({
   name: 'session/fork',
   advertise(capabilities) {
     capabilities.sessionCapabilities.fork = {}
   },
-  async handle(raw, call) {
-    const { params, session: source } = await openSessionInCwd(raw, 'session/fork', call)
-    optionalArray(params, 'additionalDirectories', 'session/fork')
+  async handle(params, call) {
+    const source = await openSessionInCwd(params, 'session/fork', call)
     const boundary = dshMeta(params)?.boundary
     const child = await call.sessions.forkDurable(source, boundary as number | undefined)
     return {
@@ -24,4 +23,4 @@ export const sessionForkMethod: AcpMethod = {
       _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },
     }
   },
-}
+})

@@ -1,8 +1,7 @@
-import { isAbsolute } from 'node:path'
 import type { SessionSummary } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
-import type { AcpMethod } from '../method.js'
-import { objectParams, optionalString } from '../params.js'
+import { defineMethod } from '../method.js'
+import { assertAbsolutePath } from '../params.js'
 
 function toSessionInfo(summary: SessionSummary) {
   return {
@@ -15,24 +14,22 @@ function toSessionInfo(summary: SessionSummary) {
         createdAt: summary.createdAt,
         ...(summary.parentSession !== undefined && { parentSession: summary.parentSession }),
         ...(summary.seedLength !== undefined && { seedLength: summary.seedLength }),
+        ...(summary.subagent !== undefined && { subagent: summary.subagent }),
       },
     },
   }
 }
 
 /** `session/list`: newest first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
-export const sessionListMethod: AcpMethod = {
+export const sessionListMethod = defineMethod({
   name: 'session/list',
   advertise(capabilities) {
     capabilities.sessionCapabilities.list = {}
   },
-  async handle(raw, call) {
-    const params = objectParams('session/list', raw ?? {})
-    const cwd = optionalString(params, 'cwd', 'session/list')
-    const cursor = optionalString(params, 'cursor', 'session/list')
-    if (cwd !== undefined && !isAbsolute(cwd)) {
-      throw ProtocolError.invalidParams('session/list: cwd must be an absolute path', { field: 'cwd', cwd })
-    }
+  async handle(params, call) {
+    const cwd = params.cwd ?? undefined
+    const cursor = params.cursor ?? undefined
+    if (cwd !== undefined) assertAbsolutePath('session/list', 'cwd', cwd)
     let page: Awaited<ReturnType<typeof call.sessions.list>>
     try {
       page = await call.sessions.list({
@@ -49,4 +46,4 @@ export const sessionListMethod: AcpMethod = {
       ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
     }
   },
-}
+})

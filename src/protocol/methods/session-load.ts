@@ -1,31 +1,31 @@
 import { projectUpdates } from '../../session/index.js'
-import type { AcpMethod } from '../method.js'
+import { defineMethod } from '../method.js'
 import { openSessionInCwd } from './session-access.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
  * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers.
  */
-export const sessionLoadMethod: AcpMethod = {
+export const sessionLoadMethod = defineMethod({
   name: 'session/load',
   advertise(capabilities) {
     capabilities.loadSession = true
   },
-  async handle(raw, call) {
-    const { session } = await openSessionInCwd(raw, 'session/load', call)
+  async handle(params, call) {
+    const session = await openSessionInCwd(params, 'session/load', call)
     for (const update of projectUpdates(session.id, session.events())) call.notify(update)
     return {}
   },
-}
+})
 
 /** `session/resume`: makes the session live without replaying anything. */
-export const sessionResumeMethod: AcpMethod = {
+export const sessionResumeMethod = defineMethod({
   name: 'session/resume',
   advertise(capabilities) {
     capabilities.sessionCapabilities.resume = {}
   },
-  async handle(raw, call) {
-    await openSessionInCwd(raw, 'session/resume', call)
+  async handle(params, call) {
+    await openSessionInCwd(params, 'session/resume', call)
     return {}
   },
-}
+})

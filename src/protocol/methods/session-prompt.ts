@@ -1,8 +1,7 @@
 import { promptBlocks } from '../content-blocks.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
-import type { AcpMethod } from '../method.js'
-import { objectParams } from '../params.js'
-import { openSession, sessionIdParam } from './session-access.js'
+import { defineMethod } from '../method.js'
+import { openSession } from './session-access.js'
 
 /**
  * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
@@ -11,12 +10,11 @@ import { openSession, sessionIdParam } from './session-access.js'
  * the turn like `session/cancel`. A model failure is recorded (`turn/end` reason `error`) and
  * answered with `ModelFailed` saying what failed.
  */
-export const sessionPromptMethod: AcpMethod = {
+export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',
   handlesCancellation: true,
-  async handle(raw, call) {
-    const params = objectParams('session/prompt', raw)
-    const sessionId = sessionIdParam(params, 'session/prompt')
+  async handle(params, call) {
+    const sessionId = params.sessionId
     const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
     const outcome = await call.agent.runTurn(session, {
@@ -33,14 +31,12 @@ export const sessionPromptMethod: AcpMethod = {
     }
     return { stopReason: outcome.stopReason, _meta: { dsh: { seq: outcome.seq } } }
   },
-}
+})
 
 /** `session/cancel` (notification): the session's running turn stops and ends `cancelled`. */
-export const sessionCancelMethod: AcpMethod = {
+export const sessionCancelMethod = defineMethod({
   name: 'session/cancel',
-  notification: true,
-  handle(raw, call) {
-    const params = objectParams('session/cancel', raw)
-    if (typeof params.sessionId === 'string') void call.agent.cancel(params.sessionId)
+  handle(params, call) {
+    void call.agent.cancel(params.sessionId)
   },
-}
+})

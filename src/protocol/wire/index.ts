@@ -10,5 +10,14 @@ export { errorResponse, WireErrorCode } from './errors.js'
 export { RequestLedger } from './ledger.js'
 export { DEFAULT_MAX_LINE_BYTES, type LineSink, LineSplitter } from './line-splitter.js'
 export { ACP_CANCEL_METHOD, NdjsonMessageReader, type NdjsonReaderOptions } from './reader.js'
-export { parseTranscript, type TranscriptEntry, TranscriptRecorder } from './transcript.js'
+export {
+  formatTranscriptEntry,
+  parseTranscript,
+  parseTranscriptLine,
+  type TranscriptEntry,
+  TranscriptFormatError,
+  TranscriptRecorder,
+  type TranscriptRecorderOptions,
+  transcriptEntry,
+} from './transcript.js'
 export { NdjsonMessageWriter, type NdjsonWriterOptions } from './writer.js'

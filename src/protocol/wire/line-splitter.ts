@@ -8,8 +8,11 @@ const CR = 0x0d
 
 /** What the splitter reports, in input order. */
 export interface LineSink {
-  /** A complete line, without its `\n` (or `\r\n`) terminator. Blank lines are not reported. */
-  line(text: string, validUtf8: boolean): void
+  /**
+   * A complete line, without its `\n` (or `\r\n`) terminator, decoded, and its bytes (valid
+   * only during the call). Blank lines are not reported.
+   */
+  line(text: string, validUtf8: boolean, bytes: Buffer): void
   /**
    * The current line grew past `maxLineBytes`. Reported once per such line, as soon as the cap is
    * crossed; the rest of the line, up to its `\n`, is dropped without being buffered.
@@ -93,7 +96,7 @@ export class LineSplitter {
     }
     if (isBlank(bytes, length)) return
     const line = bytes.subarray(0, length)
-    this.sink.line(line.toString('utf8'), isUtf8(line))
+    this.sink.line(line.toString('utf8'), isUtf8(line), line)
   }
 }
 

@@ -5,7 +5,7 @@ import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import { TestPeer } from '../../../test/support/wire/test-peer.js'
 import { createNdjsonConnection } from './connection.js'
-import { parseTranscript, TranscriptRecorder } from './transcript.js'
+import { parseTranscript, parseTranscriptLine, TranscriptRecorder } from './transcript.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -35,7 +35,7 @@ describe('TranscriptRecorder', () => {
     await recorder.close()
     connection.dispose()
     expect(before).toEqual([
-      { dir: 'in', msg: { raw: 'not json' } },
+      { dir: 'in', raw: 'not json' },
       { dir: 'out', msg: { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.any(String) } } },
       { dir: 'in', msg: { jsonrpc: '2.0', id: 1, method: 'ping' } },
       { dir: 'out', msg: { jsonrpc: '2.0', id: 1, result: 'pong' } },
@@ -61,6 +61,36 @@ describe('TranscriptRecorder', () => {
     const streamed = new TranscriptRecorder(stream)
     streamed.record('out', '[1')
     await streamed.close()
-    expect(parseTranscript(stream.read().toString())).toEqual([{ dir: 'out', msg: { raw: '[1' } }])
+    expect(parseTranscript(stream.read().toString())).toEqual([{ dir: 'out', raw: '[1' }])
+  })
+})
+
+describe('transcript entries', () => {
+  it('carry ms when the recorder has a clock, and base64 for a line that is not UTF-8', async () => {
+    const stream = new PassThrough()
+    let now = 1.23456
+    const recorder = new TranscriptRecorder(stream, { elapsed: () => now })
+    recorder.record('in', '{"id":1}')
+    now = 7
+    recorder.recordBytes('out', Buffer.from([0xff, 0x0a - 1]))
+    await recorder.close()
+    expect(stream.read().toString()).toBe(
+      '{"dir":"in","ms":1.235,"msg":{"id":1}}\n{"dir":"out","ms":7,"rawBase64":"/wk="}\n',
+    )
+  })
+
+  it('read the old msg:{raw} form as raw, and refuse lines that are not entries, naming the line', () => {
+    expect(
+      parseTranscript('{"dir":"in","msg":{"raw":"x"}}\n\n{"dir":"out","msg":{"raw":"x","id":1}}\n'),
+    ).toEqual([
+      { dir: 'in', raw: 'x' },
+      { dir: 'out', msg: { raw: 'x', id: 1 } },
+    ])
+    expect(parseTranscriptLine('{"dir":"in","ms":3,"raw":"x"}', 1)).toEqual({ dir: 'in', ms: 3, raw: 'x' })
+    expect(() => parseTranscript('{"dir":"in","msg":1}\nnope\n')).toThrow('transcript line 2: not JSON')
+    expect(() => parseTranscriptLine('{"dir":"up","msg":1}', 4)).toThrow('line 4: dir must be')
+    expect(() => parseTranscriptLine('{"dir":"in"}', 1)).toThrow('exactly one of msg, raw, rawBase64')
+    expect(() => parseTranscriptLine('{"dir":"in","ms":-1,"msg":1}', 1)).toThrow('ms must be')
+    expect(() => parseTranscriptLine('[]', 1)).toThrow('not a JSON object')
   })
 })
