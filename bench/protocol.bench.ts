@@ -1,18 +1,22 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BenchRow, median } from './harness.js'
 import { NdjsonBenchClient, opsPerSecond, rawEchoScript as rawScript } from './ndjson-client.js'
 
 /**
- * The ACP server's rows (issue 4): round trips per second of a cheap request (`session/list` on
- * an empty in-memory store) to the real built server, `node dist/cli.js --memory`, spawned as a
- * child over OS pipes, one at a time and 64 in flight. Next to it, in the same run and driven by
- * the same client: a minimal raw NDJSON server (the limit: split, parse, answer) and an agent on
- * the official SDK's agent side (a peer). Both answer with the very result our server gave.
- * Also: time from spawn to the `initialize` response, next to spawning `node -e 0`.
+ * The ACP server's rows (issues 4 and 13): round trips per second of `session/list` to the real
+ * built server, spawned as a child over OS pipes, one at a time and 64 in flight, in three store
+ * configurations: in memory (`--memory`), on disk with 0 sessions and with 1,000 (a page of 50).
+ * Next to each, in the same run and driven by the same client: a minimal raw NDJSON server (the
+ * limit: split, parse, answer) and an agent on the official SDK's agent side (a peer), both
+ * answering with the very result our server gave in that configuration (a fixed list). An
+ * independent measurement disagreed with this bench because it listed an on-disk store while this
+ * bench listed an in-memory one: a store on disk read its directory on every request.
+ * Also: time from spawn to the `initialize` answer, next to spawning `node -e 0`.
  * Needs `npm run build` first (the bench compiles only bench/); `DSH_BENCH_CLI` names another cli.js.
  */
 
@@ -114,72 +118,153 @@ function checkBuild(): void {
   if (source > built) process.stderr.write('bench: warning: dist/ looks older than src/; run npm run build\n')
 }
 
+/** A store directory holding `count` small sessions (a header and two events each). */
+function storeWith(count: number): string {
+  const dir = mkdtempSync(join(tmpdir(), `dsh-bench-list-${count}-`))
+  for (let i = 0; i < count; i++) {
+    const id = `stored_${String(i).padStart(5, '0')}`
+    const createdAt = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
+    const header = { version: 1, id, createdAt, cwd: '/bench' }
+    const events = [
+      { seq: 1, type: 'context/note', time: createdAt, data: { text: `note ${i}` } },
+      { seq: 2, type: 'session/title', time: createdAt, data: { title: `session ${i}` } },
+    ]
+    writeFileSync(
+      join(dir, `${id}.jsonl`),
+      [header, ...events].map((l) => `${JSON.stringify(l)}\n`).join(''),
+      {
+        mode: 0o600,
+      },
+    )
+  }
+  return dir
+}
+
+interface Configuration {
+  readonly label: string
+  readonly ours: Server
+  readonly dir?: string
+}
+
+/** Our server over one store configuration, next to the raw echo and the SDK agent giving the same answer. */
+async function requestRows(config: Configuration): Promise<BenchRow[]> {
+  const probe = await started(config.ours)
+  const result = await probe.call(METHOD, PARAMS)
+  const initializeResult = await probe.call('initialize', INITIALIZE)
+  await probe.stop()
+  const raw = nodeScript('raw NDJSON echo server', rawScript(result))
+  const sdk = nodeScript('agent on the official SDK (fixed list)', sdkScript(result, initializeResult))
+  const servers = [config.ours, raw, sdk]
+  const [seqOurs, seqRaw, seqSdk] = (await roundTrips(servers, SEQUENTIAL, 1)) as [number, number, number]
+  const [pipOurs, pipRaw, pipSdk] = (await roundTrips(servers, PIPELINED, IN_FLIGHT)) as [
+    number,
+    number,
+    number,
+  ]
+  const rows: BenchRow[] = []
+  const pair = (
+    name: string,
+    value: number,
+    against: Server,
+    baseline: number,
+    target: number,
+    note: string,
+  ) =>
+    rows.push({
+      group: 'protocol',
+      name,
+      ours: value,
+      baselineName: against.name,
+      baseline,
+      unit: 'ops/s',
+      better: 'higher',
+      target,
+      note,
+    })
+  const one = `${METHOD} round trips, 1 in flight, ${config.label}`
+  const many = `${METHOD} round trips, ${IN_FLIGHT} in flight, ${config.label}`
+  pair(
+    one,
+    seqOurs,
+    sdk,
+    seqSdk,
+    1.0,
+    `${built}; same result, same client; ${SEQUENTIAL} per run, ${RUNS} runs`,
+  )
+  pair(one, seqOurs, raw, seqRaw, 0.7, 'the limit: split, parse, answer')
+  pair(many, pipOurs, raw, pipRaw, 0.7, `${PIPELINED} per run, ${RUNS} runs`)
+  pair(many, pipOurs, sdk, pipSdk, 1.0, 'same result, same client')
+  return rows
+}
+
 export const suite = {
   name: 'protocol',
   async run(): Promise<BenchRow[]> {
     checkBuild()
-    const probe = await started(ours)
-    const result = await probe.call(METHOD, PARAMS)
-    const initializeResult = await probe.call('initialize', INITIALIZE)
-    await probe.stop()
-    const raw = nodeScript('raw NDJSON echo server', rawScript(result))
-    const sdk = nodeScript('agent on the official SDK', sdkScript(result, initializeResult))
-    const servers = [ours, raw, sdk]
-    const [seqOurs, seqRaw, seqSdk] = (await roundTrips(servers, SEQUENTIAL, 1)) as [number, number, number]
-    const [pipOurs, pipRaw, pipSdk] = (await roundTrips(servers, PIPELINED, IN_FLIGHT)) as [
-      number,
-      number,
-      number,
-    ]
-    const [startOurs, startSdk, startNode] = (await startupTimes([ours, sdk])) as [number, number, number]
+    const empty = storeWith(0)
+    const thousand = storeWith(1000)
+    const onDisk = (dir: string) => ({
+      name: `dsh-acp (${built} --store DIR)`,
+      command: process.execPath,
+      args: [cli, '--store', dir],
+    })
     const rows: BenchRow[] = []
-    const pair = (
-      name: string,
-      value: number,
-      against: Server,
-      baseline: number,
-      target: number,
-      note: string,
-    ) =>
-      rows.push({
-        group: 'protocol',
-        name,
-        ours: value,
-        baselineName: against.name,
-        baseline,
-        unit: 'ops/s',
-        better: 'higher',
-        target,
-        note,
-      })
-    const one = `${METHOD} round trips, 1 in flight`
-    const many = `${METHOD} round trips, ${IN_FLIGHT} in flight`
-    pair(one, seqOurs, raw, seqRaw, 0.7, `${built} over pipes; ${SEQUENTIAL} per run, ${RUNS} runs`)
-    pair(one, seqOurs, sdk, seqSdk, 1.0, 'same result, same client')
-    pair(many, pipOurs, raw, pipRaw, 0.7, `${built} over pipes; ${PIPELINED} per run, ${RUNS} runs`)
-    pair(many, pipOurs, sdk, pipSdk, 1.0, 'same result, same client')
-    rows.push(
-      {
-        group: 'protocol',
-        name: 'spawn to initialize response',
-        ours: startOurs,
-        baselineName: 'node -e 0 (spawn to exit)',
-        baseline: startNode,
-        unit: 'ms',
-        better: 'lower',
-        note: `${SPAWNS} spawns each, one at a time`,
-      },
-      {
-        group: 'protocol',
-        name: 'spawn to initialize response',
-        ours: startOurs,
-        baselineName: 'agent on the official SDK',
-        baseline: startSdk,
-        unit: 'ms',
-        better: 'lower',
-        note: 'a peer, for scale',
-      },
-    )
+    try {
+      for (const config of [
+        { label: 'in-memory store', ours },
+        { label: 'on-disk store, 0 sessions', ours: onDisk(empty) },
+        { label: 'on-disk store, 1,000 sessions (page of 50)', ours: onDisk(thousand) },
+      ]) {
+        rows.push(...(await requestRows(config)))
+      }
+      const sdk = nodeScript('agent on the official SDK', sdkScript({ sessions: [] }, {}))
+      const [startOurs, startDisk, startSdk, startNode] = (await startupTimes([
+        ours,
+        onDisk(empty),
+        sdk,
+      ])) as [number, number, number, number]
+      const spawnRow = (
+        name: string,
+        value: number,
+        baselineName: string,
+        baseline: number,
+        target?: number,
+      ) =>
+        rows.push({
+          group: 'start',
+          name,
+          ours: value,
+          baselineName,
+          baseline,
+          unit: 'ms',
+          better: 'lower',
+          ...(target !== undefined && { target }),
+          note: `${SPAWNS} spawns each, one at a time, interleaved`,
+        })
+      spawnRow(
+        `spawn to initialize answer (${built} --memory)`,
+        startOurs,
+        'node -e 0 (spawn to exit)',
+        startNode,
+        1.5,
+      )
+      spawnRow(
+        `spawn to initialize answer (${built} --store DIR)`,
+        startDisk,
+        'node -e 0 (spawn to exit)',
+        startNode,
+        1.5,
+      )
+      spawnRow(
+        `spawn to initialize answer (${built} --memory)`,
+        startOurs,
+        'agent on the official SDK',
+        startSdk,
+      )
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+      rmSync(thousand, { recursive: true, force: true })
+    }
     return rows
   },
 }

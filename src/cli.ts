@@ -6,7 +6,6 @@ import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { resolveStoreDir } from './persistence/index.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
 import { createSequentialIdGenerator } from './session/index.js'
-import { printLineage } from './sessions-command.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -96,6 +95,8 @@ async function main(): Promise<void> {
   }
   routeLogsToStderr(LOG_LEVELS[options.logLevel])
   if (options.command === 'sessions') {
+    // Subcommands load their code only when run: starting the server must not pay for them.
+    const { printLineage } = await import('./sessions-command.js')
     await printLineage(options.storeDir ?? resolveStoreDir(process.env), printToTerminal)
     return
   }

@@ -1,4 +1,4 @@
-import { constants } from 'node:fs'
+import { constants, watch as fsWatch } from 'node:fs'
 import { type FileHandle, open as openFile, readdir, rename, stat, unlink } from 'node:fs/promises'
 
 /** An open file. Positions are explicit: the writer tracks offsets itself and never relies on O_APPEND. */
@@ -33,6 +33,16 @@ export interface FileSystem {
   syncDir(path: string): Promise<void>
   readdir(path: string): Promise<string[]>
   stat(path: string): Promise<FileStat>
+  /**
+   * Watches a directory: `onChange(name)` for each entry created, written, renamed or removed
+   * (`undefined` when the name is unknown), `onError` when the watch broke and reports nothing
+   * more. Optional: without it (or when it throws) callers look at the files themselves.
+   */
+  watch?(dir: string, onChange: (name: string | undefined) => void, onError: () => void): DirectoryWatch
+}
+
+export interface DirectoryWatch {
+  close(): void
 }
 
 class NodeOpenFile implements OpenFile {
@@ -77,5 +87,14 @@ export const nodeFileSystem: FileSystem = {
   async stat(path) {
     const s = await stat(path)
     return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+  },
+  watch(dir, onChange, onError) {
+    // persistent: false, so a watch never keeps the process alive.
+    const watcher = fsWatch(dir, { persistent: false }, (_type, name) => onChange(name ?? undefined))
+    watcher.on('error', () => {
+      watcher.close()
+      onError()
+    })
+    return { close: () => watcher.close() }
   },
 }

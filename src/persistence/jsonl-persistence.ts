@@ -59,12 +59,17 @@ export class JsonlPersistence implements SessionPersistence {
     this.removeOrphans()
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => this.loaded(session))
-    ctx.on('session/event', (session, event) => this.writers.get(session.id)?.append(event))
+    const stopHearing = ctx.sessions.onAppended((session, event) =>
+      this.writers.get(session.id)?.append(event),
+    )
+    ctx.on('dispose', stopHearing)
     ctx.on('session/flush', async (session) => {
       await this.writers.get(session.id)?.flush()
     })
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
+    this.catalog.open()
     ctx.on('dispose', () => {
+      this.catalog.close()
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
     })
   }
@@ -166,7 +171,7 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   list(options: ListOptions): Promise<SessionPage> {
-    return this.catalog.list(options)
+    return this.catalog.list(options, (id) => this.writers.has(id) || this.opened.has(id))
   }
 
   /** Deletes the file and its lock. Refused with `SESSION_LOCKED` while another process writes it. */

@@ -1,9 +1,9 @@
 import type { ListOptions, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import { decodeCursor, pageSize, paginate } from '../session/paginate.js'
+import { compareNewestFirst, decodeCursor, pageSize, paginate } from '../session/paginate.js'
 import { parseHeader } from './file-format.js'
 import { errnoOf } from './file-io.js'
-import type { FileStat, FileSystem, OpenFile } from './file-system.js'
+import type { DirectoryWatch, FileStat, FileSystem, OpenFile } from './file-system.js'
 import { titleFromHead } from './head-title.js'
 import { StorePaths } from './store-paths.js'
 
@@ -16,15 +16,30 @@ interface CachedSummary {
   readonly summary: SessionSummary
 }
 
+/** With a watch, every file is still looked at again this often, should an event have been lost. */
+const FULL_CHECK_MS = 2000
+
 /**
  * Summaries of stored sessions for `list`, from each file's first bytes (the header line, and the
  * first prompt for a title derived as a live session derives it) and its last line. An in-memory
- * cache keyed by (inode, size, mtime) avoids rereading files that did not change, which a `stat`
- * tells, so it stays correct when other processes write, crash or delete. `title` is the header's,
- * else the derived one (a later `session/title` event shows only while the session is live).
+ * cache keyed by (inode, size, mtime) avoids rereading files that did not change. Where the file
+ * system can watch the directory, only files it reported changed are looked at again (and every
+ * file at most {@link FULL_CHECK_MS} later, in case the kernel dropped an event); without a watch
+ * each `list` stats every file. Either way it stays correct when other processes write, crash or
+ * delete. `title` is the header's, else the derived one (a later `session/title` event shows only
+ * while the session is live).
  */
 export class SessionCatalog {
   private readonly cache = new Map<SessionId, CachedSummary>()
+  private watch: DirectoryWatch | undefined
+  /** Files the watch reported since they were last looked at. */
+  private readonly changed = new Set<SessionId>()
+  /** When every file was last looked at (readdir and stats); -Infinity: the cache is not trusted. */
+  private checkedAll = Number.NEGATIVE_INFINITY
+  /** The cached summaries newest first, rebuilt when the cache changes. */
+  private ordered: SessionSummary[] | undefined
+  /** Refreshes run one after another, so concurrent lists never read the same file twice. */
+  private refreshing: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly fs: FileSystem,
@@ -32,24 +47,113 @@ export class SessionCatalog {
     private readonly warn: (message: string) => void,
   ) {}
 
-  async list(options: ListOptions): Promise<SessionPage> {
+  /** Starts watching the store directory (where the file system can); `close` stops. */
+  open(): void {
+    if (this.watch || !this.fs.watch) return
+    try {
+      this.watch = this.fs.watch(
+        this.paths.dir,
+        (name) => this.heard(name),
+        () => {
+          this.watch = undefined
+          this.checkedAll = Number.NEGATIVE_INFINITY
+        },
+      )
+    } catch (error) {
+      this.warn(
+        `list: cannot watch ${this.paths.dir} (${(error as Error).message}); every list reads the directory`,
+      )
+    }
+  }
+
+  close(): void {
+    this.watch?.close()
+    this.watch = undefined
+    this.checkedAll = Number.NEGATIVE_INFINITY
+  }
+
+  private heard(name: string | undefined): void {
+    const id = name === undefined ? undefined : StorePaths.sessionIdOf(name)
+    if (id !== undefined) this.changed.add(id)
+    else if (name === undefined) this.checkedAll = Number.NEGATIVE_INFINITY
+  }
+
+  /**
+   * One page of stored sessions. `writtenHere(id)` names sessions this process is writing: their
+   * files change all the time, but what a page needs of them (creation time, cwd) does not, and the
+   * caller shows their live state anyway, so they are not read again while they are written here.
+   */
+  async list(
+    options: ListOptions,
+    writtenHere: (id: SessionId) => boolean = () => false,
+  ): Promise<SessionPage> {
     pageSize(options.limit)
     if (options.cursor !== undefined) decodeCursor(options.cursor)
+    await (this.joinable ?? this.startRefresh(writtenHere))
+    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareNewestFirst)
+    return paginate(this.ordered, options, true)
+  }
+
+  /**
+   * A refresh that lists asked for before its first loop turn ended may share: the changes they
+   * must see are all reported by its second turn.
+   */
+  private joinable: Promise<void> | undefined
+
+  private startRefresh(writtenHere: (id: SessionId) => boolean): Promise<void> {
+    const previous = this.refreshing
+    const refreshed = (async () => {
+      if (this.watch) {
+        // Two turns of the event loop: every change made before this list was asked for has been
+        // reported by then (the kernel queues the event before the write returns; the loop reads
+        // it in the poll phase of the next turn at the latest).
+        await nextTurn()
+        this.joinable = undefined
+        await nextTurn()
+      }
+      await previous
+      await this.refresh(writtenHere)
+    })()
+    if (this.watch) this.joinable = refreshed
+    this.refreshing = refreshed.catch(() => {})
+    return refreshed
+  }
+
+  private async refresh(writtenHere: (id: SessionId) => boolean): Promise<void> {
+    if (!this.watch || performance.now() - this.checkedAll > FULL_CHECK_MS) {
+      await this.checkAll()
+      return
+    }
+    for (const id of [...this.changed]) {
+      if (writtenHere(id) && this.cache.has(id)) continue
+      this.changed.delete(id)
+      await this.summary(id)
+    }
+  }
+
+  /** Reads the directory and stats every session file (reading those that changed). */
+  private async checkAll(): Promise<void> {
+    const started = performance.now()
+    this.changed.clear()
     const ids: SessionId[] = []
     for (const name of await this.fs.readdir(this.paths.dir)) {
       const id = StorePaths.sessionIdOf(name)
       if (id !== undefined) ids.push(id)
     }
-    const summaries: SessionSummary[] = []
+    const present = new Set(ids)
+    for (const id of this.cache.keys()) {
+      if (!present.has(id)) this.forget(id)
+    }
     let next = 0
     const worker = async () => {
-      while (next < ids.length) {
-        const summary = await this.summary(ids[next++] as SessionId)
-        if (summary) summaries.push(summary)
-      }
+      while (next < ids.length) await this.summary(ids[next++] as SessionId)
     }
     await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
-    return paginate(summaries, options)
+    if (this.watch) this.checkedAll = started
+  }
+
+  private forget(id: SessionId): void {
+    if (this.cache.delete(id)) this.ordered = undefined
   }
 
   /** The summary of one stored session; undefined if it vanished or its header is unreadable. */
@@ -66,12 +170,13 @@ export class SessionCatalog {
         const stat = await file.stat()
         const summary = await readSummary(file, stat.size, path, id)
         this.cache.set(id, { stat, summary })
+        this.ordered = undefined
         return summary
       } finally {
         await file.close()
       }
     } catch (error) {
-      this.cache.delete(id)
+      this.forget(id)
       if (errnoOf(error) !== 'ENOENT') this.warn(`list: skipping ${path}: ${(error as Error).message}`)
       return undefined
     }
@@ -154,4 +259,8 @@ async function readAt(file: OpenFile, position: number, length: number): Promise
     done += read
   }
   return buffer.subarray(0, done)
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
 }

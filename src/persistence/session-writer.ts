@@ -10,6 +10,7 @@ import { releaseLock } from './session-lock.js'
 import type { StorePaths } from './store-paths.js'
 
 const COPY_CHUNK = 4 << 20
+const NEWLINE = 0x0a
 const noop = () => {}
 
 export interface WriterEnv {
@@ -42,7 +43,8 @@ export class SessionWriter {
   private synced = 0
   private headerEnd = 0
   private ends: number[] = []
-  private pending: Buffer[] = []
+  /** Serialized lines not yet written, each ending in `\n`. */
+  private pending: string[] = []
   private drainQueued = false
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
@@ -145,7 +147,7 @@ export class SessionWriter {
   /** Takes one appended event; it is written with the next batch. */
   append(event: SessionEvent): void {
     if (this.failure) return
-    this.pending.push(Buffer.from(`${JSON.stringify(event)}\n`))
+    this.pending.push(`${JSON.stringify(event)}\n`)
     if (!this.drainQueued) {
       this.drainQueued = true
       void this.enqueue(() => this.drain())
@@ -157,7 +159,7 @@ export class SessionWriter {
     if (this.pending.length === 0 || this.failure || !this.file) return
     const lines = this.pending
     this.pending = []
-    const batch = lines.length === 1 ? (lines[0] as Buffer) : Buffer.concat(lines)
+    const batch = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''))
     try {
       await writeFully(this.file, batch, this.size)
     } catch (error) {
@@ -167,12 +169,11 @@ export class SessionWriter {
       this.failWith('write', this.path, error)
       return
     }
-    let end = this.size
-    for (const line of lines) {
-      end += line.length
-      this.ends.push(end)
+    // JSON.stringify escapes every newline inside a value, so each \n byte ends one line.
+    for (let at = batch.indexOf(NEWLINE); at !== -1; at = batch.indexOf(NEWLINE, at + 1)) {
+      this.ends.push(this.size + at + 1)
     }
-    this.size = end
+    this.size += batch.length
   }
 
   /** Resolves when every event appended so far is written and fdatasynced; rejects if not. */

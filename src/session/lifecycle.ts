@@ -1,4 +1,3 @@
-import type { SessionEvent } from './events.js'
 import type { SessionPersistence } from './persistence-port.js'
 import type { Session } from './session.js'
 import type { SessionStore } from './store.js'
@@ -15,8 +14,6 @@ declare module 'cordis' {
     'session/created'(session: Session): void
     /** A persisted session was loaded and is live again. */
     'session/loaded'(session: Session): void
-    /** An event was appended to a live session. */
-    'session/event'(session: Session, event: SessionEvent): void
     /** Make everything appended to `session` so far durable; rejects when that failed. */
     'session/flush'(session: Session): Promise<void>
     /** A live session left memory. */

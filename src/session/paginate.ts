@@ -49,10 +49,15 @@ export function isAfterCursor(summary: SessionSummary, position: CursorPosition)
 }
 
 /**
- * One page of `all` (in any order): filtered by cwd, sorted newest first, starting after the
- * cursor. A cursor stays valid while sessions are added or removed.
+ * One page of `all` (in any order, or already newest first when `newestFirst`): filtered by cwd,
+ * sorted newest first, starting after the cursor. A cursor stays valid while sessions are added or
+ * removed.
  */
-export function paginate(all: Iterable<SessionSummary>, options: ListOptions): SessionPage {
+export function paginate(
+  all: Iterable<SessionSummary>,
+  options: ListOptions,
+  newestFirst = false,
+): SessionPage {
   const limit = pageSize(options.limit)
   const position = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined
   const matching: SessionSummary[] = []
@@ -61,7 +66,7 @@ export function paginate(all: Iterable<SessionSummary>, options: ListOptions): S
     if (position && !isAfterCursor(summary, position)) continue
     matching.push(summary)
   }
-  matching.sort(compareNewestFirst)
+  if (!newestFirst) matching.sort(compareNewestFirst)
   const sessions = matching.slice(0, limit)
   const last = sessions[sessions.length - 1]
   return matching.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions }

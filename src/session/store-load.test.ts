@@ -74,7 +74,7 @@ describe('load', () => {
     const events = appendAll(f.sessions.create('src'), cleanTurn(1)).events()
     disk.put(header('crashed'), events.slice(0, 5))
     const appended: SessionEvent[] = []
-    f.ctx.on('session/event', (_s, e) => {
+    f.sessions.onAppended((_s, e) => {
       appended.push(e)
     })
     const s = await f.sessions.load('crashed')

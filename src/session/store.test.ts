@@ -117,12 +117,12 @@ describe('the cordis service', () => {
     await ctx.stop()
   })
 
-  it('lifecycle: session/created, session/event, session/flush and session/disposed are emitted', async () => {
+  it('lifecycle: session/created, appended events (onAppended), session/flush and session/disposed are emitted', async () => {
     const seen: string[] = []
     f.ctx.on('session/created', (s) => {
       seen.push(`created ${s.id} ${s.length}`)
     })
-    f.ctx.on('session/event', (s, e) => {
+    f.sessions.onAppended((s, e) => {
       seen.push(`event ${s.id} ${e.seq} ${e.type}`)
     })
     f.ctx.on('session/flush', async (s) => {

@@ -38,6 +38,9 @@ export interface SessionStoreConfig {
 
 export type SessionForkSource = Session | SessionId
 
+/** Hears one appended event; see {@link SessionStore.onAppended}. */
+export type AppendListener = (session: Session, event: SessionEvent) => void
+
 export interface CreateOptions {
   /** A valid log prefix: events with seq 1..n that satisfy every invariant. */
   readonly seed?: readonly SessionEvent[]
@@ -72,13 +75,42 @@ export class SessionStore {
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(this.clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
     this.host = {
-      now: () => new Date(this.clock()).toISOString(),
-      appended: (session, event) => this.ctx.emit('session/event', session, event),
+      now: () => this.isoNow(),
+      appended: (session, event) => {
+        for (const listener of this.appendListeners) listener(session, event)
+      },
+    }
+  }
+
+  /**
+   * Who hears each appended event, called synchronously in append order. Not a cordis event: a
+   * cordis dispatch costs tens of µs (proxies, an `internal/event` per emit) and runs per event.
+   */
+  private appendListeners: readonly AppendListener[] = []
+
+  /**
+   * Calls `listener(session, event)` after each event is appended to a live session, in append
+   * order, before `append` returns (an exception propagates to the appender). Returns the function
+   * that unsubscribes; a plugin calls it when its scope is disposed.
+   */
+  onAppended(listener: AppendListener): () => void {
+    this.appendListeners = [...this.appendListeners, listener]
+    return () => {
+      this.appendListeners = this.appendListeners.filter((l) => l !== listener)
     }
   }
 
   /** `ctx.persistence`, kept current through cordis's `internal/service` (a service read is slow). */
   private persistence: SessionPersistence | undefined
+
+  private lastStamp = { ms: Number.NaN, iso: '' }
+
+  /** `clock()` as ISO 8601; events appended within one millisecond share the formatted string. */
+  private isoNow(): string {
+    const ms = this.clock()
+    if (ms !== this.lastStamp.ms) this.lastStamp = { ms, iso: new Date(ms).toISOString() }
+    return this.lastStamp.iso
+  }
 
   /** The current time as the store stamps it. */
   now(): string {

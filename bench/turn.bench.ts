@@ -1,0 +1,176 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { PassThrough } from 'node:stream'
+import { createApp } from '../src/app.js'
+import { routeLogsToStderr } from '../src/logging.js'
+import { Session, SessionStore } from '../src/session/index.js'
+import { type BenchRow, median } from './harness.js'
+
+/**
+ * Issue 13, append: how much of a 10,000-event turn's wall time is spent in the store. The real app
+ * (store on disk, JSONL backend, agent, ACP server) runs one scripted tool-heavy turn with many small
+ * chunks (100 steps, each a small text chunk before each of 49 answered tool calls: 2 + 49 x 2 + 1
+ * events per step), driven over in-memory streams by a client that reads every line. Time in the store: every `Session.append` (checks, freezing, the backend's
+ * append hook) and every awaited `flush`, summed by wrapping both methods in this process.
+ */
+
+const STEPS = 100
+const CALLS_PER_STEP = 49
+const RUNS = 5
+
+function script(): unknown {
+  const steps: unknown[] = []
+  for (let step = 0; step < STEPS; step++) {
+    const items: unknown[] = [{ text: `step ${step}` }]
+    if (step < STEPS - 1) {
+      for (let call = 0; call < CALLS_PER_STEP; call++) {
+        items.push({ text: ` reading f${call}` })
+        items.push({
+          toolCall: { name: 'read_text_file', input: { path: `/tmp/f${call}.txt` }, result: `line ${call}` },
+        })
+      }
+    }
+    steps.push(items)
+  }
+  return { turns: [steps] }
+}
+
+/** Nanoseconds spent inside the wrapped methods, in this process. */
+let inStore = 0n
+let inFlush = 0n
+
+function measureStore(): () => void {
+  const append = Session.prototype.append
+  const flush = SessionStore.prototype.flush
+  Session.prototype.append = function (this: Session, input) {
+    const start = process.hrtime.bigint()
+    try {
+      return append.call(this, input)
+    } finally {
+      inStore += process.hrtime.bigint() - start
+    }
+  }
+  SessionStore.prototype.flush = async function (this: SessionStore, id) {
+    const start = process.hrtime.bigint()
+    try {
+      return await flush.call(this, id)
+    } finally {
+      const spent = process.hrtime.bigint() - start
+      inStore += spent
+      inFlush += spent
+    }
+  }
+  return () => {
+    Session.prototype.append = append
+    SessionStore.prototype.flush = flush
+  }
+}
+
+/** A minimal in-process client: sends lines, resolves a request when its answer line arrives. */
+class LineClient {
+  private rest = ''
+  private nextId = 1
+  private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
+  lines = 0
+
+  constructor(
+    private readonly input: PassThrough,
+    output: PassThrough,
+  ) {
+    output.setEncoding('utf8')
+    output.on('data', (text: string) => {
+      const lines = (this.rest + text).split('\n')
+      this.rest = lines.pop() ?? ''
+      for (const line of lines) {
+        this.lines++
+        const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown }
+        if (message.id !== undefined && this.waiting.has(message.id)) {
+          this.waiting.get(message.id)?.(message)
+          this.waiting.delete(message.id)
+        }
+      }
+    })
+  }
+
+  call(method: string, params: unknown): Promise<unknown> {
+    const id = this.nextId++
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, (message) =>
+        message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result),
+      )
+      this.input.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`)
+    })
+  }
+}
+
+export const suite = {
+  name: 'turn',
+  async run(): Promise<BenchRow[]> {
+    routeLogsToStderr(0)
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-turn-'))
+    const scriptFile = join(dir, 'turn.json')
+    writeFileSync(scriptFile, JSON.stringify(script()))
+    const app = await createApp({
+      storeDir: join(dir, 'store'),
+      model: `script:${scriptFile}`,
+      maxSteps: STEPS + 1,
+      agentInfo: { name: 'bench', version: '0' },
+    })
+    const toServer = new PassThrough()
+    const fromServer = new PassThrough()
+    const connection = app.ctx.acp.serve(toServer, fromServer)
+    const client = new LineClient(toServer, fromServer)
+    const restore = measureStore()
+    const walls: number[] = []
+    const stores: number[] = []
+    const flushes: number[] = []
+    let events = 0
+    try {
+      await client.call('initialize', { protocolVersion: 1, clientCapabilities: {} })
+      for (let run = 0; run <= RUNS; run++) {
+        const { sessionId } = (await client.call('session/new', { cwd: dir, mcpServers: [] })) as {
+          sessionId: string
+        }
+        inStore = 0n
+        inFlush = 0n
+        const start = process.hrtime.bigint()
+        const answer = (await client.call('session/prompt', {
+          sessionId,
+          prompt: [{ type: 'text', text: 'go' }],
+        })) as { stopReason: string }
+        const wall = Number(process.hrtime.bigint() - start) / 1e6
+        if (answer.stopReason !== 'end_turn') throw new Error(`the turn ended ${answer.stopReason}`)
+        events = app.ctx.sessions.require(sessionId).length
+        if (run > 0) {
+          walls.push(wall)
+          stores.push(Number(inStore) / 1e6)
+          flushes.push(Number(inFlush) / 1e6)
+        }
+        await client.call('session/close', { sessionId })
+      }
+    } finally {
+      restore()
+      toServer.end()
+      await connection.settle()
+      await app.ctx.sessions.closeAll()
+      connection.dispose()
+      await app.ctx.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+    const wall = median(walls)
+    return [
+      {
+        group: 'append',
+        name: `time in the store during a ${events}-event turn`,
+        ours: median(stores),
+        baselineName: 'the whole turn (prompt to answer), same run',
+        baseline: wall,
+        unit: 'ms',
+        better: 'lower',
+        target: 0.1,
+        note: `appends ${(((median(stores) - median(flushes)) / events) * 1000).toFixed(1)} µs/event, flushes ${median(flushes).toFixed(0)} ms; in-process app, JSONL store; ${RUNS} runs`,
+      },
+    ]
+  },
+}
