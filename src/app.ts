@@ -16,6 +16,8 @@ export interface AppConfig {
   readonly fork?: boolean
   readonly maxLineBytes?: number
   readonly maxSteps?: number
+  /** MCP servers: ms allowed to connect, list tools and answer each call. */
+  readonly mcpTimeoutMs?: number
   readonly agentInfo: AgentInfo
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
@@ -41,7 +43,11 @@ export async function createApp(config: AppConfig): Promise<App> {
   })
   if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
   const provider = await createProvider(config.model, config.modelOptions ?? {})
-  ctx.plugin(agentPlugin, { provider, ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }) })
+  ctx.plugin(agentPlugin, {
+    provider,
+    ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+    ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
+  })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,
     ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),

@@ -4,6 +4,7 @@ import { createApp } from './app.js'
 import { type CliOptions, parseCli, USAGE } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { resolveStoreDir } from './persistence/index.js'
+import { redactMcpSecrets } from './protocol/mcp-servers.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
 import { createSequentialIdGenerator } from './session/index.js'
 
@@ -30,6 +31,7 @@ async function serve(options: CliOptions): Promise<void> {
       ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
     },
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+    ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },
@@ -39,7 +41,8 @@ async function serve(options: CliOptions): Promise<void> {
   const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
   const connection = app.ctx.acp.serve(process.stdin, process.stdout, {
     ...(recorder && {
-      onWireLine: (direction: 'in' | 'out', line: string) => recorder.record(direction, line),
+      onWireLine: (direction: 'in' | 'out', line: string) =>
+        recorder.record(direction, redactMcpSecrets(line)),
     }),
   })
   const logger = app.ctx.logger('dsh-acp')

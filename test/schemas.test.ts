@@ -56,12 +56,10 @@ describe('schemas/events.schema.json', () => {
     for (const { where, event } of storedEvents)
       expect(publishedSchemaErrors('events', event), where).toEqual([])
     const types = new Set(storedEvents.map(({ event }) => event.type))
-    expect([...types].sort()).toEqual(
-      [
-        ...CORE_EVENT_TYPES.filter((t) => !['session/title', 'context/note'].includes(t)),
-        ...AGENT_EVENT_TYPES,
-      ].sort(),
-    )
+    for (const type of CORE_EVENT_TYPES.filter((t) => !['session/title', 'context/note'].includes(t))) {
+      expect(types).toContain(type)
+    }
+    for (const type of types) expect([...CORE_EVENT_TYPES, ...AGENT_EVENT_TYPES]).toContain(type)
   })
 
   it('accepts every event of random valid logs the store accepted (standalone and plugin events too)', async () => {
@@ -149,6 +147,7 @@ describe('schemas/config.schema.json', () => {
       ...['--model-name', 'm', '--no-fork', '--transcript', '/tmp/t.jsonl', '--max-line-bytes', '4096'],
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
+      ...['--mcp-timeout-ms', '5000'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
     const configs = [

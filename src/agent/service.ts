@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import type { Session, TurnEndReason } from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
+import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
 import { DEFAULT_SESSION_MODE, type SessionMode } from './permissions.js'
 import { builtinTools } from './tools/index.js'
@@ -27,6 +28,8 @@ export interface AgentConfig {
    * {@link DEFAULT_SESSION_MODE} (`ask`).
    */
   readonly modeOf?: (session: Session) => SessionMode
+  /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
+  readonly mcpTimeoutMs?: number
 }
 
 /** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
@@ -51,6 +54,8 @@ export class AgentService {
   readonly maxSteps: number
   /** The session's current mode (what the permission policy follows). */
   modeOf: (session: Session) => SessionMode
+  /** The MCP servers of each live session; their tools are entries of {@link tools}. */
+  readonly mcp: McpSessions
   private readonly running = new Map<string, RunningTurn>()
 
   constructor(
@@ -65,8 +70,16 @@ export class AgentService {
     if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
       throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
     }
-    ctx.on('dispose', () => {
+    this.mcp = new McpSessions({
+      registry: this.tools,
+      logger: ctx.logger('mcp'),
+      timeoutMs: config.mcpTimeoutMs ?? 60_000,
+      isBusy: (sessionId) => this.isRunning(sessionId),
+    })
+    ctx.on('session/disposed', (session) => void this.mcp.close(session.id))
+    ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
+      await this.mcp.closeAll()
     })
   }
 
@@ -118,6 +131,7 @@ export class AgentService {
     } finally {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
+      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
     }
   }
 
@@ -130,6 +144,7 @@ export class AgentService {
         provider: this.provider,
         tools: this.tools,
         mode: () => this.modeOf(session),
+        beforeStep: (send) => this.mcp.flush(session, send),
         maxSteps: this.maxSteps,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },

@@ -22,6 +22,8 @@ export interface TurnRunOptions {
   readonly tools: ToolRegistry
   /** The session's mode, read at each step (it decides which tools are offered and what asks). */
   readonly mode: () => SessionMode
+  /** Called before each step, with the turn's update channel, while the log may take standalone events. */
+  readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
   readonly maxSteps: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
@@ -73,6 +75,7 @@ export class TurnRun {
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
+    options.beforeStep?.((update, seq) => this.send(update, seq))
     session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(session.id)
     const mode = options.mode()
