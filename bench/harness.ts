@@ -6,7 +6,7 @@ export interface BenchRow {
   readonly ours: number
   readonly baselineName: string
   readonly baseline: number
-  readonly unit: 'ms' | 'µs' | 'ops/s' | 'MB'
+  readonly unit: 'ms' | 'µs' | 'ops/s' | 'MB' | 'bytes' | 'tokens'
   /** How the ratio is read: `lower` when ours/baseline should be small, `higher` when large. */
   readonly better: 'lower' | 'higher'
   /** Target ratio ours/baseline, e.g. 1.0 ("at most 1.0x") or 0.7 ("at least 0.7x"). */

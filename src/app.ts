@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { agentPlugin } from './agent/index.js'
+import { agentPlugin, type SubagentConfig } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { persistencePlugin } from './persistence/index.js'
 import { acpPlugin, forkPlugin } from './protocol/plugin.js'
@@ -18,6 +18,8 @@ export interface AppConfig {
   readonly maxSteps?: number
   /** MCP servers: ms allowed to connect, list tools and answer each call. */
   readonly mcpTimeoutMs?: number
+  /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
+  readonly subagents?: false | SubagentConfig
   readonly agentInfo: AgentInfo
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
@@ -47,6 +49,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     provider,
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
+    ...(config.subagents !== undefined && { subagents: config.subagents }),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import type { SubagentConfig } from './agent/index.js'
 import { LOG_LEVELS, type LogLevelName } from './logging.js'
 
 export interface CliOptions {
@@ -13,6 +14,8 @@ export interface CliOptions {
   readonly maxLineBytes?: number
   /** Model requests per turn before it ends with max_turn_requests. */
   readonly maxSteps?: number
+  /** The delegate tool: `false` (--no-subagents), else its bounds. */
+  readonly subagents: false | SubagentConfig
   /** openai: the model's context window in tokens (enables usage_update). */
   readonly contextWindow?: number
   /** openai: retries of 429/5xx/connection failures before the turn fails. */
@@ -31,6 +34,8 @@ export const USAGE = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/s
        dsh-acp sessions [options]     print the stored sessions as a lineage tree
        dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
                                       run an agent, recording its traffic (record --help)
+       dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]
+                                      replay a transcript against an agent (replay --help)
 
 Options:
   --store DIR          session store directory (default: $DSH_HOME/sessions,
@@ -45,6 +50,10 @@ Options:
   --max-steps N        model requests per turn before it stops (default 32)
   --mcp-timeout-ms N   MCP servers: time allowed to start, list tools and answer
                        each call (default 60000)
+  --max-subagents N    delegations of one step that run at once (default 4)
+  --subagent-max-steps N
+                       model requests per subagent turn (default: --max-steps)
+  --no-subagents       do not offer the model the delegate tool
   --no-fork            do not serve or advertise session/fork
   --transcript FILE    record every wire message, both directions, one per line
   --max-line-bytes N   largest accepted message line (default 32 MiB)
@@ -67,6 +76,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
       'base-url': { type: 'string' },
       'model-name': { type: 'string' },
       'no-fork': { type: 'boolean', default: false },
+      'no-subagents': { type: 'boolean', default: false },
+      'max-subagents': { type: 'string' },
+      'subagent-max-steps': { type: 'string' },
       transcript: { type: 'string' },
       'max-line-bytes': { type: 'string' },
       'max-steps': { type: 'string' },
@@ -93,6 +105,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError('--memory and --store exclude each other')
   const maxLineBytes = integerOption(values, 'max-line-bytes', 1024)
   const maxSteps = integerOption(values, 'max-steps', 1)
+  const maxSubagents = integerOption(values, 'max-subagents', 1)
+  const subagentMaxSteps = integerOption(values, 'subagent-max-steps', 1)
+  if (values['no-subagents'] && (maxSubagents !== undefined || subagentMaxSteps !== undefined)) {
+    throw new TypeError('--no-subagents excludes --max-subagents and --subagent-max-steps')
+  }
   const contextWindow = integerOption(values, 'context-window', 1)
   const maxRetries = integerOption(values, 'max-retries', 0)
   const requestTimeout = integerOption(values, 'request-timeout', 1)
@@ -118,6 +135,12 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
     ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),
     fork: !values['no-fork'],
+    subagents: values['no-subagents']
+      ? false
+      : {
+          ...(maxSubagents !== undefined && { maxConcurrent: maxSubagents }),
+          ...(subagentMaxSteps !== undefined && { maxSteps: subagentMaxSteps }),
+        },
     ...(values.transcript !== undefined && { transcript: values.transcript }),
     logLevel: logLevel as LogLevelName,
     ...(maxLineBytes !== undefined && { maxLineBytes }),

@@ -32,6 +32,7 @@ async function serve(options: CliOptions): Promise<void> {
     },
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
+    subagents: options.subagents,
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },
@@ -75,7 +76,7 @@ async function serve(options: CliOptions): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'record') {
+  if (process.argv[2] === 'record' || process.argv[2] === 'replay') {
     const { runToolCommand } = await import('./replay/cli.js')
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return

@@ -148,12 +148,14 @@ describe('schemas/config.schema.json', () => {
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
       ...['--mcp-timeout-ms', '5000'],
+      ...['--max-subagents', '2', '--subagent-max-steps', '5'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
     const configs = [
       everything,
       parseCli([]),
       parseCli(['--memory', '--model', 'script:/tmp/model.json']),
+      parseCli(['--no-subagents']),
       parseCli(['sessions', '--store', '/tmp/s']),
       parseCli(['--help']),
       parseCli(['--version']),
@@ -176,6 +178,11 @@ describe('schemas/config.schema.json', () => {
     expect(() => parseCli(['--id-prefix', 'a b'])).toThrow()
     expect(publishedSchemaErrors('config', { ...parseCli([]), maxLineBytes: 10 })).not.toEqual([])
     expect(() => parseCli(['--max-line-bytes', '10'])).toThrow()
+    expect(publishedSchemaErrors('config', { ...parseCli([]), subagents: { maxConcurrent: 0 } })).not.toEqual(
+      [],
+    )
+    expect(() => parseCli(['--max-subagents', '0'])).toThrow()
+    expect(() => parseCli(['--no-subagents', '--max-subagents', '2'])).toThrow()
   })
 })
 

@@ -4,6 +4,7 @@ import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
 import { DEFAULT_SESSION_MODE, type SessionMode } from './permissions.js'
+import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/tool.js'
@@ -30,6 +31,18 @@ export interface AgentConfig {
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
   readonly mcpTimeoutMs?: number
+  /**
+   * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
+   * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
+   */
+  readonly subagents?: false | SubagentConfig
+}
+
+export interface SubagentConfig {
+  /** Delegations of one step that run at once; the others wait for a slot. Default 4. */
+  readonly maxConcurrent?: number
+  /** Model requests per child turn. Default: the agent's `maxSteps`. */
+  readonly maxSteps?: number
 }
 
 /** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
@@ -56,6 +69,8 @@ export class AgentService {
   modeOf: (session: Session) => SessionMode
   /** The MCP servers of each live session; their tools are entries of {@link tools}. */
   readonly mcp: McpSessions
+  /** Delegations (calls of `concurrent` tools) of one step that run at once. */
+  readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
 
   constructor(
@@ -65,10 +80,19 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
-    this.maxSteps = config.maxSteps ?? 32
+    this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.modeOf = config.modeOf ?? (() => DEFAULT_SESSION_MODE)
-    if (!Number.isSafeInteger(this.maxSteps) || this.maxSteps < 1) {
-      throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`)
+    const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
+    this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
+    if (subagents) {
+      this.tools.register(
+        delegateTool({
+          sessions: () => this.ctx.sessions,
+          runTurn: (child, request) => this.runTurn(child, request),
+          maxSteps: positive('subagents.maxSteps', subagents.maxSteps ?? this.maxSteps),
+          toolNames: () => this.tools.specs().map((spec) => spec.name),
+        }),
+      )
     }
     this.mcp = new McpSessions({
       registry: this.tools,
@@ -146,6 +170,7 @@ export class AgentService {
         mode: () => this.modeOf(session),
         beforeStep: (send) => this.mcp.flush(session, send),
         maxSteps: this.maxSteps,
+        maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },
       signal,
@@ -169,6 +194,13 @@ export class AgentService {
     await this.ctx.sessions.flush(session.id)
     return outcome(end.seq, ending)
   }
+}
+
+function positive(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a positive integer, got ${value}`)
+  }
+  return value
 }
 
 function turnEnd(turn: number, ending: TurnEnding) {

@@ -12,7 +12,7 @@ import {
 } from './permissions.js'
 import type { RegisteredTool, ToolSet } from './tools/registry.js'
 import type { Tool, ToolContext } from './tools/tool.js'
-import type { ClientBridge, ToolResult } from './types.js'
+import type { ToolResult, TurnRequest } from './types.js'
 
 /** The result a tool call gets when the turn is cancelled before it finished. */
 export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'
@@ -23,9 +23,11 @@ export const MODEL_OUTPUT_LIMIT = 30_000
 /** Everything one tool call needs from its turn. */
 export interface ToolCallEnvironment {
   readonly session: Session
+  readonly turn: number
   readonly tools: ToolSet
   readonly mode: SessionMode
-  readonly client: ClientBridge
+  /** The turn's request: its client bridge, its tool allowance (a subagent's) and subagent view. */
+  readonly request: Pick<TurnRequest, 'client' | 'allowedTools' | 'openSubagent'>
   readonly signal: AbortSignal
   /** Sends a `session/update` tagged with `seq`. */
   readonly send: (update: SessionUpdate, seq: number) => void
@@ -46,6 +48,9 @@ export async function executeToolCall(
   if (env.signal.aborted) return cancelled()
   const entry = env.tools.get(name)
   if (!entry) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
+  const allowed = env.request.allowedTools
+  if (allowed && !allowed.has(name))
+    return { output: `The tool ${name} is not available here.`, isError: true }
   const invalid = entry.invalid(input)
   if (invalid !== undefined) return { output: `Invalid input for ${name}: ${invalid}.`, isError: true }
   try {
@@ -56,11 +61,8 @@ export async function executeToolCall(
       { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress' },
       call.seq,
     )
-    const result = await raceAbort(
-      Promise.resolve().then(() => entry.tool.run(input, contextFor(call, env))),
-      env.signal,
-    )
-    return cutForModel(result)
+    const running = Promise.resolve().then(() => entry.tool.run(input, contextFor(call, env)))
+    return cutForModel(await (entry.tool.settlesOnAbort ? running : raceAbort(running, env.signal)))
   } catch (error) {
     if (env.signal.aborted || isAbortError(error)) return cancelled()
     return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
@@ -72,12 +74,17 @@ function cancelled(): ToolResult {
 }
 
 function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): ToolContext {
+  const { allowedTools, openSubagent } = env.request
   return {
     sessionId: env.session.id,
     cwd: env.session.cwd,
     callId: call.data.callId,
-    client: env.client,
+    turn: env.turn,
+    callSeq: call.seq,
+    client: env.request.client,
     signal: env.signal,
+    ...(allowedTools && { allowedTools }),
+    ...(openSubagent && { openSubagent }),
     progress: (content) =>
       env.send(
         { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress', content },
@@ -97,10 +104,10 @@ async function checkPermission(
   const decision = decidePermission(tool, scope, env.mode, standingAnswers(env.session.events()))
   if (decision.verdict === 'allow') return undefined
   if (decision.verdict === 'refuse') return `Not run: ${decision.reason}.`
-  if (!env.client.requestPermission) {
+  if (!env.request.client.requestPermission) {
     return `Not run: ${tool.spec.name} needs the user's permission and the client cannot ask for it.`
   }
-  const answer = await env.client.requestPermission(
+  const answer = await env.request.client.requestPermission(
     {
       sessionId: env.session.id,
       toolCallId: call.data.callId,

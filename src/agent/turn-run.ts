@@ -25,6 +25,8 @@ export interface TurnRunOptions {
   /** Called before each step, with the turn's update channel, while the log may take standalone events. */
   readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
   readonly maxSteps: number
+  /** How many calls of `concurrent` tools (delegations) of one step run at once. */
+  readonly maxConcurrent: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
 }
@@ -64,7 +66,8 @@ export class TurnRun {
     const { session, turn } = this
     session.append({ type: 'turn/start', data: { turn } })
     session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
-    for (let step = 1; step <= this.options.maxSteps; step++) {
+    const maxSteps = this.request.maxSteps ?? this.options.maxSteps
+    for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
       const ending = await this.runStep(step)
       if (ending) return ending
@@ -90,7 +93,7 @@ export class TurnRun {
     const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      for (const call of calls) this.recordResult(step, call.event, await this.execute(call, tools, mode))
+      await this.executeAll(step, calls, tools, mode)
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
       for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
@@ -152,15 +155,38 @@ export class TurnRun {
     return call.result !== undefined ? { event, preset: call.result } : { event }
   }
 
+  /**
+   * Runs a step's calls and records their results in call order. Calls of `concurrent` tools all
+   * start at once (at most `maxConcurrent` running); any other call starts only after every call
+   * before it was recorded, as a lone call always has.
+   */
+  private async executeAll(
+    step: number,
+    calls: readonly RecordedCall[],
+    tools: ToolSet,
+    mode: SessionMode,
+  ): Promise<void> {
+    const limit = limiter(this.options.maxConcurrent)
+    const started = calls.map((call) =>
+      call.preset === undefined && tools.get(call.event.data.name)?.tool.concurrent === true
+        ? limit(() => this.execute(call, tools, mode))
+        : undefined,
+    )
+    for (const [index, call] of calls.entries()) {
+      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, mode)))
+    }
+  }
+
   /** Runs a recorded call. Never throws: failures and cancellation become error results. */
   private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
     if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
     if (call.preset !== undefined) return call.preset
     return executeToolCall(call.event, {
       session: this.session,
+      turn: this.turn,
       tools,
       mode,
-      client: this.request.client,
+      request: this.request,
       signal: this.signal,
       send: (update, seq) => this.send(update, seq),
     })
@@ -204,6 +230,24 @@ export class TurnRun {
       this.request.sendUpdate(update, seq)
     } catch (error) {
       this.options.onSendError?.(error)
+    }
+  }
+}
+
+/** Runs tasks with at most `max` of them in flight at once. */
+function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async (task) => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve))
+    else active++
+    try {
+      return await task()
+    } finally {
+      // A finished task hands its slot straight to the next waiting one.
+      const next = waiting.shift()
+      if (next) next()
+      else active--
     }
   }
 }

@@ -135,6 +135,37 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /** Model requests before the turn ends `max-turn-requests`. Default: the agent's `maxSteps`. */
+  readonly maxSteps?: number
+  /**
+   * The tools the model may run in this turn; a call to any other is answered with an error. The
+   * model is still told about every tool, so the request keeps the parent's exact prefix (a
+   * subagent's restriction). Default: all.
+   */
+  readonly allowedTools?: ReadonlySet<string>
+  /** How the editor is shown a subagent this turn spawns. Absent: children run unseen. */
+  readonly openSubagent?: (link: SubagentLink) => SubagentView
+}
+
+/** A subagent a delegation spawned: the child session and the parent's tool call it answers. */
+export interface SubagentLink {
+  readonly sessionId: string
+  readonly parentSessionId: string
+  /** The parent's `delegate` tool call, and the seq of its `tool/call` event. */
+  readonly callId: string
+  readonly callSeq: number
+  readonly title: string
+  readonly task: string
+}
+
+/** Where a subagent's turn goes on the wire (the protocol layer decides how it is shown). */
+export interface SubagentView {
+  /** The child's own `session/update`s, each with the seq of the child's event. */
+  readonly sendUpdate: (update: SessionUpdate, seq: number) => void
+  /** The editor's services for the child's tools; permission requests name the child. */
+  readonly client: ClientBridge
+  /** The child's turn ended (its `turn/end` is durable). */
+  ended(outcome: TurnOutcome): void
 }
 
 /**

@@ -23,20 +23,41 @@ export const PERMISSION_OPTIONS = [
 
 const ANSWERS: ReadonlySet<string> = new Set(PERMISSION_OPTIONS.map((o) => o.optionId))
 
+/** Where a permission request goes and which tool call it shows. */
+export type PermissionTarget = (request: PermissionRequest) => {
+  readonly sessionId: string
+  readonly toolCall: Readonly<Record<string, unknown>>
+}
+
 /**
  * The editor's services for one session's tools: `session/request_permission` (baseline ACP),
- * `fs/read_text_file` and `fs/write_text_file` and the `terminal/*` methods only when the client
+ * asked on `sessionId` about the request's own tool call unless `permissionTarget` says otherwise;
+ * `fs/read_text_file`, `fs/write_text_file` and the `terminal/*` methods only when the client
  * advertised them.
  */
 export function createClientBridge(
   rpc: MessageConnection,
   client: ClientState | undefined,
   sessionId: string,
+  permissionTarget?: PermissionTarget,
 ): ClientBridge {
+  const target: PermissionTarget =
+    permissionTarget ??
+    ((request) => ({
+      sessionId,
+      toolCall: {
+        toolCallId: request.toolCallId,
+        title: request.title,
+        kind: request.kind,
+        status: 'pending',
+        ...(request.locations !== undefined && { locations: request.locations }),
+        rawInput: request.rawInput,
+      },
+    }))
   const bridge: {
     -readonly [K in keyof ClientBridge]: ClientBridge[K]
   } = {
-    requestPermission: (request, signal) => requestPermission(rpc, sessionId, request, signal),
+    requestPermission: (request, signal) => requestPermission(rpc, target(request), signal),
   }
   if (client?.capabilities.fs?.readTextFile === true) {
     bridge.readTextFile = async (path, signal) => {
@@ -62,23 +83,11 @@ export function createClientBridge(
 
 async function requestPermission(
   rpc: MessageConnection,
-  sessionId: string,
-  request: PermissionRequest,
+  target: ReturnType<PermissionTarget>,
   signal: AbortSignal,
 ): Promise<PermissionAnswer> {
   const response = (await untilAborted(
-    rpc.sendRequest('session/request_permission', {
-      sessionId,
-      toolCall: {
-        toolCallId: request.toolCallId,
-        title: request.title,
-        kind: request.kind,
-        status: 'pending',
-        ...(request.locations !== undefined && { locations: request.locations }),
-        rawInput: request.rawInput,
-      },
-      options: PERMISSION_OPTIONS,
-    }),
+    rpc.sendRequest('session/request_permission', { ...target, options: PERMISSION_OPTIONS }),
     signal,
   )) as { outcome?: { outcome?: string; optionId?: string } } | null
   const outcome = response?.outcome

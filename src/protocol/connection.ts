@@ -7,6 +7,7 @@ import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { ClientState, MethodCall } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
+import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
 import { createNdjsonConnection } from './wire/index.js'
 
@@ -155,6 +156,15 @@ export class AcpConnection {
         })
       },
       clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
+      openSubagent: (link) =>
+        openSubagentView(
+          {
+            client: this.client,
+            notify: (update) => this.callState.notify(update),
+            bridge: (sessionId, target) => createClientBridge(this.rpc, this.client, sessionId, target),
+          },
+          link,
+        ),
     }
   }
 }
@@ -168,6 +178,7 @@ interface CallState {
   capabilities(): ReturnType<AcpServer['capabilities']>
   notify(update: SessionUpdateNotification): void
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
+  openSubagent: MethodCall['openSubagent']
 }
 
 const NEVER_ABORTED = new AbortController().signal
@@ -222,6 +233,10 @@ class Call implements MethodCall {
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
     return this.state.clientBridge(sessionId)
+  }
+
+  openSubagent(link: Parameters<MethodCall['openSubagent']>[0]): ReturnType<MethodCall['openSubagent']> {
+    return this.state.openSubagent(link)
   }
 
   dispose(): void {

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { AgentService } from '../agent/service.js'
-import type { ClientBridge } from '../agent/types.js'
+import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
 import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
@@ -30,6 +30,8 @@ export interface MethodCall {
   notify(update: SessionUpdateNotification): void
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
+  /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */
+  openSubagent(link: SubagentLink): SubagentView
 }
 
 /** An extension method: ACP reserves names that start with `_` for them. */

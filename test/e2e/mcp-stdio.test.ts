@@ -42,7 +42,7 @@ describe('stdio MCP servers', () => {
     expect(toolNamesOf(first)).toEqual(
       expect.arrayContaining(['mcp__files__echo', 'mcp__files__env', 'mcp__files__slow', 'mcp__files__die']),
     )
-    const echo = (first?.body?.tools as { function: { name: string; parameters: unknown } }[]).find(
+    const echo = ((first?.body?.tools ?? []) as { function: { name: string; parameters: unknown } }[]).find(
       (t) => t.function.name === 'mcp__files__echo',
     )
     expect(echo?.function.parameters).toEqual({

@@ -40,6 +40,7 @@ describe('openai provider end to end: streaming', () => {
     expect(request?.body).toMatchObject({ model: MODEL_NAME, stream: true })
     expect(messagesOf(request)).toEqual([{ role: 'user', content: 'What is the answer?' }])
     expect(toolNamesOf(request)).toEqual([
+      'delegate',
       'edit_text_file',
       'find_files',
       'list_directory',

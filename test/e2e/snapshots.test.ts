@@ -140,9 +140,11 @@ describe('every stored snapshot transcript', () => {
       'forkParams',
       'forkParams (invalid)',
       'forkResult',
+      'permissionSubagent',
       'promptResult',
       'sessionListEntry',
       'sessionUpdate',
+      'toolCallSubagent',
     ])
   })
 })

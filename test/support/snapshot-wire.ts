@@ -64,7 +64,14 @@ export function readSnapshotStores(): { scenario: string; file: string; lines: u
 }
 
 /** The `$defs` of `schemas/acp-meta.schema.json`, one per place `_meta.dsh` may appear. */
-export type DshMetaDef = 'sessionUpdate' | 'promptResult' | 'forkParams' | 'forkResult' | 'sessionListEntry'
+export type DshMetaDef =
+  | 'sessionUpdate'
+  | 'promptResult'
+  | 'forkParams'
+  | 'forkResult'
+  | 'sessionListEntry'
+  | 'toolCallSubagent'
+  | 'permissionSubagent'
 
 export interface DshMetaSite {
   /** The schema definition for this place, or undefined when `_meta.dsh` should not be there. */
@@ -76,6 +83,13 @@ export interface DshMetaSite {
 
 const SITES: readonly { kind: string; method: string; path: RegExp; def: DshMetaDef }[] = [
   { kind: 'notification', method: 'session/update', path: /^params$/, def: 'sessionUpdate' },
+  { kind: 'notification', method: 'session/update', path: /^params\.update$/, def: 'toolCallSubagent' },
+  {
+    kind: 'request',
+    method: 'session/request_permission',
+    path: /^params\.toolCall$/,
+    def: 'permissionSubagent',
+  },
   { kind: 'request', method: 'session/fork', path: /^params$/, def: 'forkParams' },
   { kind: 'response', method: 'session/prompt', path: /^result$/, def: 'promptResult' },
   { kind: 'response', method: 'session/fork', path: /^result$/, def: 'forkResult' },

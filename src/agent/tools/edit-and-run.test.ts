@@ -34,7 +34,16 @@ async function call(
   progress: (content: readonly JsonValue[]) => void = () => {},
 ): Promise<ToolResult> {
   try {
-    return await tool.run(input, { sessionId: 'ses_1', cwd, callId: 'c1', client, signal, progress })
+    return await tool.run(input, {
+      sessionId: 'ses_1',
+      cwd,
+      callId: 'c1',
+      turn: 1,
+      callSeq: 5,
+      client,
+      signal,
+      progress,
+    })
   } catch (error) {
     return { output: (error as Error).message, isError: true }
   }

@@ -38,6 +38,8 @@ async function call(tool: Tool, input: JsonValue, client: ClientBridge = {}): Pr
       sessionId: 'ses_1',
       cwd,
       callId: 'call_1',
+      turn: 1,
+      callSeq: 5,
       client,
       signal,
       progress: () => {},

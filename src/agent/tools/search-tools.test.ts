@@ -43,6 +43,8 @@ async function call(tool: Tool, input: JsonValue): Promise<ToolResult> {
     sessionId: 'ses_1',
     cwd,
     callId: 'c',
+    turn: 1,
+    callSeq: 5,
     client: {},
     signal: new AbortController().signal,
     progress: () => {},

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../session/index.js'
-import type { ClientBridge, ToolResult, ToolSpec } from '../types.js'
+import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
 
 /** ACP `ToolKind`: how an editor shows a tool call. */
 export type ToolKind =
@@ -33,6 +33,9 @@ export interface ToolContext {
   /** The session's working directory (absolute). Local file access is confined to it. */
   readonly cwd: string
   readonly callId: string
+  /** The turn the call belongs to, and the seq of its `tool/call` event. */
+  readonly turn: number
+  readonly callSeq: number
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
@@ -41,6 +44,10 @@ export interface ToolContext {
    * terminal), as a `tool_call_update` that stays `in_progress`.
    */
   readonly progress: (content: readonly JsonValue[]) => void
+  /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
+  readonly allowedTools?: ReadonlySet<string>
+  /** How the editor is shown a subagent (from the turn's request), if it can be. */
+  readonly openSubagent?: (link: SubagentLink) => SubagentView
 }
 
 /**
@@ -62,6 +69,16 @@ export interface Tool {
    */
   permissionScope?(input: JsonValue): string
   run(input: JsonValue, context: ToolContext): Promise<ToolResult>
+  /**
+   * Calls of this tool in one step run concurrently with each other (bounded by the agent's
+   * `maxConcurrentSubagents`); other tools run one at a time, in call order.
+   */
+  readonly concurrent?: boolean
+  /**
+   * The tool ends its own work when the signal aborts and settles only once that work is
+   * recorded (a subagent's `turn/end`); the turn waits for it instead of abandoning it.
+   */
+  readonly settlesOnAbort?: boolean
 }
 
 /** Thrown by tools for a failure the model should read as the result (no stack, just the message). */
@@ -87,4 +104,16 @@ export function stringField(input: JsonValue, name: string): string | undefined 
 /** The `path` of a tool input, if it has one. */
 export function pathOf(input: JsonValue): string | undefined {
   return stringField(input, 'path')
+}
+
+/** An input field check for tools that read their input by hand: the object, or a ToolFailure. */
+export function inputObject(input: JsonValue): { readonly [key: string]: JsonValue } {
+  return fieldsOf(input)
+}
+
+export function requiredString(fields: { readonly [key: string]: JsonValue }, name: string): string {
+  const value = fields[name]
+  if (typeof value !== 'string' || value === '')
+    throw new ToolFailure(`input.${name} must be a non-empty string`)
+  return value
 }

@@ -1,0 +1,144 @@
+import type { JsonValue, Session, SessionStore } from '../../session/index.js'
+import { titleFromText } from '../../session/index.js'
+import { inputObject, requiredString, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
+import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
+import { finalAnswer } from './final-answer.js'
+
+/** The name the model calls the delegation tool by. */
+export const DELEGATE_TOOL = 'delegate'
+
+/** What the delegate tool needs from the agent that registers it. */
+export interface DelegateDeps {
+  readonly sessions: () => SessionStore
+  /** Runs one turn on the child with the parent's model (the agent's `runTurn`). */
+  readonly runTurn: (child: Session, request: TurnRequest) => Promise<TurnOutcome>
+  /** Model requests a child's turn may make before it ends `max-turn-requests`. */
+  readonly maxSteps: number
+  /** Every tool name the agent has, in the model's order (the default set a child may use). */
+  readonly toolNames: () => readonly string[]
+}
+
+interface DelegateInput {
+  readonly task: string
+  readonly title: string
+  readonly tools: readonly string[] | undefined
+}
+
+function parseInput(input: JsonValue): DelegateInput {
+  const fields = inputObject(input)
+  const task = requiredString(fields, 'task')
+  const title = fields.title
+  if (title !== undefined && (typeof title !== 'string' || title.trim() === '')) {
+    throw new ToolFailure('input.title must be a non-empty string')
+  }
+  const tools = fields.tools
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string'))) {
+    throw new ToolFailure('input.tools must be an array of tool names')
+  }
+  return {
+    task,
+    title: (title as string | undefined) ?? titleFromText(task) ?? 'Subagent',
+    tools: tools as readonly string[] | undefined,
+  }
+}
+
+/** A title for the editor from input that may be malformed. */
+function titleOf(input: JsonValue): string {
+  try {
+    return `Subagent: ${parseInput(input).title}`
+  } catch {
+    return 'Subagent'
+  }
+}
+
+/**
+ * The tools a child may run: the parent's (never more), minus `delegate` (a child does not
+ * delegate further), narrowed to `requested` when given. Names the parent cannot run are refused.
+ */
+function childTools(
+  requested: readonly string[] | undefined,
+  context: ToolContext,
+  all: readonly string[],
+): Set<string> {
+  const parentMay = (name: string) =>
+    all.includes(name) && name !== DELEGATE_TOOL && (context.allowedTools?.has(name) ?? true)
+  if (requested === undefined) return new Set(all.filter(parentMay))
+  const refused = requested.filter((name) => !parentMay(name))
+  if (refused.length > 0) {
+    throw new ToolFailure(
+      `a subagent may only use tools this session may use (other than ${DELEGATE_TOOL}); not: ${refused.join(', ')}`,
+    )
+  }
+  return new Set(requested)
+}
+
+const unseen = (context: ToolContext): SubagentView => ({
+  sendUpdate: () => {},
+  client: context.client,
+  ended: () => {},
+})
+
+/**
+ * `delegate {task, title?, tools?}`: hands a task to a subagent. The child is a real fork of this
+ * session clipped to its last completed turn (`ctx.sessions.forkSubagent`, durable before it
+ * runs), marked with this call, so its first model request carries this session's history exactly,
+ * then the task. It runs its own turn with the same model and tools (or fewer) up to the step
+ * bound; its final answer is this call's result. Calls in one step run concurrently; cancelling
+ * the turn cancels the child, whose turn then ends `cancelled`.
+ */
+export function delegateTool(deps: DelegateDeps): Tool {
+  return {
+    spec: {
+      name: DELEGATE_TOOL,
+      description:
+        'Hand a self-contained task to a subagent: a copy of this conversation as of the end of the ' +
+        "previous user turn, which works on the task with the same tools and returns its final answer. Several delegate calls in one reply run in parallel. The subagent cannot see this turn's messages, so put everything it needs in `task`.",
+      inputSchema: {
+        type: 'object',
+        properties: {
+          task: { type: 'string', description: 'What the subagent should do and report back' },
+          title: { type: 'string', description: 'A short name for the subagent, shown to the user' },
+          tools: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'The tools it may use (default: all of yours except delegate)',
+          },
+        },
+        required: ['task'],
+        additionalProperties: false,
+      },
+    },
+    kind: 'other',
+    // changes nothing itself: the child's own tool calls go through the permission policy
+    effect: 'read',
+    concurrent: true,
+    settlesOnAbort: true,
+    title: titleOf,
+    async run(input, context): Promise<ToolResult> {
+      const { task, title, tools } = parseInput(input)
+      const allowedTools = childTools(tools, context, deps.toolNames())
+      const child = await deps
+        .sessions()
+        .forkSubagentDurable(context.sessionId, { turn: context.turn, callId: context.callId }, { title })
+      const view =
+        context.openSubagent?.({
+          sessionId: child.id,
+          parentSessionId: context.sessionId,
+          callId: context.callId,
+          callSeq: context.callSeq,
+          title,
+          task,
+        }) ?? unseen(context)
+      const outcome = await deps.runTurn(child, {
+        prompt: [{ type: 'text', text: task }],
+        signal: context.signal,
+        sendUpdate: view.sendUpdate,
+        client: view.client,
+        maxSteps: deps.maxSteps,
+        allowedTools,
+      })
+      view.ended(outcome)
+      return finalAnswer(child, outcome)
+    },
+  }
+}

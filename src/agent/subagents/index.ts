@@ -1,0 +1,2 @@
+export { DELEGATE_TOOL, type DelegateDeps, delegateTool } from './delegate-tool.js'
+export { finalAnswer } from './final-answer.js'

@@ -1,0 +1,336 @@
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { describe, expect, it } from 'vitest'
+import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
+import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
+import { agentRequests, deferred, until } from '../support/openai-wire.js'
+import { conversationModel, lastUserText, type ModelMove } from '../support/prefix-cache.js'
+import type { WireEntry } from '../support/wire-audit.js'
+
+/**
+ * Fork-based subagents end to end: the built binary, the official ACP client, a fake
+ * chat-completions server whose usage reports cached tokens from an exact-prefix cache.
+ */
+
+const start = openAiAgents()
+
+const REMEMBER = 'remember: the code word is kiwi'
+const ASK = 'ask a helper for the code word'
+const TASK = 'what is the code word?'
+
+const say = (text: string): ModelMove => ({ text })
+const delegate = (...tasks: { id: string; task: string; title?: string }[]): ModelMove => ({
+  calls: tasks.map(({ id, ...input }) => ({ id, name: 'delegate', arguments: input })),
+})
+
+/** Parent: turn 1 plain, turn 2 delegates once; the child answers from the inherited history. */
+const ROUND_TRIP: Record<string, ModelMove[]> = {
+  [REMEMBER]: [say('Noted.')],
+  [ASK]: [delegate({ id: 'call_d', task: TASK, title: 'Recall' }), say('The helper says kiwi.')],
+  [TASK]: [say('kiwi')],
+}
+
+function bodies(run: OpenAiAgent, user: string): RecordedRequest[] {
+  return run.fake.requests.filter((r) => lastUserText(r.body) === user)
+}
+
+interface LoggedUsage {
+  readonly inputTokens: number
+  readonly cachedInputTokens?: number
+}
+
+function usages(run: OpenAiAgent, sessionId: string, fromSeq = 0): LoggedUsage[] {
+  return run
+    .loggedEvents(sessionId)
+    .filter((e) => e.seq > fromSeq && e.type === 'assistant/message' && e.data.usage)
+    .map((e) => e.data.usage as LoggedUsage)
+}
+
+/** Every message the agent wrote, parsed. */
+const outgoing = (entries: readonly WireEntry[]) =>
+  entries.filter((e) => e.dir === 'out').map((e) => e.message as Record<string, unknown>)
+
+async function childOf(run: OpenAiAgent, parent: string): Promise<acp.SessionInfo> {
+  const { sessions } = await run.agent.agent.request('session/list', {})
+  const child = sessions.find(
+    (s) => (s._meta as { dsh?: { parentSession?: string } } | undefined)?.dsh?.parentSession === parent,
+  )
+  if (!child) throw new Error(`no child of ${parent} in ${JSON.stringify(sessions)}`)
+  return child
+}
+
+describe('delegate end to end', () => {
+  it('round trip: the child’s first request is the parent’s prefix byte for byte, then the task; its answer is the tool result; cached tokens land in both logs; restart and load both', async () => {
+    const model = conversationModel(ROUND_TRIP, { dialect: (u) => (u === TASK ? 'deepseek' : 'openai') })
+    const run = await start({ script: model.script })
+    const parent = await run.newSession()
+    expect((await run.prompt(parent, REMEMBER)).stopReason).toBe('end_turn')
+    const turn1End = run.loggedEvents(parent).length
+    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
+
+    // The request bodies: the child's first one repeats the parent's, up to the end of turn 1.
+    const [parentStep1] = bodies(run, ASK)
+    const [childFirst] = bodies(run, TASK)
+    const parentMessages = (parentStep1?.body?.messages ?? []) as unknown[]
+    const childMessages = (childFirst?.body?.messages ?? []) as unknown[]
+    const shared = parentMessages.slice(0, -1)
+    expect(childMessages.slice(0, -1)).toEqual(shared)
+    expect(childMessages.at(-1)).toEqual({ role: 'user', content: TASK })
+    const sharedText = JSON.stringify(shared).slice(0, -1)
+    expect(parentStep1?.rawBody.startsWith(`{"model":"fake-model-1","messages":${sharedText},`)).toBe(true)
+    expect(childFirst?.rawBody.startsWith(`{"model":"fake-model-1","messages":${sharedText},`)).toBe(true)
+    expect(JSON.stringify(childFirst?.body?.tools)).toBe(JSON.stringify(parentStep1?.body?.tools))
+
+    // The result in the parent, and the next parent request carries it.
+    const events = run.loggedEvents(parent)
+    expect(events.find((e) => e.type === 'tool/result')?.data).toMatchObject({
+      callId: 'call_d',
+      output: 'kiwi',
+    })
+    const [, parentStep2] = bodies(run, ASK)
+    expect((parentStep2?.body?.messages as unknown[] | undefined)?.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_d',
+      content: 'kiwi',
+    })
+
+    // The child: listed with its lineage and marker, durable, its own turn after the seed.
+    const child = await childOf(run, parent)
+    expect(child.title).toBe('Recall')
+    expect(child._meta).toMatchObject({
+      dsh: { parentSession: parent, seedLength: turn1End, subagent: { turn: 2, callId: 'call_d' } },
+    })
+    const childEvents = run.loggedEvents(child.sessionId)
+    expect(childEvents.slice(0, turn1End)).toEqual(events.slice(0, turn1End))
+    expect(childEvents.at(-1)?.data).toMatchObject({ turn: 2, reason: 'completed' })
+
+    // Cached tokens, as each provider dialect reports them, recorded in both sessions' usage.
+    const [childUsage] = usages(run, child.sessionId, turn1End)
+    expect(childUsage?.cachedInputTokens).toBeGreaterThan(0)
+    const sharedBytes = ['null', ...shared.map((m) => JSON.stringify(m))].join('\n').length
+    expect(childUsage?.cachedInputTokens).toBeGreaterThanOrEqual(Math.floor(sharedBytes / 4))
+    const parentUsages = usages(run, parent, turn1End)
+    expect(parentUsages).toHaveLength(2)
+    expect(parentUsages[1]?.cachedInputTokens).toBeGreaterThan(0)
+
+    // Restart: both load, each replaying its own log.
+    await run.restart()
+    const parentReplay = await run.replay(parent)
+    expect(parentReplay.some((n) => n.update.sessionUpdate === 'tool_call_update')).toBe(true)
+    const childReplay = await run.replay(child.sessionId)
+    const userTexts = childReplay
+      .filter((n) => n.update.sessionUpdate === 'user_message_chunk')
+      .map((n) => (n.update as { content: { text: string } }).content.text)
+    expect(userTexts).toEqual([REMEMBER, TASK])
+    await expectCleanExit(run)
+  })
+
+  it('concurrent delegations in one step all run at once; each answer goes to its call', async () => {
+    const gate = deferred()
+    let waiting = 0
+    const model = conversationModel(
+      {
+        go: [
+          delegate(
+            { id: 'd1', task: 'part one' },
+            { id: 'd2', task: 'part two' },
+            { id: 'd3', task: 'part three' },
+          ),
+          say('All three done.'),
+        ],
+        'part one': [say('one')],
+        'part two': [say('two')],
+        'part three': [say('three')],
+      },
+      {
+        hold: (user, reply): FakeReply => {
+          if (!user.startsWith('part') || !('stream' in reply)) return reply
+          waiting++
+          return { stream: [{ until: gate.promise }, ...reply.stream] }
+        },
+      },
+    )
+    const run = await start({ script: model.script })
+    const parent = await run.newSession()
+    const prompting = run.prompt(parent, 'go')
+    await until(() => waiting === 3)
+    gate.resolve()
+    expect((await prompting).stopReason).toBe('end_turn')
+    const results = run.loggedEvents(parent).filter((e) => e.type === 'tool/result')
+    expect(results.map((e) => [e.data.callId, e.data.output])).toEqual([
+      ['d1', 'one'],
+      ['d2', 'two'],
+      ['d3', 'three'],
+    ])
+    await expectCleanExit(run)
+  })
+
+  it('a child whose model fails: the parent gets the failure as the tool result and goes on', async () => {
+    const model = conversationModel({
+      go: [delegate({ id: 'd1', task: 'doomed' }), say('The helper failed; carrying on.')],
+    })
+    const run = await start({ script: model.script, args: ['--max-retries', '0'] })
+    const parent = await run.newSession()
+    expect((await run.prompt(parent, 'go')).stopReason).toBe('end_turn')
+    const child = await childOf(run, parent)
+    expect(run.loggedEvents(child.sessionId).at(-1)?.data).toMatchObject({ reason: 'error' })
+    const result = run.loggedEvents(parent).find((e) => e.type === 'tool/result')
+    expect(result?.data).toMatchObject({ isError: true })
+    expect(String(result?.data.output)).toMatch(new RegExp(`^Subagent ${child.sessionId} failed: `))
+    await expectCleanExit(run)
+  })
+
+  it('session/cancel of the parent during a delegation cancels the child: both turns end cancelled', async () => {
+    const model = conversationModel(
+      { go: [delegate({ id: 'd1', task: 'slow' })], slow: [say('never')] },
+      { hold: (user, reply) => (user === 'slow' ? { hang: true } : reply) },
+    )
+    const run = await start({ script: model.script })
+    const parent = await run.newSession()
+    const prompting = run.prompt(parent, 'go')
+    await until(() => run.fake.requests.some((r) => lastUserText(r.body) === 'slow'))
+    await run.agent.agent.notify('session/cancel', { sessionId: parent })
+    expect((await prompting).stopReason).toBe('cancelled')
+    const child = await childOf(run, parent)
+    expect(run.loggedEvents(child.sessionId).at(-1)?.data).toMatchObject({ reason: 'cancelled' })
+    expect(run.loggedEvents(parent).at(-1)?.data).toMatchObject({ reason: 'cancelled' })
+    expect(run.loggedEvents(parent).find((e) => e.type === 'tool/result')?.data).toMatchObject({
+      isError: true,
+    })
+    await expectCleanExit(run)
+  })
+})
+
+/** The child writes a file: its permission request shows which variant of the wire is in use. */
+const WITH_WRITE: Record<string, ModelMove[]> = {
+  [REMEMBER]: [say('Noted.')],
+  [ASK]: [delegate({ id: 'call_d', task: TASK, title: 'Recall' }), say('Done.')],
+  [TASK]: [
+    { calls: [{ id: 'call_w', name: 'write_text_file', arguments: { path: 'word.txt', content: 'kiwi' } }] },
+    say('kiwi'),
+  ],
+}
+
+function editor() {
+  const asked: acp.RequestPermissionRequest[] = []
+  const writes: acp.WriteTextFileRequest[] = []
+  return {
+    asked,
+    writes,
+    setupClient: (app: acp.ClientApp) => {
+      app.onRequest('session/request_permission', ({ params }) => {
+        asked.push(params)
+        return { outcome: { outcome: 'selected', optionId: 'allow_once' } }
+      })
+      app.onRequest('fs/write_text_file', ({ params }) => {
+        writes.push(params)
+        return {}
+      })
+    },
+  }
+}
+
+describe('what the editor sees', () => {
+  it('without the subagents capability: only the parent’s tool call, its updates naming the child, permission on the parent', async () => {
+    const client = editor()
+    const run = await start({
+      script: conversationModel(WITH_WRITE).script,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: true } },
+      setupClient: client.setupClient,
+    })
+    const parent = await run.newSession()
+    await run.prompt(parent, REMEMBER)
+    const from = run.agent.updates.length
+    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
+    const child = await childOf(run, parent)
+    const messages = outgoing(run.agent.audit.entries)
+    expect(
+      messages.filter((m) => (m.params as { sessionId?: string })?.sessionId === child.sessionId),
+    ).toEqual([])
+    expect(JSON.stringify(messages)).not.toContain('subagent_update')
+    const updates = run.agent.updates.slice(from)
+    const delegateUpdates = updates.filter(
+      (n) =>
+        (n.update as { toolCallId?: string }).toolCallId === 'call_d' &&
+        n.update.sessionUpdate === 'tool_call_update',
+    )
+    const progress = delegateUpdates.filter((n) => (n.update as { status?: string }).status === 'in_progress')
+    expect(progress.map((n) => (n.update as { title?: string }).title)).toEqual(
+      progress.map(() => 'Subagent: Recall'),
+    )
+    expect(progress.map((n) => (n.update as { _meta?: unknown })._meta)).toEqual(
+      progress.map(() => ({ dsh: { subagent: { sessionId: child.sessionId } } })),
+    )
+    const texts = progress.map(
+      (n) => (n.update as { content: { content: { text: string } }[] }).content[0]?.content.text,
+    )
+    expect(texts).toEqual([
+      `Subagent ${child.sessionId} started: ${TASK}`,
+      'Running: Write word.txt',
+      'Done: Write word.txt',
+    ])
+    expect(delegateUpdates.at(-1)?.update).toMatchObject({ status: 'completed' })
+    expect(client.asked).toEqual([
+      expect.objectContaining({
+        sessionId: parent,
+        toolCall: expect.objectContaining({
+          toolCallId: 'call_d',
+          title: `Subagent Recall (${child.sessionId}): Write word.txt`,
+          _meta: { dsh: { subagent: { sessionId: child.sessionId, toolCallId: 'call_w' } } },
+        }),
+      }),
+    ])
+    expect(client.writes.map((w) => w.sessionId)).toEqual([parent])
+    await expectCleanExit(run)
+  })
+
+  it('with the subagents capability: subagent_update on the parent before any child traffic, then the child’s own updates and requests', async () => {
+    const client = editor()
+    const run = await start({
+      script: conversationModel(WITH_WRITE).script,
+      clientCapabilities: {
+        fs: { readTextFile: false, writeTextFile: true },
+        subagents: {},
+      } as acp.ClientCapabilities,
+      setupClient: client.setupClient,
+    })
+    const parent = await run.newSession()
+    await run.prompt(parent, REMEMBER)
+    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
+    const child = await childOf(run, parent)
+    const messages = outgoing(run.agent.audit.entries)
+    const naming = messages.findIndex((m) => JSON.stringify(m).includes(child.sessionId))
+    expect(messages[naming]).toMatchObject({
+      method: 'session/update',
+      params: {
+        sessionId: parent,
+        update: {
+          sessionUpdate: 'subagent_update',
+          sessionId: child.sessionId,
+          title: 'Recall',
+          description: TASK,
+          state: { state: 'running' },
+        },
+      },
+    })
+    const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
+    expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
+      'tool_call',
+      'tool_call_update',
+      'agent_message_chunk',
+    ])
+    const subagentUpdates = run.agent.updates.filter((n) => n.update.sessionUpdate === 'subagent_update')
+    expect(subagentUpdates.map((n) => [n.sessionId, (n.update as { state?: unknown }).state])).toEqual([
+      [parent, { state: 'running' }],
+      [parent, { state: 'idle', stopReason: 'end_turn' }],
+    ])
+    expect(client.asked).toEqual([
+      expect.objectContaining({
+        sessionId: child.sessionId,
+        toolCall: expect.objectContaining({ toolCallId: 'call_w', title: 'Write word.txt' }),
+      }),
+    ])
+    expect(client.writes.map((w) => w.sessionId)).toEqual([child.sessionId])
+    expect(agentRequests(run.agent.audit.entries, 'session/request_permission')).toHaveLength(1)
+    await expectCleanExit(run)
+  })
+})
