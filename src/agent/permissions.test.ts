@@ -156,7 +156,7 @@ describe('permissions in turns', () => {
     const session = ctx.sessions.create(undefined, { meta: { cwd } })
     const editor = answering(['allow_once'])
     await ctx.agent.runTurn(session, request('one', editor.client))
-    expect(seen[0]).toEqual(['read_text_file', 'list_directory', 'find_files', 'search_text'])
+    expect(seen[0]).toEqual(['read_text_file', 'list_directory', 'find_files', 'search_text', 'delegate'])
     expect(editor.asked).toEqual([])
     expect(session.events().find((e) => e.type === 'tool/result')?.data.output).toBe(
       'Not run: the session is read-only, and write_text_file changes things.',

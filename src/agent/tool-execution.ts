@@ -57,10 +57,12 @@ export async function executeToolCall(
     const refusal = await checkPermission(entry, call, env)
     if (refusal !== undefined) return { output: refusal, isError: true }
     if (env.signal.aborted) return cancelled()
-    env.send(
-      { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress' },
-      call.seq,
-    )
+    if (entry.tool.ownsProgress !== true) {
+      env.send(
+        { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress' },
+        call.seq,
+      )
+    }
     const running = Promise.resolve().then(() => entry.tool.run(input, contextFor(call, env)))
     return cutForModel(await (entry.tool.settlesOnAbort ? running : raceAbort(running, env.signal)))
   } catch (error) {

@@ -315,6 +315,7 @@ describe('what the editor sees', () => {
     const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
       'tool_call',
+      'tool_call_update', // in_progress
       'tool_call_update',
       'agent_message_chunk',
     ])

@@ -79,6 +79,11 @@ export interface Tool {
    * recorded (a subagent's `turn/end`); the turn waits for it instead of abandoning it.
    */
   readonly settlesOnAbort?: boolean
+  /**
+   * The tool announces its own `in_progress` updates (with a title and `_meta` of its own); the
+   * turn loop then sends none for it.
+   */
+  readonly ownsProgress?: boolean
 }
 
 /** Thrown by tools for a failure the model should read as the result (no stack, just the message). */
