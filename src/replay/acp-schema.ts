@@ -14,7 +14,11 @@ import addFormatsModule from 'ajv-formats'
 // ajv-formats is CJS with `exports.default`; under NodeNext its default import is the whole module.
 const addFormats = addFormatsModule.default
 
-/** Which schema: `stable`, `unstable`, or `auto` (stable for methods it defines, else unstable). */
+/**
+ * Which schema: `stable`, `unstable`, or `auto`: the stable schema for the methods it defines, the
+ * unstable draft for the rest; a message of a stable method that only the unstable draft accepts
+ * (an unstable shape, e.g. a `subagent_update` session update) passes too.
+ */
 export type AcpSchemaVariant = 'stable' | 'unstable' | 'auto'
 
 type JsonSchema = { $defs: Record<string, Record<string, unknown>> } & Record<string, unknown>
@@ -144,6 +148,13 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
  * methods (leading `_`).
  */
 export function validateAcpMessage(message: unknown, options: MessageOptions = {}): string[] {
+  if (options.schema !== 'auto') return validateWith(message, options)
+  const errors = validateWith(message, options)
+  if (errors.length === 0) return errors
+  return validateWith(message, { ...options, schema: 'unstable' }).length === 0 ? [] : errors
+}
+
+function validateWith(message: unknown, options: MessageOptions): string[] {
   if (!isObject(message)) return ['message: not a JSON object']
   const method = typeof message.method === 'string' ? message.method : options.method
   const schema = resolveVariant(options.schema ?? 'unstable', method)

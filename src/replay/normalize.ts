@@ -42,7 +42,7 @@ export class Normalizer {
     this.learnSessionIds(value)
     value = this.renameStrings(value)
     value = this.renameAgentRequestId(value, dir)
-    if (method === 'initialize') normalizeVersions(value)
+    if (method === 'initialize') normalizeInitializeVersions(value)
     return value
   }
 
@@ -107,7 +107,8 @@ const TEMP_DIRS: readonly string[] = (() => {
 const tempPathPattern = (dir: string) =>
   new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^/\\s"'<>]+`, 'g')
 
-function normalizeVersions(value: unknown): void {
+/** Rule 6 alone, in place: an `initialize` message's `agentInfo.version` / `clientInfo.version` become `<version>`. */
+export function normalizeInitializeVersions(value: unknown): void {
   if (!isObject(value)) return
   for (const [part, field] of [
     ['result', 'agentInfo'],

@@ -38,4 +38,34 @@ describe('ACP schema helper', () => {
     expect(acpMethod('session/prompt')).toEqual({ request: 'PromptRequest', response: 'PromptResponse' })
     expect(() => validateAcpDefinition('NoSuchThing', {})).toThrow(/no \$defs\/NoSuchThing/)
   })
+
+  it('auto: the stable schema for stable methods, the unstable draft for the rest and for unstable shapes', () => {
+    const subagent = {
+      jsonrpc: '2.0',
+      method: 'session/update',
+      params: {
+        sessionId: 'ses_1',
+        update: {
+          sessionUpdate: 'subagent_update',
+          sessionId: 'ses_2',
+          title: 'T',
+          state: { state: 'running' },
+        },
+      },
+    }
+    expect(validateAcpMessage(subagent, { schema: 'stable' })).not.toEqual([])
+    expect(validateAcpMessage(subagent, { schema: 'auto' })).toEqual([])
+    const fork = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/fork',
+      params: { sessionId: 's', cwd: '/w', mcpServers: [] },
+    }
+    expect(validateAcpMessage(fork, { schema: 'stable' })).toEqual([
+      'message.method: session/fork is not an ACP request',
+    ])
+    expect(validateAcpMessage(fork, { schema: 'auto' })).toEqual([])
+    const bad = { ...subagent, params: { ...subagent.params, update: { sessionUpdate: 'nonsense' } } }
+    expect(validateAcpMessage(bad, { schema: 'auto' })).not.toEqual([])
+  })
 })

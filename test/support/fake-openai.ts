@@ -36,6 +36,8 @@ export interface RecordedRequest {
   readonly closed: Promise<void>
   /** Set when the client hung up before the response ended. */
   readonly clientHungUp: boolean
+  /** The reply it got, as data a replay can serve again (steps that wait for the test are left out). */
+  readonly reply: FakeReply
 }
 
 export interface FakeOpenAi {
@@ -68,6 +70,7 @@ export async function startFakeOpenAi(script: FakeScript): Promise<FakeOpenAi> {
         if (!res.writableFinished) hungUp = true
         resolveClosed()
       })
+      let served: FakeReply = { hang: true }
       const record: RecordedRequest = {
         method: req.method ?? '',
         path: req.url ?? '',
@@ -78,27 +81,48 @@ export async function startFakeOpenAi(script: FakeScript): Promise<FakeOpenAi> {
         get clientHungUp() {
           return hungUp
         },
+        get reply() {
+          return served
+        },
       }
       const index = requests.length
       requests.push(record)
-      const reply = typeof script === 'function' ? script(record, index) : script[index]
-      void answer(
-        res,
-        reply ?? { status: 500, body: { error: { message: `fake: no reply scripted for #${index}` } } },
-      )
+      const scripted = typeof script === 'function' ? script(record, index) : script[index]
+      const reply = scripted ?? {
+        status: 500,
+        body: { error: { message: `fake: no reply scripted for #${index}` } },
+      }
+      served = replayable(reply)
+      void answer(res, reply)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  return {
+  const fake: FakeOpenAi = {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     close: () =>
       new Promise<void>((resolve) => {
+        running.delete(fake.url)
         server.closeAllConnections()
         server.close(() => resolve())
       }),
   }
+  running.set(fake.url, fake)
+  return fake
+}
+
+const running = new Map<string, FakeOpenAi>()
+
+/** The running fake server at `url`, if any (so a snapshot scenario can record what it served). */
+export function runningFakeOpenAi(url: string): FakeOpenAi | undefined {
+  return running.get(url)
+}
+
+/** A reply without the steps that wait on the test (`until`): what a replay serves at once. */
+function replayable(reply: FakeReply): FakeReply {
+  if (!('stream' in reply)) return reply
+  return { ...reply, stream: reply.stream.filter((step) => !('until' in step)) }
 }
 
 async function answer(res: ServerResponse, reply: FakeReply): Promise<void> {

@@ -4,7 +4,9 @@ import { join, resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { expect } from 'vitest'
 import { AgentProcess } from './agent-process.js'
+import { type FakeOpenAi, runningFakeOpenAi } from './fake-openai.js'
 import { type NormalizeContext, normalizeSnapshotText, normalizeTranscript } from './snapshot-normalize.js'
+import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
 
 /** Where scenario folders live: `<root>/<scenario>/transcript.jsonl` and `<root>/<scenario>/store/`. */
 export const SNAPSHOT_ROOT = resolve(import.meta.dirname, '../snapshots')
@@ -36,6 +38,8 @@ export interface ScenarioOutput {
   readonly storeFiles: ReadonlyMap<string, string>
   /** Schema violations on the live wire, exit codes other than 0, unterminated output. */
   readonly problems: readonly string[]
+  /** `replay.json`: how to start the server again to replay the transcript (see `ReplaySpec`). */
+  readonly replaySpec: string
 }
 
 /**
@@ -50,9 +54,21 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
   const context: NormalizeContext = { storeDir, workDir }
   const agents: AgentProcess[] = []
   const problems: string[] = []
+  const processes: { idPrefix: string; args: string[] }[] = []
+  const files: Record<string, string> = {}
+  let modelServer: FakeOpenAi | undefined
   const scenario: Scenario = {
     context,
     start(options = {}) {
+      const args = (options.args ?? []).map((arg) => {
+        const fake = runningFakeOpenAi(arg)
+        if (!fake) return arg.replaceAll(workDir, '<work>')
+        if (modelServer && modelServer !== fake)
+          throw new Error('a snapshot scenario can use one fake model server')
+        modelServer = fake
+        return MODEL_SERVER
+      })
+      processes.push({ idPrefix: options.idPrefix ?? 'ses_', args })
       const agent = new AgentProcess({
         storeDir,
         args: [
@@ -67,7 +83,8 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
     },
     scriptModel(name, turns) {
       const file = join(workDir, name)
-      writeFileSync(file, JSON.stringify({ turns }))
+      files[name] = JSON.stringify({ turns })
+      writeFileSync(file, files[name])
       return `script:${file}`
     },
   }
@@ -90,7 +107,12 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
         storeFiles.set(name, normalizeSnapshotText(readFileSync(join(storeDir, name), 'utf8'), context))
       }
     }
-    return { transcript, storeFiles, problems }
+    const spec: ReplaySpec = {
+      processes,
+      files,
+      ...(modelServer && { modelServer: modelServer.requests.map((request) => request.reply) }),
+    }
+    return { transcript, storeFiles, problems, replaySpec: `${JSON.stringify(spec, null, 2)}\n` }
   } finally {
     for (const agent of agents) if (agent.child.exitCode === null) await agent.kill()
     rmSync(workDir, { recursive: true, force: true })
@@ -98,7 +120,8 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
 }
 
 /**
- * Compares a scenario's output with `test/snapshots/<name>/` through `toMatchFileSnapshot` (so
+ * Compares a scenario's output with `test/snapshots/<name>/` (the transcript, `replay.json` and
+ * the store files) through `toMatchFileSnapshot` (so
  * `vitest -u` rewrites the files and CI, which never writes snapshots, fails on any difference or
  * missing file), and fails on stored session files the scenario no longer produces.
  */
@@ -106,6 +129,7 @@ export async function expectScenarioSnapshot(name: string, output: ScenarioOutpu
   expect(output.problems).toEqual([])
   const dir = join(SNAPSHOT_ROOT, name)
   await expect(output.transcript).toMatchFileSnapshot(join(dir, 'transcript.jsonl'))
+  await expect(output.replaySpec).toMatchFileSnapshot(join(dir, 'replay.json'))
   for (const [file, text] of output.storeFiles) {
     await expect(text).toMatchFileSnapshot(join(dir, 'store', file))
   }

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseTranscriptLine } from '../../src/protocol/wire/index.js'
+import { readScript } from '../../src/replay/script.js'
 import { SNAPSHOT_ROOT } from './snapshot-scenario.js'
 
 /** One line of a stored transcript, with where it is. */
@@ -14,28 +14,23 @@ export interface SnapshotLine {
   readonly answers?: string
 }
 
-/** Every line of every `test/snapshots/<scenario>/transcript.jsonl`, scenarios in name order. */
+/**
+ * Every line of every `test/snapshots/<scenario>/transcript.jsonl`, scenarios in name order, read
+ * by the replay engine's transcript reader (a raw line appears as `msg: {raw}`).
+ */
 export function readSnapshotTranscripts(): SnapshotLine[] {
   const lines: SnapshotLine[] = []
   for (const scenario of readdirSync(SNAPSHOT_ROOT).sort()) {
-    const text = readFileSync(join(SNAPSHOT_ROOT, scenario, 'transcript.jsonl'), 'utf8')
-    const requests = new Map<string, string>()
-    text
-      .split('\n')
-      .filter((l) => l.length > 0)
-      .forEach((l, index) => {
-        const entry = parseTranscriptLine(l, index + 1)
-        const { dir } = entry
-        const msg = ('msg' in entry ? entry.msg : { raw: 'raw' in entry ? entry.raw : '' }) as Record<
-          string,
-          unknown
-        >
-        const id = JSON.stringify(msg.id)
-        const isRequest = typeof msg.method === 'string' && Object.hasOwn(msg, 'id')
-        if (dir === 'in' && isRequest) requests.set(id, msg.method as string)
-        const answers = typeof msg.method !== 'string' && dir === 'out' ? requests.get(id) : undefined
-        lines.push({ scenario, line: index + 1, dir, msg, ...(answers !== undefined && { answers }) })
+    for (const line of readScript(join(SNAPSHOT_ROOT, scenario, 'transcript.jsonl')).lines) {
+      const msg = (line.msg !== undefined ? line.msg : { raw: String(line.raw) }) as Record<string, unknown>
+      lines.push({
+        scenario,
+        line: line.line,
+        dir: line.dir,
+        msg,
+        ...(line.answers !== undefined && { answers: line.answers }),
       })
+    }
   }
   return lines
 }

@@ -1,0 +1,77 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type ReplayReport, replay } from '../../src/replay/replay.js'
+import { compileRules } from '../../src/replay/rules.js'
+import { readScript } from '../../src/replay/script.js'
+import { CLI } from './agent-process.js'
+import { startFakeOpenAi } from './fake-openai.js'
+import { type NormalizeContext, normalizeSnapshotText, snapshotPathRules } from './snapshot-normalize.js'
+import { SNAPSHOT_CLOCK, SNAPSHOT_ROOT } from './snapshot-scenario.js'
+import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
+
+export interface SnapshotReplay {
+  readonly report: ReplayReport
+  /** The session files the replayed server left in its store, normalized like the snapshot's. */
+  readonly storeFiles: ReadonlyMap<string, string>
+  readonly processes: number
+}
+
+/**
+ * Replays `test/snapshots/<name>/transcript.jsonl` through the replay engine (`src/replay`)
+ * against the built server, started as `replay.json` says on a fresh store, with
+ * `--validate`'s schema checks; the same path rules as the snapshot normalization apply.
+ */
+export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<SnapshotReplay> {
+  const dir = join(SNAPSHOT_ROOT, name)
+  const spec = JSON.parse(readFileSync(join(dir, 'replay.json'), 'utf8')) as ReplaySpec
+  const workDir = mkdtempSync(join(tmpdir(), 'dsh-acp-snapshot-replay-'))
+  const storeDir = join(workDir, 'store')
+  const context: NormalizeContext = { storeDir, workDir }
+  const fake = spec.modelServer ? await startFakeOpenAi(spec.modelServer) : undefined
+  try {
+    mkdirSync(storeDir)
+    for (const [file, text] of Object.entries(spec.files)) writeFileSync(join(workDir, file), text)
+    const report = await replay({
+      script: readScript(join(dir, 'transcript.jsonl')),
+      launch: (connection) => {
+        const process_ = spec.processes[connection]
+        if (!process_)
+          throw new Error(`${name}: the transcript has more connections than replay.json has processes`)
+        const args = process_.args.map((a) =>
+          a.replaceAll('<work>', workDir).replaceAll(MODEL_SERVER, fake?.url ?? MODEL_SERVER),
+        )
+        return {
+          command: process.execPath,
+          args: [
+            CLI,
+            '--store',
+            storeDir,
+            '--fake-clock',
+            SNAPSHOT_CLOCK,
+            '--id-prefix',
+            process_.idPrefix,
+            '--log-level',
+            'error',
+            ...args,
+          ],
+        }
+      },
+      rules: compileRules(snapshotPathRules(context)),
+      validate: true,
+      timeoutMs,
+    })
+    const storeFiles = new Map<string, string>()
+    for (const file of existsSync(storeDir)
+      ? readdirSync(storeDir)
+          .filter((f) => f.endsWith('.jsonl'))
+          .sort()
+      : []) {
+      storeFiles.set(file, normalizeSnapshotText(readFileSync(join(storeDir, file), 'utf8'), context))
+    }
+    return { report, storeFiles, processes: spec.processes.length }
+  } finally {
+    await fake?.close()
+    rmSync(workDir, { recursive: true, force: true })
+  }
+}
