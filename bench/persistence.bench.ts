@@ -224,9 +224,20 @@ async function listRows(dir: string): Promise<BenchRow[]> {
     writeFileSync(join(storeDir, `${id}.jsonl`), header(id, createdAt) + events.join(''), { mode: 0o600 })
   }
   const store = await startStore(storeDir)
-  const cold = await timeEach(5, () =>
-    new JsonlPersistence(new Context(), { dir: storeDir }).list({ limit: 50 }),
+  const fresh: Context[] = []
+  let persistence: JsonlPersistence | undefined
+  const cold = await timeEach(
+    5,
+    () => (persistence as JsonlPersistence).list({ limit: 50 }),
+    async () => {
+      const ctx = new Context()
+      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
+      await ctx.start()
+      fresh.push(ctx)
+      persistence = new JsonlPersistence(ctx, { dir: storeDir })
+    },
   )
+  for (const ctx of fresh) await ctx.stop()
   const warm = await timeEach(5, () => store.sessions.list({ limit: 50 }))
   const baseline = await timeEach(5, () => readFirstLines(storeDir))
   await store.stop()

@@ -44,7 +44,7 @@ const indent = (text: string) => text.replace(/^/gm, '      ')
 /**
  * The fork story, told by driving the built server (`dist/cli.js`, built-in defaults: the offline
  * echo model) over stdio with the official ACP client: two turns, a fork at the end of the first,
- * the child prompted (it remembers only the first message), the parent prompted, then the session
+ * the child prompted (it remembers the inherited first message and its own, not the parent's second), the parent prompted, then the session
  * list as a lineage tree and where the transcript and store files are.
  */
 export async function runDemo(options: DemoOptions = {}): Promise<DemoFacts> {
@@ -115,7 +115,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFacts> {
     const child = forked.sessionId
     print(`    -> child ${child}, inheriting the parent's first ${seedLength} events`)
 
-    print(`\n3. Prompt the child: it remembers only the first message.`)
+    print(`\n3. Prompt the child: it remembers the first message and this one, not the parent's second.`)
     const childTurn = await ask(child, 'What do you know about me?')
     print(`\n4. Prompt the parent: its history is unchanged.`)
     const parentTurn = await ask(parent, 'What do you know about me?')

@@ -66,8 +66,10 @@ async function serve(options: CliOptions): Promise<void> {
     await recorder?.close()
     process.stdin.destroy()
   }
-  process.once('SIGINT', () => void shutdown('SIGINT', true))
-  process.once('SIGTERM', () => void shutdown('SIGTERM', true))
+  // SIGHUP: the editor closed its terminal. Every one ends like SIGTERM: turns cancelled and recorded.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => void shutdown(signal, true))
+  }
   const reason = await Promise.race([
     connection.closed.then(() => 'stdin closed'),
     connection.outputClosed.then(() => 'stdout closed'),

@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { Session, TurnEndReason } from '../session/index.js'
+import { type Session, storableEventData, type TurnEndReason } from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
@@ -137,13 +137,16 @@ export class AgentService {
    * Text, thoughts, usage and tool calls stream live through `request.sendUpdate`, each tagged with
    * the seq of the event that records it, so a replay of the log shows the same.
    *
-   * Throws {@link TurnInProgressError} (log untouched) while another turn runs on the session. Rejects
+   * Throws {@link TurnInProgressError} (log untouched) while another turn runs on the session, and
+   * `INVALID_EVENT` (log untouched) for a prompt the log cannot hold (see `MAX_JSON_DEPTH`). Rejects
    * when the log refuses an append (the session was closed or became read-only) or the flush failed.
    */
   async runTurn(session: Session, request: TurnRequest): Promise<TurnOutcome> {
     if (this.running.has(session.id) || session.openTurn !== undefined) {
       throw new TurnInProgressError(session.id)
     }
+    // A prompt the log cannot hold is refused before the turn starts: the log stays as it was.
+    storableEventData('user/message', { turn: session.lastTurn + 1, content: request.prompt })
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     if (request.signal.aborted) controller.abort()

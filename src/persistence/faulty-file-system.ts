@@ -1,6 +1,7 @@
 import type { FileSystem, OpenFile } from './file-system.js'
 
-export type FaultyOperation = 'write' | 'datasync' | 'rename' | 'truncate' | 'open'
+/** `open` counts opens for writing; `openRead` opens for reading (as `list` does). */
+export type FaultyOperation = 'write' | 'datasync' | 'rename' | 'truncate' | 'open' | 'openRead'
 
 /**
  * What to break: the `nth` call (1-based, counted over every file) of `operation` fails with
@@ -10,7 +11,7 @@ export type FaultyOperation = 'write' | 'datasync' | 'rename' | 'truncate' | 'op
 export interface Fault {
   readonly operation: FaultyOperation
   readonly nth: number
-  readonly error: 'ENOSPC' | 'EIO' | 'EACCES' | 'short'
+  readonly error: 'ENOSPC' | 'EIO' | 'EACCES' | 'EMFILE' | 'short'
   readonly sticky?: boolean
 }
 
@@ -52,7 +53,7 @@ export class FaultyFileSystem implements FileSystem {
   }
 
   async open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile> {
-    if (flags !== 'r') this.check('open', path)
+    this.check(flags === 'r' ? 'openRead' : 'open', path)
     const file = await this.inner.open(path, flags, mode)
     const check = (operation: FaultyOperation) => this.check(operation, path)
     return {

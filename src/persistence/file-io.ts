@@ -1,6 +1,6 @@
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionId } from '../session/ids.js'
-import type { OpenFile } from './file-system.js'
+import { NotRegularFileError, type OpenFile } from './file-system.js'
 
 /** Writes all of `bytes` at `position`, continuing after short writes; a write of 0 bytes throws. */
 export async function writeFully(file: OpenFile, bytes: Uint8Array, position: number): Promise<void> {
@@ -16,9 +16,20 @@ export async function writeFully(file: OpenFile, bytes: Uint8Array, position: nu
   }
 }
 
-/** `PERSISTENCE_FAILED` saying which operation on which path failed, with its errno. */
+/**
+ * `PERSISTENCE_FAILED` saying which operation on which path failed, with its errno; a session file
+ * that is not a regular file (a symlink, directory, FIFO, device) is `CORRUPT_SESSION` instead.
+ */
 export function persistenceError(id: SessionId, op: string, path: string, error: unknown): SessionError {
   if (error instanceof SessionError) return error
+  if (error instanceof NotRegularFileError) {
+    return new SessionError(
+      SessionErrorCode.CORRUPT_SESSION,
+      `session ${id}: ${error.path} is ${error.kind}, not a regular file: refused`,
+      { sessionId: id, file: error.path },
+      { cause: error },
+    )
+  }
   const errno = (error as NodeJS.ErrnoException)?.code
   const reason = (error as Error)?.message ?? String(error)
   return new SessionError(

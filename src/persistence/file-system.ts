@@ -1,5 +1,12 @@
 import { constants, watch as fsWatch } from 'node:fs'
-import { type FileHandle, open as openFile, readdir, rename, stat, unlink } from 'node:fs/promises'
+import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
+
+/** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
+const OPEN_FLAGS = {
+  r: constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  'r+': constants.O_RDWR | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+  wx: constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+} as const
 
 /** An open file. Positions are explicit: the writer tracks offsets itself and never relies on O_APPEND. */
 export interface OpenFile {
@@ -18,6 +25,34 @@ export interface FileStat {
   readonly size: number
   readonly mtimeMs: number
   readonly ino: number
+  /** A regular file (not a directory, symlink, FIFO, socket or device). */
+  readonly isFile: boolean
+}
+
+/** Thrown by `open` for anything but a regular file: a symlink, directory, FIFO, socket or device. */
+export class NotRegularFileError extends Error {
+  override name = 'NotRegularFileError'
+  readonly code = 'ENOTREG'
+  constructor(
+    readonly path: string,
+    readonly kind: string,
+  ) {
+    super(`${path} is ${kind}, not a regular file`)
+  }
+}
+
+/** What a non-regular entry is, for messages. */
+export function entryKind(stats: {
+  isSymbolicLink(): boolean
+  isDirectory(): boolean
+  isFIFO(): boolean
+  isSocket(): boolean
+}): string {
+  if (stats.isSymbolicLink()) return 'a symbolic link'
+  if (stats.isDirectory()) return 'a directory'
+  if (stats.isFIFO()) return 'a FIFO'
+  if (stats.isSocket()) return 'a socket'
+  return 'a device'
 }
 
 /**
@@ -25,13 +60,18 @@ export interface FileStat {
  * fsync or rename. Errors are Node errno errors (`code`, `syscall`, `path`).
  */
 export interface FileSystem {
-  /** `flags` as in `fs.open` (`r`, `r+`, `wx`); `mode` applies to created files. */
+  /**
+   * `flags` as in `fs.open` (`r`, `r+`, `wx`); `mode` applies to created files. Never follows a
+   * symlink and never blocks on a FIFO: anything but a regular file is refused with
+   * {@link NotRegularFileError} (a symlink's own open fails with ELOOP, reported the same way).
+   */
   open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile>
   rename(from: string, to: string): Promise<void>
   unlink(path: string): Promise<void>
   /** fsyncs a directory, making renames and unlinks inside it durable. */
   syncDir(path: string): Promise<void>
   readdir(path: string): Promise<string[]>
+  /** The entry itself (lstat: a symlink is not followed). */
   stat(path: string): Promise<FileStat>
   /**
    * Watches a directory: `onChange(name)` for each entry created, written, renamed or removed
@@ -61,7 +101,7 @@ class NodeOpenFile implements OpenFile {
   }
   async stat(): Promise<FileStat> {
     const s = await this.handle.stat()
-    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
   }
   close(): Promise<void> {
     return this.handle.close()
@@ -71,7 +111,23 @@ class NodeOpenFile implements OpenFile {
 /** The real file system (node:fs/promises). */
 export const nodeFileSystem: FileSystem = {
   async open(path, flags, mode = 0o600) {
-    return new NodeOpenFile(await openFile(path, flags, mode))
+    let handle: FileHandle
+    try {
+      handle = await openFile(path, OPEN_FLAGS[flags], mode)
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ELOOP') throw new NotRegularFileError(path, 'a symbolic link')
+      if (code === 'EISDIR') throw new NotRegularFileError(path, 'a directory')
+      throw error
+    }
+    try {
+      const s = await handle.stat()
+      if (!s.isFile()) throw new NotRegularFileError(path, entryKind(s))
+    } catch (error) {
+      await handle.close().catch(() => {})
+      throw error
+    }
+    return new NodeOpenFile(handle)
   },
   rename,
   unlink,
@@ -85,8 +141,8 @@ export const nodeFileSystem: FileSystem = {
   },
   readdir: (path) => readdir(path),
   async stat(path) {
-    const s = await stat(path)
-    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino }
+    const s = await lstat(path)
+    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
   },
   watch(dir, onChange, onError) {
     // persistent: false, so a watch never keeps the process alive.

@@ -1,18 +1,18 @@
-import { existsSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs'
+import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Context, Logger } from 'cordis'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { ListOptions, SessionHeader, SessionPage } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import type { SessionPersistence } from '../session/persistence-port.js'
+import type { SessionPersistence, StoredEventListener } from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
 import type { DisposeReason } from '../session/store.js'
 import { errnoOf, persistenceError } from './file-io.js'
-import { type FileSystem, nodeFileSystem, type OpenFile } from './file-system.js'
+import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './file-system.js'
 import { readSessionFile } from './read-session-file.js'
 import { SessionCatalog } from './session-catalog.js'
-import { acquireLock, isAlive, liveHolder, releaseLock } from './session-lock.js'
+import { acquireLock, isAlive, liveHolder, releaseLock, removeIfStale } from './session-lock.js'
 import { SessionWriter, type WriterEnv } from './session-writer.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
 
@@ -56,7 +56,7 @@ export class JsonlPersistence implements SessionPersistence {
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
-    this.removeOrphans()
+    this.tidy()
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => this.loaded(session))
     const stopHearing = ctx.sessions.onAppended((session, event) =>
@@ -74,16 +74,40 @@ export class JsonlPersistence implements SessionPersistence {
     })
   }
 
-  /** Deletes temp files left by dead processes (an interrupted create or lock). */
-  private removeOrphans(): void {
-    for (const name of readdirSync(this.paths.dir)) {
+  /**
+   * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
+   * create or lock) and locks whose holder is gone; warns about what it cannot remove and about a
+   * store directory others may write.
+   */
+  private tidy(): void {
+    let names: string[]
+    try {
+      const mode = statSync(this.paths.dir).mode
+      if ((mode & 0o022) !== 0) {
+        this.logger.warn(
+          `the store directory ${this.paths.dir} is writable by others (mode ${(mode & 0o777).toString(8)}): they can plant or remove sessions; chmod 700 it`,
+        )
+      }
+      names = readdirSync(this.paths.dir)
+    } catch (error) {
+      this.logger.warn(`could not tidy the store ${this.paths.dir}: ${(error as Error).message}`)
+      return
+    }
+    for (const name of names) {
+      const path = join(this.paths.dir, name)
+      if (name.endsWith('.lock') && !name.startsWith('.')) {
+        if (removeIfStale(path)) this.logger.warn(`removed stale lock ${name}`)
+        continue
+      }
       const owner = StorePaths.tempOwner(name)
       if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
       try {
-        unlinkSync(join(this.paths.dir, name))
+        unlinkSync(path)
         this.logger.warn(`removed orphan temp file ${name} of process ${owner}`)
       } catch (error) {
-        if (errnoOf(error) !== 'ENOENT') throw error
+        if (errnoOf(error) !== 'ENOENT') {
+          this.logger.warn(`could not remove orphan temp entry ${name}: ${(error as Error).message}`)
+        }
       }
     }
   }
@@ -97,10 +121,10 @@ export class JsonlPersistence implements SessionPersistence {
   private created(session: Session): void {
     const { id, header } = session
     const path = this.paths.sessionFile(id)
-    if (existsSync(path)) throw alreadyExists(id)
+    if (entryExists(path)) throw alreadyExists(id)
     const lock = this.paths.lockFile(id)
-    acquireLock(lock, id)
-    if (existsSync(path)) {
+    takeLock(lock, id)
+    if (entryExists(path)) {
       releaseLock(lock)
       throw alreadyExists(id)
     }
@@ -132,18 +156,21 @@ export class JsonlPersistence implements SessionPersistence {
     this.closing.set(id, done)
   }
 
-  async open(id: SessionId): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
+  async open(
+    id: SessionId,
+    onEvent?: StoredEventListener,
+  ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
     const path = this.paths.sessionFile(id)
     await this.closing.get(id)
     if (!(await this.exists(id))) return undefined
     const lock = this.paths.lockFile(id)
-    acquireLock(lock, id)
+    takeLock(lock, id)
     let file: OpenFile | undefined
     let op = 'open'
     try {
       file = await this.fs.open(path, 'r+')
       op = 'read'
-      const contents = await readSessionFile(file, path, id, this.env.warn)
+      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent)
       this.opened.set(id, SessionWriter.opened(id, this.env, file, contents))
       return { header: contents.header, events: contents.events }
     } catch (error) {
@@ -186,8 +213,10 @@ export class JsonlPersistence implements SessionPersistence {
         pid: holder ?? process.pid,
       })
     }
-    acquireLock(lock, id)
+    takeLock(lock, id)
     try {
+      const entry = await this.fs.stat(path)
+      if (!entry.isFile) throw new NotRegularFileError(path, 'not a regular file')
       await this.fs.unlink(path)
       await this.fs.syncDir(this.paths.dir)
       return true
@@ -197,6 +226,26 @@ export class JsonlPersistence implements SessionPersistence {
     } finally {
       releaseLock(lock)
     }
+  }
+}
+
+/** {@link acquireLock}, its errno failures (a read-only store, no descriptors left) as `PERSISTENCE_FAILED`. */
+function takeLock(path: string, id: SessionId): void {
+  try {
+    acquireLock(path, id)
+  } catch (error) {
+    throw persistenceError(id, 'lock', path, error)
+  }
+}
+
+/** Whether anything (a symlink included, dangling or not) has this name. */
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path)
+    return true
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return false
+    throw error
   }
 }
 

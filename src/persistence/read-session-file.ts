@@ -2,6 +2,7 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
+import type { StoredEventListener } from '../session/persistence-port.js'
 import { parseHeader } from './file-format.js'
 import type { OpenFile } from './file-system.js'
 import { scanLines } from './line-scanner.js'
@@ -24,7 +25,8 @@ function corrupt(file: string, line: number, message: string): SessionError {
 }
 
 /**
- * Reads a session file whole, streaming it line by line. A torn tail (bytes after the last
+ * Reads a session file whole, streaming it line by line; `onEvent` hears each event as soon as
+ * its line parsed (the line after it is not read yet, so a later bad line still fails the read). A torn tail (bytes after the last
  * newline, or a last line that does not parse) is truncated away (and the truncation made
  * durable) with a warning, before anything can be appended. Any other bad line, a bad header, a
  * `seq` out of order or a `seedLength` beyond the log throws `CORRUPT_SESSION` naming the file and
@@ -35,6 +37,7 @@ export async function readSessionFile(
   path: string,
   id: SessionId,
   warn: (message: string) => void,
+  onEvent?: StoredEventListener,
 ): Promise<SessionFileContents> {
   let header: SessionHeader | undefined
   let headerEnd = 0
@@ -68,6 +71,7 @@ export async function readSessionFile(
     }
     events.push(event as SessionEvent)
     ends.push(end)
+    return onEvent?.(event as SessionEvent, header)
   })
   if (header === undefined) throw corrupt(path, 1, 'no complete header line')
   const cut = unparsed?.offset ?? scan.completeEnd

@@ -1,14 +1,23 @@
+import { SessionError } from '../session/errors.js'
 import type { ListOptions, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import { compareNewestFirst, decodeCursor, pageSize, paginate } from '../session/paginate.js'
 import { parseHeader } from './file-format.js'
-import { errnoOf } from './file-io.js'
-import type { DirectoryWatch, FileStat, FileSystem, OpenFile } from './file-system.js'
+import { errnoOf, persistenceError } from './file-io.js'
+import {
+  type DirectoryWatch,
+  type FileStat,
+  type FileSystem,
+  NotRegularFileError,
+  type OpenFile,
+} from './file-system.js'
 import { titleFromHead } from './head-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
 const PARALLEL = 16
+/** Reads of one file before a list fails (with short waits: descriptors free up). */
+const READ_ATTEMPTS = 4
 const NEWLINE = 0x0a
 
 interface CachedSummary {
@@ -126,8 +135,9 @@ export class SessionCatalog {
     }
     for (const id of [...this.changed]) {
       if (writtenHere(id) && this.cache.has(id)) continue
-      this.changed.delete(id)
       await this.summary(id)
+      // Only once read: a list that failed on it reads it again next time.
+      this.changed.delete(id)
     }
   }
 
@@ -156,8 +166,26 @@ export class SessionCatalog {
     if (this.cache.delete(id)) this.ordered = undefined
   }
 
-  /** The summary of one stored session; undefined if it vanished or its header is unreadable. */
+  /**
+   * The summary of one stored session; undefined if it vanished, is not a regular file or its
+   * header is unreadable (each skipped with a warning: they are no sessions). A file that could
+   * not be read (no descriptors left, EIO, EACCES) is retried a few times, then fails the list
+   * with `PERSISTENCE_FAILED`: a list never silently leaves a session out.
+   */
   async summary(id: SessionId): Promise<SessionSummary | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.readSummaryOf(id)
+      } catch (error) {
+        const path = this.paths.sessionFile(id)
+        if (attempt >= READ_ATTEMPTS) throw persistenceError(id, 'list: read', path, error)
+        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+      }
+    }
+  }
+
+  /** {@link summary}, once; throws only on a failure to read. */
+  private async readSummaryOf(id: SessionId): Promise<SessionSummary | undefined> {
     const path = this.paths.sessionFile(id)
     const cached = this.cache.get(id)
     try {
@@ -177,8 +205,12 @@ export class SessionCatalog {
       }
     } catch (error) {
       this.forget(id)
-      if (errnoOf(error) !== 'ENOENT') this.warn(`list: skipping ${path}: ${(error as Error).message}`)
-      return undefined
+      if (errnoOf(error) === 'ENOENT') return undefined
+      if (error instanceof NotRegularFileError || error instanceof SessionError || !errnoOf(error)) {
+        this.warn(`list: skipping ${path}: ${(error as Error).message}`)
+        return undefined
+      }
+      throw error
     }
   }
 }

@@ -11,6 +11,8 @@ import type { StorePaths } from './store-paths.js'
 
 const COPY_CHUNK = 4 << 20
 const NEWLINE = 0x0a
+/** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
+const EARLY_SYNC_BYTES = 1 << 20
 const noop = () => {}
 
 export interface WriterEnv {
@@ -46,8 +48,10 @@ export class SessionWriter {
   /** Serialized lines not yet written, each ending in `\n`. */
   private pending: string[] = []
   private drainQueued = false
+  private earlySyncQueued = false
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
+  private unserializable = false
 
   constructor(
     readonly id: SessionId,
@@ -122,7 +126,10 @@ export class SessionWriter {
       this.synced = this.size
     } catch (error) {
       await file?.close().catch(noop)
-      if (!renamed) await fs.unlink(temp).catch(noop)
+      // A create that failed leaves nothing behind: not the temp file, nor a file already renamed
+      // into place whose directory entry could not be made durable.
+      await fs.unlink(renamed ? this.path : temp).catch(noop)
+      if (renamed) await fs.syncDir(paths.dir).catch(noop)
       this.failWith(op, renamed ? this.path : temp, error)
     } finally {
       await snapshot?.file.close().catch(noop)
@@ -146,8 +153,22 @@ export class SessionWriter {
 
   /** Takes one appended event; it is written with the next batch. */
   append(event: SessionEvent): void {
-    if (this.failure) return
-    this.pending.push(`${JSON.stringify(event)}\n`)
+    if (this.failure || this.unserializable) return
+    let line: string
+    try {
+      line = `${JSON.stringify(event)}\n`
+    } catch (error) {
+      // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
+      // writing later events after a gap would make the file unloadable: stop here instead.
+      // Lines before it are still written; nothing after it is.
+      this.unserializable = true
+      void this.enqueue(async () => {
+        await this.drain()
+        this.failWith(`serialize event ${event.seq} for`, this.path, error)
+      })
+      return
+    }
+    this.pending.push(line)
     if (!this.drainQueued) {
       this.drainQueued = true
       void this.enqueue(() => this.drain())
@@ -174,6 +195,28 @@ export class SessionWriter {
       this.ends.push(this.size + at + 1)
     }
     this.size += batch.length
+    if (this.size - this.synced >= EARLY_SYNC_BYTES && !this.earlySyncQueued) {
+      this.earlySyncQueued = true
+      void this.enqueue(() => this.earlySync())
+    }
+  }
+
+  /**
+   * An fdatasync nobody waits for, once much was written since the last: a long turn then finds
+   * little left to sync when its end is acknowledged. It promises nothing (flush still syncs
+   * whatever is left); a failure is reported like any other and makes the session read-only.
+   */
+  private async earlySync(): Promise<void> {
+    this.earlySyncQueued = false
+    if (this.failure || !this.file || this.synced === this.size) return
+    const size = this.size
+    try {
+      await this.file.datasync()
+    } catch (error) {
+      this.failWith('fdatasync', this.path, error)
+      return
+    }
+    this.synced = size
   }
 
   /** Resolves when every event appended so far is written and fdatasynced; rejects if not. */

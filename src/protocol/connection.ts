@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
-import type { CancellationToken, Disposable, MessageConnection } from 'vscode-jsonrpc'
+import type { CancellationToken, Disposable, MessageConnection, NotificationMessage } from 'vscode-jsonrpc'
 import type { SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
@@ -9,7 +9,7 @@ import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.
 import type { AcpServer } from './server.js'
 import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
-import { createNdjsonConnection } from './wire/index.js'
+import { createNdjsonConnection, type NdjsonConnection } from './wire/index.js'
 
 export interface ConnectionOptions {
   readonly maxLineBytes?: number
@@ -24,6 +24,7 @@ export interface ConnectionOptions {
  */
 export class AcpConnection {
   private readonly rpc: MessageConnection
+  private readonly writer: NdjsonConnection['writer']
   private readonly drainOutput: () => Promise<void>
   private readonly pendingRequests: () => number
   private client: ClientState | undefined
@@ -53,6 +54,7 @@ export class AcpConnection {
       log: (message: string) => this.logger.warn(message),
     })
     this.rpc = wire.connection
+    this.writer = wire.writer
     this.drainOutput = wire.drain
     this.pendingRequests = wire.pendingRequests
     this.closed = wire.closed
@@ -150,8 +152,11 @@ export class AcpConnection {
         this.client = state
       },
       capabilities: () => this.server.capabilities(),
+      // Straight to the writer (vscode-jsonrpc's sendNotification throws once the input ended):
+      // a load or prompt still running after stdin EOF streams its updates before its response.
       notify: (update) => {
-        this.rpc.sendNotification('session/update', update).catch((error: Error) => {
+        const message: NotificationMessage = { jsonrpc: '2.0', method: 'session/update', params: update }
+        return this.writer.write(message).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
       },
@@ -176,7 +181,7 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification): void
+  notify(update: SessionUpdateNotification): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
@@ -227,8 +232,8 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification): void {
-    this.state.notify(update)
+  notify(update: SessionUpdateNotification): Promise<void> {
+    return this.state.notify(update)
   }
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {

@@ -19,7 +19,8 @@ export function promptBlocks(
   supported: acp.PromptCapabilities,
 ): ContentBlock[] {
   prompt.forEach((block, index) => {
-    const needs = NEEDS[block.type]
+    // Own keys only: `constructor` or `toString` name no capability.
+    const needs = Object.hasOwn(NEEDS, block.type) ? NEEDS[block.type] : undefined
     if (needs !== undefined && supported[needs] !== true) {
       throw ProtocolError.invalidParams(
         `${method}: prompt[${index}] is ${block.type} content, which this agent does not accept (see promptCapabilities)`,

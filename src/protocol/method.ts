@@ -26,8 +26,11 @@ export interface MethodCall {
   setClient(state: ClientState): void
   /** The capabilities of every registered method. */
   capabilities(): AgentCapabilities
-  /** Sends one `session/update` notification, in order with everything else written. */
-  notify(update: SessionUpdateNotification): void
+  /**
+   * Sends one `session/update` notification, in order with everything else written. Resolves when
+   * it was handed to the output (later when the output pushes back); never rejects.
+   */
+  notify(update: SessionUpdateNotification): Promise<void>
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
   /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */

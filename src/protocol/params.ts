@@ -1,3 +1,4 @@
+import { type Stats, statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { ProtocolError } from './errors.js'
 
@@ -11,6 +12,30 @@ export function assertAbsolutePath(method: string, field: string, value: string)
       `${method}: ${field} must be an absolute path, got ${JSON.stringify(value)}`,
       { field, [field]: value },
     )
+  }
+  return value
+}
+
+/**
+ * A `cwd` for a new session: an absolute path without NUL that, when it exists, is a directory
+ * (a path that does not exist yet is accepted: the editor may create it). Else -32602.
+ */
+export function assertWorkingDirectory(method: string, field: string, value: string): string {
+  if (value.includes('\0')) {
+    throw ProtocolError.invalidParams(`${method}: ${field} must not contain NUL characters`, { field })
+  }
+  assertAbsolutePath(method, field, value)
+  let stats: Stats | undefined
+  try {
+    stats = statSync(value)
+  } catch {
+    stats = undefined
+  }
+  if (stats !== undefined && !stats.isDirectory()) {
+    throw ProtocolError.invalidParams(`${method}: ${field} ${JSON.stringify(value)} is not a directory`, {
+      field,
+      [field]: value,
+    })
   }
   return value
 }

@@ -18,8 +18,8 @@ export function resolveForkBoundary(source: Session, boundary: number | undefine
   if (typeof asked !== 'number' || !Number.isInteger(asked) || asked < 0 || asked > lastSeq) {
     throw new SessionForkError(
       SessionErrorCode.INVALID_BOUNDARY,
-      `boundary ${typeof boundary === 'string' ? JSON.stringify(boundary) : String(boundary)} is not an integer seq in [0, ${lastSeq}] of session ${source.id}`,
-      { sessionId: source.id, boundary: boundary ?? null, lastSeq },
+      `boundary ${describeBoundary(boundary)} is not an integer seq in [0, ${lastSeq}] of session ${source.id}`,
+      { sessionId: source.id, boundary: echoable(boundary), lastSeq },
     )
   }
   if (asked === 0) return 0
@@ -69,4 +69,19 @@ export function liveForkSource(
     )
   }
   return source
+}
+
+/** A refused boundary for a message: short whatever the client sent (a long string, a deep array). */
+function describeBoundary(boundary: unknown): string {
+  if (typeof boundary === 'string')
+    return JSON.stringify(boundary.length > 40 ? `${boundary.slice(0, 40)}…` : boundary)
+  if (Array.isArray(boundary)) return 'an array'
+  if (typeof boundary === 'object' && boundary !== null) return 'an object'
+  return String(boundary)
+}
+
+/** The boundary as error data: primitives as sent (a string when short), else null. */
+function echoable(boundary: unknown): unknown {
+  if (typeof boundary === 'string') return boundary.length > 40 ? null : boundary
+  return typeof boundary === 'object' || boundary === undefined ? null : boundary
 }

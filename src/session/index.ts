@@ -1,7 +1,7 @@
 export * from './errors.js'
 export * from './events.js'
 export { resolveForkBoundary } from './fork.js'
-export { deepFreeze, freezeJsonCopy } from './frozen.js'
+export { deepFreeze, freezeJsonCopy, MAX_JSON_DEPTH, storableEventData } from './frozen.js'
 export * from './header.js'
 export * from './ids.js'
 export { boundaryStatus, type TurnSpan } from './log-state.js'

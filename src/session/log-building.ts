@@ -37,6 +37,50 @@ export function seedLog(
 }
 
 /**
+ * Checks a log read back from persistence as it streams in: the header first, then each event in
+ * order against every invariant (each frozen in place, no copy), then `finish` once the log ended.
+ * Everything throws `CORRUPT_SESSION` naming the session (and the seq).
+ */
+export class StoredLogChecker {
+  readonly state = new LogState()
+  private events = 0
+
+  constructor(private readonly id: SessionId) {}
+
+  private corrupt(message: string, data: Record<string, unknown> = {}): SessionError {
+    return new SessionError(SessionErrorCode.CORRUPT_SESSION, `session ${this.id}: ${message}`, {
+      sessionId: this.id,
+      ...data,
+    })
+  }
+
+  header(header: SessionHeader): void {
+    if (header.id !== this.id) throw this.corrupt(`header names session ${header.id}`)
+  }
+
+  /** Checks, freezes and applies the next event; returns it. */
+  event(event: SessionEvent): SessionEvent {
+    try {
+      assertEventShape(event.type, event.data)
+      this.state.check(event)
+    } catch (error) {
+      throw this.corrupt((error as Error).message, { seq: event.seq })
+    }
+    this.state.apply(deepFreeze(event))
+    this.events++
+    return event
+  }
+
+  /** The log ended: its length must cover the header's seed. Returns the state. */
+  finish(header: SessionHeader): LogState {
+    if (header.seedLength !== undefined && header.seedLength > this.events) {
+      throw this.corrupt(`header says ${header.seedLength} seed events but the log holds ${this.events}`)
+    }
+    return this.state
+  }
+}
+
+/**
  * The state of a log read back from persistence, checked against its header and every invariant;
  * the parsed events are frozen in place (no copy). Throws `CORRUPT_SESSION` naming the seq.
  */
@@ -45,26 +89,11 @@ export function storedLogState(
   header: SessionHeader,
   events: readonly SessionEvent[],
 ): LogState {
-  const corrupt = (message: string, data: Record<string, unknown> = {}) =>
-    new SessionError(SessionErrorCode.CORRUPT_SESSION, `session ${id}: ${message}`, {
-      sessionId: id,
-      ...data,
-    })
-  if (header.id !== id) throw corrupt(`header names session ${header.id}`)
-  if (header.seedLength !== undefined && header.seedLength > events.length) {
-    throw corrupt(`header says ${header.seedLength} seed events but the log holds ${events.length}`)
-  }
-  const state = new LogState()
-  for (const event of events) {
-    try {
-      assertEventShape(event.type, event.data)
-      state.check(event)
-    } catch (error) {
-      throw corrupt((error as Error).message, { seq: event.seq })
-    }
-    state.apply(deepFreeze(event))
-  }
-  return state
+  const checker = new StoredLogChecker(id)
+  checker.header(header)
+  if (header.seedLength !== undefined && header.seedLength > events.length) checker.finish(header)
+  for (const event of events) checker.event(event)
+  return checker.finish(header)
 }
 
 function copySeedEvent(input: SessionEvent, sessionId: SessionId): SessionEvent {

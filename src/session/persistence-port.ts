@@ -2,6 +2,9 @@ import type { SessionEvent } from './events.js'
 import type { ListOptions, SessionHeader, SessionPage } from './header.js'
 import type { SessionId } from './ids.js'
 
+/** Hears each stored event as it is read back; what it returns (a promise) paces the read. */
+export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
+
 /**
  * What the store asks of a persistence backend (service `ctx.persistence`) to bring sessions back.
  * Writing never goes through here: backends persist through the store's lifecycle events.
@@ -10,9 +13,16 @@ export interface SessionPersistence {
   /**
    * Opens a persisted session for writing by this process and reads it whole: header and events,
    * after any torn tail was repaired. Resolves undefined when no such session is stored. The
-   * backend holds the session (lock, writer) until `session/disposed` or `release`.
+   * backend holds the session (lock, writer) until `session/disposed` or `release`. A backend that
+   * streams calls `onEvent` for each event as it is read, in order, before resolving (none after a
+   * bad line; awaiting what it returns before reading much further); one that does not is fine
+   * too: the store then goes through the events it resolved with. An exception from `onEvent`
+   * stops the read and rejects `open` with it, after letting go of the session.
    */
-  open(id: SessionId): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined>
+  open(
+    id: SessionId,
+    onEvent?: StoredEventListener,
+  ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined>
   /** Lets go of a session that `open` returned but the store refused (it failed validation). */
   release(id: SessionId): Promise<void>
   /** Whether a session is stored, without reading it. */

@@ -1,6 +1,6 @@
 import { SessionError, SessionErrorCode } from './errors.js'
 import type { AnyEventInput, JsonObject, SessionEvent } from './events.js'
-import { freezeJsonCopy } from './frozen.js'
+import { storableEventData } from './frozen.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
 import type { LogState, TurnSpan } from './log-state.js'
@@ -111,6 +111,11 @@ export class Session {
     return this.log.slice()
   }
 
+  /** Events with `seq > seq`, oldest first. */
+  eventsAfter(seq: number): SessionEvent[] {
+    return this.log.slice(Math.max(0, seq))
+  }
+
   /** Events with `seq <= boundary`. */
   eventsThrough(boundary: number): SessionEvent[] {
     return this.log.slice(0, Math.max(0, boundary))
@@ -152,14 +157,7 @@ export class Session {
       throw new SessionError(SessionErrorCode.INVALID_EVENT, 'an event must be an object { type, data }')
     }
     const type = input.type
-    let data: JsonObject
-    try {
-      data = freezeJsonCopy(input.data, 'data') as JsonObject
-    } catch (error) {
-      throw new SessionError(SessionErrorCode.INVALID_EVENT, `event ${type}: ${(error as Error).message}`, {
-        type,
-      })
-    }
+    const data = storableEventData(type, input.data)
     // Check the frozen copy, not the input: what is checked is exactly what is stored.
     assertEventShape(type, data)
     const event = Object.freeze({

@@ -22,10 +22,10 @@ import type { DisposeReason } from './lifecycle.js'
 
 export type { DisposeReason } from './lifecycle.js'
 
-import { seedLog, storedLogState } from './log-building.js'
+import { StoredLogChecker, seedLog } from './log-building.js'
 import { LogState, turnsBefore } from './log-state.js'
 import { paginate } from './paginate.js'
-import type { SessionPersistence } from './persistence-port.js'
+import type { SessionPersistence, StoredEventListener } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 
@@ -160,40 +160,67 @@ export class SessionStore {
   }
 
   /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
-  async open(id: SessionId): Promise<Session> {
-    return this.live.get(id) ?? this.load(id)
+  async open(id: SessionId, replay?: StoredEventListener): Promise<Session> {
+    return this.live.get(id) ?? this.load(id, replay)
   }
 
   /**
    * Makes a persisted session live (or returns it if it already is). The log is checked against
    * the header and every invariant. A log that ends inside a turn (the process died mid-turn) gets
    * a `turn/end { reason: "interrupted" }`, so the session can go on.
+   *
+   * `replay` hears each stored event once it passed every check, while the log is still being
+   * read (what it returns paces the read). It hears nothing when the session was live or being
+   * loaded already: then the caller takes the events from the session. A bad line later in the
+   * file still fails the load (after `replay` heard the events before it): the session does not
+   * become live. An exception from `replay` fails the load with it.
    */
-  async load(id: SessionId): Promise<Session> {
+  async load(id: SessionId, replay?: StoredEventListener): Promise<Session> {
     assertSessionId(id)
     const existing = this.live.get(id)
     if (existing) return existing
     const pending = this.opening.get(id)
     if (pending) return pending
-    const loading = this.loadFromPersistence(id).finally(() => this.opening.delete(id))
+    const loading = this.loadFromPersistence(id, replay).finally(() => this.opening.delete(id))
     this.opening.set(id, loading)
     return loading
   }
 
-  private async loadFromPersistence(id: SessionId): Promise<Session> {
+  private async loadFromPersistence(
+    id: SessionId,
+    replay: StoredEventListener | undefined,
+  ): Promise<Session> {
     const persistence = this.persistence
-    const stored = persistence
-      ? await persistence.open(id).catch((error) => Promise.reject(naming(id, error)))
-      : undefined
-    if (!persistence || !stored) throw notFound(id)
+    if (!persistence) throw notFound(id)
+    const checker = new StoredLogChecker(id)
+    const log: SessionEvent[] = []
+    let replayFailure: { error: unknown } | undefined
+    const take = (event: SessionEvent, header: SessionHeader) => {
+      if (log.length === 0) checker.header(header)
+      log.push(checker.event(event))
+      const failed = (error: unknown) => {
+        replayFailure = { error }
+        throw error
+      }
+      try {
+        return replay?.(event, header)?.catch(failed)
+      } catch (error) {
+        return failed(error)
+      }
+    }
+    const stored = await persistence
+      .open(id, take)
+      .catch((error) => Promise.reject(replayFailure ? replayFailure.error : naming(id, error)))
+    if (!stored) throw notFound(id)
     let session: Session
     try {
-      session = new Session(
-        stored.header,
-        stored.events,
-        storedLogState(id, stored.header, stored.events),
-        this.host,
-      )
+      if (log.length === 0) checker.header(stored.header)
+      // A backend that does not stream resolved with every event: go through those not heard.
+      for (let i = log.length; i < stored.events.length; i++) {
+        const paced = take(stored.events[i] as SessionEvent, stored.header)
+        if (paced) await paced
+      }
+      session = new Session(stored.header, log, checker.finish(stored.header), this.host)
     } catch (error) {
       await persistence.release(id)
       throw error
@@ -384,6 +411,8 @@ export class SessionStore {
   /** Removes a session from memory and from persistence. Throws `SESSION_NOT_FOUND`. */
   async delete(id: SessionId): Promise<void> {
     assertSessionId(id)
+    // A load in flight (a prompt opening the session, say) finishes first, then is let go with it.
+    await this.opening.get(id)?.catch(() => {})
     const session = this.live.get(id)
     if (session) this.detach(session, 'deleted')
     const removed = (await this.persistence?.remove(id)) ?? false

@@ -10,7 +10,7 @@ afterEach(() => {
 })
 
 describe('npm run demo (scripts/demo.ts against the built server)', () => {
-  it('tells the fork story: the child remembers only the first message, the parent everything', async () => {
+  it('tells the fork story: the child remembers the inherited first message and its own, the parent everything', async () => {
     const workDir = mkdtempSync(join(tmpdir(), 'dsh-acp-demo-test-'))
     dirs.push(workDir)
     const account: string[] = []
@@ -20,6 +20,8 @@ describe('npm run demo (scripts/demo.ts against the built server)', () => {
     expect(facts.seedLength).toBe(facts.boundary)
     expect(text).toContain(`_meta.dsh.boundary = ${facts.boundary}`)
     expect(facts.childAnswer).toContain('I remember 2 messages')
+    // What the demo says about the child agrees with what the child answers (2 messages).
+    expect(text).toContain('it remembers the first message and this one')
     expect(facts.childAnswer).toContain('"My name is Ada."')
     expect(facts.childAnswer).not.toContain('compiler')
     expect(facts.parentAnswer).toContain('I remember 3 messages')

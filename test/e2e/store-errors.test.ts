@@ -73,4 +73,37 @@ describe('store failures over the wire', () => {
     expect(await reader.stop()).toBe(0)
     expect(reader.audit.problems).toEqual([])
   })
+
+  it('a corrupt line found after the replay began: the updates before it, then -32012; the session is not loaded', async () => {
+    const dir = store()
+    const writer = start(dir)
+    await writer.initialize()
+    const { sessionId } = await writer.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await writer.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'one' }] })
+    await writer.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'two' }] })
+    expect(await writer.stop()).toBe(0)
+    const file = join(dir, `${sessionId}.jsonl`)
+    const lines = readFileSync(file, 'utf8').split('\n')
+    const badLine = lines.findIndex((line) => line.includes('"turn":2')) + 1
+    lines[badLine - 1] = '{"seq":'
+    const corrupted = lines.join('\n')
+    writeFileSync(file, corrupted)
+
+    const reader = start(dir)
+    await reader.initialize()
+    await expect(
+      reader.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32012, data: { code: 'CORRUPT_SESSION', sessionId, line: badLine } })
+    const replayed = reader.updates.filter((u) => u.sessionId === sessionId)
+    expect(replayed.map((u) => u.update.sessionUpdate)).toContain('user_message_chunk')
+    const seqs = replayed.map((u) => (u._meta as { dsh: { seq: number } }).dsh.seq)
+    expect(Math.max(...seqs)).toBeLessThan(badLine - 1)
+    // Not live: a live session would be answered from memory; this one is read (and refused) again.
+    await expect(
+      reader.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
+    ).rejects.toMatchObject({ code: -32012 })
+    expect(readFileSync(file, 'utf8')).toBe(corrupted)
+    expect(await reader.stop()).toBe(0)
+    expect(reader.audit.problems).toEqual([])
+  })
 })

@@ -15,6 +15,8 @@ export interface AgentOptions {
   /** Node arguments to run instead of the built server (e.g. `dsh-acp record` around it). */
   readonly command?: readonly string[]
   readonly env?: Readonly<Record<string, string>>
+  /** Run the agent as this user (and group): a root test runner uses it to meet permissions. */
+  readonly uid?: number
   /** Registers client-side handlers (permission, fs) before connecting. */
   readonly setupClient?: (app: acp.ClientApp) => void
 }
@@ -42,6 +44,7 @@ export class AgentProcess {
     this.child = spawn(process.execPath, [...argv], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...options.env },
+      ...(options.uid !== undefined && { uid: options.uid, gid: options.uid }),
     })
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)))
     this.child.stderr.on('data', (chunk: Buffer) => {

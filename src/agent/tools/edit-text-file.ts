@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { pathOf, type Tool, ToolFailure } from './tool.js'
-import { readWorkspaceText, writeWorkspaceText } from './workspace-files.js'
+import { readWorkspaceText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
 export interface TextEdit {
   readonly oldText: string
@@ -51,6 +51,7 @@ export const editTextFileTool: Tool = {
   },
   async run(input, context) {
     const { path: requested, edits } = input as unknown as { path: string; edits: TextEdit[] }
+    await workspacePath(requested, context, 'write')
     const { text: oldText } = await readWorkspaceText(requested, context)
     const newText = applyEdits(oldText, edits, requested)
     const target = await writeWorkspaceText(requested, newText, context)

@@ -1,4 +1,5 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { link, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Context } from 'cordis'
@@ -163,6 +164,71 @@ describe('through the editor', () => {
       isError: true,
     })
     expect(calls).toHaveLength(3)
+  })
+})
+
+describe('confinement resolves real paths on our side', () => {
+  const editor = (calls: string[]): ClientBridge => ({
+    readTextFile: async (p) => {
+      calls.push(`read ${p}`)
+      return 'from the editor'
+    },
+    writeTextFile: async (p) => {
+      calls.push(`write ${p}`)
+    },
+  })
+
+  it('refuses symlinks inside cwd that lead outside before asking the editor to read or write', async () => {
+    await symlink(path.join(outside, 'secret.txt'), path.join(cwd, 'link.txt'))
+    await symlink(outside, path.join(cwd, 'linkdir'))
+    await symlink(path.join(outside, 'planted.txt'), path.join(cwd, 'dangling.txt'))
+    const calls: string[] = []
+    for (const requested of ['link.txt', 'linkdir/secret.txt', 'linkdir/new/x.txt']) {
+      expect(await call(readTextFileTool, { path: requested }, editor(calls)), requested).toMatchObject({
+        isError: true,
+      })
+    }
+    for (const requested of ['link.txt', 'linkdir/x.txt', 'linkdir/deep/x.txt', 'dangling.txt']) {
+      const result = await call(writeTextFileTool, { path: requested, content: 'x' }, editor(calls))
+      expect(result, requested).toMatchObject({ isError: true })
+    }
+    expect(calls).toEqual([])
+  })
+
+  it('hands the editor the real path of a symlink that stays inside cwd', async () => {
+    await symlink(path.join(cwd, 'src'), path.join(cwd, 'alias'))
+    const calls: string[] = []
+    await call(readTextFileTool, { path: 'alias/a.txt' }, editor(calls))
+    await call(writeTextFileTool, { path: 'alias/new.txt', content: 'x' }, editor(calls))
+    expect(calls).toEqual([
+      `read ${path.join(cwd, 'src', 'a.txt')}`,
+      `read ${path.join(cwd, 'src', 'new.txt')}`,
+      `write ${path.join(cwd, 'src', 'new.txt')}`,
+    ])
+  })
+
+  it('refuses to write a file with a second hard link (locally and through the editor), reads it', async () => {
+    await link(path.join(outside, 'secret.txt'), path.join(cwd, 'hard.txt'))
+    const calls: string[] = []
+    for (const client of [{}, editor(calls)]) {
+      const result = await call(writeTextFileTool, { path: 'hard.txt', content: 'clobbered' }, client)
+      expect(result).toMatchObject({ isError: true, output: expect.stringContaining('hard links') })
+    }
+    expect(calls).toEqual([])
+    expect(await readFile(path.join(outside, 'secret.txt'), 'utf8')).toBe('top secret')
+    expect((await call(readTextFileTool, { path: 'hard.txt' })).output).toBe('top secret')
+  })
+
+  it('refuses to write over a directory or a FIFO', async () => {
+    const fifo = path.join(cwd, 'pipe')
+    execFileSync('mkfifo', [fifo])
+    for (const requested of ['src', 'pipe']) {
+      const result = await call(writeTextFileTool, { path: requested, content: 'x' })
+      expect(result, requested).toMatchObject({
+        isError: true,
+        output: expect.stringContaining('not a regular file'),
+      })
+    }
   })
 })
 

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import picomatch from 'picomatch'
-import { resolveInsideOnDisk } from './confine.js'
 import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
+import { workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 
 /** Most paths one search returns. */
@@ -40,9 +40,9 @@ export const findFilesTool: Tool = {
     if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       throw new ToolFailure('the pattern must be relative to the working directory, without ".." segments')
     }
-    const start = await resolveInsideOnDisk(context.cwd, pathOf(input) ?? '.')
+    const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
     const matches = picomatch(pattern, { dot: true })
-    const root = path.resolve(context.cwd)
+    const root = await workspacePath('.', context, 'read')
     const found: string[] = []
     const stats = { visited: 0, truncated: false }
     let more = false

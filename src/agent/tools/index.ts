@@ -7,7 +7,7 @@ import { searchTextTool } from './search-text.js'
 import type { Tool } from './tool.js'
 import { writeTextFileTool } from './write-text-file.js'
 
-export { resolveInside, resolveInsideOnDisk } from './confine.js'
+export { type AllowedRoots, allowedRoots, resolveInside, resolveReal } from './confine.js'
 export { applyEdits, editTextFileTool } from './edit-text-file.js'
 export { findFilesTool } from './find-files.js'
 export { listDirectoryTool } from './list-directory.js'

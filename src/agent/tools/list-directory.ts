@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { resolveInsideOnDisk } from './confine.js'
 import { pathOf, type Tool, ToolFailure } from './tool.js'
+import { workspacePath } from './workspace-files.js'
 
 /** Most entries one listing shows. */
 export const MAX_LISTED_ENTRIES = 1000
@@ -30,7 +30,7 @@ export const listDirectoryTool: Tool = {
   locations: (input, cwd) => [{ path: path.resolve(cwd, pathOf(input) ?? '.') }],
   async run(input, context) {
     const requested = pathOf(input) ?? '.'
-    const directory = await resolveInsideOnDisk(context.cwd, requested)
+    const directory = await workspacePath(requested, context, 'read')
     let entries: Dirent[]
     try {
       entries = await readdir(directory, { withFileTypes: true })

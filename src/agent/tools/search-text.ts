@@ -1,9 +1,8 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import picomatch from 'picomatch'
-import { resolveInsideOnDisk } from './confine.js'
 import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
-import { looksBinary } from './workspace-files.js'
+import { looksBinary, workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 
 export const DEFAULT_SEARCH_RESULTS = 100
@@ -59,8 +58,8 @@ export const searchTextTool: Tool = {
     }
     const limit = fields.maxResults ?? DEFAULT_SEARCH_RESULTS
     const inGlob = fields.glob ? picomatch(fields.glob, { dot: true }) : () => true
-    const root = path.resolve(context.cwd)
-    const start = await resolveInsideOnDisk(context.cwd, pathOf(input) ?? '.')
+    const root = await workspacePath('.', context, 'read')
+    const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
     const files = (await stat(start)).isFile()
       ? oneFile(root, start)
       : walkWorkspace(root, start, context.signal)

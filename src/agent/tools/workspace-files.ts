@@ -1,7 +1,8 @@
+import { constants } from 'node:fs'
 import { mkdir, open, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { raceAbort } from '../abort.js'
-import { resolveInside, resolveInsideOnDisk } from './confine.js'
+import { type Access, allowedRoots, resolveReal } from './confine.js'
 import { type ToolContext, ToolFailure } from './tool.js'
 
 /** Largest file (bytes) a tool reads from the local disk as text. */
@@ -11,15 +12,12 @@ export const MAX_TEXT_FILE_BYTES = 4 * 1024 * 1024
 const BINARY_PROBE_BYTES = 8192
 
 /**
- * The absolute path a tool may use for `requested`: confined to the session's cwd, lexically when
- * the editor does the access (it sees its own workspace), and on disk (symlinks included) otherwise.
+ * The real path a tool may use for `requested`, whoever does the I/O (the editor or the local
+ * disk): confined to the session's allowed roots with symlinks resolved on our side, and for a
+ * write never a file with several hard links or that is not regular (see `resolveReal`).
  */
-export async function workspacePath(
-  requested: string,
-  context: ToolContext,
-  viaEditor: boolean,
-): Promise<string> {
-  return viaEditor ? resolveInside(context.cwd, requested) : resolveInsideOnDisk(context.cwd, requested)
+export function workspacePath(requested: string, context: ToolContext, access: Access): Promise<string> {
+  return resolveReal(allowedRoots(context), requested, access)
 }
 
 /**
@@ -32,8 +30,7 @@ export async function readWorkspaceText(
   context: ToolContext,
 ): Promise<{ path: string; text: string }> {
   const { client, signal } = context
-  const viaEditor = client.readTextFile !== undefined
-  const target = await workspacePath(requested, context, viaEditor)
+  const target = await workspacePath(requested, context, 'read')
   if (client.readTextFile) return { path: target, text: await client.readTextFile(target, signal) }
   return { path: target, text: await raceAbort(readLocalText(target, requested), signal) }
 }
@@ -49,36 +46,41 @@ export async function readExistingText(requested: string, context: ToolContext):
   }
 }
 
-/** Writes a whole text file, through the editor when it can, else on the local disk (making directories). */
+/**
+ * Writes a whole text file, through the editor when it can, else on the local disk (making
+ * directories; `O_NOFOLLOW`, so a symlink planted after the check is not followed).
+ */
 export async function writeWorkspaceText(
   requested: string,
   content: string,
   context: ToolContext,
 ): Promise<string> {
   const { client, signal } = context
-  const viaEditor = client.writeTextFile !== undefined
-  const target = await workspacePath(requested, context, viaEditor)
+  const target = await workspacePath(requested, context, 'write')
   if (client.writeTextFile) {
     await client.writeTextFile(target, content, signal)
     return target
   }
   await raceAbort(mkdir(path.dirname(target), { recursive: true }), signal)
-  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal }), signal)
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW
+  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal, flag: flags }), signal)
   return target
 }
 
 async function readLocalText(target: string, requested: string): Promise<string> {
-  const handle = await open(target, 'r')
+  // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below as not a file.
+  const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   try {
     const stat = await handle.stat()
     if (stat.isDirectory()) throw new ToolFailure(`${requested} is a directory, not a file`)
+    if (!stat.isFile()) throw new ToolFailure(`${requested} is not a regular file`)
     if (stat.size > MAX_TEXT_FILE_BYTES) {
       throw new ToolFailure(
         `${requested} is ${stat.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a tool reads; read a range of lines or search it instead`,
       )
     }
     const bytes = await handle.readFile()
-    if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
+    if (looksBinary(bytes)) {
       throw new ToolFailure(`${requested} is a binary file (${bytes.length} bytes); its bytes are not shown`)
     }
     return bytes.toString('utf8')

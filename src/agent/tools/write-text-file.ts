@@ -1,6 +1,6 @@
 import { fileLocation } from './read-text-file.js'
 import { pathOf, type Tool } from './tool.js'
-import { readExistingText, writeWorkspaceText } from './workspace-files.js'
+import { readExistingText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
 /**
  * `write_text_file {path, content}`: writes a whole text file (an `edit`: the permission policy
@@ -30,6 +30,7 @@ export const writeTextFileTool: Tool = {
   locations: (input, cwd) => fileLocation(input, cwd),
   async run(input, context) {
     const { path: requested, content } = input as { path: string; content: string }
+    await workspacePath(requested, context, 'write')
     const oldText = await readExistingText(requested, context)
     const target = await writeWorkspaceText(requested, content, context)
     return {

@@ -15,7 +15,7 @@ export async function openSession(call: MethodCall, sessionId: string): Promise<
 }
 
 /** Requests that name a session's `cwd` must name the directory the session belongs to. */
-export function assertSameCwd(session: Session, cwd: string, method: string): void {
+export function assertSameCwd(session: Pick<Session, 'id' | 'cwd'>, cwd: string, method: string): void {
   if (session.cwd !== cwd) {
     throw ProtocolError.invalidParams(
       `${method}: cwd ${JSON.stringify(cwd)} is not the directory of session ${session.id} (${JSON.stringify(session.cwd)})`,

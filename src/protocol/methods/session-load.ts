@@ -1,12 +1,17 @@
-import { projectUpdates } from '../../session/index.js'
+import { type SessionEvent, UpdateProjector } from '../../session/index.js'
 import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
-import { openSessionInCwd } from './session-access.js'
+import { assertAbsolutePath } from '../params.js'
+import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-access.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
- * each update with `_meta.dsh.seq`) as `session/update` notifications, connects its MCP servers,
- * then answers.
+ * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
+ * servers, then answers. A stored
+ * session is replayed while its file is read: each event is sent once it passed every check, and
+ * the read waits while the client is slow to take the updates. Should a later line turn out
+ * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
+ * and the session is not loaded: the client drops what it was shown, as for any failed load.
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
@@ -14,13 +19,38 @@ export const sessionLoadMethod = defineMethod({
     capabilities.loadSession = true
   },
   async handle(params, call) {
+    assertSessionId(params.sessionId)
+    assertAbsolutePath('session/load', 'cwd', params.cwd)
     const servers = mcpServerConfigs('session/load', params.mcpServers)
-    const session = await openSessionInCwd(params, 'session/load', call)
-    for (const update of projectUpdates(session.id, session.events())) call.notify(update)
+    const projector = new UpdateProjector(params.sessionId)
+    let replayed = 0
+    let sentSincePause = 0
+    let lastSent: Promise<void> | undefined
+    const send = (event: SessionEvent) => {
+      for (const update of projector.updatesFor(event)) {
+        lastSent = call.notify(update)
+        sentSincePause++
+      }
+      replayed = event.seq
+    }
+    const session = await call.sessions.open(params.sessionId, (event, header) => {
+      // Checked before the first update leaves: nothing of another directory's session is sent.
+      if (replayed === 0 && header.cwd !== params.cwd)
+        assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
+      send(event)
+      if (sentSincePause < PAUSE_EVERY) return undefined
+      sentSincePause = 0
+      return lastSent
+    })
+    assertSameCwd(session, params.cwd, 'session/load')
+    for (const event of session.eventsAfter(replayed)) send(event)
     await connectMcpServers(call, session, servers)
     return {}
   },
 })
+
+/** While replaying a stored session, the read waits for the output after this many updates. */
+const PAUSE_EVERY = 64
 
 /** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
 export const sessionResumeMethod = defineMethod({

@@ -12,6 +12,7 @@ import { classify, isWireId } from './envelope.js'
 import { describeParseFailure, invalidRequest, parseError } from './errors.js'
 import type { RequestLedger } from './ledger.js'
 import { type LineSink, LineSplitter } from './line-splitter.js'
+import { preview } from './preview.js'
 
 /** ACP's cancellation notification and the one vscode-jsonrpc understands. */
 export const ACP_CANCEL_METHOD = '$/cancel_request'
@@ -157,17 +158,16 @@ export class NdjsonMessageReader extends AbstractMessageReader {
         const { id } = envelope.message
         if (ledger.admitInbound(id)) return { dispatch: envelope.message }
         return {
-          respond: invalidRequest(null, `request id ${JSON.stringify(id)} is already in flight`, { id }),
+          respond: invalidRequest(null, `request id ${preview(id)} is already in flight`, { id }),
         }
       }
       case 'notification':
         return this.routeNotification(envelope.message)
       case 'response': {
         const { id } = envelope.message
-        if (id === null)
-          return { log: `ignored a response with id null: ${JSON.stringify(envelope.message.error)}` }
+        if (id === null) return { log: `ignored a response with id null: ${preview(envelope.message.error)}` }
         if (ledger.settleOutbound(id)) return { dispatch: envelope.message }
-        return { log: `ignored a response to unknown request id ${JSON.stringify(id)}` }
+        return { log: `ignored a response to unknown request id ${preview(id)}` }
       }
     }
   }
@@ -179,7 +179,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     const params = message.params as Record<string, unknown> | undefined
     const id = message.method === ACP_CANCEL_METHOD ? params?.requestId : params?.id
     if (!isWireId(id) || !this.options.ledger.hasInbound(id)) {
-      return { log: `ignored ${message.method} for ${JSON.stringify(id ?? null)}: no such request in flight` }
+      return { log: `ignored ${message.method} for ${preview(id ?? null)}: no such request in flight` }
     }
     const cancel: NotificationMessage = { jsonrpc: '2.0', method: JSONRPC_CANCEL_METHOD, params: { id } }
     return { dispatch: cancel }

@@ -31,7 +31,7 @@ export interface TranscriptRecorderOptions {
  * its buffer in order and `close()` ends it and waits for `'finish'`.
  *
  * Messages are re-serialized from the parsed value (one JSON value, no raw newline); a line that
- * is not JSON is kept verbatim as `raw`. After `close()`, `record` does nothing.
+ * is not JSON (or too deeply nested to serialize again) is kept verbatim as `raw`. After `close()`, `record` does nothing.
  */
 export class TranscriptRecorder {
   private fd: number | undefined
@@ -48,7 +48,16 @@ export class TranscriptRecorder {
   /** Records one wire line (bound, so it can be passed around as a callback). */
   readonly record = (dir: WireDirection, line: string): void => {
     if (this.closed) return
-    this.write(`${formatTranscriptEntry(transcriptEntry(dir, line, this.elapsed?.()))}\n`)
+    const entry = transcriptEntry(dir, line, this.elapsed?.())
+    let text: string
+    try {
+      text = formatTranscriptEntry(entry)
+    } catch {
+      // A message too deeply nested to serialize again is kept verbatim, like one that did not parse.
+      const ms = entry.ms
+      text = formatTranscriptEntry({ dir, ...(ms !== undefined && { ms }), raw: line })
+    }
+    this.write(`${text}\n`)
   }
 
   /** Records one line that was not valid UTF-8, as base64 of its bytes. */

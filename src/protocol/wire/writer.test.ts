@@ -4,7 +4,7 @@ import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
-import { MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
+import { joinedPieces, MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
@@ -147,5 +147,16 @@ describe('NdjsonMessageWriter', () => {
     expect(codes).toEqual(['EPIPE'])
     expect(() => connection.sendNotification('session/update', {})).toThrow(/closed/i)
     connection.dispose()
+  })
+})
+
+describe('joinedPieces: lines held for a slow reader never make one string past V8’s limit', () => {
+  it('joins lines into pieces of at most 16 MiB characters, a longer line alone, nothing lost', () => {
+    const big = 'x'.repeat(10 * 1024 * 1024)
+    const lines = [big, 'a', big, big, 'b']
+    const pieces = joinedPieces(lines)
+    expect(pieces.map((p) => p.length)).toEqual([big.length + 3, big.length + 1, big.length + 3])
+    expect(pieces.join('')).toBe(`${lines.join('\n')}\n`)
+    expect(joinedPieces(['only'])).toEqual(['only\n'])
   })
 })

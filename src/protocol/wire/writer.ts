@@ -164,16 +164,17 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
       const batch = this.batch
       this.batch = undefined
       this.heldBytes = 0
-      const text = `${batch.lines.join('\n')}\n`
-      this.unflushed++
-      let accepted: boolean
-      try {
-        accepted = this.output.write(text, this.onFlushed)
-      } catch (error) {
-        this.onStreamError(error as Error)
-        accepted = true
+      for (const text of joinedPieces(batch.lines)) {
+        this.unflushed++
+        let accepted: boolean
+        try {
+          accepted = this.output.write(text, this.onFlushed)
+        } catch (error) {
+          this.onStreamError(error as Error)
+          accepted = true
+        }
+        if (!accepted) this.blocked = true
       }
-      if (!accepted) this.blocked = true
       batch.resolve()
     }
     if (this.ending && !this.closed && !this.batch && !this.output.writableEnded) {
@@ -220,4 +221,25 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.fireClose()
     this.settleDrainWaiters()
   }
+}
+
+/** Characters per write at most: lines held while the peer reads slowly may add up beyond V8's string limit. */
+const MAX_PIECE_CHARS = 16 * 1024 * 1024
+
+/** `lines`, each ended by `\n`, joined into as few strings as fit {@link MAX_PIECE_CHARS} (a longer line alone). */
+export function joinedPieces(lines: readonly string[]): string[] {
+  const pieces: string[] = []
+  let start = 0
+  let chars = 0
+  for (let i = 0; i < lines.length; i++) {
+    const length = (lines[i] as string).length + 1
+    if (i > start && chars + length > MAX_PIECE_CHARS) {
+      pieces.push(`${lines.slice(start, i).join('\n')}\n`)
+      start = i
+      chars = 0
+    }
+    chars += length
+  }
+  if (start < lines.length) pieces.push(`${lines.slice(start).join('\n')}\n`)
+  return pieces
 }
