@@ -46,5 +46,11 @@ describe('mcpServers at the protocol boundary', () => {
     expect(redacted).not.toContain('secret-')
     expect(JSON.parse(redacted).params.mcpServers[0].env).toEqual([{ name: 'TOKEN', value: '***' }])
     expect(redactMcpSecrets('{"jsonrpc":"2.0","method":"x"}')).toBe('{"jsonrpc":"2.0","method":"x"}')
+    const deep = `{"params":{"mcpServers":[{"env":[{"name":"K","value":"s3cret"}]}],"x":${'['.repeat(20000)}${']'.repeat(20000)}}}`
+    const safe = redactMcpSecrets(deep)
+    expect(safe).not.toContain('s3cret')
+    expect(safe).toBe(deep.replace('"s3cret"', '"***"'))
+    const escaped = '{"params":{"mcpServers":[{"env":[{"name":"K","value":"\\u0073ecret"}]}]}}'
+    expect(JSON.parse(redactMcpSecrets(escaped))).toEqual({ withheld: expect.any(String) })
   })
 })

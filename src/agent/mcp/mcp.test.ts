@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { mcpServerConfigs, redactMcpSecrets } from '../../protocol/mcp-servers.js'
 import { toolResultOf } from './mcp-tool.js'
 import { namespacedToolName, redact } from './server-config.js'
 

@@ -1,4 +1,3 @@
-import path from 'node:path'
 import picomatch from 'picomatch'
 import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
 import { workspacePath } from './workspace-files.js'

@@ -44,7 +44,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** Resolves once `check` holds, polling; rejects after `ms`. */
-export async function eventually(check: () => boolean, ms = 8000): Promise<void> {
+export async function eventually(check: () => boolean, ms = 20_000): Promise<void> {
   const deadline = Date.now() + ms
   while (!check()) {
     if (Date.now() > deadline) throw new Error('condition not reached in time')
