@@ -82,7 +82,6 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     cwd: env.session.cwd,
     callId: call.data.callId,
     turn: env.turn,
-    callSeq: call.seq,
     client: env.request.client,
     signal: env.signal,
     ...(allowedTools && { allowedTools }),

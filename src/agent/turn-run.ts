@@ -65,7 +65,11 @@ export class TurnRun {
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
     session.append({ type: 'turn/start', data: { turn } })
-    session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    const prompt = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    if (this.request.announcePrompt) {
+      for (const content of this.request.prompt)
+        this.send({ sessionUpdate: 'user_message_chunk', content }, prompt.seq)
+    }
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }

@@ -135,6 +135,11 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /**
+   * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
+   * prompt the client did not send. Default false.
+   */
+  readonly announcePrompt?: boolean
   /** Model requests before the turn ends `max-turn-requests`. Default: the agent's `maxSteps`. */
   readonly maxSteps?: number
   /**
@@ -151,9 +156,10 @@ export interface TurnRequest {
 export interface SubagentLink {
   readonly sessionId: string
   readonly parentSessionId: string
-  /** The parent's `delegate` tool call, and the seq of its `tool/call` event. */
+  /** The parent's `delegate` tool call. */
   readonly callId: string
-  readonly callSeq: number
+  /** The seq of the parent's `subagent:spawned` event: what the parent's updates about it come from. */
+  readonly seq: number
   readonly title: string
   readonly task: string
 }

@@ -1,5 +1,10 @@
 import type { ClientBridge, SubagentLink, SubagentView, TurnOutcome } from '../agent/types.js'
-import type { JsonObject, SessionUpdate, SessionUpdateNotification } from '../session/index.js'
+import {
+  type JsonObject,
+  type SessionUpdate,
+  type SessionUpdateNotification,
+  subagentProgressUpdate,
+} from '../session/index.js'
 import type { PermissionTarget } from './client-bridge.js'
 import { ErrorCode } from './errors.js'
 import type { ClientState } from './method.js'
@@ -16,11 +21,6 @@ export interface SubagentWire {
   readonly client: ClientState | undefined
   notify(notification: SessionUpdateNotification): void
   bridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
-}
-
-/** `_meta.dsh.subagent` of a parent's tool call update: the child it runs. */
-function linkMeta(link: SubagentLink) {
-  return { dsh: { subagent: { sessionId: link.sessionId } } }
 }
 
 /**
@@ -40,16 +40,8 @@ function linkMeta(link: SubagentLink) {
  */
 export function openSubagentView(wire: SubagentWire, link: SubagentLink): SubagentView {
   const parentUpdate = (update: SessionUpdate) =>
-    wire.notify({ sessionId: link.parentSessionId, update, _meta: { dsh: { seq: link.callSeq } } })
-  const progress = (text: string) =>
-    parentUpdate({
-      sessionUpdate: 'tool_call_update',
-      toolCallId: link.callId,
-      status: 'in_progress',
-      title: `Subagent: ${link.title}`,
-      content: [{ type: 'content', content: { type: 'text', text } }],
-      _meta: linkMeta(link),
-    })
+    wire.notify({ sessionId: link.parentSessionId, update, _meta: { dsh: { seq: link.seq } } })
+  const progress = (text?: string) => parentUpdate(subagentProgressUpdate(link, text))
 
   if (supportsSubagents(wire.client)) {
     parentUpdate({
@@ -59,7 +51,7 @@ export function openSubagentView(wire: SubagentWire, link: SubagentLink): Subage
       description: link.task,
       state: { state: 'running' },
     })
-    progress(`Subagent ${link.sessionId} started: ${link.task}`)
+    progress()
     return {
       sendUpdate: (update, seq) =>
         wire.notify({ sessionId: link.sessionId, update, _meta: { dsh: { seq } } }),
@@ -73,7 +65,7 @@ export function openSubagentView(wire: SubagentWire, link: SubagentLink): Subage
     }
   }
 
-  progress(`Subagent ${link.sessionId} started: ${link.task}`)
+  progress()
   const titles = new Map<string, string>()
   return {
     sendUpdate: (update) => {

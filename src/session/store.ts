@@ -112,6 +112,11 @@ export class SessionStore {
     return this.lastStamp.iso
   }
 
+  /** True when a persistence backend keeps sessions: a closed session can be loaded again. */
+  get hasPersistence(): boolean {
+    return this.persistence !== undefined
+  }
+
   /** The current time as the store stamps it. */
   now(): string {
     return this.host.now()

@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
@@ -99,6 +101,9 @@ describe('delegate end to end', () => {
     expect(child._meta).toMatchObject({
       dsh: { parentSession: parent, seedLength: turn1End, subagent: { turn: 2, callId: 'call_d' } },
     })
+    // Its turn over, the child is let go (lock released) while the parent stays open.
+    expect(existsSync(join(run.storeDir, `${child.sessionId}.lock`))).toBe(false)
+    expect(existsSync(join(run.storeDir, `${parent}.lock`))).toBe(true)
     const childEvents = run.loggedEvents(child.sessionId)
     expect(childEvents.slice(0, turn1End)).toEqual(events.slice(0, turn1End))
     expect(childEvents.at(-1)?.data).toMatchObject({ turn: 2, reason: 'completed' })
@@ -115,7 +120,16 @@ describe('delegate end to end', () => {
     // Restart: both load, each replaying its own log.
     await run.restart()
     const parentReplay = await run.replay(parent)
-    expect(parentReplay.some((n) => n.update.sessionUpdate === 'tool_call_update')).toBe(true)
+    // The parent's replay shows which child ran its delegate call (from its subagent:spawned event).
+    expect(parentReplay.map((n) => n.update.sessionUpdate)).toContain('tool_call_update')
+    const link = parentReplay.find((n) => (n.update as { _meta?: { dsh?: unknown } })._meta?.dsh)
+    expect(link?.update).toMatchObject({
+      sessionUpdate: 'tool_call_update',
+      toolCallId: 'call_d',
+      status: 'in_progress',
+      title: 'Subagent: Recall',
+      _meta: { dsh: { subagent: { sessionId: child.sessionId } } },
+    })
     const childReplay = await run.replay(child.sessionId)
     const userTexts = childReplay
       .filter((n) => n.update.sessionUpdate === 'user_message_chunk')
@@ -314,6 +328,7 @@ describe('what the editor sees', () => {
     })
     const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
+      'user_message_chunk',
       'tool_call',
       'tool_call_update', // in_progress
       'tool_call_update',

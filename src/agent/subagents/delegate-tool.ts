@@ -1,5 +1,11 @@
-import type { JsonValue, Session, SessionStore } from '../../session/index.js'
-import { titleFromText } from '../../session/index.js'
+import {
+  type JsonValue,
+  type Session,
+  type SessionStore,
+  SUBAGENT_SPAWNED,
+  type SubagentSpawned,
+  titleFromText,
+} from '../../session/index.js'
 import { inputObject, requiredString, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
 import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
 import { finalAnswer } from './final-answer.js'
@@ -81,9 +87,10 @@ const unseen = (context: ToolContext): SubagentView => ({
 /**
  * `delegate {task, title?, tools?}`: hands a task to a subagent. The child is a real fork of this
  * session clipped to its last completed turn (`ctx.sessions.forkSubagent`, durable before it
- * runs), marked with this call, so its first model request carries this session's history exactly,
+ * runs), marked with this call, and recorded in this session's log (`subagent:spawned`), so its first model request carries this session's history exactly,
  * then the task. It runs its own turn with the same model and tools (or fewer) up to the step
- * bound; its final answer is this call's result. Calls in one step run concurrently; cancelling
+ * bound; its final answer is this call's result. Then a persisted child is closed (it loads again on
+ * demand). Calls in one step run concurrently; cancelling
  * the turn cancels the child, whose turn then ends `cancelled`.
  */
 export function delegateTool(deps: DelegateDeps): Tool {
@@ -118,15 +125,17 @@ export function delegateTool(deps: DelegateDeps): Tool {
     async run(input, context): Promise<ToolResult> {
       const { task, title, tools } = parseInput(input)
       const allowedTools = childTools(tools, context, deps.toolNames())
-      const child = await deps
-        .sessions()
-        .forkSubagentDurable(context.sessionId, { turn: context.turn, callId: context.callId }, { title })
+      const sessions = deps.sessions()
+      const { turn, callId, sessionId } = context
+      const child = await sessions.forkSubagentDurable(sessionId, { turn, callId }, { title })
+      const spawned: SubagentSpawned = { turn, callId, sessionId: child.id, title, task }
+      const event = sessions.require(sessionId).append({ type: SUBAGENT_SPAWNED, data: { ...spawned } })
       const view =
         context.openSubagent?.({
           sessionId: child.id,
-          parentSessionId: context.sessionId,
-          callId: context.callId,
-          callSeq: context.callSeq,
+          parentSessionId: sessionId,
+          callId,
+          seq: event.seq,
           title,
           task,
         }) ?? unseen(context)
@@ -137,9 +146,14 @@ export function delegateTool(deps: DelegateDeps): Tool {
         client: view.client,
         maxSteps: deps.maxSteps,
         allowedTools,
+        announcePrompt: true,
       })
       view.ended(outcome)
-      return finalAnswer(child, outcome)
+      const answer = finalAnswer(child, outcome)
+      // A persisted child is let go once its turn is durable (its file and lock released); it
+      // loads again on demand. Without persistence it stays live, or it would be lost.
+      if (sessions.hasPersistence) await sessions.close(child.id)
+      return answer
     },
   }
 }

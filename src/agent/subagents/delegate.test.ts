@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { ContentBlock, CoreEvent, Session, SessionEvent } from '../../session/index.js'
 import { abortable } from '../abort.js'
+import { AgentService } from '../service.js'
+import { builtinTools } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
 import type { ModelChunk, ModelProvider, ModelRequest, SubagentLink } from '../types.js'
 import { DELEGATE_TOOL } from './delegate-tool.js'
@@ -267,16 +269,53 @@ describe('delegate: a fork-based subagent', () => {
     await ctx.agent.runTurn(parent, req)
     const [child] = childrenOf(ctx, parent)
     const callEvent = parent.events().find((e) => e.type === 'tool/call')
+    const spawnedEvent = parent.events().find((e) => e.type === 'subagent:spawned')
+    expect(spawnedEvent?.seq).toBe((callEvent?.seq ?? 0) + 1)
+    expect(spawnedEvent?.data).toEqual({
+      turn: 1,
+      callId: 'd1',
+      sessionId: child?.id,
+      title: 'Helper',
+      task: 'sub',
+    })
     expect(links).toEqual([
       {
         sessionId: child?.id,
         parentSessionId: parent.id,
         callId: 'd1',
-        callSeq: callEvent?.seq,
+        seq: spawnedEvent?.seq,
         title: 'Helper',
         task: 'sub',
       },
     ])
-    expect(seen).toEqual([`agent_message_chunk@${(child?.lastSeq ?? 0) - 2}`, 'ended completed'])
+    const last = child?.lastSeq ?? 0
+    expect(seen).toEqual([
+      `user_message_chunk@${last - 4}`,
+      `agent_message_chunk@${last - 2}`,
+      'ended completed',
+    ])
+  })
+})
+
+describe('the delegate tool’s registration', () => {
+  it('is offered after the other tools by default, and not at all with subagents: false', async () => {
+    const seen = modelOf(() => [text('hi')])
+    ctx = await startAgent({ provider: seen })
+    await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
+    const builtins = builtinTools().map((t) => t.spec.name)
+    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, DELEGATE_TOOL])
+    await ctx.stop()
+    const without = modelOf(() => [text('hi')])
+    ctx = await startAgent({ provider: without, subagents: false })
+    await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
+    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual(builtins)
+  })
+
+  it('refuses bounds that are not positive integers', async () => {
+    const provider = modelOf(() => [])
+    ctx = await startAgent({ provider })
+    for (const subagents of [{ maxConcurrent: 0 }, { maxSteps: 1.5 }]) {
+      expect(() => new AgentService(ctx as Context, { provider, subagents })).toThrow(RangeError)
+    }
   })
 })

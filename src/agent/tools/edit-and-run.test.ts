@@ -39,7 +39,7 @@ async function call(
       cwd,
       callId: 'c1',
       turn: 1,
-      callSeq: 5,
+
       client,
       signal,
       progress,

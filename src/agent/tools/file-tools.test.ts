@@ -40,7 +40,6 @@ async function call(tool: Tool, input: JsonValue, client: ClientBridge = {}): Pr
       cwd,
       callId: 'call_1',
       turn: 1,
-      callSeq: 5,
       client,
       signal,
       progress: () => {},

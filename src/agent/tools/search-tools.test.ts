@@ -44,7 +44,6 @@ async function call(tool: Tool, input: JsonValue): Promise<ToolResult> {
     cwd,
     callId: 'c',
     turn: 1,
-    callSeq: 5,
     client: {},
     signal: new AbortController().signal,
     progress: () => {},

@@ -33,9 +33,8 @@ export interface ToolContext {
   /** The session's working directory (absolute). Local file access is confined to it. */
   readonly cwd: string
   readonly callId: string
-  /** The turn the call belongs to, and the seq of its `tool/call` event. */
+  /** The turn the call belongs to. */
   readonly turn: number
-  readonly callSeq: number
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal

@@ -96,6 +96,38 @@ export function replayContent(
   )
 }
 
+/** The event a delegation appends to its parent when it spawned a subagent (a plugin event). */
+export const SUBAGENT_SPAWNED = 'subagent:spawned'
+
+/** The data of a `subagent:spawned` event: the child and the parent's tool call it answers. */
+export interface SubagentSpawned {
+  readonly turn: number
+  readonly callId: string
+  readonly sessionId: SessionId
+  readonly title: string
+  readonly task: string
+}
+
+/**
+ * The update on the parent's delegate call that says which subagent runs it (live and in a
+ * replay): `in_progress`, the child's title, its session id in `_meta.dsh.subagent`.
+ */
+export function subagentProgressUpdate(spawned: Omit<SubagentSpawned, 'turn'>, text?: string): SessionUpdate {
+  return {
+    sessionUpdate: 'tool_call_update',
+    toolCallId: spawned.callId,
+    status: 'in_progress',
+    title: `Subagent: ${spawned.title}`,
+    content: [
+      {
+        type: 'content',
+        content: { type: 'text', text: text ?? `Subagent ${spawned.sessionId} started: ${spawned.task}` },
+      },
+    ],
+    _meta: { dsh: { subagent: { sessionId: spawned.sessionId } } },
+  }
+}
+
 /**
  * Tracks what a stream of events has opened, so each event maps to the updates a client would
  * have seen live. Feed events in log order; `updatesFor` is pure given the events fed before.
@@ -160,6 +192,10 @@ export class UpdateProjector {
       }
       case 'session/title':
         return [{ sessionUpdate: 'session_info_update', title: event.data.title, updatedAt: event.time }]
+      case SUBAGENT_SPAWNED: {
+        const spawned = event.data as unknown as SubagentSpawned
+        return this.openCalls.has(spawned.callId) ? [subagentProgressUpdate(spawned)] : []
+      }
       default:
         return []
     }
