@@ -2,9 +2,11 @@ import { performance } from 'node:perf_hooks'
 import { isDeepStrictEqual } from 'node:util'
 import type { WireDirection } from '../protocol/wire/index.js'
 import { type AgentExit, describeExit } from './agent-exit.js'
+import { Expectations } from './expectations.js'
 import { type AgentLaunch, type AgentLine, LiveAgent } from './live-agent.js'
 import type { Normalizer } from './normalize.js'
 import { classify, type LineKind, type ScriptLine } from './script.js'
+import { SessionIds } from './session-ids.js'
 
 /** One message of the live run, both directions, as sent or received, with its normalized form. */
 export interface LiveEntry {
@@ -69,24 +71,13 @@ export const UNRECORDED_REQUEST_ERROR = {
   message: 'dsh-acp replay: the transcript holds no request like this one',
 } as const
 
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/** What the waiting counts an expected agent message as: its id for responses, else its method. */
-function waitKey(kind: LineKind, method: string | undefined, idKey: string | undefined): string {
-  if (kind === 'response') return `response ${idKey}`
-  if (kind === 'request') return `request ${method}`
-  if (kind === 'notification') return `notification ${method}`
-  return kind
-}
-
 /**
  * Plays one connection: starts the agent, sends the transcript's client lines in order, and
  * before each one waits until the agent has sent as many messages of each kind (responses by id,
  * its requests and notifications by method) as the transcript shows before that line. A wait ends
- * without them after `timeoutMs` of silence from the agent: missing notifications are given up
- * and the replay goes on; a missing response or request means the agent hung there, and the
- * replay of this connection stops. The agent's requests are matched to the transcript's by
+ * without them after `timeoutMs` of silence from the agent: what did not come is given up and the
+ * replay goes on, unless a response or request is missing while the agent still owes an answer
+ * to a request sent to it: then it hung there, and the replay of this connection stops. The agent's requests are matched to the transcript's by
  * method and normalized params, and answered with the transcript's answer when its turn comes;
  * one the transcript does not hold is answered at once with {@link UNRECORDED_REQUEST_ERROR}.
  * Session ids the transcript used are replaced by the ones the live agent returned. The agent is
@@ -96,28 +87,21 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
   const { lines, normalizer, live, timeoutMs, connection } = options
   const started = performance.now()
   const problems: RunProblem[] = []
-  const counts = new Map<string, number>()
-  const deficit = new Map<string, number>()
-  const sessionMap = new Map<string, string>()
+  const expectations = new Expectations(lines)
+  const sessionIds = new SessionIds()
   const recordedResponses = new Map<string, ScriptLine[]>()
   const requestedMethods = new Map<string, string>()
+  /** Ids of the client requests sent that the agent has not answered yet. */
+  const unanswered = new Set<string>()
   /** Transcript agent-request line -> the live request's id. */
   const matchedRequests = new Map<number, unknown>()
   /** Transcript agent-request line -> its answer line, when the answer's turn came before the request. */
   const heldAnswers = new Map<number, ScriptLine>()
-  const ordinal = new Map<number, number>()
-  {
-    const seen = new Map<string, number>()
-    for (const line of lines) {
-      if (line.dir !== 'out') continue
-      const key = waitKey(line.kind, line.method, line.idKey)
-      seen.set(key, (seen.get(key) ?? 0) + 1)
-      ordinal.set(line.line, seen.get(key) as number)
-      if (line.kind === 'response') {
-        const list = recordedResponses.get(line.idKey as string) ?? []
-        list.push(line)
-        recordedResponses.set(line.idKey as string, list)
-      }
+  for (const line of lines) {
+    if (line.dir === 'out' && line.kind === 'response') {
+      const list = recordedResponses.get(line.idKey as string) ?? []
+      list.push(line)
+      recordedResponses.set(line.idKey as string, list)
     }
   }
   let wake: (() => void) | undefined
@@ -138,26 +122,11 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
     fields: { kind: LineKind; method?: string; idKey?: string; answers?: string; fromLine?: number },
   ) => {
     agent.send(JSON.stringify(msg))
-    if (fields.kind === 'request') requestedMethods.set(fields.idKey as string, fields.method as string)
-    return push({ dir: 'in', msg, ...fields })
-  }
-
-  const learnSessions = (recorded: unknown, actual: unknown) => {
-    if (Array.isArray(recorded) && Array.isArray(actual)) {
-      for (const [i, item] of recorded.entries()) learnSessions(item, actual[i])
-    } else if (isObject(recorded) && isObject(actual)) {
-      for (const [key, value] of Object.entries(recorded)) {
-        const other = actual[key]
-        if (
-          key === 'sessionId' &&
-          typeof value === 'string' &&
-          typeof other === 'string' &&
-          value !== other
-        ) {
-          sessionMap.set(value, other)
-        } else learnSessions(value, other)
-      }
+    if (fields.kind === 'request') {
+      requestedMethods.set(fields.idKey as string, fields.method as string)
+      unanswered.add(fields.idKey as string)
     }
+    return push({ dir: 'in', msg, ...fields })
   }
 
   const onAgentRequest = (entry: LiveEntry, msg: Record<string, unknown>) => {
@@ -198,7 +167,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
     }
     if (!parsed) {
       push({ dir: 'out', kind: 'raw', raw: bytes ?? text })
-      counts.set('raw', (counts.get('raw') ?? 0) + 1)
+      expectations.arrive('raw', undefined, undefined)
     } else {
       const { kind, method, idKey } = classify(msg)
       const answers = kind === 'response' ? requestedMethods.get(idKey as string) : undefined
@@ -210,11 +179,11 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
         ...(idKey !== undefined && { idKey }),
         ...(answers !== undefined && { answers }),
       })
-      const key = waitKey(kind, method, idKey)
-      counts.set(key, (counts.get(key) ?? 0) + 1)
+      expectations.arrive(kind, method, idKey)
       if (kind === 'response') {
+        unanswered.delete(idKey as string)
         const recorded = recordedResponses.get(idKey as string)?.shift()
-        if (recorded) learnSessions(recorded.msg, msg)
+        if (recorded) sessionIds.learn(recorded.msg, msg)
       } else if (kind === 'request') onAgentRequest(entry, msg as Record<string, unknown>)
     }
     wake?.()
@@ -238,17 +207,9 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
   }
   void agent.exited.then(() => wake?.())
 
-  const replaceSessions = (value: unknown): unknown => {
-    if (typeof value === 'string') return sessionMap.get(value) ?? value
-    if (Array.isArray(value)) return value.map(replaceSessions)
-    if (isObject(value))
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, replaceSessions(v)]))
-    return value
-  }
-
   function sendAnswer(line: ScriptLine) {
     const id = matchedRequests.get(line.answersLine as number)
-    const msg = { ...(replaceSessions(line.msg) as Record<string, unknown>), id }
+    const msg = { ...(sessionIds.toLive(line.msg) as Record<string, unknown>), id }
     sendMessage(msg, {
       kind: 'response',
       idKey: JSON.stringify(id),
@@ -265,7 +226,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
       if (matchedRequests.has(line.answersLine)) sendAnswer(line)
       else heldAnswers.set(line.answersLine, line)
     } else {
-      sendMessage(replaceSessions(line.msg), {
+      sendMessage(sessionIds.toLive(line.msg), {
         kind: line.kind,
         ...(line.method !== undefined && { method: line.method }),
         ...(line.idKey !== undefined && { idKey: line.idKey }),
@@ -274,17 +235,10 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
     }
   }
 
-  /** Unsatisfied expected lines among `expected`. */
-  const missing = (expected: readonly ScriptLine[]) =>
-    expected.filter((line) => {
-      const key = waitKey(line.kind, line.method, line.idKey)
-      return (counts.get(key) ?? 0) + (deficit.get(key) ?? 0) < (ordinal.get(line.line) as number)
-    })
-
   /** Waits for `expected`; false when the replay of this connection must stop. */
   const waitFor = async (expected: readonly ScriptLine[], atLine: number | undefined): Promise<boolean> => {
     for (;;) {
-      const open = missing(expected)
+      const open = expectations.missing(expected)
       if (open.length === 0) return true
       if (agent.exit) {
         problems.push({
@@ -304,10 +258,13 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
       })
       wake = undefined
       if (progress) continue
-      const still = missing(expected)
+      const still = expectations.missing(expected)
       if (still.length === 0) return true
       const first = still[0] as ScriptLine
-      const hung = still.some((line) => line.kind === 'response' || line.kind === 'request')
+      // Hung: the agent still owes an answer and says nothing. An agent that answered everything
+      // it was asked is idle, and what it did not send is only missing.
+      const hung =
+        unanswered.size > 0 && still.some((line) => line.kind === 'response' || line.kind === 'request')
       problems.push({
         kind: 'timeout',
         connection,
@@ -316,10 +273,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
         message: `no message from the agent for ${timeoutMs} ms while waiting for line ${first.line}${hung ? '; the agent hung, the replay stopped here' : '; going on without it'}`,
       })
       if (hung) return false
-      for (const line of still) {
-        const key = waitKey(line.kind, line.method, line.idKey)
-        deficit.set(key, (deficit.get(key) ?? 0) + 1)
-      }
+      expectations.giveUp(still)
     }
   }
 

@@ -4,7 +4,7 @@ import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
-import { agentRequests, deferred, until } from '../support/openai-wire.js'
+import { agentRequests, deferred, toolNamesOf, until } from '../support/openai-wire.js'
 import { conversationModel, lastUserText, type ModelMove } from '../support/prefix-cache.js'
 import type { WireEntry } from '../support/wire-audit.js'
 
@@ -61,6 +61,17 @@ async function childOf(run: OpenAiAgent, parent: string): Promise<acp.SessionInf
 }
 
 describe('delegate end to end', () => {
+  it('--no-subagents: the model is not offered delegate', async () => {
+    const run = await start({
+      script: conversationModel({ hi: [say('hello')] }).script,
+      args: ['--no-subagents'],
+    })
+    const parent = await run.newSession()
+    expect((await run.prompt(parent, 'hi')).stopReason).toBe('end_turn')
+    expect(toolNamesOf(run.fake.requests[0])).toEqual(['read_text_file', 'write_text_file'])
+    await expectCleanExit(run)
+  })
+
   it('round trip: the child’s first request is the parent’s prefix byte for byte, then the task; its answer is the tool result; cached tokens land in both logs; restart and load both', async () => {
     const model = conversationModel(ROUND_TRIP, { dialect: (u) => (u === TASK ? 'deepseek' : 'openai') })
     const run = await start({ script: model.script })

@@ -229,6 +229,25 @@ describe('dsh-acp replay against an agent on the SDK', () => {
     expect(Date.now() - started).toBeLessThan(15_000)
   })
 
+  it('a request the agent never makes is missing, not a hang: the replay goes on and compares the rest', async () => {
+    const { status, report } = await replayJson('skip-permission', ['--timeout', '1500'])
+    expect(status).toBe(1)
+    const permission = lineOf((m) => m.method === 'session/request_permission')
+    expect(report.differences).toEqual([
+      expect.objectContaining({
+        kind: 'timeout',
+        line: permission,
+        what: expect.stringContaining('going on without it'),
+      }),
+      expect.objectContaining({
+        kind: 'missing',
+        line: permission,
+        what: 'request session/request_permission (<session-1>)',
+      }),
+    ])
+    expect(report.agents).toEqual([{ exit: { code: 0, signal: null }, completed: true }])
+  })
+
   it('--update rewrites the transcript from the run; the next replay is equal', async () => {
     const copy = join(dir, 'update.jsonl')
     copyFileSync(transcript, copy)
