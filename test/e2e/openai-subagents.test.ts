@@ -68,7 +68,15 @@ describe('delegate end to end', () => {
     })
     const parent = await run.newSession()
     expect((await run.prompt(parent, 'hi')).stopReason).toBe('end_turn')
-    expect(toolNamesOf(run.fake.requests[0])).toEqual(['read_text_file', 'write_text_file'])
+    expect(toolNamesOf(run.fake.requests[0])).toEqual([
+      'edit_text_file',
+      'find_files',
+      'list_directory',
+      'read_text_file',
+      'run_command',
+      'search_text',
+      'write_text_file',
+    ])
     await expectCleanExit(run)
   })
 
