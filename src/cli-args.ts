@@ -8,6 +8,8 @@ export interface CliOptions {
   readonly model: string
   readonly baseUrl?: string
   readonly modelName?: string
+  /** openai: the model accepts image prompts. */
+  readonly imageInput?: true
   readonly fork: boolean
   readonly transcript?: string
   readonly logLevel: LogLevelName
@@ -43,7 +45,9 @@ Options:
   --memory             keep sessions in memory only (nothing is written)
   --model NAME         echo (default, offline), script:FILE, or openai
   --base-url URL       openai: the chat completions server (e.g. https://api.deepseek.com/v1)
-  --model-name NAME    openai: the model to ask for; the key comes from DSH_API_KEY
+  --model-name NAMES   the models a session may choose, comma-separated, the first
+                       the default (openai: required; the key comes from DSH_API_KEY)
+  --image-input        openai: the models accept images (advertises image prompts)
   --context-window N   openai: the model's context window in tokens (reports usage)
   --max-retries N      openai: retries of 429, 5xx and lost connections (default 3)
   --request-timeout S  openai: seconds of silence from the server before failing (300)
@@ -75,6 +79,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       model: { type: 'string', default: 'echo' },
       'base-url': { type: 'string' },
       'model-name': { type: 'string' },
+      'image-input': { type: 'boolean', default: false },
       'no-fork': { type: 'boolean', default: false },
       'no-subagents': { type: 'boolean', default: false },
       'max-subagents': { type: 'string' },
@@ -134,6 +139,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     model: values.model as string,
     ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
     ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),
+    ...(values['image-input'] === true && { imageInput: true as const }),
     fork: !values['no-fork'],
     subagents: values['no-subagents']
       ? false

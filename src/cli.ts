@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { createApp } from './app.js'
 import { type CliOptions, parseCli, USAGE } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
+import { releaseMemoryOnClose } from './memory-release.js'
 import { resolveStoreDir } from './persistence/index.js'
 import { redactMcpSecrets } from './protocol/mcp-servers.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
@@ -25,6 +26,7 @@ async function serve(options: CliOptions): Promise<void> {
     modelOptions: {
       ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
       ...(options.modelName !== undefined && { modelName: options.modelName }),
+      ...(options.imageInput && { imageInput: true }),
       ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
       ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
       ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
@@ -47,6 +49,7 @@ async function serve(options: CliOptions): Promise<void> {
     }),
   })
   const logger = app.ctx.logger('dsh-acp')
+  app.ctx.on('session/disposed', releaseMemoryOnClose())
   let stopping = false
   const shutdown = async (why: string, cancelTurns: boolean) => {
     if (stopping) return

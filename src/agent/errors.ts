@@ -3,6 +3,10 @@ export const AgentErrorCode = {
   TURN_IN_PROGRESS: 'TURN_IN_PROGRESS',
   UNKNOWN_PROVIDER: 'UNKNOWN_PROVIDER',
   INVALID_SCRIPT: 'INVALID_SCRIPT',
+  /** A config option or value the agent does not offer. */
+  INVALID_CONFIG: 'INVALID_CONFIG',
+  /** A prompt the configured model cannot take (e.g. an image for a text-only model). */
+  UNSUPPORTED_CONTENT: 'UNSUPPORTED_CONTENT',
 } as const
 
 export type AgentErrorCode = (typeof AgentErrorCode)[keyof typeof AgentErrorCode]

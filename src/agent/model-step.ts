@@ -1,4 +1,12 @@
-import { type JsonValue, projectHistory, type Session, type TokenUsage } from '../session/index.js'
+import {
+  type JsonValue,
+  messageChunk,
+  messageIdOf,
+  projectHistory,
+  type Session,
+  type TokenUsage,
+  thoughtChunk,
+} from '../session/index.js'
 import { abortable } from './abort.js'
 import type { ModelProvider, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from './types.js'
 
@@ -28,7 +36,8 @@ export interface StreamedStep {
  * window) live through `request.sendUpdate`, tagged with `seq`: the seq the step's
  * `assistant/message` will get. Never throws: an abort or a provider failure is reported in the
  * result, together with everything streamed before it. Stops at once when `signal` aborts, even if
- * the provider ignores its signal.
+ * the provider ignores its signal. `choice` is the session's model and reasoning effort for this
+ * request.
  */
 export async function streamModelStep(
   session: Session,
@@ -36,8 +45,10 @@ export async function streamModelStep(
   tools: readonly ToolSpec[],
   signal: AbortSignal,
   send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
+  choice: { readonly model?: string; readonly thoughtLevel?: string } = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
+  const messageId = messageIdOf(seq)
   const step: StreamedStep = { text: '', thought: '', calls: [], aborted: false }
   try {
     const modelRequest = {
@@ -45,18 +56,20 @@ export async function streamModelStep(
       cwd: session.cwd,
       messages: projectHistory(session.events()),
       tools,
+      ...(choice.model !== undefined && { model: choice.model }),
+      ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
       switch (chunk.type) {
         case 'text':
           if (chunk.text === '') break
           step.text += chunk.text
-          send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: chunk.text } }, seq)
+          send(messageChunk(chunk.text, messageId), seq)
           break
         case 'thought':
           if (chunk.text === '') break
           step.thought += chunk.text
-          send({ sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: chunk.text } }, seq)
+          send(thoughtChunk(chunk.text, messageId), seq)
           break
         case 'tool_call':
           step.calls.push({

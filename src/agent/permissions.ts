@@ -11,6 +11,11 @@ export type SessionMode = 'ask' | 'accept-edits' | 'read-only'
 /** The mode a session has when nothing chose another. */
 export const DEFAULT_SESSION_MODE: SessionMode = 'ask'
 
+/** A configured mode id as a {@link SessionMode}; anything unknown is `ask`. */
+export function sessionMode(id: string): SessionMode {
+  return id === 'accept-edits' || id === 'read-only' ? id : 'ask'
+}
+
 /** ACP `PermissionOptionKind`, or `cancelled` when the prompt turn was cancelled while asking. */
 export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled'
 

@@ -1,9 +1,22 @@
 import type { Context } from 'cordis'
-import { type Session, storableEventData, type TurnEndReason } from '../session/index.js'
+import {
+  type ConfigValue,
+  type Session,
+  type SessionEvent,
+  storableEventData,
+  type TurnEndReason,
+} from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
-import { DEFAULT_SESSION_MODE, type SessionMode } from './permissions.js'
+import { type SessionMode, sessionMode } from './permissions.js'
+import {
+  type ConfigOptionSpec,
+  configOptionSpecs,
+  type EffectiveConfig,
+  effectiveConfig,
+  setSessionConfig,
+} from './session-config.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
@@ -25,8 +38,8 @@ export interface AgentConfig {
   /** The global tools the model may call. Default: {@link builtinTools}. */
   readonly tools?: readonly Tool[]
   /**
-   * The mode of a session, which the permission policy follows. Default: always
-   * {@link DEFAULT_SESSION_MODE} (`ask`).
+   * The mode of a session, which the permission policy follows. Default: the session's configured
+   * mode (a `config/set` event of its log), `ask` when none was set.
    */
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
@@ -69,6 +82,8 @@ export class AgentService {
   modeOf: (session: Session) => SessionMode
   /** The MCP servers of each live session; their tools are entries of {@link tools}. */
   readonly mcp: McpSessions
+  /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
@@ -80,8 +95,9 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
+    this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
-    this.modeOf = config.modeOf ?? (() => DEFAULT_SESSION_MODE)
+    this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
     if (subagents) {
@@ -110,6 +126,22 @@ export class AgentService {
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
   get promptCapabilities(): PromptCapabilities {
     return { ...(this.provider.promptCapabilities ?? BASELINE_PROMPT_CAPABILITIES) }
+  }
+
+  /** The session's effective configuration: what its log records, defaults for the rest. */
+  config(session: Session): EffectiveConfig {
+    return effectiveConfig(this.configSpecs, session.config)
+  }
+
+  /**
+   * Sets a session option and resolves with its `config/set` event once that is durable; undefined
+   * when the option already had this value (nothing is written). Throws `INVALID_CONFIG` for an
+   * option or value not offered; nothing changes.
+   */
+  async setConfig(session: Session, option: string, value: ConfigValue): Promise<SessionEvent | undefined> {
+    const event = setSessionConfig(session, this.configSpecs, option, value)
+    if (event) await this.ctx.sessions.flush(session.id)
+    return event
   }
 
   /** True while a turn runs on this session. */
@@ -169,9 +201,11 @@ export class AgentService {
       request,
       {
         provider: this.provider,
+        sessions: this.ctx.sessions,
         tools: this.tools,
         mode: () => this.modeOf(session),
         beforeStep: (send) => this.mcp.flush(session, send),
+        configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),

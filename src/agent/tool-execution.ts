@@ -84,6 +84,8 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     turn: env.turn,
     client: env.request.client,
     signal: env.signal,
+    additionalDirectories: env.session.additionalDirectories,
+    mode: env.mode,
     ...(allowedTools && { allowedTools }),
     ...(openSubagent && { openSubagent }),
     progress: (content) =>

@@ -45,7 +45,11 @@ describe('a plain turn (echo)', () => {
     const kinds = req.live.map((u) => u.update.sessionUpdate)
     expect(kinds).not.toContain('user_message_chunk')
     expect(kinds.filter((k) => k === 'agent_message_chunk').length).toBeGreaterThan(1)
-    expect(req.live.every((u) => u.seq === 4)).toBe(true)
+    expect(req.live[0]).toMatchObject({
+      seq: 2,
+      update: { sessionUpdate: 'session_info_update', title: 'hello' },
+    })
+    expect(req.live.slice(1).every((u) => u.seq === 4)).toBe(true)
     expect(updatesBySeq(req.live)).toEqual(replayBySeq(session))
   })
 

@@ -1,15 +1,21 @@
 import {
   type CoreEvent,
+  messageChunk,
+  messageIdOf,
   type Session,
   SessionError,
   SessionErrorCode,
+  type SessionStore,
   type SessionUpdate,
   type TurnEndReason,
+  titleUpdate,
   toolCallUpdate,
   toolResultUpdate,
 } from '../session/index.js'
-import { type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import { parseCommand, type SlashCommand } from './commands.js'
+import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
 import { offeredIn, type SessionMode } from './permissions.js'
+import { type ConfigOptionSpec, effectiveConfig } from './session-config.js'
 import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
 import type { ToolRegistry, ToolSet } from './tools/registry.js'
 import type { ToolLocation } from './tools/tool.js'
@@ -19,11 +25,15 @@ export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 
 export interface TurnRunOptions {
   readonly provider: ModelProvider
+  /** The store, for slash commands that fork. */
+  readonly sessions: SessionStore
   readonly tools: ToolRegistry
   /** The session's mode, read at each step (it decides which tools are offered and what asks). */
   readonly mode: () => SessionMode
   /** Called before each step, with the turn's update channel, while the log may take standalone events. */
   readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
+  /** The session options: each model request reads the session's mode, model and effort anew. */
+  readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
   /** How many calls of `concurrent` tools (delegations) of one step run at once. */
   readonly maxConcurrent: number
@@ -60,16 +70,26 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
+    for (const event of session.events()) {
+      if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
+    }
   }
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    session.append({ type: 'turn/start', data: { turn } })
-    const prompt = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    const start = session.append({ type: 'turn/start', data: { turn } })
+    const titleBefore = session.title
+    const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
+      const messageId = messageIdOf(user.seq)
       for (const content of this.request.prompt)
-        this.send({ sessionUpdate: 'user_message_chunk', content }, prompt.seq)
+        this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
     }
+    if (titleBefore === undefined && session.title !== undefined) {
+      this.send(titleUpdate(session.title, user.time), user.seq)
+    }
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
@@ -79,6 +99,31 @@ export class TurnRun {
     return { reason: 'max-turn-requests' }
   }
 
+  /**
+   * A slash command's turn: one step whose assistant message is the command's answer (a command
+   * that throws answers with its failure); the model is not asked.
+   */
+  private async runCommand(command: SlashCommand, args: string, turnStart: number): Promise<TurnEnding> {
+    const { session, turn } = this
+    session.append({ type: 'step/start', data: { turn, step: 1 } })
+    let reply: string
+    try {
+      reply = await command.run({
+        session,
+        sessions: this.options.sessions,
+        args,
+        turnStart,
+        send: (update, seq) => this.send(update, seq),
+      })
+    } catch (error) {
+      reply = `/${command.name} failed: ${errorMessage(error)}`
+    }
+    const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
+    this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
+    session.append({ type: 'step/end', data: { turn, step: 1 } })
+    return { reason: 'completed' }
+  }
+
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
@@ -86,12 +131,17 @@ export class TurnRun {
     session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(session.id)
     const mode = options.mode()
+    const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(
       session,
       options.provider,
       tools.specs((tool) => offeredIn(mode, tool)),
       this.signal,
       (update, seq) => this.send(update, seq),
+      {
+        model: config.model,
+        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+      },
     )
     this.recordAssistant(step, streamed)
     const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))

@@ -23,6 +23,17 @@ export interface ModelRequest {
   /** The whole history, from the store's projection of the log (a fork child: its prefix + own turns). */
   readonly messages: readonly ModelMessage[]
   readonly tools: readonly ToolSpec[]
+  /** The model to ask: the session's `model` option (one of the provider's `models`). Absent: its first. */
+  readonly model?: string
+  /** The session's `thought_level` option, when the provider declares `thoughtLevels`. */
+  readonly thoughtLevel?: string
+}
+
+/** A model, or a reasoning effort, a provider offers. */
+export interface ModelChoice {
+  readonly id: string
+  readonly name?: string
+  readonly description?: string
 }
 
 /** Pieces a provider streams for one step, in order. */
@@ -57,6 +68,10 @@ export interface ModelProvider {
    * Omitted: text and resource links only (`image`, `audio`, `embeddedContext` all false).
    */
   readonly promptCapabilities?: PromptCapabilities
+  /** The models it can ask for (the `model` option); the first is the default. Omitted: one, its name. */
+  readonly models?: readonly ModelChoice[]
+  /** The reasoning efforts it can send (the `thought_level` option); the first is the default. */
+  readonly thoughtLevels?: readonly ModelChoice[]
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
 }
 
@@ -135,6 +150,8 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
+  readonly commands?: boolean
   /**
    * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
    * prompt the client did not send. Default false.

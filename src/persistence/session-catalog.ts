@@ -1,4 +1,4 @@
-import { SessionError } from '../session/errors.js'
+import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { ListOptions, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import { compareNewestFirst, decodeCursor, pageSize, paginate } from '../session/paginate.js'
@@ -146,7 +146,7 @@ export class SessionCatalog {
     const started = performance.now()
     this.changed.clear()
     const ids: SessionId[] = []
-    for (const name of await this.fs.readdir(this.paths.dir)) {
+    for (const name of await this.readDirectory()) {
       const id = StorePaths.sessionIdOf(name)
       if (id !== undefined) ids.push(id)
     }
@@ -160,6 +160,26 @@ export class SessionCatalog {
     }
     await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
     if (this.watch) this.checkedAll = started
+  }
+
+  /** The store directory's entries; retried like a file, then `PERSISTENCE_FAILED` (never -32603). */
+  private async readDirectory(): Promise<string[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.fs.readdir(this.paths.dir)
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS) {
+          const errno = errnoOf(error)
+          throw new SessionError(
+            SessionErrorCode.PERSISTENCE_FAILED,
+            `list: read directory ${this.paths.dir} failed: ${(error as Error).message}`,
+            { op: 'readdir', path: this.paths.dir, ...(errno !== undefined && { errno }) },
+            { cause: error },
+          )
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+      }
+    }
   }
 
   private forget(id: SessionId): void {
@@ -242,7 +262,8 @@ async function readSummary(
   if (last !== undefined) {
     try {
       const time = (JSON.parse(last) as { time?: unknown }).time
-      if (typeof time === 'string') updatedAt = time
+      // Never before creation: a fork child's inherited last event can be older than the child.
+      if (typeof time === 'string' && time > updatedAt) updatedAt = time
     } catch {
       // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
     }

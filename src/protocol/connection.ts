@@ -128,8 +128,12 @@ export class AcpConnection {
       }
       const checked = acpMethod ? await validateParams(acpMethod, params) : params
       const result = method.handle(checked as never, call)
-      if (!token || method.handlesCancellation || !isPromiseLike(result)) return await result
-      return await raceCancellation(result, token)
+      const value =
+        !token || method.handlesCancellation || !isPromiseLike(result)
+          ? await result
+          : await raceCancellation(result, token)
+      this.runAfterResponse(call.takeAfterResponse())
+      return value
     } catch (error) {
       const response = toResponseError(error, (message) => this.logger.error(message))
       if (notification) {
@@ -141,6 +145,25 @@ export class AcpConnection {
       call.dispose()
       this.finished()
     }
+  }
+
+  /**
+   * Runs what a handler asked to send after its answer: once the JSON-RPC engine has written the
+   * response (it does so in the microtasks after the handler settles; an immediate runs after
+   * them), counted as running so `settle` waits for it.
+   */
+  private runAfterResponse(tasks: ReadonlyArray<() => void>): void {
+    if (tasks.length === 0) return
+    this.running++
+    setImmediate(() => {
+      try {
+        for (const task of tasks) task()
+      } catch (error) {
+        this.logger.warn(`after response: ${(error as Error).message}`)
+      } finally {
+        this.finished()
+      }
+    })
   }
 
   private makeCallState(): CallState {
@@ -196,6 +219,7 @@ const NEVER_ABORTED = new AbortController().signal
 class Call implements MethodCall {
   private controller: AbortController | undefined
   private subscription: Disposable | undefined
+  private afterTasks: Array<() => void> | undefined
 
   constructor(
     private readonly state: CallState,
@@ -242,6 +266,18 @@ class Call implements MethodCall {
 
   openSubagent(link: Parameters<MethodCall['openSubagent']>[0]): ReturnType<MethodCall['openSubagent']> {
     return this.state.openSubagent(link)
+  }
+
+  afterResponse(task: () => void): void {
+    this.afterTasks ??= []
+    this.afterTasks.push(task)
+  }
+
+  /** What `afterResponse` collected (emptied). */
+  takeAfterResponse(): ReadonlyArray<() => void> {
+    const tasks = this.afterTasks ?? []
+    this.afterTasks = undefined
+    return tasks
   }
 
   dispose(): void {

@@ -61,6 +61,12 @@ const SESSION_ERROR_CODES: Partial<Record<SessionErrorCode, number>> = {
   [SessionErrorCode.CORRUPT_SESSION]: ErrorCode.SessionCorrupt,
 }
 
+/** Agent errors that say the request asked for something not offered: -32602. */
+const AGENT_INVALID_PARAMS: ReadonlySet<string> = new Set([
+  AgentErrorCode.INVALID_CONFIG,
+  AgentErrorCode.UNSUPPORTED_CONTENT,
+])
+
 /**
  * The one place where errors become JSON-RPC errors. Protocol errors pass through; session errors
  * map by code with `data.code` and the error's data; anything else is an internal error whose
@@ -78,6 +84,9 @@ export function toResponseError(error: unknown, log: (message: string) => void):
       `${error.message}: wait for its response or send session/cancel`,
       { code: error.code, ...error.data },
     )
+  }
+  if (error instanceof AgentError && AGENT_INVALID_PARAMS.has(error.code)) {
+    return new ResponseError(ErrorCode.InvalidParams, error.message, { code: error.code, ...error.data })
   }
   log(`internal error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
   return new ResponseError(ErrorCode.InternalError, 'internal error (details are in the agent log on stderr)')

@@ -31,6 +31,11 @@ export interface MethodCall {
    * it was handed to the output (later when the output pushes back); never rejects.
    */
   notify(update: SessionUpdateNotification): Promise<void>
+  /**
+   * Runs `task` once this call's response has been written, if the call succeeds: for updates a
+   * client drops when they come before the answer that tells it about the session.
+   */
+  afterResponse(task: () => void): void
   /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
   clientBridge(sessionId: string): ClientBridge
   /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import type { AcpMethod } from './method.js'
 import { initializeMethod } from './methods/initialize.js'
 import { sessionCloseMethod, sessionDeleteMethod } from './methods/session-close.js'
+import { sessionSetConfigOptionMethod, sessionSetModeMethod } from './methods/session-config.js'
 import { sessionForkMethod } from './methods/session-fork.js'
 import { sessionListMethod } from './methods/session-list.js'
 import { sessionLoadMethod, sessionResumeMethod } from './methods/session-load.js'
@@ -33,6 +34,8 @@ export const acpPlugin = {
       sessionDeleteMethod,
       sessionPromptMethod,
       sessionCancelMethod,
+      sessionSetConfigOptionMethod,
+      sessionSetModeMethod,
     ])
   },
 }

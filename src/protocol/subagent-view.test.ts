@@ -54,7 +54,7 @@ describe('openSubagentView', () => {
     view.sendUpdate({ sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read a.txt' }, 4)
     view.sendUpdate({ sessionUpdate: 'tool_call_update', toolCallId: 't1', status: 'failed' }, 5)
     view.ended({ stopReason: 'end_turn', seq: 6, endReason: 'completed' })
-    expect(w.sent.every((n) => n.sessionId === 'dad' && n._meta.dsh.seq === 9)).toBe(true)
+    expect(w.sent.every((n) => n.sessionId === 'dad' && n._meta?.dsh.seq === 9)).toBe(true)
     expect(JSON.stringify(w.sent)).not.toContain('subagent_update')
     expect(w.sent.map((n) => (n.update.content as { content: { text: string } }[])[0]?.content.text)).toEqual(
       ['Subagent kid started: do it', 'Running: Read a.txt', 'Failed: Read a.txt'],

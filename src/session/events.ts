@@ -78,6 +78,16 @@ export interface EventDataMap {
   'session/title': { readonly title: string }
   /** Standalone: a note added to the model's context between turns. */
   'context/note': { readonly text: string }
+  /**
+   * Standalone, anywhere: a session configuration option (`mode`, `model`, `thought_level`, ...)
+   * got a new value. The session's current configuration is the last value per option.
+   */
+  'config/set': { readonly option: string; readonly value: string | boolean }
+  /**
+   * Standalone, anywhere: the session's additional workspace directories (ACP
+   * `additionalDirectories`, absolute) are now these. The last one holds; none: only `cwd`.
+   */
+  'session/directories': { readonly directories: readonly string[] }
 }
 
 export type CoreEventType = keyof EventDataMap
@@ -98,6 +108,8 @@ export const CORE_EVENT_TYPES: readonly CoreEventType[] = [
   'turn/end',
   'session/title',
   'context/note',
+  'config/set',
+  'session/directories',
 ]
 
 export const EXTENSION_EVENT_TYPE = /^[a-z][a-z0-9-]*:[A-Za-z0-9_./-]+$/

@@ -1,3 +1,4 @@
+export * from './config.js'
 export * from './errors.js'
 export * from './events.js'
 export { resolveForkBoundary } from './fork.js'
@@ -5,6 +6,7 @@ export { deepFreeze, freezeJsonCopy, MAX_JSON_DEPTH, storableEventData } from '.
 export * from './header.js'
 export * from './ids.js'
 export { boundaryStatus, type TurnSpan } from './log-state.js'
+export * from './message-ids.js'
 export * from './paginate.js'
 export type { SessionPersistence } from './persistence-port.js'
 export * from './projection/history.js'

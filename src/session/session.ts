@@ -1,3 +1,4 @@
+import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
 import type { AnyEventInput, JsonObject, SessionEvent } from './events.js'
 import { storableEventData } from './frozen.js'
@@ -25,6 +26,10 @@ export class Session {
   private failure: SessionError | undefined
   /** The data of the last `session/title` event, kept as events are appended. */
   private titleEvent: string | undefined
+  /** The projection of `config/set` events, kept as they are appended. */
+  private configState: SessionConfig
+  /** The data of the last `session/directories` event. */
+  private directories: readonly string[] = []
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -32,10 +37,30 @@ export class Session {
     this.log = log
     this.state = state
     this.host = host
-    for (let i = log.length - 1; i >= 0 && this.titleEvent === undefined; i--) {
+    // A fork child's header title is its own: only its own `session/title` events replace it.
+    const own = header.seedLength ?? 0
+    for (let i = log.length - 1; i >= own && this.titleEvent === undefined; i--) {
       const event = log[i] as SessionEvent
       if (event.type === 'session/title') this.titleEvent = event.data.title
     }
+    this.configState = sessionConfig(log)
+    for (let i = log.length - 1; i >= 0; i--) {
+      const event = log[i] as SessionEvent
+      if (event.type === 'session/directories') {
+        this.directories = event.data.directories
+        break
+      }
+    }
+  }
+
+  /** The additional workspace directories the log records last (absolute; `cwd` is not among them). */
+  get additionalDirectories(): readonly string[] {
+    return this.directories
+  }
+
+  /** The configuration the log records (see {@link sessionConfig}); the agent adds defaults. */
+  get config(): SessionConfig {
+    return this.configState
   }
 
   get id(): SessionId {
@@ -102,8 +127,14 @@ export class Session {
     return undefined
   }
 
+  /**
+   * The time of the last activity: the last event's, but never before the session's creation (a
+   * fork child's inherited events are older than the child).
+   */
   get updatedAt(): string {
-    return this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : this.header.createdAt
+    const created = this.header.createdAt
+    const last = this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : created
+    return last > created ? last : created
   }
 
   /** The whole log, oldest first. The array is a copy; the events are shared and frozen. */
@@ -170,6 +201,10 @@ export class Session {
     this.log.push(event)
     this.state.apply(event)
     if (event.type === 'session/title') this.titleEvent = event.data.title
+    else if (event.type === 'session/directories') this.directories = event.data.directories
+    else if (event.type === 'config/set') {
+      this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
+    }
     host.appended(this, event)
     return event
   }

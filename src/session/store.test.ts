@@ -241,7 +241,7 @@ describe('get, close, list and load', () => {
     f.tick()
     f.sessions.fork(s, 12, 'b')
     const [child] = (await f.sessions.list()).sessions
-    expect(child).toMatchObject({ sessionId: 'b', parentSession: 'a', seedLength: 12, title: 'Named' })
+    expect(child).toMatchObject({ sessionId: 'b', parentSession: 'a', seedLength: 12, title: 'Named (fork)' })
   })
 
   it('load: without persistence a session that is not live is SESSION_NOT_FOUND', async () => {

@@ -28,6 +28,7 @@ import { paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
+import { forkTitle } from './title.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -245,7 +246,10 @@ export class SessionStore {
    */
   fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
     const parent = liveForkSource(source, (id) => this.live.get(id))
-    return this.spawn(parent, resolveForkBoundary(parent, boundary), childSessionId, {})
+    const title = forkTitle(parent.title)
+    return this.spawn(parent, resolveForkBoundary(parent, boundary), childSessionId, {
+      ...(title !== undefined && { title }),
+    })
   }
 
   /**

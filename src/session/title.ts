@@ -19,6 +19,11 @@ export function titleFromText(text: string): string | undefined {
   return undefined
 }
 
+/** A fork child's own title: its parent's, marked as a fork. */
+export function forkTitle(parentTitle: string | undefined): string | undefined {
+  return parentTitle === undefined ? undefined : `${parentTitle} (fork)`
+}
+
 /** A title from a prompt's content: the first text block that yields one. */
 export function titleFromContent(content: readonly ContentBlock[]): string | undefined {
   for (const block of content) {

@@ -10,6 +10,8 @@ const nonEmptyString: FieldCheck = (v) => typeof v === 'string' && v.length > 0
 const boolean: FieldCheck = (v) => typeof v === 'boolean'
 const any: FieldCheck = () => true
 const array: FieldCheck = (v) => Array.isArray(v)
+const stringArray: FieldCheck = (v) => Array.isArray(v) && v.every((item) => typeof item === 'string')
+const stringOrBoolean: FieldCheck = (v) => typeof v === 'string' || typeof v === 'boolean'
 const contentBlocks: FieldCheck = (v) =>
   Array.isArray(v) &&
   v.every((b) => typeof b === 'object' && b !== null && !Array.isArray(b) && typeof b.type === 'string')
@@ -51,6 +53,8 @@ export const EVENT_DATA_SHAPES: Readonly<Record<CoreEventType, EventDataShape>> 
   'turn/end': { required: { turn: positiveInt, reason: nonEmptyString }, optional: { message: string } },
   'session/title': { required: { title: string } },
   'context/note': { required: { text: string } },
+  'config/set': { required: { option: nonEmptyString, value: stringOrBoolean } },
+  'session/directories': { required: { directories: stringArray } },
 }
 
 function invalid(message: string, data: Record<string, unknown>): SessionError {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
-import { agentText, foldUpdates, seqOf } from './updates.js'
+import { agentText, foldUpdates, fromLog, seqOf } from './updates.js'
 
 const CWD = '/work/project'
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
@@ -43,6 +43,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     expect(init.agentInfo?.name).toBe('dsh-acp')
     expect(init.agentCapabilities?.loadSession).toBe(true)
     expect(init.agentCapabilities?.sessionCapabilities).toEqual({
+      additionalDirectories: {},
       list: {},
       resume: {},
       close: {},
@@ -81,13 +82,13 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     })
     const secondSeq = (second._meta as { dsh: { seq: number } }).dsh.seq
     expect(secondSeq).toBeGreaterThan(firstSeq)
-    const live = updatesOf(agent, sessionId)
+    const live = updatesOf(agent, sessionId).filter(fromLog)
     expect(agentText(live)).toContain('hello')
     for (const update of live) expect(seqOf(update)).toBeLessThanOrEqual(secondSeq)
 
     const before = agent.updates.length
     await agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const replay = updatesOf(agent, sessionId, before)
+    const replay = updatesOf(agent, sessionId, before).filter(fromLog)
     expect(foldUpdates(replay, true)).toEqual(foldUpdates(live, true))
     const userChunks = replay.filter((u) => u.update.sessionUpdate === 'user_message_chunk')
     expect(userChunks.map((u) => (u.update as { content: { text: string } }).content.text)).toEqual([
@@ -102,10 +103,18 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
 
     const beforeResume = agent.updates.length
     await agent.agent.request('session/resume', { sessionId, cwd: CWD })
-    expect(agent.updates.length).toBe(beforeResume)
+    await agent.agent.request('session/list', {})
+    expect(agent.updates.slice(beforeResume).map((u) => u.update.sessionUpdate)).toEqual([
+      'available_commands_update',
+      'session_info_update',
+    ])
 
     await agent.agent.request('session/close', { sessionId })
     await agent.agent.request('session/delete', { sessionId })
+    // Deleting what is not there (any more) succeeds silently (ACP SHOULD).
+    expect(await agent.agent.request('session/delete', { sessionId })).toEqual({})
+    expect(await agent.agent.request('session/delete', { sessionId: 'ses_never_made' })).toEqual({})
+    expect(await agent.agent.request('session/delete', { sessionId: '../../etc/passwd' })).toEqual({})
     expect((await agent.agent.request('session/list', {})).sessions).toEqual([])
     await expect(
       agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),

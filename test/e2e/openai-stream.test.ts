@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { chunk, completionStream, type FakeReply } from '../support/fake-openai.js'
 import { API_KEY, expectCleanExit, MODEL_NAME, openAiAgents } from '../support/openai-agent.js'
 import { chunkTexts, messagesOf, toolNamesOf, updatesOfKind } from '../support/openai-wire.js'
-import { foldUpdates } from './updates.js'
+import { foldUpdates, fromLog } from './updates.js'
 
 /**
  * `--model openai` end to end: the official ACP client drives the built binary over stdio, and the
@@ -50,7 +50,8 @@ describe('openai provider end to end: streaming', () => {
       'write_text_file',
     ])
 
-    expect(foldUpdates(await run.replay(sessionId), true)).toEqual(foldUpdates(live, true))
+    const replayed = (await run.replay(sessionId)).filter(fromLog)
+    expect(foldUpdates(replayed, true)).toEqual(foldUpdates(live.filter(fromLog), true))
     await expectCleanExit(run)
   })
 

@@ -82,6 +82,8 @@ describe('write_text_file end to end', () => {
     ).toEqual([
       'response', // initialize
       'response', // session/new
+      'update:available_commands_update', // after the answer that names the session
+      'update:session_info_update', // the title, derived from the prompt
       'update:tool_call',
       'session/request_permission',
       'update:tool_call_update', // in_progress

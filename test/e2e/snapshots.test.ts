@@ -26,6 +26,7 @@ describe('initialize and malformed input (transcript snapshots)', () => {
       const init = await agent.initialize()
       expect(init.agentCapabilities?.loadSession).toBe(true)
       expect(init.agentCapabilities?.sessionCapabilities).toEqual({
+        additionalDirectories: {},
         list: {},
         resume: {},
         close: {},

@@ -9,6 +9,14 @@ export function seqOf(notification: acp.SessionNotification): number {
 }
 
 /**
+ * True for updates that come from a log event (they carry `_meta.dsh.seq`); the announcements
+ * sent after a session's answer (its command list, its title) come from none.
+ */
+export function fromLog(notification: acp.SessionNotification): boolean {
+  return typeof (notification._meta as { dsh?: { seq?: unknown } } | null | undefined)?.dsh?.seq === 'number'
+}
+
+/**
  * Folds updates into what a client shows: per seq and kind, chunk texts concatenated, other
  * updates as they are. Live streaming (many deltas) and replay (one chunk per event) fold equal.
  */

@@ -31,7 +31,7 @@ describe('list from headers', () => {
     const reader = await startStore(store.dir)
     const all = await reader.sessions.list({})
     expect(all.sessions).toEqual(expected.map((s) => ({ ...s, live: false })))
-    expect(all.sessions[0]).toMatchObject({ parentSession: a.id, seedLength: 6, title: 'A' })
+    expect(all.sessions[0]).toMatchObject({ parentSession: a.id, seedLength: 6, title: 'A (fork)' })
     expect((await reader.sessions.list({ cwd: '/one' })).sessions.map((s) => s.sessionId)).toEqual([
       c.id,
       a.id,

@@ -35,7 +35,7 @@ describe('JSONL persistence across a restart', () => {
       parentSession: root.id,
       seedLength: 6,
       cwd: '/proj',
-      title: 'root',
+      title: 'root (fork)',
     })
     const page = await second.sessions.list({})
     expect(page.sessions.map((s) => [s.sessionId, s.parentSession])).toEqual([

@@ -102,6 +102,9 @@ export function updatesBySeq(updates: readonly LiveUpdate[]): Record<string, str
 /** What `session/load` would replay for `session`, in the shape of {@link updatesBySeq}. */
 export function replayBySeq(session: Session): Record<string, string[]> {
   return updatesBySeq(
-    projectUpdates(session.id, session.events()).map((n) => ({ update: n.update, seq: n._meta.dsh.seq })),
+    projectUpdates(session.id, session.events()).map((n) => ({
+      update: n.update,
+      seq: n._meta?.dsh.seq ?? 0,
+    })),
   )
 }

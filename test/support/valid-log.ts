@@ -85,6 +85,10 @@ function standalone(n: number): AnyEventInput {
     [
       { type: 'session/title', data: { title: `title ${n}` } },
       { type: 'context/note', data: { text: `note ${n}` } },
+      {
+        type: 'config/set',
+        data: { option: pick(['mode', 'model', 'thought_level'], n), value: `v${n % 3}` },
+      },
       { type: 'metrics:sample', data: { n, tags: ['a', { deep: [n] }] } },
     ],
     n >> 2,

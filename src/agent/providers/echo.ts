@@ -1,26 +1,44 @@
 import type { ModelMessage } from '../../session/index.js'
 import { contentToText } from '../content.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
+import { REASONING_EFFORTS } from './choices.js'
 
 /**
  * The built-in offline model. Deterministic: it answers with what it remembers of the conversation
  * it was given, the number of user messages and each one's text (embedded resources rendered as
  * text), so a forked child visibly remembers only its inherited prefix plus its own prompts. It
  * streams a short thought first, then the answer one line at a time, and never calls tools.
+ *
+ * It offers the model names given (`--model-name a,b`; default just `echo`) and the reasoning
+ * efforts of chat completions, so editors can exercise both offline: they change nothing in the
+ * answer, and the thought names them whenever they are not the defaults.
  */
-export function createEchoProvider(): ModelProvider {
+export function createEchoProvider(modelNames: readonly string[] = []): ModelProvider {
+  const models = (modelNames.length > 0 ? modelNames : ['echo']).map((id) => ({ id }))
   return {
     name: 'echo',
     promptCapabilities: { image: false, audio: false, embeddedContext: true },
-    stream: (request, signal) => streamEcho(request, signal),
+    models,
+    thoughtLevels: REASONING_EFFORTS,
+    stream: (request, signal) => streamEcho(request, signal, models[0]?.id),
   }
 }
 
-async function* streamEcho(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelChunk> {
+async function* streamEcho(
+  request: ModelRequest,
+  signal: AbortSignal,
+  defaultModel: string | undefined,
+): AsyncGenerator<ModelChunk> {
   const remembered = userTexts(request.messages)
+  const choices = [
+    ...(request.model !== undefined && request.model !== defaultModel ? [`model ${request.model}`] : []),
+    ...(request.thoughtLevel !== undefined && request.thoughtLevel !== 'default'
+      ? [`reasoning effort ${request.thoughtLevel}`]
+      : []),
+  ]
   yield {
     type: 'thought',
-    text: `I count ${remembered.length} user ${plural(remembered.length)} in my context.`,
+    text: `I count ${remembered.length} user ${plural(remembered.length)} in my context${choices.length > 0 ? ` (${choices.join(', ')})` : ''}.`,
   }
   for (const piece of echoAnswerPieces(remembered)) {
     if (signal.aborted) return

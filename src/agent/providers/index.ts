@@ -1,10 +1,12 @@
 import path from 'node:path'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelProvider } from '../types.js'
+import { modelNameList } from './choices.js'
 import { createEchoProvider } from './echo.js'
 import { openAiProviderFromOptions } from './openai/index.js'
 import { createScriptProvider, loadScriptFile } from './script.js'
 
+export { modelNameList, REASONING_EFFORTS } from './choices.js'
 export { createEchoProvider, echoAnswer, echoAnswerPieces, userTexts } from './echo.js'
 export { createScriptProvider, loadScriptFile, scriptPosition } from './script.js'
 export * from './script-format.js'
@@ -27,7 +29,7 @@ export type ProviderFactory = (argument: string, options: ProviderOptions) => Mo
  * `openai: (_argument, options) => createOpenAiProvider(options)` from `./openai/index.js`.
  */
 const FACTORIES: Readonly<Record<string, ProviderFactory>> = {
-  echo: () => createEchoProvider(),
+  echo: (_argument, options) => createEchoProvider(modelNameList(options.modelName)),
   openai: (argument, options) => openAiProviderFromOptions(options, argument),
   script: (argument, options) => {
     if (argument === '')

@@ -8,9 +8,12 @@ import { ToolFailure } from './tool.js'
  */
 export type AllowedRoots = readonly [cwd: string, ...additional: string[]]
 
-/** The roots of a tool call: the session's cwd (and, once sessions carry them, its additional directories). */
-export function allowedRoots(context: { readonly cwd: string }): AllowedRoots {
-  return [context.cwd]
+/** The roots of a tool call: the session's cwd, then its additional directories. */
+export function allowedRoots(context: {
+  readonly cwd: string
+  readonly additionalDirectories?: readonly string[]
+}): AllowedRoots {
+  return [context.cwd, ...(context.additionalDirectories ?? [])]
 }
 
 /**

@@ -43,6 +43,10 @@ export interface ToolContext {
    * terminal), as a `tool_call_update` that stays `in_progress`.
    */
   readonly progress: (content: readonly JsonValue[]) => void
+  /** The session's additional workspace directories: the file tools may work inside them too. */
+  readonly additionalDirectories?: readonly string[]
+  /** The session's mode when the call runs (the permission policy already applied it). Absent: `ask`. */
+  readonly mode?: string
   /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
   readonly allowedTools?: ReadonlySet<string>
   /** How the editor is shown a subagent (from the turn's request), if it can be. */

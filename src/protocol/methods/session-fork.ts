@@ -1,13 +1,18 @@
+import { checkedDirectories, recordDirectories } from '../directories.js'
+import { forkBoundary } from '../fork-point.js'
 import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
-import { dshMeta } from '../params.js'
+import { announceSession } from '../session-announce.js'
+import { sessionSetup } from '../session-config.js'
 import { openSessionInCwd } from './session-access.js'
 
 /**
- * `session/fork` (ACP unstable): forks the source through `_meta.dsh.boundary` (an inclusive source
- * seq; absent: its last event) with `ctx.sessions.forkDurable`, and answers once the child is
- * durable: `{ sessionId, _meta: { dsh: { parentSession, seedLength } } }`. The child is live at once,
- * with the `mcpServers` of this request connected (a fork does not inherit its source's servers).
+ * `session/fork` (ACP unstable): forks the source at its fork point (`_meta.dsh.boundary`, an
+ * inclusive seq; `_meta.dsh.messageId`; or a JetBrains AIR `_meta.jetbrains.air.fork`: see
+ * `fork-point.ts`; absent: its last event) with `ctx.sessions.forkDurable`, and answers once the
+ * child is durable: `{ sessionId, configOptions, modes, _meta: { dsh: { parentSession, seedLength } } }`,
+ * then sends the child's command list and title. The child is live at once.
+ * The child gets the `mcpServers` of this request (a fork does not inherit its source's servers).
  * Errors: unknown source -32002; `INVALID_BOUNDARY` / `OPEN_TURN` -32602 with `data.code` and the
  * fork error's data; a relative `cwd` or one that is not the source's -32602.
  */
@@ -18,12 +23,15 @@ export const sessionForkMethod = defineMethod({
   },
   async handle(params, call) {
     const servers = mcpServerConfigs('session/fork', params.mcpServers)
+    const directories = await checkedDirectories('session/fork', params.additionalDirectories)
     const source = await openSessionInCwd(params, 'session/fork', call)
-    const boundary = dshMeta(params)?.boundary
-    const child = await call.sessions.forkDurable(source, boundary as number | undefined)
+    const child = await call.sessions.forkDurable(source, forkBoundary(source, params._meta))
+    await recordDirectories(call, child, directories)
     await connectMcpServers(call, child, servers)
+    announceSession(call, child)
     return {
       sessionId: child.id,
+      ...sessionSetup(call.agent, child),
       _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },
     }
   },

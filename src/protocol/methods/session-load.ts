@@ -1,7 +1,10 @@
-import { type SessionEvent, UpdateProjector } from '../../session/index.js'
+import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
+import { checkedDirectories, recordDirectories } from '../directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
 import { assertAbsolutePath } from '../params.js'
+import { announceSession } from '../session-announce.js'
+import { configUpdates, sessionSetup } from '../session-config.js'
 import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-access.js'
 
 /**
@@ -11,7 +14,8 @@ import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-acce
  * session is replayed while its file is read: each event is sent once it passed every check, and
  * the read waits while the client is slow to take the updates. Should a later line turn out
  * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
- * and the session is not loaded: the client drops what it was shown, as for any failed load.
+ * and the session is not loaded: the client drops what it was shown, as for any failed load. The
+ * answer carries the session's `configOptions` and `modes` as its log left them.
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
@@ -22,11 +26,18 @@ export const sessionLoadMethod = defineMethod({
     assertSessionId(params.sessionId)
     assertAbsolutePath('session/load', 'cwd', params.cwd)
     const servers = mcpServerConfigs('session/load', params.mcpServers)
-    const projector = new UpdateProjector(params.sessionId)
+    const directories = await checkedDirectories('session/load', params.additionalDirectories)
+    let projector: UpdateProjector | undefined
+    const projectorFor = (header: SessionHeader) =>
+      new UpdateProjector(header.id, {
+        configUpdates: configUpdates(call.agent),
+        ...(header.title !== undefined && { headerTitle: header.title }),
+      })
     let replayed = 0
     let sentSincePause = 0
     let lastSent: Promise<void> | undefined
-    const send = (event: SessionEvent) => {
+    const send = (event: SessionEvent, header: SessionHeader) => {
+      projector ??= projectorFor(header)
       for (const update of projector.updatesFor(event)) {
         lastSent = call.notify(update)
         sentSincePause++
@@ -37,15 +48,17 @@ export const sessionLoadMethod = defineMethod({
       // Checked before the first update leaves: nothing of another directory's session is sent.
       if (replayed === 0 && header.cwd !== params.cwd)
         assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
-      send(event)
+      send(event, header)
       if (sentSincePause < PAUSE_EVERY) return undefined
       sentSincePause = 0
       return lastSent
     })
     assertSameCwd(session, params.cwd, 'session/load')
-    for (const event of session.eventsAfter(replayed)) send(event)
+    for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
-    return {}
+    announceSession(call, session)
+    return sessionSetup(call.agent, session)
   },
 })
 
@@ -60,8 +73,11 @@ export const sessionResumeMethod = defineMethod({
   },
   async handle(params, call) {
     const servers = mcpServerConfigs('session/resume', params.mcpServers)
+    const directories = await checkedDirectories('session/resume', params.additionalDirectories)
     const session = await openSessionInCwd(params, 'session/resume', call)
+    await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
-    return {}
+    announceSession(call, session)
+    return sessionSetup(call.agent, session)
   },
 })

@@ -22,6 +22,7 @@ export const sessionPromptMethod = defineMethod({
       signal: call.signal,
       sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
       client: call.clientBridge(sessionId),
+      commands: true,
       openSubagent: (link) => call.openSubagent(link),
     })
     if (outcome.error !== undefined) {

@@ -23,15 +23,16 @@ function expectAcpValid(updates: readonly SessionUpdateNotification[]): void {
 
 /** The seq of each update must be the seq of an event that stands for it. */
 function expectSeqs(updates: readonly SessionUpdateNotification[], events: readonly SessionEvent[]): void {
-  for (const u of updates) expect(events[u._meta.dsh.seq - 1]?.seq).toBe(u._meta.dsh.seq)
+  for (const u of updates) expect(events[(u._meta?.dsh.seq ?? 0) - 1]?.seq).toBe(u._meta?.dsh.seq)
 }
 
 describe('projectUpdates', () => {
   it('updates: a clean turn replays as user, thought, message, tool_call and tool_call_update chunks', () => {
     const s = appendAll(f.sessions.create('s'), cleanTurn(1, 'hello'))
     const updates = projectUpdates('s', s.events())
-    expect(updates.map((u) => [u._meta.dsh.seq, u.update.sessionUpdate])).toEqual([
+    expect(updates.map((u) => [u._meta?.dsh.seq, u.update.sessionUpdate])).toEqual([
       [2, 'user_message_chunk'],
+      [2, 'session_info_update'],
       [4, 'agent_thought_chunk'],
       [4, 'agent_message_chunk'],
       [5, 'tool_call'],
@@ -42,19 +43,27 @@ describe('projectUpdates', () => {
     expect(updates[0]?.update).toEqual({
       sessionUpdate: 'user_message_chunk',
       content: { type: 'text', text: 'hello' },
+      messageId: 'msg_2',
     })
     expect(updates[1]?.update).toEqual({
+      sessionUpdate: 'session_info_update',
+      title: 'hello',
+      updatedAt: s.at(2)?.time,
+    })
+    expect(updates[2]?.update).toEqual({
       sessionUpdate: 'agent_thought_chunk',
       content: { type: 'text', text: 'hmm' },
+      messageId: 'msg_4',
     })
-    expect(updates[3]?.update).toMatchObject({
+    expect(updates[3]?.update).toMatchObject({ sessionUpdate: 'agent_message_chunk', messageId: 'msg_4' })
+    expect(updates[4]?.update).toMatchObject({
       sessionUpdate: 'tool_call',
       toolCallId: 'call_1',
       title: 'read',
       status: 'pending',
       rawInput: { path: 'a.txt' },
     })
-    expect(updates[4]?.update).toMatchObject({
+    expect(updates[5]?.update).toMatchObject({
       sessionUpdate: 'tool_call_update',
       toolCallId: 'call_1',
       status: 'completed',
@@ -80,9 +89,10 @@ describe('projectUpdates', () => {
       },
     ])
     const updates = projectUpdates('s', s.events())
-    expect(updates.map((u) => [u._meta.dsh.seq, u.update.sessionUpdate])).toEqual([
+    expect(updates.map((u) => [u._meta?.dsh.seq, u.update.sessionUpdate])).toEqual([
       [2, 'user_message_chunk'],
       [2, 'user_message_chunk'],
+      [2, 'session_info_update'],
     ])
     expectAcpValid(updates)
   })
@@ -127,7 +137,7 @@ describe('projectUpdates', () => {
     const updates = projectUpdates('s', s.events())
     const last = updates[updates.length - 1]
     expect(updates).toHaveLength(4)
-    expect(last?._meta.dsh.seq).toBe(6)
+    expect(last?._meta?.dsh.seq).toBe(6)
     expect(last?.update).toMatchObject({
       sessionUpdate: 'tool_call_update',
       toolCallId: 'b',

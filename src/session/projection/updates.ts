@@ -1,15 +1,21 @@
+import type { ConfigValue } from '../config.js'
 import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../events.js'
 import type { SessionId } from '../ids.js'
+import { messageIdOf } from '../message-ids.js'
+import { titleFromContent } from '../title.js'
 import { unansweredCallResult } from './history.js'
 
 /** An ACP `session/update` variant, as the wire carries it (discriminated by `sessionUpdate`). */
 export type SessionUpdate = JsonObject & { readonly sessionUpdate: string }
 
-/** The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from. */
+/**
+ * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
+ * (absent for updates that come from no event, such as the command list).
+ */
 export interface SessionUpdateNotification {
   readonly sessionId: SessionId
   readonly update: SessionUpdate
-  readonly _meta: { readonly dsh: { readonly seq: number } }
+  readonly _meta?: { readonly dsh: { readonly seq: number } }
 }
 
 /** Text of a tool output for display: strings as they are, anything else as JSON. */
@@ -54,6 +60,21 @@ export function toolCallUpdate(data: {
   }
 }
 
+/** `session_info_update` with a title (ACP: sent when the title is derived or changes). */
+export function titleUpdate(title: string, updatedAt: string): SessionUpdate {
+  return { sessionUpdate: 'session_info_update', title, updatedAt }
+}
+
+/** A chunk of an agent message; `messageId` names the `assistant/message` (see {@link messageIdOf}). */
+export function messageChunk(text: string, messageId: string): SessionUpdate {
+  return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text }, messageId }
+}
+
+/** A chunk of an agent thought; it shares the `messageId` of its `assistant/message`. */
+export function thoughtChunk(text: string, messageId: string): SessionUpdate {
+  return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text }, messageId }
+}
+
 /**
  * The update that reports a tool call's result: its `content` (ACP `ToolCallContent`: text, diff
  * or an embedded terminal) when the tool gave one, else the output as text.
@@ -96,6 +117,22 @@ export function replayContent(
   )
 }
 
+/** What the projection needs from outside the log. */
+export interface ProjectionOptions {
+  /**
+   * The title in the session's header (a fork child's own): with one, the first prompt derives
+   * none. Without one, the first `user/message` that yields a title is followed by a
+   * `session_info_update` with it, as it was sent live.
+   */
+  readonly headerTitle?: string
+  /**
+   * The updates a `config/set` stands for, given the values recorded so far (this one included)
+   * and the option it set: the agent knows the options and their defaults, the log only the
+   * values. Absent: a `config/set` projects to nothing.
+   */
+  readonly configUpdates?: (values: Readonly<Record<string, ConfigValue>>, option: string) => SessionUpdate[]
+}
+
 /** The event a delegation appends to its parent when it spawned a subagent (a plugin event). */
 export const SUBAGENT_SPAWNED = 'subagent:spawned'
 
@@ -134,8 +171,16 @@ export function subagentProgressUpdate(spawned: Omit<SubagentSpawned, 'turn'>, t
  */
 export class UpdateProjector {
   private readonly openCalls = new Set<string>()
+  private readonly config: Record<string, ConfigValue> = Object.create(null)
+  private title: string | undefined
+  private sawUserMessage = false
 
-  constructor(readonly sessionId: SessionId) {}
+  constructor(
+    readonly sessionId: SessionId,
+    private readonly options: ProjectionOptions = {},
+  ) {
+    this.title = options.headerTitle
+  }
 
   /** The `session/update` params that `event` stands for (often none). */
   updatesFor(event: SessionEvent): SessionUpdateNotification[] {
@@ -149,22 +194,29 @@ export class UpdateProjector {
 
   private variantsFor(event: SessionEvent): SessionUpdate[] {
     switch (event.type) {
-      case 'user/message':
-        return event.data.content.map((content) => ({ sessionUpdate: 'user_message_chunk', content }))
+      case 'user/message': {
+        const messageId = messageIdOf(event.seq)
+        const out: SessionUpdate[] = event.data.content.map((content) => ({
+          sessionUpdate: 'user_message_chunk',
+          content,
+          messageId,
+        }))
+        const first = !this.sawUserMessage
+        this.sawUserMessage = true
+        if (first && this.title === undefined) {
+          const title = titleFromContent(event.data.content)
+          if (title !== undefined) {
+            this.title = title
+            out.push(titleUpdate(title, event.time))
+          }
+        }
+        return out
+      }
       case 'assistant/message': {
         const out: SessionUpdate[] = []
-        if (event.data.thought) {
-          out.push({
-            sessionUpdate: 'agent_thought_chunk',
-            content: { type: 'text', text: event.data.thought },
-          })
-        }
-        if (event.data.content) {
-          out.push({
-            sessionUpdate: 'agent_message_chunk',
-            content: { type: 'text', text: event.data.content },
-          })
-        }
+        const messageId = messageIdOf(event.seq)
+        if (event.data.thought) out.push(thoughtChunk(event.data.thought, messageId))
+        if (event.data.content) out.push(messageChunk(event.data.content, messageId))
         return out
       }
       case 'tool/call':
@@ -191,7 +243,11 @@ export class UpdateProjector {
         return out
       }
       case 'session/title':
-        return [{ sessionUpdate: 'session_info_update', title: event.data.title, updatedAt: event.time }]
+        this.title = event.data.title
+        return [titleUpdate(event.data.title, event.time)]
+      case 'config/set':
+        this.config[event.data.option] = event.data.value
+        return this.options.configUpdates?.({ ...this.config }, event.data.option) ?? []
       case SUBAGENT_SPAWNED: {
         const spawned = event.data as unknown as SubagentSpawned
         return this.openCalls.has(spawned.callId) ? [subagentProgressUpdate(spawned)] : []
@@ -209,7 +265,8 @@ export class UpdateProjector {
 export function projectUpdates(
   sessionId: SessionId,
   events: readonly SessionEvent[],
+  options: ProjectionOptions = {},
 ): SessionUpdateNotification[] {
-  const projector = new UpdateProjector(sessionId)
+  const projector = new UpdateProjector(sessionId, options)
   return events.flatMap((event) => projector.updatesFor(event))
 }

@@ -109,6 +109,28 @@ describe('toChatMessages', () => {
     expect(message?.content).toContain('export const B = 1')
     expect(message?.content).not.toContain('AAAA')
   })
+
+  it('sends images as image_url parts, between the text around them, when the model takes images', () => {
+    const blocks: ContentBlock[] = [
+      { type: 'text', text: 'What is in' },
+      { type: 'image', data: 'AAAA', mimeType: 'image/png' },
+      { type: 'text', text: 'and here?' },
+      { type: 'image', data: 'BBBB', mimeType: 'image/jpeg' },
+    ]
+    expect(toChatMessages([{ role: 'user', content: blocks }], { images: true })).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is in' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          { type: 'text', text: 'and here?' },
+          { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,BBBB' } },
+        ],
+      },
+    ])
+    const textOnly = [{ role: 'user' as const, content: [{ type: 'text', text: 'plain' }] }]
+    expect(toChatMessages(textOnly, { images: true })).toEqual([{ role: 'user', content: 'plain' }])
+  })
 })
 
 describe('toChatTools', () => {

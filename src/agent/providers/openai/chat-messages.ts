@@ -1,4 +1,4 @@
-import type { JsonValue, ModelMessage } from '../../../session/index.js'
+import type { ContentBlock, JsonValue, ModelMessage } from '../../../session/index.js'
 import { contentToText } from '../../content.js'
 import type { ToolSpec } from '../../types.js'
 
@@ -12,7 +12,7 @@ export interface ChatToolCall {
 /** The chat-completions message shapes this provider sends. */
 export type ChatMessage =
   | { readonly role: 'system'; readonly content: string }
-  | { readonly role: 'user'; readonly content: string }
+  | { readonly role: 'user'; readonly content: string | readonly ChatContentPart[] }
   | {
       readonly role: 'assistant'
       readonly content: string | null
@@ -21,6 +21,11 @@ export type ChatMessage =
       readonly reasoning_content?: string
     }
   | { readonly role: 'tool'; readonly tool_call_id: string; readonly content: string }
+
+/** A part of a multi-part user message (only used when the prompt holds images). */
+export type ChatContentPart =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'image_url'; readonly image_url: { readonly url: string } }
 
 export interface ChatTool {
   readonly type: 'function'
@@ -35,7 +40,8 @@ export const TOOL_ERROR_PREFIX = 'Error: '
  * - `system` stays a system message (context notes may stand between turns);
  * - `user` content blocks become one string ({@link contentToText}: resource links as mentions,
  *   embedded text resources inline, what a text model cannot take as a note); a plain string is
- *   what every compatible server accepts;
+ *   what every compatible server accepts. With `options.images` (the model takes images), a
+ *   message holding images becomes text and `image_url` parts instead;
  * - `assistant` keeps its text and its tool calls (`arguments` is the input as a JSON string);
  *   its `thought` goes back as `reasoning_content` only when the turn it belongs to (the messages
  *   between two user messages) called a tool: DeepSeek's thinking mode answers 400 when such a
@@ -45,7 +51,10 @@ export const TOOL_ERROR_PREFIX = 'Error: '
  * - `tool` becomes `{role:'tool', tool_call_id, content}`, the output as text (strings as they are,
  *   other JSON serialized), prefixed with {@link TOOL_ERROR_PREFIX} when it is an error.
  */
-export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[] {
+export function toChatMessages(
+  messages: readonly ModelMessage[],
+  options: { readonly images?: boolean } = {},
+): ChatMessage[] {
   const out: ChatMessage[] = []
   const inToolTurn = assistantsInToolTurns(messages)
   for (const [index, message] of messages.entries()) {
@@ -54,7 +63,10 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
         out.push({ role: 'system', content: message.content })
         break
       case 'user':
-        out.push({ role: 'user', content: contentToText(message.content) })
+        out.push({
+          role: 'user',
+          content: options.images ? userContent(message.content) : contentToText(message.content),
+        })
         break
       case 'assistant': {
         if (message.content === '' && message.toolCalls.length === 0) break
@@ -90,6 +102,33 @@ export function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[]
     }
   }
   return out
+}
+
+/**
+ * A user message's content: one string ({@link contentToText}), or, when it holds images, parts in
+ * order: the text around the images as text parts, each image as an `image_url` data URL.
+ */
+function userContent(blocks: readonly ContentBlock[]): string | ChatContentPart[] {
+  if (!blocks.some((block) => block.type === 'image')) return contentToText(blocks)
+  const parts: ChatContentPart[] = []
+  let pending: ContentBlock[] = []
+  const flush = () => {
+    if (pending.length > 0) parts.push({ type: 'text', text: contentToText(pending) })
+    pending = []
+  }
+  for (const block of blocks) {
+    if (block.type !== 'image') {
+      pending.push(block)
+      continue
+    }
+    flush()
+    parts.push({
+      type: 'image_url',
+      image_url: { url: `data:${String(block.mimeType)};base64,${String(block.data)}` },
+    })
+  }
+  flush()
+  return parts
 }
 
 /** Indexes of the assistant messages whose turn (the run between two user messages) called a tool. */

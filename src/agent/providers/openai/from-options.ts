@@ -1,4 +1,5 @@
 import type { ModelProvider } from '../../types.js'
+import { modelNameList } from '../choices.js'
 import { createOpenAiProvider } from './provider.js'
 
 /**
@@ -17,16 +18,20 @@ export function openAiProviderFromOptions(
       '--model openai needs --base-url URL (the chat completions server, e.g. https://api.deepseek.com/v1)',
     )
   }
-  const model =
-    typeof options.modelName === 'string' && options.modelName !== '' ? options.modelName : argument
-  if (model === '') throw new TypeError('--model openai needs --model-name NAME (or --model openai:NAME)')
+  const listed = modelNameList(options.modelName)
+  const models = listed.length > 0 ? listed : modelNameList(argument)
+  if (models.length === 0) {
+    throw new TypeError('--model openai needs --model-name NAME[,NAME...] (or --model openai:NAME)')
+  }
   const number = (key: string) => {
     const value = options[key]
     return typeof value === 'number' && Number.isFinite(value) ? { [key]: value } : {}
   }
   return createOpenAiProvider({
     baseUrl,
-    model,
+    model: models[0] as string,
+    models,
+    ...(options.imageInput === true && { imageInput: true }),
     ...(typeof options.apiKey === 'string' && { apiKey: options.apiKey }),
     ...number('contextWindow'),
     ...number('timeoutMs'),

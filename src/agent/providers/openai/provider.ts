@@ -1,6 +1,7 @@
 import { Logger } from 'cordis'
 import { systemPrompt } from '../../system-prompt.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
+import { REASONING_EFFORTS } from '../choices.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
 import { readCompletion } from './completion-stream.js'
 import { abortError, chatCompletionsEndpoint, createRedactor } from './errors.js'
@@ -13,8 +14,12 @@ const logger = new Logger('openai')
 export interface OpenAiProviderOptions {
   /** The API root, e.g. `https://api.deepseek.com/v1`; `/chat/completions` is appended. */
   readonly baseUrl: string
-  /** The server's model name (`--model-name`). */
+  /** The server's model name (`--model-name`): the default one. */
   readonly model: string
+  /** Every model name a session may choose (the `model` option). Default: just `model`. */
+  readonly models?: readonly string[]
+  /** The model takes images: image prompt blocks are sent as `image_url` parts. Default false. */
+  readonly imageInput?: boolean
   /** Sent only as `Authorization: Bearer <key>`; omitted when absent or empty. */
   readonly apiKey?: string
   /** Retries after the first attempt for 429, 5xx and connections lost before the body. Default 3. */
@@ -51,10 +56,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     throw new TypeError('openai provider: the API key contains characters not allowed in an HTTP header')
   }
   if (options.model === '') throw new TypeError('openai provider: a model name is required')
+  const models = [options.model, ...(options.models ?? []).filter((m) => m !== options.model)]
   const context: FailureContext = { display: endpoint.display, redact: createRedactor([apiKey]) }
   const config: StreamConfig = {
     url: endpoint.url,
     model: options.model,
+    images: options.imageInput === true,
     headers: {
       'content-type': 'application/json',
       accept: 'text/event-stream',
@@ -69,7 +76,9 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
   }
   return {
     name: 'openai',
-    promptCapabilities: { image: false, audio: false, embeddedContext: true },
+    promptCapabilities: { image: options.imageInput === true, audio: false, embeddedContext: true },
+    models: models.map((id) => ({ id })),
+    thoughtLevels: REASONING_EFFORTS,
     stream: (request, signal) => streamCompletion(config, request, signal),
   }
 }
@@ -77,6 +86,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
 interface StreamConfig {
   readonly url: string
   readonly model: string
+  readonly images: boolean
   readonly headers: Readonly<Record<string, string>>
   readonly maxRetries: number
   readonly retryBaseMs: number
@@ -86,12 +96,24 @@ interface StreamConfig {
   readonly context: FailureContext
 }
 
-/** The chat-completions request body for one step. */
-export function buildRequestBody(model: string, request: ModelRequest): Record<string, unknown> {
+/**
+ * The chat-completions request body for one step: the session's model (else `model`), and its
+ * reasoning effort as `reasoning_effort` unless it is `default`.
+ */
+export function buildRequestBody(
+  model: string,
+  request: ModelRequest,
+  options: { readonly images?: boolean } = {},
+): Record<string, unknown> {
   const tools = toChatTools(request.tools)
+  const effort = request.thoughtLevel
   return {
-    model,
-    messages: [{ role: 'system', content: systemPrompt(request) }, ...toChatMessages(request.messages)],
+    model: request.model ?? model,
+    ...(effort !== undefined && effort !== 'default' && { reasoning_effort: effort }),
+    messages: [
+      { role: 'system', content: systemPrompt(request) },
+      ...toChatMessages(request.messages, options),
+    ],
     stream: true,
     stream_options: { include_usage: true },
     ...(tools && { tools }),
@@ -103,7 +125,7 @@ async function* streamCompletion(
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncGenerator<ModelChunk> {
-  const body = JSON.stringify(buildRequestBody(config.model, request))
+  const body = JSON.stringify(buildRequestBody(config.model, request, { images: config.images }))
   for (let attempt = 1; ; attempt++) {
     if (signal.aborted) throw abortError()
     const attemptAbort = new AbortController()
