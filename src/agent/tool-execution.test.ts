@@ -34,7 +34,8 @@ describe('long tool output', () => {
       (u) => u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed',
     )
     expect(shown?.update.content).toEqual([{ type: 'content', content: { type: 'text', text: long } }])
-    expect(req.live.map((u) => [u.update.sessionUpdate, u.update.status])).toEqual([
+    const kinds = req.live.filter((u) => u.update.sessionUpdate !== 'session_info_update')
+    expect(kinds.map((u) => [u.update.sessionUpdate, u.update.status])).toEqual([
       ['tool_call', 'pending'],
       ['tool_call_update', 'in_progress'],
       ['tool_call_update', 'completed'],
