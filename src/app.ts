@@ -16,6 +16,8 @@ export interface AppConfig {
   readonly fork?: boolean
   readonly maxLineBytes?: number
   readonly maxSteps?: number
+  /** MCP servers: ms allowed to connect, list tools and answer each call. */
+  readonly mcpTimeoutMs?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
   readonly agentInfo: AgentInfo
@@ -46,6 +48,7 @@ export async function createApp(config: AppConfig): Promise<App> {
   ctx.plugin(agentPlugin, {
     provider,
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+    ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
   })
   ctx.plugin(acpPlugin, {

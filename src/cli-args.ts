@@ -24,6 +24,8 @@ export interface CliOptions {
   readonly maxRetries?: number
   /** openai: the longest silence from the server, in seconds, before the request fails. */
   readonly requestTimeout?: number
+  /** MCP servers: milliseconds allowed for connecting, listing tools and each tool call. */
+  readonly mcpTimeoutMs?: number
   /** Reproducible runs: every time stamp is this instant (ms since the epoch). */
   readonly fakeClock?: number
   /** Reproducible runs: session ids are this prefix + 1, 2, 3, ... */
@@ -50,6 +52,8 @@ Options:
   --max-retries N      openai: retries of 429, 5xx and lost connections (default 3)
   --request-timeout S  openai: seconds of silence from the server before failing (300)
   --max-steps N        model requests per turn before it stops (default 32)
+  --mcp-timeout-ms N   MCP servers: time allowed to start, list tools and answer
+                       each call (default 60000)
   --max-subagents N    delegations of one step that run at once (default 4)
   --subagent-max-steps N
                        model requests per subagent turn (default: --max-steps)
@@ -83,6 +87,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
       transcript: { type: 'string' },
       'max-line-bytes': { type: 'string' },
       'max-steps': { type: 'string' },
+      'mcp-timeout-ms': { type: 'string' },
       'context-window': { type: 'string' },
       'max-retries': { type: 'string' },
       'request-timeout': { type: 'string' },
@@ -113,6 +118,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const contextWindow = integerOption(values, 'context-window', 1)
   const maxRetries = integerOption(values, 'max-retries', 0)
   const requestTimeout = integerOption(values, 'request-timeout', 1)
+  const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms', 1)
   let fakeClock: number | undefined
   if (values['fake-clock'] !== undefined) {
     fakeClock = Date.parse(values['fake-clock'])
@@ -148,6 +154,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(contextWindow !== undefined && { contextWindow }),
     ...(maxRetries !== undefined && { maxRetries }),
     ...(requestTimeout !== undefined && { requestTimeout }),
+    ...(mcpTimeoutMs !== undefined && { mcpTimeoutMs }),
     ...(fakeClock !== undefined && { fakeClock }),
     ...(idPrefix !== undefined && { idPrefix }),
   }

@@ -5,6 +5,7 @@ import { type CliOptions, parseCli, USAGE } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { releaseMemoryOnClose } from './memory-release.js'
 import { resolveStoreDir } from './persistence/index.js'
+import { redactMcpSecrets } from './protocol/mcp-servers.js'
 import { TranscriptRecorder } from './protocol/wire/index.js'
 import { createSequentialIdGenerator } from './session/index.js'
 
@@ -32,6 +33,7 @@ async function serve(options: CliOptions): Promise<void> {
       ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
     },
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+    ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
     subagents: options.subagents,
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
@@ -42,7 +44,8 @@ async function serve(options: CliOptions): Promise<void> {
   const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
   const connection = app.ctx.acp.serve(process.stdin, process.stdout, {
     ...(recorder && {
-      onWireLine: (direction: 'in' | 'out', line: string) => recorder.record(direction, line),
+      onWireLine: (direction: 'in' | 'out', line: string) =>
+        recorder.record(direction, redactMcpSecrets(line)),
     }),
   })
   const logger = app.ctx.logger('dsh-acp')

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { AGENT_EVENT_TYPES } from '../src/agent/events.js'
 import { parseCli, USAGE } from '../src/cli-args.js'
 import { parseTranscriptLine } from '../src/protocol/wire/index.js'
 import { CLEAN_TURN_END_REASONS, CORE_EVENT_TYPES, EXTENSION_EVENT_TYPE } from '../src/session/events.js'
@@ -29,9 +30,11 @@ describe('schemas/events.schema.json', () => {
   it('lists exactly the core event types and the extension type pattern of the code', () => {
     expect(events.$defs.coreEventType.enum).toEqual(CORE_EVENT_TYPES)
     expect(events.$defs.extensionEventType.pattern).toBe(EXTENSION_EVENT_TYPE.source)
-    expect(Object.keys(events.$defs.data).sort()).toEqual([...CORE_EVENT_TYPES].sort())
+    const described = [...CORE_EVENT_TYPES, ...AGENT_EVENT_TYPES]
+    expect(Object.keys(events.$defs.data).sort()).toEqual([...described].sort())
     const dispatched = (events.allOf as Json[]).map((rule) => rule.if.properties.type.const)
-    expect(dispatched).toEqual(CORE_EVENT_TYPES)
+    expect(dispatched).toEqual(described)
+    for (const type of AGENT_EVENT_TYPES) expect(type).toMatch(EXTENSION_EVENT_TYPE)
     expect(events.$defs.turnEndReason.anyOf[0].enum).toEqual(
       expect.arrayContaining([...CLEAN_TURN_END_REASONS]),
     )
@@ -155,6 +158,7 @@ describe('schemas/config.schema.json', () => {
       ],
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
+      ...['--mcp-timeout-ms', '5000'],
       ...['--max-subagents', '2', '--subagent-max-steps', '5'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())

@@ -7,7 +7,9 @@ import {
   type TurnEndReason,
 } from '../session/index.js'
 import { TurnInProgressError } from './errors.js'
+import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
+import { type SessionMode, sessionMode } from './permissions.js'
 import {
   type ConfigOptionSpec,
   configOptionSpecs,
@@ -17,7 +19,8 @@ import {
 } from './session-config.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
-import { type Tool, ToolRegistry } from './tools/tool.js'
+import { ToolRegistry } from './tools/registry.js'
+import type { Tool } from './tools/tool.js'
 import { type TurnEnding, TurnRun } from './turn-run.js'
 import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
 
@@ -32,8 +35,15 @@ export interface AgentConfig {
   readonly provider: ModelProvider
   /** Model requests per turn before it ends with `max-turn-requests`. Default 32. */
   readonly maxSteps?: number
-  /** The tools the model may call. Default: {@link builtinTools} (`read_text_file`, `write_text_file`). */
+  /** The global tools the model may call. Default: {@link builtinTools}. */
   readonly tools?: readonly Tool[]
+  /**
+   * The mode of a session, which the permission policy follows. Default: the session's configured
+   * mode (a `config/set` event of its log), `ask` when none was set.
+   */
+  readonly modeOf?: (session: Session) => SessionMode
+  /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
+  readonly mcpTimeoutMs?: number
   /**
    * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
@@ -68,6 +78,10 @@ export class AgentService {
   readonly provider: ModelProvider
   readonly tools: ToolRegistry
   readonly maxSteps: number
+  /** The session's current mode (what the permission policy follows). */
+  modeOf: (session: Session) => SessionMode
+  /** The MCP servers of each live session; their tools are entries of {@link tools}. */
+  readonly mcp: McpSessions
   /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
   readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
@@ -83,6 +97,7 @@ export class AgentService {
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
+    this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
     if (subagents) {
@@ -95,8 +110,16 @@ export class AgentService {
         }),
       )
     }
-    ctx.on('dispose', () => {
+    this.mcp = new McpSessions({
+      registry: this.tools,
+      logger: ctx.logger('mcp'),
+      timeoutMs: config.mcpTimeoutMs ?? 60_000,
+      isBusy: (sessionId) => this.isRunning(sessionId),
+    })
+    ctx.on('session/disposed', (session) => void this.mcp.close(session.id))
+    ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
+      await this.mcp.closeAll()
     })
   }
 
@@ -167,6 +190,7 @@ export class AgentService {
     } finally {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
+      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
     }
   }
 
@@ -179,6 +203,8 @@ export class AgentService {
         provider: this.provider,
         sessions: this.ctx.sessions,
         tools: this.tools,
+        mode: () => this.modeOf(session),
+        beforeStep: (send) => this.mcp.flush(session, send),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,

@@ -25,6 +25,7 @@ function hangingTool(started: () => void): Tool {
   return {
     spec: { name: 'hang', description: 'never finishes', inputSchema: { type: 'object' } },
     kind: 'execute',
+    effect: 'read',
     title: () => 'Hang',
     run: (_input, { signal }) =>
       new Promise((_resolve, reject) => {

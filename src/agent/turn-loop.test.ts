@@ -169,6 +169,7 @@ describe('a tool-using turn (script)', () => {
     const boom = {
       spec: { name: 'boom', description: 'fails', inputSchema: { type: 'object' } },
       kind: 'other' as const,
+      effect: 'read' as const,
       title: () => 'Boom',
       run: async () => {
         throw new Error('tool exploded')

@@ -12,22 +12,26 @@ import {
   toolCallUpdate,
   toolResultUpdate,
 } from '../session/index.js'
-import { isAbortError, raceAbort } from './abort.js'
 import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
-import { modeDecision } from './modes.js'
+import { offeredIn, type SessionMode } from './permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from './session-config.js'
-import type { ToolRegistry } from './tools/tool.js'
+import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
+import type { ToolRegistry, ToolSet } from './tools/registry.js'
+import type { ToolLocation } from './tools/tool.js'
 import type { ModelProvider, ToolResult, TurnRequest } from './types.js'
 
-/** The result a tool call gets when the turn is cancelled before it finished. */
-export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'
+export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 
 export interface TurnRunOptions {
   readonly provider: ModelProvider
   /** The store, for slash commands that fork. */
   readonly sessions: SessionStore
   readonly tools: ToolRegistry
+  /** The session's mode, read at each step (it decides which tools are offered and what asks). */
+  readonly mode: () => SessionMode
+  /** Called before each step, with the turn's update channel, while the log may take standalone events. */
+  readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
   /** The session options: each model request reads the session's mode, model and effort anew. */
   readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
@@ -123,12 +127,15 @@ export class TurnRun {
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
+    options.beforeStep?.((update, seq) => this.send(update, seq))
     session.append({ type: 'step/start', data: { turn, step } })
+    const tools = options.tools.forSession(session.id)
+    const mode = options.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(
       session,
       options.provider,
-      options.tools.specs(config.mode),
+      tools.specs((tool) => offeredIn(mode, tool)),
       this.signal,
       (update, seq) => this.send(update, seq),
       {
@@ -137,10 +144,10 @@ export class TurnRun {
       },
     )
     this.recordAssistant(step, streamed)
-    const calls = streamed.calls.map((call) => this.recordCall(step, call))
+    const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      await this.executeAll(step, calls)
+      await this.executeAll(step, calls, tools, mode)
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
       for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
@@ -179,9 +186,12 @@ export class TurnRun {
     }
   }
 
-  private recordCall(step: number, call: StreamedCall): RecordedCall {
-    const tool = this.options.tools.get(call.name)
+  private recordCall(step: number, call: StreamedCall, tools: ToolSet): RecordedCall {
+    const tool = tools.get(call.name)?.tool
     const callId = this.uniqueCallId(call.callId, step)
+    const locations = tool?.locations
+      ? safeLocations(() => tool.locations?.(call.input, this.session.cwd))
+      : []
     const event = this.session.append({
       type: 'tool/call',
       data: {
@@ -192,6 +202,7 @@ export class TurnRun {
         input: call.input,
         title: tool ? safeTitle(() => tool.title(call.input), call.name) : call.name,
         kind: tool?.kind ?? 'other',
+        ...(locations.length > 0 && { locations }),
       },
     }) as CoreEvent<'tool/call'>
     this.send(toolCallUpdate(event.data), event.seq)
@@ -203,55 +214,36 @@ export class TurnRun {
    * start at once (at most `maxConcurrent` running); any other call starts only after every call
    * before it was recorded, as a lone call always has.
    */
-  private async executeAll(step: number, calls: readonly RecordedCall[]): Promise<void> {
+  private async executeAll(
+    step: number,
+    calls: readonly RecordedCall[],
+    tools: ToolSet,
+    mode: SessionMode,
+  ): Promise<void> {
     const limit = limiter(this.options.maxConcurrent)
     const started = calls.map((call) =>
-      call.preset === undefined && this.options.tools.get(call.event.data.name)?.concurrent === true
-        ? limit(() => this.execute(call))
+      call.preset === undefined && tools.get(call.event.data.name)?.tool.concurrent === true
+        ? limit(() => this.execute(call, tools, mode))
         : undefined,
     )
     for (const [index, call] of calls.entries()) {
-      this.recordResult(step, call.event, await (started[index] ?? this.execute(call)))
+      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, mode)))
     }
   }
 
   /** Runs a recorded call. Never throws: failures and cancellation become error results. */
-  private async execute(call: RecordedCall): Promise<ToolResult> {
+  private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
     if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
     if (call.preset !== undefined) return call.preset
-    const { name, callId, input } = call.event.data
-    const tool = this.options.tools.get(name)
-    if (!tool) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
-    const allowed = this.request.allowedTools
-    if (allowed && !allowed.has(name)) {
-      return { output: `The tool ${name} is not available here.`, isError: true }
-    }
-    const { mode } = effectiveConfig(this.options.configSpecs, this.session.config)
-    if (modeDecision(mode, tool.kind) === 'deny') {
-      return {
-        output: `Not run: ${name} may change something, and the session is in ${mode} mode.`,
-        isError: true,
-      }
-    }
-    const context = {
-      sessionId: this.session.id,
-      cwd: this.session.cwd,
-      callId,
+    return executeToolCall(call.event, {
+      session: this.session,
       turn: this.turn,
-      client: this.request.client,
-      signal: this.signal,
+      tools,
       mode,
-      additionalDirectories: this.session.additionalDirectories,
-      ...(allowed && { allowedTools: allowed }),
-      ...(this.request.openSubagent && { openSubagent: this.request.openSubagent }),
-    }
-    try {
-      const running = Promise.resolve().then(() => tool.run(input, context))
-      return await (tool.settlesOnAbort ? running : raceAbort(running, this.signal))
-    } catch (error) {
-      if (this.signal.aborted || isAbortError(error)) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
-      return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
-    }
+      request: this.request,
+      signal: this.signal,
+      send: (update, seq) => this.send(update, seq),
+    })
   }
 
   private recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
@@ -260,7 +252,12 @@ export class TurnRun {
     try {
       event = this.session.append({
         type: 'tool/result',
-        data: { ...data, output: result.output, ...(result.isError === true && { isError: true }) },
+        data: {
+          ...data,
+          output: result.output,
+          ...(result.isError === true && { isError: true }),
+          ...(result.content !== undefined && { content: result.content }),
+        },
       }) as CoreEvent<'tool/result'>
     } catch (error) {
       if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
@@ -270,7 +267,8 @@ export class TurnRun {
         data: { ...data, output, isError: true },
       }) as CoreEvent<'tool/result'>
     }
-    this.send(toolResultUpdate(event.data.callId, event.data.output, event.data.isError === true), event.seq)
+    const { callId, output, isError, content } = event.data
+    this.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
   }
 
   /** The provider's id if it is usable and new in this turn, else a minted one. */
@@ -311,6 +309,14 @@ function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
 function notRunOutput(ending: TurnEnding): string {
   if (ending.reason === 'error') return `Not run: the model failed (${ending.message ?? 'error'}).`
   return `Not run: the model stopped (${ending.reason}) while making this call.`
+}
+
+function safeLocations(locations: () => readonly ToolLocation[] | undefined): ToolLocation[] {
+  try {
+    return [...(locations() ?? [])]
+  } catch {
+    return []
+  }
 }
 
 function safeTitle(title: () => string, fallback: string): string {

@@ -6,6 +6,8 @@ import type {
   TokenUsage,
   TurnEndReason,
 } from '../session/index.js'
+import type { PermissionAnswer } from './permissions.js'
+import type { ToolLocation } from './tools/tool.js'
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
 export interface ToolSpec {
@@ -82,24 +84,63 @@ export type PromptCapabilities = {
 
 /** What a tool call produced. `isError` results are shown to the model as failures. */
 export interface ToolResult {
+  /** What the model reads (cut by the turn loop when it is very long, with a note saying so). */
   readonly output: JsonValue
   readonly isError?: boolean
+  /**
+   * What the editor shows for the finished call (ACP `ToolCallContent`: `content`, `diff` or
+   * `terminal`). Omitted: the output as text.
+   */
+  readonly content?: readonly JsonValue[]
 }
 
 /** What the editor can do for tools, bridged by the protocol layer (absent when the client can't). */
 export interface ClientBridge {
   readonly readTextFile?: (path: string, signal: AbortSignal) => Promise<string>
   readonly writeTextFile?: (path: string, content: string, signal: AbortSignal) => Promise<void>
-  /** Asks the user; resolves true when allowed. Absent: tools that need permission are refused. */
-  readonly requestPermission?: (request: PermissionRequest, signal: AbortSignal) => Promise<boolean>
+  /**
+   * Asks the user, offering `allow_once`, `allow_always`, `reject_once` and `reject_always`; resolves
+   * with the kind of the option chosen (`cancelled` when the client cancelled the question).
+   * Absent: tools that need permission are refused.
+   */
+  readonly requestPermission?: (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>
+  /** The editor's terminals (ACP `terminal/*`), when the client advertised `terminal`. */
+  readonly terminal?: TerminalBridge
 }
 
+/** The tool call a permission request is about, as the editor shows it. */
 export interface PermissionRequest {
   readonly sessionId: string
   readonly toolCallId: string
   readonly title: string
   readonly kind: string
   readonly rawInput: JsonValue
+  readonly locations?: readonly ToolLocation[]
+}
+
+/** ACP `terminal/create` params (without `sessionId`). */
+export interface TerminalCommand {
+  readonly command: string
+  readonly args?: readonly string[]
+  readonly cwd?: string
+  readonly outputByteLimit?: number
+}
+
+export interface TerminalExit {
+  readonly exitCode?: number | null
+  readonly signal?: string | null
+}
+
+/** ACP `terminal/*` for one session. Every call rejects when `signal` aborts. */
+export interface TerminalBridge {
+  create(command: TerminalCommand, signal: AbortSignal): Promise<string>
+  output(
+    terminalId: string,
+    signal: AbortSignal,
+  ): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit | null }>
+  waitForExit(terminalId: string, signal: AbortSignal): Promise<TerminalExit>
+  kill(terminalId: string): Promise<void>
+  release(terminalId: string): Promise<void>
 }
 
 /** A prompt turn's request from the protocol layer. */

@@ -61,7 +61,7 @@ export class AcpServer {
   capabilities(): AgentCapabilities {
     const capabilities: AgentCapabilities = {
       promptCapabilities: { ...this.services.agent.promptCapabilities },
-      mcpCapabilities: { http: false, sse: false },
+      mcpCapabilities: { http: true, sse: false },
       sessionCapabilities: {},
     }
     for (const method of this.methods.values()) method.advertise?.(capabilities)

@@ -60,6 +60,8 @@ export interface EventDataMap {
     readonly input: JsonValue
     readonly title?: string
     readonly kind?: string
+    /** ACP `ToolCallLocation`s: the files the call touches. */
+    readonly locations?: readonly JsonValue[]
   }
   'tool/result': {
     readonly turn: number
@@ -67,6 +69,8 @@ export interface EventDataMap {
     readonly callId: string
     readonly output: JsonValue
     readonly isError?: boolean
+    /** ACP `ToolCallContent` the editor was shown for the result (a diff, a terminal, text). */
+    readonly content?: readonly JsonValue[]
   }
   'step/end': { readonly turn: number; readonly step: number }
   'turn/end': { readonly turn: number; readonly reason: TurnEndReason; readonly message?: string }

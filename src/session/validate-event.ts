@@ -9,6 +9,7 @@ const string: FieldCheck = (v) => typeof v === 'string'
 const nonEmptyString: FieldCheck = (v) => typeof v === 'string' && v.length > 0
 const boolean: FieldCheck = (v) => typeof v === 'boolean'
 const any: FieldCheck = () => true
+const array: FieldCheck = (v) => Array.isArray(v)
 const stringArray: FieldCheck = (v) => Array.isArray(v) && v.every((item) => typeof item === 'string')
 const stringOrBoolean: FieldCheck = (v) => typeof v === 'string' || typeof v === 'boolean'
 const contentBlocks: FieldCheck = (v) =>
@@ -42,11 +43,11 @@ export const EVENT_DATA_SHAPES: Readonly<Record<CoreEventType, EventDataShape>> 
       name: nonEmptyString,
       input: any,
     },
-    optional: { title: string, kind: string },
+    optional: { title: string, kind: string, locations: array },
   },
   'tool/result': {
     required: { turn: positiveInt, step: positiveInt, callId: nonEmptyString, output: any },
-    optional: { isError: boolean },
+    optional: { isError: boolean, content: array },
   },
   'step/end': { required: { turn: positiveInt, step: positiveInt } },
   'turn/end': { required: { turn: positiveInt, reason: nonEmptyString }, optional: { message: string } },

@@ -34,9 +34,25 @@ describe('session options with the openai provider', () => {
     const [first, second, third] = run.fake.requests.map((r) => r.body)
     expect(first).toMatchObject({ model: 'fake-model-1' })
     expect(first).not.toHaveProperty('reasoning_effort')
-    expect(toolNames(first)).toEqual(['read_text_file', 'write_text_file', 'delegate'])
+    expect(toolNames(first)).toEqual([
+      'read_text_file',
+      'list_directory',
+      'find_files',
+      'search_text',
+      'edit_text_file',
+      'write_text_file',
+      'run_command',
+      'delegate',
+    ])
     expect(second).toMatchObject({ model: 'fake-model-2', reasoning_effort: 'high' })
-    expect(toolNames(second)).toEqual(['read_text_file'])
+    // read-only: the tools that change nothing (delegate too: its child inherits the mode)
+    expect(toolNames(second)).toEqual([
+      'read_text_file',
+      'list_directory',
+      'find_files',
+      'search_text',
+      'delegate',
+    ])
     expect(third).toMatchObject({ model: 'fake-model-2' })
     expect(third).not.toHaveProperty('reasoning_effort')
 
@@ -45,7 +61,13 @@ describe('session options with the openai provider', () => {
     expect(loaded.modes?.currentModeId).toBe('read-only')
     await run.prompt(sessionId, 'four')
     expect(run.fake.requests[3]?.body).toMatchObject({ model: 'fake-model-2' })
-    expect(toolNames(run.fake.requests[3]?.body)).toEqual(['read_text_file'])
+    expect(toolNames(run.fake.requests[3]?.body)).toEqual([
+      'read_text_file',
+      'list_directory',
+      'find_files',
+      'search_text',
+      'delegate',
+    ])
     await expectCleanExit(run)
   })
 

@@ -37,7 +37,9 @@ function model(request: RecordedRequest): FakeReply {
 }
 
 const allowEverything = (app: acp.ClientApp) => {
-  app.onRequest('session/request_permission', () => ({ outcome: { outcome: 'selected', optionId: 'allow' } }))
+  app.onRequest('session/request_permission', () => ({
+    outcome: { outcome: 'selected', optionId: 'allow_once' },
+  }))
 }
 
 async function fork(run: OpenAiAgent, sessionId: string, boundary?: number): Promise<string> {

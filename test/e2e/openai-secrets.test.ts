@@ -40,7 +40,7 @@ describe('the API key stays secret', () => {
       ],
       setupClient: (app) => {
         app.onRequest('session/request_permission', () => ({
-          outcome: { outcome: 'selected', optionId: 'allow' },
+          outcome: { outcome: 'selected', optionId: 'allow_once' },
         }))
       },
       args: (scratch) => ['--transcript', join(scratch, 'transcript.jsonl')],

@@ -39,7 +39,16 @@ describe('openai provider end to end: streaming', () => {
     expect(request?.headers.authorization).toBe(`Bearer ${API_KEY}`)
     expect(request?.body).toMatchObject({ model: MODEL_NAME, stream: true })
     expect(messagesOf(request)).toEqual([{ role: 'user', content: 'What is the answer?' }])
-    expect(toolNamesOf(request)).toEqual(['delegate', 'read_text_file', 'write_text_file'])
+    expect(toolNamesOf(request)).toEqual([
+      'delegate',
+      'edit_text_file',
+      'find_files',
+      'list_directory',
+      'read_text_file',
+      'run_command',
+      'search_text',
+      'write_text_file',
+    ])
 
     const replayed = (await run.replay(sessionId)).filter(fromLog)
     expect(foldUpdates(replayed, true)).toEqual(foldUpdates(live.filter(fromLog), true))

@@ -68,7 +68,15 @@ describe('delegate end to end', () => {
     })
     const parent = await run.newSession()
     expect((await run.prompt(parent, 'hi')).stopReason).toBe('end_turn')
-    expect(toolNamesOf(run.fake.requests[0])).toEqual(['read_text_file', 'write_text_file'])
+    expect(toolNamesOf(run.fake.requests[0])).toEqual([
+      'edit_text_file',
+      'find_files',
+      'list_directory',
+      'read_text_file',
+      'run_command',
+      'search_text',
+      'write_text_file',
+    ])
     await expectCleanExit(run)
   })
 
@@ -244,7 +252,7 @@ function editor() {
     setupClient: (app: acp.ClientApp) => {
       app.onRequest('session/request_permission', ({ params }) => {
         asked.push(params)
-        return { outcome: { outcome: 'selected', optionId: 'allow' } }
+        return { outcome: { outcome: 'selected', optionId: 'allow_once' } }
       })
       app.onRequest('fs/write_text_file', ({ params }) => {
         writes.push(params)
@@ -341,6 +349,7 @@ describe('what the editor sees', () => {
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
       'user_message_chunk',
       'tool_call',
+      'tool_call_update', // in_progress
       'tool_call_update',
       'agent_message_chunk',
     ])

@@ -86,6 +86,7 @@ describe('write_text_file end to end', () => {
       'update:session_info_update', // the title, derived from the prompt
       'update:tool_call',
       'session/request_permission',
+      'update:tool_call_update', // in_progress
       'fs/write_text_file',
       'update:tool_call_update',
       'response', // session/prompt
@@ -97,7 +98,7 @@ describe('write_text_file end to end', () => {
       status: 'pending',
       rawInput: WRITE_INPUT,
     })
-    expect(updatesOfKind(live, 'tool_call_update')[0]?.update).toMatchObject({
+    expect(updatesOfKind(live, 'tool_call_update').at(-1)?.update).toMatchObject({
       toolCallId: 'call_w1',
       status: 'completed',
     })
@@ -214,7 +215,9 @@ describe('read_text_file end to end', () => {
     expect(run.agent.audit.entries.some((e) => e.line.includes('TOP SECRET'))).toBe(false)
     const results = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update')
     expect(results.map((r) => [r.update.toolCallId, r.update.status])).toEqual([
+      ['call_r1', 'in_progress'],
       ['call_r1', 'completed'],
+      ['call_r2', 'in_progress'],
       ['call_r2', 'failed'],
     ])
     await expectCleanExit(run)

@@ -48,7 +48,7 @@ async function delegationScenario(name: string, clientCapabilities: acp.ClientCa
       args,
       setupClient: (app) => {
         app.onRequest('session/request_permission', () => ({
-          outcome: { outcome: 'selected', optionId: 'allow' },
+          outcome: { outcome: 'selected', optionId: 'allow_once' },
         }))
         app.onRequest('fs/write_text_file', () => ({}))
       },

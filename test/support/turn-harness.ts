@@ -71,14 +71,15 @@ function chunkText(update: SessionUpdate): string | undefined {
 
 /**
  * Per seq and per update kind: the concatenated chunk texts, and the non-chunk updates as JSON.
- * `user_message_chunk` (never sent live) and `usage_update` (live only) are left out.
+ * `user_message_chunk` (never sent live), `usage_update` and `in_progress` tool call updates (live
+ * only: a replay shows where each call ended, not its way there) are left out.
  */
 export function updatesBySeq(updates: readonly LiveUpdate[]): Record<string, string[]> {
   const out: Record<string, string[]> = {}
   const chunks = new Map<string, string>()
   for (const { update, seq } of updates) {
     const kind = update.sessionUpdate
-    if (kind === 'user_message_chunk' || kind === 'usage_update') continue
+    if (kind === 'user_message_chunk' || kind === 'usage_update' || update.status === 'in_progress') continue
     const text = chunkText(update)
     if (text !== undefined) {
       chunks.set(`${seq} ${kind}`, (chunks.get(`${seq} ${kind}`) ?? '') + text)

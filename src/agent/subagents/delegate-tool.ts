@@ -116,6 +116,9 @@ export function delegateTool(deps: DelegateDeps): Tool {
       },
     },
     kind: 'other',
+    // changes nothing itself: the child's own tool calls go through the permission policy
+    effect: 'read',
+    ownsProgress: true,
     concurrent: true,
     settlesOnAbort: true,
     title: titleOf,

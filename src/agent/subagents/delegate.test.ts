@@ -4,6 +4,7 @@ import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { ContentBlock, CoreEvent, Session, SessionEvent } from '../../session/index.js'
 import { abortable } from '../abort.js'
 import { AgentService } from '../service.js'
+import { builtinTools } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
 import type { ModelChunk, ModelProvider, ModelRequest, SubagentLink } from '../types.js'
 import { DELEGATE_TOOL } from './delegate-tool.js'
@@ -204,6 +205,7 @@ describe('delegate: a fork-based subagent', () => {
     const probe: Tool = {
       spec: { name: 'probe', description: 'probe', inputSchema: { type: 'object' } },
       kind: 'other',
+      effect: 'read',
       title: () => 'probe',
       run: async () => ({ output: 'probed' }),
     }
@@ -300,16 +302,13 @@ describe('the delegate tool’s registration', () => {
     const seen = modelOf(() => [text('hi')])
     ctx = await startAgent({ provider: seen })
     await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
-    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([
-      'read_text_file',
-      'write_text_file',
-      DELEGATE_TOOL,
-    ])
+    const builtins = builtinTools().map((t) => t.spec.name)
+    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, DELEGATE_TOOL])
     await ctx.stop()
     const without = modelOf(() => [text('hi')])
     ctx = await startAgent({ provider: without, subagents: false })
     await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
-    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual(['read_text_file', 'write_text_file'])
+    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual(builtins)
   })
 
   it('refuses bounds that are not positive integers', async () => {

@@ -8,9 +8,11 @@ import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { JsonValue } from '../../session/index.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
-import type { ClientBridge, PermissionRequest, ToolResult } from '../types.js'
+import type { ClientBridge, ToolResult } from '../types.js'
 import { readTextFileTool } from './read-text-file.js'
+import { ToolRegistry } from './registry.js'
 import type { Tool } from './tool.js'
+import { MAX_TEXT_FILE_BYTES } from './workspace-files.js'
 import { writeTextFileTool } from './write-text-file.js'
 
 let base: string
@@ -40,13 +42,12 @@ async function call(tool: Tool, input: JsonValue, client: ClientBridge = {}): Pr
       turn: 1,
       client,
       signal,
+      progress: () => {},
     })
   } catch (error) {
     return { output: (error as Error).message, isError: true }
   }
 }
-
-const allow: ClientBridge = { requestPermission: async () => true }
 
 describe('read_text_file on the local disk', () => {
   it('reads relative and absolute paths inside cwd, with a line range', async () => {
@@ -82,50 +83,51 @@ describe('read_text_file on the local disk', () => {
     expect((await call(readTextFileTool, { path: 'alias.txt', limit: 1 })).output).toBe('one\n')
   })
 
-  it('rejects malformed input', async () => {
-    expect(await call(readTextFileTool, { path: 'src/a.txt', line: 0 })).toMatchObject({ isError: true })
-    expect(await call(readTextFileTool, 'src/a.txt')).toMatchObject({ isError: true })
+  it('its declared schema refuses malformed input', () => {
+    const entry = new ToolRegistry([readTextFileTool]).forSession('ses_1').get('read_text_file')
+    expect(entry?.invalid({ path: 'src/a.txt', line: 0 })).toBe('input.line must be >= 1')
+    expect(entry?.invalid('src/a.txt')).toBe('input must be object')
+    expect(entry?.invalid({ path: 'a', extra: 1 })).toBe('input must NOT have additional properties')
+    expect(entry?.invalid({ path: 'src/a.txt', line: 2 })).toBeUndefined()
+  })
+
+  it('gives a clear message instead of the bytes of a binary or oversized file', async () => {
+    await writeFile(path.join(cwd, 'blob.bin'), Buffer.from([1, 2, 0, 3]))
+    await writeFile(path.join(cwd, 'huge.txt'), Buffer.alloc(MAX_TEXT_FILE_BYTES + 1, 'a'))
+    expect(await call(readTextFileTool, { path: 'blob.bin' })).toEqual({
+      output: 'blob.bin is a binary file (4 bytes); its bytes are not shown',
+      isError: true,
+    })
+    const huge = await call(readTextFileTool, { path: 'huge.txt' })
+    expect(huge.isError).toBe(true)
+    expect(String(huge.output)).toContain(`huge.txt is ${MAX_TEXT_FILE_BYTES + 1} bytes, more than`)
   })
 })
 
 describe('write_text_file on the local disk', () => {
-  it('writes inside cwd (creating directories) when permission is granted', async () => {
-    const asked: PermissionRequest[] = []
-    const client = {
-      requestPermission: async (req: PermissionRequest) => {
-        asked.push(req)
-        return true
-      },
-    }
-    const result = await call(writeTextFileTool, { path: 'new/dir/b.txt', content: 'hi' }, client)
-    expect(result.isError).toBeUndefined()
+  it('writes inside cwd (creating directories) and shows the change as a diff', async () => {
+    const result = await call(writeTextFileTool, { path: 'new/dir/b.txt', content: 'hi' })
+    expect(result).toEqual({
+      output: 'Wrote 2 bytes to new/dir/b.txt',
+      content: [{ type: 'diff', path: path.join(cwd, 'new', 'dir', 'b.txt'), oldText: null, newText: 'hi' }],
+    })
     expect(await readFile(path.join(cwd, 'new', 'dir', 'b.txt'), 'utf8')).toBe('hi')
-    expect(asked).toEqual([
+    const replaced = await call(writeTextFileTool, { path: 'src/a.txt', content: 'new\n' })
+    expect(replaced.content).toEqual([
       {
-        sessionId: 'ses_1',
-        toolCallId: 'call_1',
-        title: 'Write new/dir/b.txt',
-        kind: 'edit',
-        rawInput: { path: 'new/dir/b.txt', content: 'hi' },
+        type: 'diff',
+        path: path.join(cwd, 'src', 'a.txt'),
+        oldText: 'one\ntwo\nthree\nfour\n',
+        newText: 'new\n',
       },
     ])
-  })
-
-  it.each([
-    ['refused', { requestPermission: async () => false }, 'refused'],
-    ['unaskable', {}, 'cannot ask'],
-  ])('does not write when permission is %s', async (_name, client, says) => {
-    const result = await call(writeTextFileTool, { path: 'src/a.txt', content: 'clobbered' }, client)
-    expect(result.isError).toBe(true)
-    expect(String(result.output)).toContain(says)
-    expect(await readFile(path.join(cwd, 'src', 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n')
   })
 
   it('refuses escapes by ../, by a symlinked directory and by a dangling symlink', async () => {
     await symlink(outside, path.join(cwd, 'linkdir'))
     await symlink(path.join(outside, 'planted.txt'), path.join(cwd, 'dangling.txt'))
     for (const requested of ['../elsewhere/x.txt', 'linkdir/x.txt', 'linkdir/deep/x.txt', 'dangling.txt']) {
-      const result = await call(writeTextFileTool, { path: requested, content: 'x' }, allow)
+      const result = await call(writeTextFileTool, { path: requested, content: 'x' })
       expect(result, requested).toMatchObject({ isError: true })
     }
     await expect(readFile(path.join(outside, 'x.txt'))).rejects.toThrow()
@@ -144,7 +146,6 @@ describe('through the editor', () => {
       writeTextFile: async (p, content) => {
         calls.push(`write ${p} ${content}`)
       },
-      requestPermission: async () => true,
     }
     expect(await call(readTextFileTool, { path: 'unsaved.txt', line: 2 }, client)).toEqual({
       output: 'b\nc\n',
@@ -154,13 +155,14 @@ describe('through the editor', () => {
     ).toBeUndefined()
     expect(calls).toEqual([
       `read ${path.join(cwd, 'unsaved.txt')}`,
+      `read ${path.join(cwd, 'src', 'a.txt')}`,
       `write ${path.join(cwd, 'src', 'a.txt')} new`,
     ])
     expect(await readFile(path.join(cwd, 'src', 'a.txt'), 'utf8')).toBe('one\ntwo\nthree\nfour\n')
     expect(await call(readTextFileTool, { path: '../elsewhere/secret.txt' }, client)).toMatchObject({
       isError: true,
     })
-    expect(calls).toHaveLength(2)
+    expect(calls).toHaveLength(3)
   })
 })
 
@@ -173,7 +175,6 @@ describe('confinement resolves real paths on our side', () => {
     writeTextFile: async (p) => {
       calls.push(`write ${p}`)
     },
-    requestPermission: async () => true,
   })
 
   it('refuses symlinks inside cwd that lead outside before asking the editor to read or write', async () => {
@@ -200,6 +201,7 @@ describe('confinement resolves real paths on our side', () => {
     await call(writeTextFileTool, { path: 'alias/new.txt', content: 'x' }, editor(calls))
     expect(calls).toEqual([
       `read ${path.join(cwd, 'src', 'a.txt')}`,
+      `read ${path.join(cwd, 'src', 'new.txt')}`,
       `write ${path.join(cwd, 'src', 'new.txt')}`,
     ])
   })
@@ -207,7 +209,7 @@ describe('confinement resolves real paths on our side', () => {
   it('refuses to write a file with a second hard link (locally and through the editor), reads it', async () => {
     await link(path.join(outside, 'secret.txt'), path.join(cwd, 'hard.txt'))
     const calls: string[] = []
-    for (const client of [allow, editor(calls)]) {
+    for (const client of [{}, editor(calls)]) {
       const result = await call(writeTextFileTool, { path: 'hard.txt', content: 'clobbered' }, client)
       expect(result).toMatchObject({ isError: true, output: expect.stringContaining('hard links') })
     }
@@ -220,7 +222,7 @@ describe('confinement resolves real paths on our side', () => {
     const fifo = path.join(cwd, 'pipe')
     execFileSync('mkfifo', [fifo])
     for (const requested of ['src', 'pipe']) {
-      const result = await call(writeTextFileTool, { path: requested, content: 'x' }, allow)
+      const result = await call(writeTextFileTool, { path: requested, content: 'x' })
       expect(result, requested).toMatchObject({
         isError: true,
         output: expect.stringContaining('not a regular file'),
@@ -249,7 +251,9 @@ describe('file tools in a turn', () => {
   ])('permission granted=%s: the result says so, and the model goes on', async (granted, isError) => {
     ctx = await startAgent({ provider: createScriptProvider(parseModelScript(writeTurn)) })
     const session = ctx.sessions.create(undefined, { meta: { cwd } })
-    const req = request('write it', { requestPermission: async () => granted })
+    const req = request('write it', {
+      requestPermission: async () => (granted ? 'allow_once' : 'reject_once'),
+    })
     const outcome = await ctx.agent.runTurn(session, req)
     expect(outcome.stopReason).toBe('end_turn')
     const events = session.events()

@@ -1,14 +1,12 @@
-import { readFile } from 'node:fs/promises'
-import type { JsonValue } from '../../session/index.js'
-import { raceAbort } from '../abort.js'
-import { allowedRoots, resolveReal } from './confine.js'
-import { inputObject, optionalPositiveInt, requiredString, type Tool, type ToolContext } from './tool.js'
+import path from 'node:path'
+import { pathOf, stringField, type Tool } from './tool.js'
+import { readWorkspaceText } from './workspace-files.js'
 
 /**
  * `read_text_file {path, line?, limit?}`: a text file's content, from 1-based `line` for `limit`
  * lines. Through the editor (`fs/read_text_file`) when the client can, so unsaved buffers are seen;
- * otherwise from the local disk. Either way the path must lie under the session's cwd, symlinks
- * resolved on our side first (see `resolveReal`).
+ * otherwise from the local disk. Either way the path must lie under the session's cwd (on disk,
+ * symlinks included); binary and oversized files get a message instead of their bytes.
  */
 export const readTextFileTool: Tool = {
   spec: {
@@ -19,7 +17,7 @@ export const readTextFileTool: Tool = {
     inputSchema: {
       type: 'object',
       properties: {
-        path: { type: 'string', description: 'File path, relative to the working directory' },
+        path: { type: 'string', minLength: 1, description: 'File path, relative to the working directory' },
         line: { type: 'integer', minimum: 1, description: 'First line to read (1-based)' },
         limit: { type: 'integer', minimum: 1, description: 'Maximum number of lines to read' },
       },
@@ -28,22 +26,22 @@ export const readTextFileTool: Tool = {
     },
   },
   kind: 'read',
+  effect: 'read',
   title: (input) => `Read ${pathOf(input) ?? 'file'}`,
+  locations: (input, cwd) => fileLocation(input, cwd),
   async run(input, context) {
-    const fields = inputObject(input)
-    const requested = requiredString(fields, 'path')
-    const line = optionalPositiveInt(fields, 'line')
-    const limit = optionalPositiveInt(fields, 'limit')
-    const text = await readWhole(requested, context)
+    const { path: requested, line, limit } = input as { path: string; line?: number; limit?: number }
+    const { text } = await readWorkspaceText(requested, context)
     return { output: selectLines(text, line, limit) }
   },
 }
 
-async function readWhole(requested: string, context: ToolContext): Promise<string> {
-  const { client, signal } = context
-  const target = await resolveReal(allowedRoots(context), requested, 'read')
-  if (client.readTextFile) return client.readTextFile(target, signal)
-  return raceAbort(readFile(target, { encoding: 'utf8', signal }), signal)
+/** The location of a tool input's `path` (and `line`), made absolute against `cwd`. */
+export function fileLocation(input: unknown, cwd: string): { path: string; line?: number }[] {
+  const requested = stringField(input as never, 'path')
+  if (requested === undefined) return []
+  const line = (input as { line?: unknown }).line
+  return [{ path: path.resolve(cwd, requested), ...(Number.isSafeInteger(line) && { line: line as number }) }]
 }
 
 /** Lines `line .. line+limit-1` (1-based) of `text`, keeping their line endings. */
@@ -53,11 +51,4 @@ export function selectLines(text: string, line?: number, limit?: number): string
   const start = (line ?? 1) - 1
   const end = limit === undefined ? lines.length : start + limit
   return lines.slice(start, end).join('')
-}
-
-/** The `path` of a tool input, if it has one. */
-export function pathOf(input: JsonValue): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
-  const value = (input as { readonly [key: string]: JsonValue }).path
-  return typeof value === 'string' && value !== '' ? value : undefined
 }

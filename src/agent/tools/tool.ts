@@ -1,5 +1,4 @@
 import type { JsonValue } from '../../session/index.js'
-import { modeDecision } from '../modes.js'
 import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
 
 /** ACP `ToolKind`: how an editor shows a tool call. */
@@ -15,6 +14,19 @@ export type ToolKind =
   | 'switch_mode'
   | 'other'
 
+/**
+ * What running a tool may do to the world, which decides the permission policy: `read` changes
+ * nothing and never asks; `edit` changes files; `execute` runs commands or anything else whose
+ * effects are unknown (MCP tools unless they declare themselves read-only).
+ */
+export type ToolEffect = 'read' | 'edit' | 'execute'
+
+/** ACP `ToolCallLocation`: a file (absolute path) and, when known, a 1-based line. */
+export type ToolLocation = {
+  readonly path: string
+  readonly line?: number
+}
+
 /** What a tool gets to run one call. */
 export interface ToolContext {
   readonly sessionId: string
@@ -26,9 +38,14 @@ export interface ToolContext {
   readonly client: ClientBridge
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
+  /**
+   * Shows the editor what the running call has so far (ACP `ToolCallContent`, e.g. an embedded
+   * terminal), as a `tool_call_update` that stays `in_progress`.
+   */
+  readonly progress: (content: readonly JsonValue[]) => void
   /** The session's additional workspace directories: the file tools may work inside them too. */
   readonly additionalDirectories?: readonly string[]
-  /** The session's mode when the call runs (see `modes.ts`: `modeDecision`). Absent: `ask`. */
+  /** The session's mode when the call runs (the permission policy already applied it). Absent: `ask`. */
   readonly mode?: string
   /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
   readonly allowedTools?: ReadonlySet<string>
@@ -37,14 +54,23 @@ export interface ToolContext {
 }
 
 /**
- * A tool the model can call. `run` returns the result the model sees; it may also throw, which
+ * A tool the model can call. Its input is validated against `spec.inputSchema` before `run` sees
+ * it, so `run` may rely on the schema's shape. `run` returns the result; it may also throw, which
  * the turn loop turns into an error result (a tool never crashes a turn).
  */
 export interface Tool {
   readonly spec: ToolSpec
   readonly kind: ToolKind
+  readonly effect: ToolEffect
   /** A short human title for the editor, from the call's input (which may be malformed). */
   title(input: JsonValue): string
+  /** The files the call touches (absolute paths), for the editor to follow. */
+  locations?(input: JsonValue, cwd: string): ToolLocation[]
+  /**
+   * What an "always" permission answer covers for this call: by default the tool itself; a tool
+   * can narrow it (`run_command`: the exact command line).
+   */
+  permissionScope?(input: JsonValue): string
   run(input: JsonValue, context: ToolContext): Promise<ToolResult>
   /**
    * Calls of this tool in one step run concurrently with each other (bounded by the agent's
@@ -56,36 +82,11 @@ export interface Tool {
    * recorded (a subagent's `turn/end`); the turn waits for it instead of abandoning it.
    */
   readonly settlesOnAbort?: boolean
-}
-
-/** Tools by name. Names are unique; the order of registration is the order the model sees. */
-export class ToolRegistry {
-  private readonly tools = new Map<string, Tool>()
-
-  constructor(tools: readonly Tool[] = []) {
-    for (const tool of tools) this.register(tool)
-  }
-
-  /** Adds a tool. Throws when its name is taken. */
-  register(tool: Tool): void {
-    if (this.tools.has(tool.spec.name)) throw new Error(`tool ${tool.spec.name} is already registered`)
-    this.tools.set(tool.spec.name, tool)
-  }
-
-  get(name: string): Tool | undefined {
-    return this.tools.get(name)
-  }
-
   /**
-   * What the model is told about the tools; given a session mode, only the tools that mode lets
-   * run (in `read-only`, none that changes anything).
+   * The tool announces its own `in_progress` updates (with a title and `_meta` of its own); the
+   * turn loop then sends none for it.
    */
-  specs(mode?: string): ToolSpec[] {
-    const tools = [...this.tools.values()]
-    const offered =
-      mode === undefined ? tools : tools.filter((tool) => modeDecision(mode, tool.kind) !== 'deny')
-    return offered.map((tool) => tool.spec)
-  }
+  readonly ownsProgress?: boolean
 }
 
 /** Thrown by tools for a failure the model should read as the result (no stack, just the message). */
@@ -93,12 +94,29 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure'
 }
 
-/** An input field check for tools without a schema validator: the object, or a ToolFailure. */
-export function inputObject(input: JsonValue): { readonly [key: string]: JsonValue } {
+/** The input of a validated call as an object (its schema says `type: object`). */
+export function fieldsOf(input: JsonValue): { readonly [key: string]: JsonValue } {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new ToolFailure('input must be a JSON object')
   }
   return input as { readonly [key: string]: JsonValue }
+}
+
+/** A string field of a tool input, if it is one. */
+export function stringField(input: JsonValue, name: string): string | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
+  const value = (input as { readonly [key: string]: JsonValue })[name]
+  return typeof value === 'string' && value !== '' ? value : undefined
+}
+
+/** The `path` of a tool input, if it has one. */
+export function pathOf(input: JsonValue): string | undefined {
+  return stringField(input, 'path')
+}
+
+/** An input field check for tools that read their input by hand: the object, or a ToolFailure. */
+export function inputObject(input: JsonValue): { readonly [key: string]: JsonValue } {
+  return fieldsOf(input)
 }
 
 export function requiredString(fields: { readonly [key: string]: JsonValue }, name: string): string {
@@ -106,16 +124,4 @@ export function requiredString(fields: { readonly [key: string]: JsonValue }, na
   if (typeof value !== 'string' || value === '')
     throw new ToolFailure(`input.${name} must be a non-empty string`)
   return value
-}
-
-export function optionalPositiveInt(
-  fields: { readonly [key: string]: JsonValue },
-  name: string,
-): number | undefined {
-  const value = fields[name]
-  if (value === undefined || value === null) return undefined
-  if (!Number.isSafeInteger(value) || (value as number) < 1) {
-    throw new ToolFailure(`input.${name} must be a positive integer`)
-  }
-  return value as number
 }

@@ -1,5 +1,6 @@
 import { checkedDirectories, recordDirectories } from '../directories.js'
 import { forkBoundary } from '../fork-point.js'
+import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
 import { announceSession } from '../session-announce.js'
 import { sessionSetup } from '../session-config.js'
@@ -11,6 +12,7 @@ import { openSessionInCwd } from './session-access.js'
  * `fork-point.ts`; absent: its last event) with `ctx.sessions.forkDurable`, and answers once the
  * child is durable: `{ sessionId, configOptions, modes, _meta: { dsh: { parentSession, seedLength } } }`,
  * then sends the child's command list and title. The child is live at once.
+ * The child gets the `mcpServers` of this request (a fork does not inherit its source's servers).
  * Errors: unknown source -32002; `INVALID_BOUNDARY` / `OPEN_TURN` -32602 with `data.code` and the
  * fork error's data; a relative `cwd` or one that is not the source's -32602.
  */
@@ -20,10 +22,12 @@ export const sessionForkMethod = defineMethod({
     capabilities.sessionCapabilities.fork = {}
   },
   async handle(params, call) {
+    const servers = mcpServerConfigs('session/fork', params.mcpServers)
     const directories = await checkedDirectories('session/fork', params.additionalDirectories)
     const source = await openSessionInCwd(params, 'session/fork', call)
     const child = await call.sessions.forkDurable(source, forkBoundary(source, params._meta))
     await recordDirectories(call, child, directories)
+    await connectMcpServers(call, child, servers)
     announceSession(call, child)
     return {
       sessionId: child.id,

@@ -1,5 +1,6 @@
 import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
 import { checkedDirectories, recordDirectories } from '../directories.js'
+import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
 import { assertAbsolutePath } from '../params.js'
 import { announceSession } from '../session-announce.js'
@@ -8,7 +9,8 @@ import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-acce
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
- * each update with `_meta.dsh.seq`) as `session/update` notifications, then answers. A stored
+ * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
+ * servers, then answers. A stored
  * session is replayed while its file is read: each event is sent once it passed every check, and
  * the read waits while the client is slow to take the updates. Should a later line turn out
  * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
@@ -23,6 +25,7 @@ export const sessionLoadMethod = defineMethod({
   async handle(params, call) {
     assertSessionId(params.sessionId)
     assertAbsolutePath('session/load', 'cwd', params.cwd)
+    const servers = mcpServerConfigs('session/load', params.mcpServers)
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
     let projector: UpdateProjector | undefined
     const projectorFor = (header: SessionHeader) =>
@@ -53,6 +56,7 @@ export const sessionLoadMethod = defineMethod({
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
     await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
     announceSession(call, session)
     return sessionSetup(call.agent, session)
   },
@@ -61,16 +65,18 @@ export const sessionLoadMethod = defineMethod({
 /** While replaying a stored session, the read waits for the output after this many updates. */
 const PAUSE_EVERY = 64
 
-/** `session/resume`: makes the session live without replaying anything. */
+/** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
 export const sessionResumeMethod = defineMethod({
   name: 'session/resume',
   advertise(capabilities) {
     capabilities.sessionCapabilities.resume = {}
   },
   async handle(params, call) {
+    const servers = mcpServerConfigs('session/resume', params.mcpServers)
     const directories = await checkedDirectories('session/resume', params.additionalDirectories)
     const session = await openSessionInCwd(params, 'session/resume', call)
     await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
     announceSession(call, session)
     return sessionSetup(call.agent, session)
   },

@@ -1,4 +1,5 @@
 import { checkedDirectories, recordDirectories } from '../directories.js'
+import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
 import { assertWorkingDirectory } from '../params.js'
 import { announceSession } from '../session-announce.js'
@@ -6,7 +7,8 @@ import { sessionSetup } from '../session-config.js'
 
 /**
  * `session/new`: a new session in an absolute `cwd` (no NUL; a directory when it exists), answered
- * once its header is durable, with its `configOptions` and `modes` (all defaults).
+ * once its header is durable, with its `configOptions` and `modes` (all defaults); its MCP servers connected
+ * (or failed, which is reported right after the response).
  */
 export const sessionNewMethod = defineMethod({
   name: 'session/new',
@@ -15,9 +17,11 @@ export const sessionNewMethod = defineMethod({
   },
   async handle(params, call) {
     const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
+    const servers = mcpServerConfigs('session/new', params.mcpServers)
     const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
     announceSession(call, session)
     return { sessionId: session.id, ...sessionSetup(call.agent, session) }
   },

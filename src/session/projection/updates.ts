@@ -47,6 +47,7 @@ export function toolCallUpdate(data: {
   input: JsonValue
   title?: string
   kind?: string
+  locations?: readonly JsonValue[]
 }): SessionUpdate {
   return {
     sessionUpdate: 'tool_call',
@@ -54,6 +55,7 @@ export function toolCallUpdate(data: {
     title: data.title ?? data.name,
     kind: data.kind !== undefined && ACP_TOOL_KINDS.has(data.kind) ? data.kind : 'other',
     status: 'pending',
+    ...(data.locations !== undefined && data.locations.length > 0 && { locations: data.locations }),
     rawInput: data.input,
   }
 }
@@ -73,15 +75,46 @@ export function thoughtChunk(text: string, messageId: string): SessionUpdate {
   return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text }, messageId }
 }
 
-/** The update that reports a tool call's result. */
-export function toolResultUpdate(callId: string, output: JsonValue, isError: boolean): SessionUpdate {
+/**
+ * The update that reports a tool call's result: its `content` (ACP `ToolCallContent`: text, diff
+ * or an embedded terminal) when the tool gave one, else the output as text.
+ */
+export function toolResultUpdate(
+  callId: string,
+  output: JsonValue,
+  isError: boolean,
+  content?: readonly JsonValue[],
+): SessionUpdate {
   return {
     sessionUpdate: 'tool_call_update',
     toolCallId: callId,
     status: isError ? 'failed' : 'completed',
-    content: [{ type: 'content', content: { type: 'text', text: toolOutputText(output) } }],
+    content: content ?? [textContent(toolOutputText(output))],
     rawOutput: output,
   }
+}
+
+function textContent(text: string): JsonObject {
+  return { type: 'content', content: { type: 'text', text } }
+}
+
+/**
+ * A result's content as a replay shows it: an embedded terminal (whose id lived only as long as the
+ * process that ran it) becomes the output as text; everything else stays.
+ */
+export function replayContent(
+  content: readonly JsonValue[] | undefined,
+  output: JsonValue,
+): JsonValue[] | undefined {
+  if (content === undefined) return undefined
+  return content.map((item) =>
+    typeof item === 'object' &&
+    item !== null &&
+    !Array.isArray(item) &&
+    (item as JsonObject).type === 'terminal'
+      ? textContent(toolOutputText(output))
+      : item,
+  )
 }
 
 /** What the projection needs from outside the log. */
@@ -191,7 +224,14 @@ export class UpdateProjector {
         return [toolCallUpdate(event.data)]
       case 'tool/result':
         this.openCalls.delete(event.data.callId)
-        return [toolResultUpdate(event.data.callId, event.data.output, event.data.isError === true)]
+        return [
+          toolResultUpdate(
+            event.data.callId,
+            event.data.output,
+            event.data.isError === true,
+            replayContent(event.data.content, event.data.output),
+          ),
+        ]
       case 'turn/start':
         this.openCalls.clear()
         return []

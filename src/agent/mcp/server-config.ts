@@ -1,0 +1,40 @@
+/** A name/value pair whose value is a secret: it never reaches a log, the transcript or the store. */
+export interface SecretPair {
+  readonly name: string
+  readonly value: string
+}
+
+/** An MCP server a session connects to (ACP `McpServer`: stdio or streamable HTTP). */
+export type McpServerConfig =
+  | {
+      readonly transport: 'stdio'
+      readonly name: string
+      readonly command: string
+      readonly args: readonly string[]
+      readonly env: readonly SecretPair[]
+    }
+  | {
+      readonly transport: 'http'
+      readonly name: string
+      readonly url: string
+      readonly headers: readonly SecretPair[]
+    }
+
+/** The secret values of a server's config (env values, header values). */
+export function secretsOf(config: McpServerConfig): string[] {
+  const pairs = config.transport === 'stdio' ? config.env : config.headers
+  return pairs.map((pair) => pair.value).filter((value) => value.length >= 4)
+}
+
+/** `text` with every secret of `config` replaced by `***`, so it is safe to log or record. */
+export function redact(text: string, config: McpServerConfig): string {
+  let out = text
+  for (const secret of secretsOf(config)) out = out.split(secret).join('***')
+  return out
+}
+
+/** A tool name the model APIs accept: `mcp__<server>__<tool>`, odd characters as `_`, at most 64. */
+export function namespacedToolName(server: string, tool: string): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9_-]/g, '_')
+  return `mcp__${clean(server)}__${clean(tool)}`.slice(0, 64)
+}
