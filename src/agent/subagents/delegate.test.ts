@@ -297,6 +297,39 @@ describe('delegate: a fork-based subagent', () => {
   })
 })
 
+describe('delegate in a read-only session', () => {
+  it('the child inherits read-only: it is offered no tool that changes anything, and a write it tries is refused', async () => {
+    const model = modelOf((req) => {
+      const user = lastUser(req)
+      if (user === 'first') return [text('ok')]
+      if (user === 'write a file') {
+        if (afterTools(req)) return [text('could not write')]
+        return [call('w1', 'write_text_file', { path: '/repo/out.txt', content: 'x' })]
+      }
+      if (afterTools(req)) return [text('done')]
+      return [call('d1', DELEGATE_TOOL, { task: 'write a file' })]
+    })
+    ctx = await startAgent({ provider: model })
+    const parent = ctx.sessions.create(undefined, { meta: { cwd: '/repo' } })
+    await ctx.agent.runTurn(parent, request('first'))
+    parent.append({ type: 'config/set', data: { option: 'mode', value: 'read-only' } })
+    const outcome = await ctx.agent.runTurn(parent, request('delegate it'))
+    expect(outcome.endReason).toBe('completed')
+
+    const [child] = childrenOf(ctx, parent)
+    expect(child?.config.mode).toBe('read-only')
+    const childFirst = model.requests.find((r) => r.sessionId === child?.id)
+    const offered = childFirst?.tools.map((t) => t.name) ?? []
+    expect(offered).toContain('read_text_file')
+    for (const changing of ['write_text_file', 'edit_text_file', 'run_command']) {
+      expect(offered).not.toContain(changing)
+    }
+    expect(childFirst?.tools).toEqual(model.requests[1]?.tools)
+    const [refused] = child ? results(child) : []
+    expect(refused?.data.isError).toBe(true)
+  })
+})
+
 describe('the delegate tool’s registration', () => {
   it('is offered after the other tools by default, and not at all with subagents: false', async () => {
     const seen = modelOf(() => [text('hi')])
