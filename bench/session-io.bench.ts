@@ -207,42 +207,28 @@ export const suite = {
     const first = median(ours.map((r) => r.firstMs))
     const relayFirst = median(relay.map((r) => r.firstMs))
     const mb = (n: number) => `${n.toFixed(0)} MB`
-    const io = (
-      name: string,
-      value: number,
-      baselineName: string,
-      baseline: number,
-      target: number | undefined,
-      note: string,
-    ) => ({
-      group: 'session io',
-      name,
-      ours: value,
-      baselineName,
-      baseline,
-      unit: 'ms' as const,
-      better: 'lower' as const,
-      ...(target !== undefined && { target }),
-      note,
-    })
-    const memRow = (
-      name: string,
-      value: number,
-      baselineName: string,
-      baseline: number,
-      target: number | undefined,
-      note: string,
-    ) => ({
-      group: 'memory',
-      name,
-      ours: value,
-      baselineName,
-      baseline,
-      unit: 'MB' as const,
-      better: 'lower' as const,
-      ...(target !== undefined && { target }),
-      note,
-    })
+    const rowIn =
+      (group: string, unit: 'ms' | 'MB') =>
+      (
+        name: string,
+        value: number,
+        baselineName: string,
+        baseline: number,
+        target: number | undefined,
+        note: string,
+      ) => ({
+        group,
+        name,
+        ours: value,
+        baselineName,
+        baseline,
+        unit,
+        better: 'lower' as const,
+        ...(target !== undefined && { target }),
+        note,
+      })
+    const io = rowIn('session io', 'ms')
+    const memRow = rowIn('memory', 'MB')
     return [
       io(
         `session/load of a ${size.toFixed(0)} MB session, request to first session/update`,
