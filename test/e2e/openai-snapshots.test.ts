@@ -6,6 +6,7 @@ import {
   completionStream,
   type FakeOpenAi,
   type FakeScript,
+  fakeModelArgs,
   startFakeOpenAi,
 } from '../support/fake-openai.js'
 import { deferred, until } from '../support/openai-wire.js'
@@ -33,7 +34,7 @@ afterEach(async () => {
 
 async function modelArgs(script: FakeScript): Promise<string[]> {
   fake = await startFakeOpenAi(script)
-  return ['--model', 'openai', '--base-url', fake.url, '--model-name', 'fake-model']
+  return fakeModelArgs(fake)
 }
 
 /** The request bodies the fake server received, one JSON document (reviewed like the transcript). */

@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js'
+import { type FakeOpenAi, fakeModelArgs, startFakeOpenAi } from '../support/fake-openai.js'
 import { conversationModel, type ModelMove } from '../support/prefix-cache.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
 import {
@@ -42,7 +42,7 @@ const TABLE: Record<string, ModelMove[]> = {
 
 async function delegationScenario(name: string, clientCapabilities: acp.ClientCapabilities): Promise<void> {
   fake = await startFakeOpenAi(conversationModel(TABLE).script)
-  const args = ['--model', 'openai', '--base-url', fake.url, '--model-name', 'fake-model']
+  const args = fakeModelArgs(fake)
   const output = await runScenario(async (s) => {
     const agent = s.start({
       args,

@@ -3,6 +3,7 @@ import {
   completionStream,
   type FakeOpenAi,
   type FakeScript,
+  fakeModelArgs,
   startFakeOpenAi,
 } from '../support/fake-openai.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
@@ -22,7 +23,7 @@ afterEach(async () => {
 
 async function modelArgs(script: FakeScript): Promise<string[]> {
   fake = await startFakeOpenAi(script)
-  return ['--model', 'openai', '--base-url', fake.url, '--model-name', 'fake-model']
+  return fakeModelArgs(fake)
 }
 
 describe('tool call transcript snapshots', () => {

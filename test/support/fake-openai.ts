@@ -50,6 +50,11 @@ export interface FakeOpenAi {
 
 export type FakeScript = readonly FakeReply[] | ((request: RecordedRequest, index: number) => FakeReply)
 
+/** The dsh-acp arguments that point its openai provider at `fake` (model name `fake-model`). */
+export function fakeModelArgs(fake: FakeOpenAi): string[] {
+  return ['--model', 'openai', '--base-url', fake.url, '--model-name', 'fake-model']
+}
+
 /**
  * Starts a scripted OpenAI-compatible chat-completions server on 127.0.0.1 (a free port). Request
  * `i` gets `script[i]` (or `script(request, i)`); a request beyond the script gets a 500 saying so.
