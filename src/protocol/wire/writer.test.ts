@@ -6,6 +6,9 @@ import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
 import { joinedPieces, MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
 
+/** Handlers for connections whose peer sends nothing. */
+const ignoreInbound = { request: () => null, notification: () => {} }
+
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** A sink that holds each write until `release()` is called, with a tiny buffer. */
@@ -133,7 +136,9 @@ describe('NdjsonMessageWriter', () => {
     })
     await once(child.stdout, 'data')
     const input = new PassThrough()
-    const { connection, writer, drain } = createNdjsonConnection(input, child.stdin)
+    const { connection, writer, drain } = createNdjsonConnection(input, child.stdin, {
+      inbound: ignoreInbound,
+    })
     const closed = new Promise<void>((resolve) => connection.onClose(resolve))
     const codes: unknown[] = []
     writer.onError(([error]) => codes.push((error as { code?: string }).code))

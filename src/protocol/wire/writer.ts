@@ -32,7 +32,7 @@ export const MAX_HELD_BYTES = 64 * 1024
  * burst while the rest are still being made, instead of all of them at the end (measured in
  * bench/wire.bench.ts: 64 in flight round trips went up by about half against holding the burst).
  */
-export const MAX_HELD_LINES = 16
+export const MAX_HELD_LINES = 256
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
