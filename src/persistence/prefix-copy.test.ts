@@ -21,7 +21,10 @@ function writeParent(count: number, bytes: number): { path: string; headerEnd: n
   )
   const ends: number[] = []
   let at = header.length
-  for (const line of lines) ends.push((at += line.length))
+  for (const line of lines) {
+    at += line.length
+    ends.push(at)
+  }
   const path = join(dir, 'parent.jsonl')
   writeFileSync(path, header + lines.join(''))
   return { path, headerEnd: header.length, ends }
