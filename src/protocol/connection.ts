@@ -131,7 +131,8 @@ export class AcpConnection {
       if (!method.beforeInitialize && this.client === undefined) {
         throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
       }
-      const checked = acpMethod ? await validateParams(acpMethod, params) : params
+      let checked = acpMethod ? validateParams(acpMethod, params) : params
+      if (isPromiseLike(checked)) checked = await checked
       const result = method.handle(checked as never, call)
       const value =
         !token || method.handlesCancellation || !isPromiseLike(result)
