@@ -12,7 +12,7 @@ import type { StorePaths } from './store-paths.js'
 const COPY_CHUNK = 4 << 20
 const NEWLINE = 0x0a
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
-const EARLY_SYNC_BYTES = 1 << 20
+const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
 
 export interface WriterEnv {
