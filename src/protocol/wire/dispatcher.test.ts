@@ -181,7 +181,7 @@ describe('InboundToken', () => {
 })
 
 describe('coalescing output', () => {
-  it('writes the lines of one turn in one chunk while coalesceWhile is true, at once otherwise', async () => {
+  it('while coalesceWhile is true, hands the first line of a turn over at once and the rest of the turn in one chunk at its end', async () => {
     const chunks: string[] = []
     const sink = new Writable({
       decodeStrings: false,
@@ -192,13 +192,28 @@ describe('coalescing output', () => {
     })
     let coalesce = true
     const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => coalesce })
-    const first = [writer.write(request(1, 'a')), writer.write(request(2, 'b'))]
-    expect(chunks).toEqual([])
+    const first = [
+      writer.write(request(1, 'a')),
+      writer.write(request(2, 'b')),
+      writer.write(request(3, 'c')),
+    ]
+    expect(chunks).toEqual([line(request(1, 'a'))])
     await Promise.all(first)
-    expect(chunks).toEqual([line(request(1, 'a')) + line(request(2, 'b'))])
+    expect(chunks).toEqual([line(request(1, 'a')), line(request(2, 'b')) + line(request(3, 'c'))])
+    await new Promise((resolve) => setImmediate(resolve))
+    void writer.write(request(4, 'd'))
+    expect(chunks).toHaveLength(3)
+    expect(chunks[2]).toBe(line(request(4, 'd')))
+    void writer.write(request(5, 'e'))
+    expect(chunks).toHaveLength(3)
     coalesce = false
-    void writer.write(request(3, 'c'))
-    expect(chunks).toHaveLength(2)
+    void writer.write(request(6, 'f'))
+    expect(chunks).toEqual([
+      line(request(1, 'a')),
+      line(request(2, 'b')) + line(request(3, 'c')),
+      line(request(4, 'd')),
+      line(request(5, 'e')) + line(request(6, 'f')),
+    ])
   })
 
   it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
@@ -211,15 +226,17 @@ describe('coalescing output', () => {
       },
     })
     const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => true })
+    void writer.write(request(0, 'first of the turn'))
+    expect(chunks).toEqual([line(request(0, 'first of the turn'))])
     const lines: string[] = []
     for (let n = 1; n < MAX_HELD_LINES; n++) {
       void writer.write(request(n, 'a'))
       lines.push(line(request(n, 'a')))
     }
-    expect(chunks).toEqual([])
+    expect(chunks).toHaveLength(1)
     void writer.write(request(MAX_HELD_LINES, 'a'))
     lines.push(line(request(MAX_HELD_LINES, 'a')))
-    expect(chunks).toEqual([lines.join('')])
+    expect(chunks).toEqual([line(request(0, 'first of the turn')), lines.join('')])
   })
 
   it('answers the requests of one chunk in one write when they answer at once', async () => {

@@ -18,10 +18,11 @@ export interface NdjsonWriterOptions {
    */
   readonly holdWhile?: () => boolean
   /**
-   * While this returns true at the time of a `write()`, other lines are expected within the
-   * current event-loop turn (e.g. other requests are being answered): the line waits until the
-   * end of this turn (one `setImmediate`) and goes out in one write with the lines written
-   * meanwhile. When it returns false the line (and any held before it) is handed over at once.
+   * While this returns true at the time of a `write()`, other lines may follow within the current
+   * event-loop turn (e.g. other requests are being answered): the first line of a turn is handed
+   * over at once (a lone line, such as one streamed chunk, never waits), and the lines after it in
+   * the same turn wait until its end (one `setImmediate`) and go out together in one write. When it
+   * returns false the line (and any held before it) is handed over at once.
    */
   readonly coalesceWhile?: () => boolean
 }
@@ -80,6 +81,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private heldBytes = 0
   private flushScheduled = false
   private holdTurns = 0
+  private lineHandedThisTurn = false
 
   constructor(
     private readonly output: Writable,
@@ -112,7 +114,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     lines.push(text)
     this.heldBytes += text.length
     const full = this.heldBytes >= MAX_HELD_BYTES || lines.length >= MAX_HELD_LINES
-    if (full || !(this.options.holdWhile?.() || this.options.coalesceWhile?.())) this.pump()
+    if (full || !(this.options.holdWhile?.() || this.coalescing())) this.pump()
     else this.scheduleFlush()
     return handed
   }
@@ -141,6 +143,19 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     if (!isWireId(id)) return
     if (typeof method === 'string') ledger.recordOutbound(id)
     else ledger.releaseInbound(id)
+  }
+
+  /** True when this turn's line must wait: `coalesceWhile` holds and a line already went out at once this turn. */
+  private coalescing(): boolean {
+    if (!this.options.coalesceWhile?.()) return false
+    if (this.lineHandedThisTurn) return true
+    this.lineHandedThisTurn = true
+    setImmediate(this.endTurn)
+    return false
+  }
+
+  private readonly endTurn = (): void => {
+    this.lineHandedThisTurn = false
   }
 
   private scheduleFlush(): void {
