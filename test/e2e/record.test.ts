@@ -57,7 +57,7 @@ describe('dsh-acp record', () => {
     })
     await recorded.initialize()
     const { sessionId } = await recorded.agent.request('session/new', {
-      cwd: '/work/project',
+      cwd: recorded.cwd,
       mcpServers: [],
     })
     await recorded.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })
