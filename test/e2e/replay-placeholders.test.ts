@@ -60,7 +60,12 @@ describe('dsh-acp replay --set', () => {
   })
 
   it('without it, the agent is sent the literal <project> and refuses it: a difference', async () => {
-    const run = await runReplay(['--json', '--timeout', '500', transcript, '--', ...AGENT])
+    // Up to session/new's answer: the one notification then missing costs one timeout.
+    const short = join(dir, 'short.jsonl')
+    const lines = readFileSync(transcript, 'utf8').split('\n')
+    const answer = lines.findIndex((l) => l.includes('"dir":"out"') && l.includes('"id":1,'))
+    writeFileSync(short, `${lines.slice(0, answer + 1).join('\n')}\n`)
+    const run = await runReplay(['--json', '--timeout', '3000', short, '--', ...AGENT])
     expect(run.status).toBe(1)
     expect(run.stdout).toContain('must be an absolute path')
   })
