@@ -1,6 +1,3 @@
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
-
 /** Resident memory above the figure at start that makes a closed session worth a collection. */
 const RELEASE_ABOVE_BYTES = 64 * 1024 * 1024
 
@@ -13,16 +10,19 @@ const RELEASE_ABOVE_BYTES = 64 * 1024 * 1024
  * collector to call, this does nothing.
  */
 export function releaseMemoryOnClose(): () => void {
-  const collect = fullCollector()
   const baseline = residentBytes()
+  // Looked up when first needed (it loads node:v8 and node:vm and makes a V8 context): not at start.
+  let collect: (() => void) | undefined | null = null
   let scheduled = false
   return () => {
-    if (!collect || baseline === undefined || scheduled) return
+    if (collect === undefined || baseline === undefined || scheduled) return
     scheduled = true
-    setTimeout(() => {
+    setTimeout(async () => {
       scheduled = false
       const resident = residentBytes()
-      if (resident !== undefined && resident - baseline > RELEASE_ABOVE_BYTES) collect()
+      if (resident === undefined || resident - baseline <= RELEASE_ABOVE_BYTES) return
+      collect ??= await fullCollector()
+      collect?.()
     }, 50).unref()
   }
 }
@@ -36,8 +36,10 @@ function residentBytes(): number | undefined {
   }
 }
 
-function fullCollector(): (() => void) | undefined {
+async function fullCollector(): Promise<(() => void) | undefined> {
   try {
+    const { setFlagsFromString } = await import('node:v8')
+    const { runInNewContext } = await import('node:vm')
     // The collector --expose-gc provides; only contexts made after the flag see it.
     setFlagsFromString('--expose-gc')
     const gc = runInNewContext('gc') as unknown

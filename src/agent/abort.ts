@@ -43,14 +43,24 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 /**
  * Iterates `source` but stops at once when `signal` aborts: the pending `next()` is abandoned, the
  * source's `return()` is called (not awaited), and iteration throws {@link AbortedError}. A source
- * that ignores its signal therefore cannot hold a cancelled turn open.
+ * that ignores its signal therefore cannot hold a cancelled turn open. One abort listener serves
+ * the whole iteration (it runs per streamed chunk), and nothing accumulates per item.
  */
 export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
   const iterator = source[Symbol.asyncIterator]()
   let finished = false
+  let wake: ((next: IteratorResult<T> | typeof ABORTED) => void) | undefined
+  const onAbort = () => wake?.(ABORTED)
+  signal.addEventListener('abort', onAbort, { once: true })
   try {
     while (true) {
-      const next = await raceAbort(iterator.next(), signal)
+      if (signal.aborted) throw new AbortedError()
+      const next = await new Promise<IteratorResult<T> | typeof ABORTED>((resolve, reject) => {
+        wake = resolve
+        iterator.next().then(resolve, reject)
+      })
+      wake = undefined
+      if (next === ABORTED) throw new AbortedError()
       if (next.done) {
         finished = true
         return
@@ -58,9 +68,12 @@ export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSigna
       yield next.value
     }
   } finally {
+    signal.removeEventListener('abort', onAbort)
     if (!finished) iterator.return?.()?.catch(() => {})
   }
 }
+
+const ABORTED: unique symbol = Symbol('aborted')
 
 /** Resolves after `ms`, or rejects with {@link AbortedError} as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

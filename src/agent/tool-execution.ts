@@ -51,8 +51,9 @@ export async function executeToolCall(
   const allowed = env.request.allowedTools
   if (allowed && !allowed.has(name))
     return { output: `The tool ${name} is not available here.`, isError: true }
-  const invalid = entry.invalid(input)
+  const invalid = await entry.invalid(input)
   if (invalid !== undefined) return { output: `Invalid input for ${name}: ${invalid}.`, isError: true }
+  if (env.signal.aborted) return cancelled()
   try {
     const refusal = await checkPermission(entry, call, env)
     if (refusal !== undefined) return { output: refusal, isError: true }

@@ -45,7 +45,7 @@ export class SessionWriter {
   private synced = 0
   private headerEnd = 0
   private ends: number[] = []
-  /** Serialized lines not yet written, each ending in `\n`. */
+  /** Serialized events not yet written, without their `\n`. */
   private pending: string[] = []
   private drainQueued = false
   private earlySyncQueued = false
@@ -156,7 +156,7 @@ export class SessionWriter {
     if (this.failure || this.unserializable) return
     let line: string
     try {
-      line = `${JSON.stringify(event)}\n`
+      line = JSON.stringify(event)
     } catch (error) {
       // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
       // writing later events after a gap would make the file unloadable: stop here instead.
@@ -177,19 +177,30 @@ export class SessionWriter {
 
   private async drain(): Promise<void> {
     this.drainQueued = false
-    if (this.pending.length === 0 || this.failure || !this.file) return
-    const lines = this.pending
-    this.pending = []
-    const batch = Buffer.from(lines.length === 1 ? (lines[0] as string) : lines.join(''))
+    const file = this.file
+    if (this.pending.length === 0 || this.failure || !file) return
+    const batch = this.takeBatch()
     try {
-      await writeFully(this.file, batch, this.size)
+      await writeFully(file, batch, this.size)
     } catch (error) {
-      await this.file.truncate(this.size).catch((cut) => {
+      await file.truncate(this.size).catch((cut) => {
         this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
       })
       this.failWith('write', this.path, error)
       return
     }
+    this.batchWritten(batch)
+  }
+
+  /** The pending lines as the bytes of one write. */
+  private takeBatch(): Buffer {
+    const lines = this.pending
+    this.pending = []
+    return Buffer.from(`${lines.join('\n')}\n`)
+  }
+
+  /** Records where the batch's lines end; starts an early sync once much is unsynced. */
+  private batchWritten(batch: Buffer): void {
     // JSON.stringify escapes every newline inside a value, so each \n byte ends one line.
     for (let at = batch.indexOf(NEWLINE); at !== -1; at = batch.indexOf(NEWLINE, at + 1)) {
       this.ends.push(this.size + at + 1)

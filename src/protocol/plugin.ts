@@ -10,9 +10,12 @@ import { sessionNewMethod } from './methods/session-new.js'
 import { sessionCancelMethod, sessionPromptMethod } from './methods/session-prompt.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 
-/** Registers methods on `server` for as long as the calling plugin lives. */
+/** Registers methods on `server` for as long as the calling plugin lives (one cordis listener: each costs). */
 function registerAll(ctx: Context, server: AcpServer, methods: readonly AcpMethod[]): void {
-  for (const method of methods) ctx.on('dispose', server.register(method))
+  const unregister = methods.map((method) => server.register(method))
+  ctx.on('dispose', () => {
+    for (const remove of unregister) remove()
+  })
 }
 
 /**

@@ -137,8 +137,10 @@ export type ExtensionEventInput = { readonly type: ExtensionEventType; readonly 
 
 export type AnyEventInput = EventInput | ExtensionEventInput
 
+const CORE_EVENT_TYPE_SET: ReadonlySet<string> = new Set(CORE_EVENT_TYPES)
+
 export function isCoreEventType(type: string): type is CoreEventType {
-  return (CORE_EVENT_TYPES as readonly string[]).includes(type)
+  return CORE_EVENT_TYPE_SET.has(type)
 }
 
 export function isCoreEvent<T extends CoreEventType>(event: SessionEvent, type: T): event is CoreEvent<T> {

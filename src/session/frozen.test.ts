@@ -19,6 +19,27 @@ describe('freezeJsonCopy', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined()
   })
 
+  it('refuses what is not plain JSON, naming where it is', () => {
+    const cycle: Record<string, unknown> = { a: 1 }
+    cycle.self = { back: cycle }
+    expect(() => freezeJsonCopy({ x: [1, cycle] })).toThrow('$.x[1].self.back is a circular reference')
+    expect(() => freezeJsonCopy({ when: new Date(0) })).toThrow('$.when is a Date object, not plain JSON')
+    expect(() => freezeJsonCopy({ a: [0, Number.NaN] })).toThrow('$.a[1] is NaN, which JSON cannot hold')
+    expect(() => freezeJsonCopy({ f: () => 1 })).toThrow('$.f is function, which JSON cannot hold')
+    expect(() => freezeJsonCopy({ n: 1n })).toThrow('$.n is bigint, which JSON cannot hold')
+    expect(() => freezeJsonCopy(new Map())).toThrow('$ is a Map object, not plain JSON')
+  })
+
+  it('copies: the result is frozen all the way down and shares nothing with the input', () => {
+    const input = { a: [{ b: 'c' }], d: null, e: undefined, f: Object.create(null) }
+    const copy = freezeJsonCopy(input) as { a: { b: string }[]; f: object }
+    expect(copy).toEqual({ a: [{ b: 'c' }], d: null, f: {} })
+    expect('e' in copy).toBe(false)
+    expect(Object.isFrozen(copy) && Object.isFrozen(copy.a) && Object.isFrozen(copy.a[0])).toBe(true)
+    expect(copy.a).not.toBe(input.a)
+    expect(Object.isFrozen(input.a)).toBe(false)
+  })
+
   it(`accepts ${MAX_JSON_DEPTH} levels and refuses one more, naming a short path`, () => {
     expect(() => freezeJsonCopy(nested(MAX_JSON_DEPTH))).not.toThrow()
     expect(() => freezeJsonCopy(nested(MAX_JSON_DEPTH + 1))).toThrow(/nests deeper than 256 levels/)

@@ -17,8 +17,53 @@ export const MAX_JSON_DEPTH = 256
  * `JSON.stringify` and parses back equal.
  */
 export function freezeJsonCopy(value: unknown, path = '$', depth = 0): JsonValue {
-  return copy(value, path, depth + 1, new Set())
+  try {
+    return fastCopy(value, depth + 1)
+  } catch {
+    // Refused (or a stack overflow): the careful walk finds the first problem and names its path.
+    return copy(value, path, depth + 1, new Set())
+  }
 }
+
+/**
+ * The copy of {@link copy} for values it accepts, without paths or a cycle set (the per-event hot
+ * path): anything it would refuse throws a bare `Refused`, and a cycle nests past the depth limit.
+ */
+function fastCopy(value: unknown, depth: number): JsonValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value
+    case 'number':
+      if (!Number.isFinite(value)) throw refused
+      return value
+    case 'object': {
+      if (value === null) return null
+      if (depth > MAX_JSON_DEPTH) throw refused
+      if (Array.isArray(value)) {
+        const items: JsonValue[] = new Array(value.length)
+        for (let i = 0; i < value.length; i++) items[i] = fastCopy(value[i], depth + 1)
+        return Object.freeze(items)
+      }
+      const proto = Object.getPrototypeOf(value)
+      if (proto !== Object.prototype && proto !== null) throw refused
+      const fields: Record<string, JsonValue> = {}
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue
+        const field = (value as Record<string, unknown>)[key]
+        if (field === undefined) continue
+        if (key === '__proto__') throw refused // rare: the careful walk defines it as an own field
+        fields[key] = fastCopy(field, depth + 1)
+      }
+      return Object.freeze(fields)
+    }
+    default:
+      throw refused
+  }
+}
+
+/** What {@link fastCopy} throws; never seen outside this module. */
+const refused = new Error('refused')
 
 function copy(value: unknown, path: string, depth: number, seen: Set<object>): JsonValue {
   switch (typeof value) {

@@ -79,16 +79,28 @@ export function assertEventShape(type: unknown, data: unknown): void {
       },
     )
   }
-  const shape = EVENT_DATA_SHAPES[type]
+  const { required, optional } = FIELD_CHECKS[type]
   const fields = data as Record<string, unknown>
-  for (const [field, check] of Object.entries(shape.required)) {
+  for (const [field, check] of required) {
     if (!(field in fields) || fields[field] === undefined || !check(fields[field])) {
       throw invalid(`event ${type}: data.${field} is missing or has the wrong type`, { type, field })
     }
   }
-  for (const [field, check] of Object.entries(shape.optional ?? {})) {
+  for (const [field, check] of optional) {
     if (fields[field] !== undefined && !check(fields[field])) {
       throw invalid(`event ${type}: data.${field} has the wrong type`, { type, field })
     }
+  }
+}
+
+type FieldChecks = readonly (readonly [string, FieldCheck])[]
+
+/** {@link EVENT_DATA_SHAPES} as lists, built once: `assertEventShape` runs on every append. */
+const FIELD_CHECKS = {} as Record<CoreEventType, { required: FieldChecks; optional: FieldChecks }>
+for (const type of Object.keys(EVENT_DATA_SHAPES) as CoreEventType[]) {
+  const shape = EVENT_DATA_SHAPES[type]
+  FIELD_CHECKS[type] = {
+    required: Object.entries(shape.required),
+    optional: Object.entries(shape.optional ?? {}),
   }
 }

@@ -124,7 +124,7 @@ export class McpConnection {
         timeoutMs: this.options.timeoutMs,
       })
       try {
-        this.unregister.push(this.options.registry.register(tool, this.options.sessionId))
+        this.unregister.push(await this.options.registry.registerForSession(tool, this.options.sessionId))
         this.tools.push(registeredName)
       } catch (error) {
         this.skipped.push(`${info.name}: ${errorMessage(error)}`)

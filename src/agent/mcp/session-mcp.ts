@@ -2,7 +2,7 @@ import type { Logger } from 'cordis'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import { errorMessage } from '../model-step.js'
 import type { ToolRegistry } from '../tools/registry.js'
-import { McpConnection } from './mcp-connection.js'
+import type { McpConnection } from './mcp-connection.js'
 import type { McpServerConfig } from './server-config.js'
 
 /** The log event that records an MCP server a session could not use (or lost): `{server, reason}`. */
@@ -82,6 +82,8 @@ export class McpSessions {
     await Promise.all(
       servers.map(async (config) => {
         try {
+          // The MCP SDK is loaded by the first session that has servers: the server starts without it.
+          const { McpConnection } = await import('./mcp-connection.js')
           const connection = await McpConnection.open(config, {
             sessionId: session.id,
             cwd: session.cwd,

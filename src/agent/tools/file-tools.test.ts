@@ -83,12 +83,12 @@ describe('read_text_file on the local disk', () => {
     expect((await call(readTextFileTool, { path: 'alias.txt', limit: 1 })).output).toBe('one\n')
   })
 
-  it('its declared schema refuses malformed input', () => {
+  it('its declared schema refuses malformed input', async () => {
     const entry = new ToolRegistry([readTextFileTool]).forSession('ses_1').get('read_text_file')
-    expect(entry?.invalid({ path: 'src/a.txt', line: 0 })).toBe('input.line must be >= 1')
-    expect(entry?.invalid('src/a.txt')).toBe('input must be object')
-    expect(entry?.invalid({ path: 'a', extra: 1 })).toBe('input must NOT have additional properties')
-    expect(entry?.invalid({ path: 'src/a.txt', line: 2 })).toBeUndefined()
+    expect(await entry?.invalid({ path: 'src/a.txt', line: 0 })).toBe('input.line must be >= 1')
+    expect(await entry?.invalid('src/a.txt')).toBe('input must be object')
+    expect(await entry?.invalid({ path: 'a', extra: 1 })).toBe('input must NOT have additional properties')
+    expect(await entry?.invalid({ path: 'src/a.txt', line: 2 })).toBeUndefined()
   })
 
   it('gives a clear message instead of the bytes of a binary or oversized file', async () => {

@@ -1,4 +1,3 @@
-import picomatch from 'picomatch'
 import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
 import { workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
@@ -40,6 +39,7 @@ export const findFilesTool: Tool = {
       throw new ToolFailure('the pattern must be relative to the working directory, without ".." segments')
     }
     const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
+    const { default: picomatch } = await import('picomatch')
     const matches = picomatch(pattern, { dot: true })
     const root = await workspacePath('.', context, 'read')
     const found: string[] = []

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process'
-
 export interface LocalRun {
   readonly output: string
   /** Output beyond the limit was dropped (the first part is kept). */
@@ -31,11 +29,14 @@ const PRIVATE_ENV = /^(DSH_|OPENAI_)/
  * whole group gets SIGTERM and, after a grace period, SIGKILL; an abort rejects with an AbortError
  * once the group is gone, so nothing outlives the call.
  */
-export function runLocalCommand(
+export async function runLocalCommand(
   command: string,
   args: readonly string[],
   options: LocalRunOptions,
 ): Promise<LocalRun> {
+  options.signal.throwIfAborted()
+  // Loaded by the first command run: a server that runs none starts without it.
+  const { spawn } = await import('node:child_process')
   options.signal.throwIfAborted()
   return new Promise<LocalRun>((resolve, reject) => {
     const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name)))

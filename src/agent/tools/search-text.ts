@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import picomatch from 'picomatch'
 import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
 import { looksBinary, workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
@@ -57,7 +56,7 @@ export const searchTextTool: Tool = {
       throw new ToolFailure(`invalid regular expression: ${(error as Error).message}`)
     }
     const limit = fields.maxResults ?? DEFAULT_SEARCH_RESULTS
-    const inGlob = fields.glob ? picomatch(fields.glob, { dot: true }) : () => true
+    const inGlob = fields.glob ? (await import('picomatch')).default(fields.glob, { dot: true }) : () => true
     const root = await workspacePath('.', context, 'read')
     const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
     const files = (await stat(start)).isFile()

@@ -1,7 +1,7 @@
 import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import ignore from 'ignore'
+import type { Ignore } from 'ignore'
 
 /** Most entries one walk visits, so a search in a huge tree stays bounded. */
 export const MAX_WALK_ENTRIES = 100_000
@@ -9,7 +9,7 @@ export const MAX_WALK_ENTRIES = 100_000
 interface IgnoreRules {
   /** The directory (relative to the root, posix, '' for the root) whose `.gitignore` these are. */
   readonly base: string
-  readonly rules: ignore.Ignore
+  readonly rules: Ignore
 }
 
 /** One file a walk found: its path relative to the walk's root (posix separators). */
@@ -101,6 +101,7 @@ async function loadRules(directory: string, base: string): Promise<IgnoreRules |
   } catch {
     return undefined
   }
+  const { default: ignore } = await import('ignore')
   return { base, rules: ignore().add(text) }
 }
 

@@ -2,7 +2,7 @@ import type { ModelChunk } from '../../types.js'
 import { CompletionAccumulator, errorText } from './completion-accumulator.js'
 import { OpenAiProviderError } from './errors.js'
 import { endedEarlyFailure, type FailureContext, streamFailure } from './failures.js'
-import { readSseEvents } from './sse-parser.js'
+import { readSseBatches } from './sse-parser.js'
 
 /** Hooks a response reader reports through. */
 export interface ReadHooks {
@@ -29,22 +29,24 @@ export async function* readCompletion(
   if (contentType.includes('application/json')) {
     const completion = parseJson(await response.text(), context)
     hooks.onBytes()
-    yield* accept(accumulator, asStreamChunk(completion), context)
-    yield* accumulator.finish()
+    for (const chunk of accept(accumulator, asStreamChunk(completion), context)) yield chunk
+    for (const chunk of accumulator.finish()) yield chunk
     return
   }
   if (!response.body) throw endedEarlyFailure(context)
   let done = false
   try {
-    for await (const event of readSseEvents(response.body, hooks.onBytes)) {
-      if (event.event === 'error')
-        throw streamFailure(`error event: ${errorText(parseLoose(event.data))}`, context)
-      if (event.event !== 'message') continue
-      if (event.data.trim() === '[DONE]') {
-        done = true
-        break
+    read: for await (const events of readSseBatches(response.body, hooks.onBytes)) {
+      for (const event of events) {
+        if (event.event === 'error')
+          throw streamFailure(`error event: ${errorText(parseLoose(event.data))}`, context)
+        if (event.event !== 'message') continue
+        if (event.data.trim() === '[DONE]') {
+          done = true
+          break read
+        }
+        for (const chunk of accept(accumulator, parseJson(event.data, context), context)) yield chunk
       }
-      yield* accept(accumulator, parseJson(event.data, context), context)
     }
   } catch (error) {
     // A connection lost after the model finished loses only the usage report, not the answer.
@@ -52,7 +54,7 @@ export async function* readCompletion(
     done = true
   }
   if (!done && !accumulator.finished) throw endedEarlyFailure(context)
-  yield* accumulator.finish()
+  for (const chunk of accumulator.finish()) yield chunk
 }
 
 function accept(accumulator: CompletionAccumulator, payload: unknown, context: FailureContext): ModelChunk[] {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { readSseEvents, type SseEvent, SseParser } from './sse-parser.js'
+import { readSseBatches, type SseEvent, SseParser } from './sse-parser.js'
 
 function parseAll(pieces: readonly string[]): SseEvent[] {
   const parser = new SseParser()
@@ -15,9 +15,12 @@ function bytesStream(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> 
   })
 }
 
-async function collect(events: AsyncIterable<SseEvent>): Promise<SseEvent[]> {
+async function collect(batches: AsyncIterable<SseEvent[]>): Promise<SseEvent[]> {
   const out: SseEvent[] = []
-  for await (const event of events) out.push(event)
+  for await (const batch of batches) {
+    expect(batch.length).toBeGreaterThan(0)
+    out.push(...batch)
+  }
   return out
 }
 
@@ -79,7 +82,7 @@ describe('SseParser', () => {
   })
 })
 
-describe('readSseEvents', () => {
+describe('readSseBatches', () => {
   it('decodes UTF-8 split across byte chunks at every position', async () => {
     const text = 'data: {"t":"héllo 世界 🎉"}\r\n\r\ndata: [DONE]\r\n\r\n'
     const bytes = new TextEncoder().encode(text)
@@ -88,10 +91,10 @@ describe('readSseEvents', () => {
       { event: 'message', data: '[DONE]' },
     ]
     const singleBytes = [...bytes].map((byte) => Uint8Array.of(byte))
-    expect(await collect(readSseEvents(bytesStream(singleBytes)))).toEqual(expected)
+    expect(await collect(readSseBatches(bytesStream(singleBytes)))).toEqual(expected)
     for (let at = 0; at <= bytes.length; at++) {
       const split = [bytes.subarray(0, at), bytes.subarray(at)]
-      expect(await collect(readSseEvents(bytesStream(split)))).toEqual(expected)
+      expect(await collect(readSseBatches(bytesStream(split)))).toEqual(expected)
     }
   })
 
@@ -107,8 +110,8 @@ describe('readSseEvents', () => {
       },
     })
     let chunks = 0
-    for await (const event of readSseEvents(body, () => chunks++)) {
-      if (event.data === '2') break
+    for await (const [event] of readSseBatches(body, () => chunks++)) {
+      if (event?.data === '2') break
     }
     expect(chunks).toBe(3)
     expect(cancelled).toBe(true)

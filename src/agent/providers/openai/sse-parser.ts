@@ -73,14 +73,15 @@ export class SseParser {
 }
 
 /**
- * The events of an SSE byte stream, decoding UTF-8 across chunk boundaries. `onBytes` is called
- * for every non-empty chunk read, before it is parsed (so callers know the body started and is
- * alive). Read errors propagate; the body is cancelled when the caller stops early.
+ * The events of an SSE byte stream, decoding UTF-8 across chunk boundaries: one batch per body
+ * chunk that completed any (a batch is never empty). `onBytes` is called for every non-empty chunk
+ * read, before it is parsed (so callers know the body started and is alive). Read errors
+ * propagate; the body is cancelled when the caller stops early.
  */
-export async function* readSseEvents(
+export async function* readSseBatches(
   body: ReadableStream<Uint8Array>,
   onBytes?: () => void,
-): AsyncGenerator<SseEvent> {
+): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader()
   const decoder = new TextDecoder('utf-8')
   const parser = new SseParser()
@@ -91,11 +92,12 @@ export async function* readSseEvents(
       if (done) break
       if (value.byteLength === 0) continue
       onBytes?.()
-      yield* parser.push(decoder.decode(value, { stream: true }))
+      const events = parser.push(decoder.decode(value, { stream: true }))
+      if (events.length > 0) yield events
     }
     finished = true
-    yield* parser.push(decoder.decode())
-    yield* parser.end()
+    const last = [...parser.push(decoder.decode()), ...parser.end()]
+    if (last.length > 0) yield last
   } finally {
     if (!finished) reader.cancel().catch(() => {})
     reader.releaseLock()
