@@ -5,7 +5,8 @@ import { NdjsonBenchClient, opsPerSecond, rawEchoScript } from './ndjson-client.
 
 /**
  * The layers under the real server, each in a child process over OS pipes, answering `ping` with
- * "pong": the wire layer under vscode-jsonrpc with one handler, and the ACP dispatch layer
+ * "pong": the wire layer (NDJSON reader, inbound dispatcher, writer) with one handler, and the ACP
+ * dispatch layer
  * (`AcpConnection`: method table, cancellation, error mapping) with a one-method table and no
  * services. Both next to a minimal raw NDJSON server (the limit), same client, same run. The gap
  * between these rows and the `protocol` rows is what the methods and services cost.
@@ -16,8 +17,8 @@ const moduleUrl = (path: string) => pathToFileURL(join(here, '..', 'src', 'proto
 
 const wireScript = `
 const { createNdjsonConnection } = await import(${JSON.stringify(moduleUrl('wire/index.js'))})
-const { connection } = createNdjsonConnection(process.stdin, process.stdout)
-connection.onRequest('ping', () => 'pong')
+const inbound = { request: () => 'pong', notification: () => {} }
+const { connection } = createNdjsonConnection(process.stdin, process.stdout, { inbound })
 connection.listen()
 `
 
@@ -38,7 +39,7 @@ const IN_FLIGHT = 64
 const RUNS = 5
 
 const servers = [
-  { name: 'wire layer + vscode-jsonrpc', script: wireScript },
+  { name: 'wire layer (reader, dispatcher, writer)', script: wireScript },
   { name: 'AcpConnection dispatch, no services', script: dispatchScript },
   { name: 'raw NDJSON echo server', script: rawScript },
 ] as const

@@ -34,6 +34,9 @@ interface CachedSummary {
   readonly titles: TitleScan & { readonly createdAt: string }
 }
 
+/** Pages kept for different options (cwd, cursor, limit) at most; more start the set afresh. */
+const MAX_PAGES = 64
+
 /** With a watch, every file is still looked at again this often, should an event have been lost. */
 const FULL_CHECK_MS = 2000
 
@@ -57,6 +60,11 @@ export class SessionCatalog {
   private checkedAll = Number.NEGATIVE_INFINITY
   /** The cached summaries in activity order, rebuilt when the cache changes. */
   private ordered: SessionSummary[] | undefined
+  /**
+   * Pages of `ordered` by their options, while no session is live here: the same page object
+   * for the same question until the cache changes (then they all go with `ordered`).
+   */
+  private readonly pages = new Map<string, SessionPage>()
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
 
@@ -101,18 +109,30 @@ export class SessionCatalog {
    * One page of stored sessions, most recent activity first. `writtenHere(id)` names sessions this
    * process is writing: their files change all the time, so they are not read again while they are
    * written here; `live(id)` gives their current summary, which replaces the stored one and orders
-   * them by their current activity.
+   * them by their current activity. Without `live` (no session is live here), the same question
+   * gets the same frozen page object until a stored session changes, appears or goes.
    */
   async list(
     options: ListOptions,
     writtenHere: (id: SessionId) => boolean = () => false,
-    live: (id: SessionId) => SessionSummary | undefined = () => undefined,
+    live?: (id: SessionId) => SessionSummary | undefined,
   ): Promise<SessionPage> {
     pageSize(options.limit)
     if (options.cursor !== undefined) decodeCursor(options.cursor)
     await (this.joinable ?? this.startRefresh(writtenHere))
-    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
-    return paginate(withLiveSummaries(this.ordered, live), options, true)
+    if (this.ordered === undefined) {
+      this.ordered = [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
+      this.pages.clear()
+    }
+    if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
+    const key = `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+    let page = this.pages.get(key)
+    if (!page) {
+      page = frozenPage(paginate(this.ordered, options, true))
+      if (this.pages.size >= MAX_PAGES) this.pages.clear()
+      this.pages.set(key, page)
+    }
+    return page
   }
 
   /**
@@ -246,6 +266,11 @@ export class SessionCatalog {
       throw error
     }
   }
+}
+
+function frozenPage(page: SessionPage): SessionPage {
+  Object.freeze(page.sessions)
+  return Object.freeze(page)
 }
 
 function sameFile(a: FileStat, b: FileStat): boolean {

@@ -52,6 +52,12 @@ export class AcpConnection {
       ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
       ...(options.onWireLine && { onWireLine: options.onWireLine }),
       log: (message: string) => this.logger.warn(message),
+      inbound: {
+        request: (method, params, token) => this.dispatch(method, params, token, false),
+        notification: (method, params) => {
+          this.dispatch(method, params, undefined, true).catch(() => undefined)
+        },
+      },
     })
     this.rpc = wire.connection
     this.writer = wire.writer
@@ -63,10 +69,6 @@ export class AcpConnection {
         this.outputGone = true
         resolve()
       })
-    })
-    this.rpc.onRequest((method, params, token) => this.dispatch(method, params, token, false))
-    this.rpc.onNotification((method, params) => {
-      this.dispatch(method, params, undefined, true).catch(() => undefined)
     })
     this.rpc.onError(([error]) => this.logger.warn(`connection error: ${error.message}`))
     this.rpc.listen()

@@ -4,6 +4,7 @@ import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js
 import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
+import type { SerializedJson } from './wire/index.js'
 
 /** What the client said about itself in `initialize`. */
 export interface ClientState {
@@ -68,11 +69,13 @@ export interface AcpMethod<
   readonly handlesCancellation?: boolean
   /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */
   readonly advertise?: (capabilities: AgentCapabilities) => void
-  handle(
-    params: MethodTypes<M>['params'],
-    call: MethodCall,
-  ): MethodTypes<M>['result'] | Promise<MethodTypes<M>['result']>
+  /** The result, or the result serialized once for answers given many times (see `SerializedJson`). */
+  handle(params: MethodTypes<M>['params'], call: MethodCall): MethodResult<M> | Promise<MethodResult<M>>
 }
+
+type MethodResult<M extends AcpMethodName | ExtensionMethodName> =
+  | MethodTypes<M>['result']
+  | SerializedJson<MethodTypes<M>['result']>
 
 /** Declares a method with its types inferred from its name. */
 export function defineMethod<M extends AcpMethodName | ExtensionMethodName>(

@@ -57,6 +57,6 @@ export interface ListOptions {
 }
 
 export interface SessionPage {
-  readonly sessions: SessionSummary[]
+  readonly sessions: readonly SessionSummary[]
   readonly nextCursor?: string
 }

@@ -30,7 +30,7 @@ export interface SessionPersistence {
   /**
    * Stored sessions, most recent activity first, read from headers or a catalog, never whole logs.
    * `live(id)` is the current summary of a session live in this process: it stands in for the
-   * stored one, in the order of its current activity.
+   * stored one, in the order of its current activity. Without `live`, none is live.
    */
   list(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): Promise<SessionPage>
   /** Removes a stored session (which must not be live). Resolves false when there was none. */

@@ -436,6 +436,7 @@ export class SessionStore {
   async list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
     if (!persistence) return paginate(this.liveSummaries(), options)
+    if (this.live.size === 0) return persistence.list(options)
     return persistence.list(options, (id) => this.live.get(id)?.summary())
   }
 

@@ -91,6 +91,43 @@ describe('list from headers', () => {
     await reader.stop()
   })
 
+  it('gives the same frozen page while nothing listed changed, and a fresh one after any change', async () => {
+    const reader = await startStore(store.dir)
+    const writer = await startStore(store.dir, { store: { clock: steppingClock() } })
+    const s = writer.sessions.create('titled')
+    await writer.sessions.flush(s.id)
+    const list = (options = {}) => reader.sessions.list(options)
+    const first = await list()
+    expect(await list()).toBe(first)
+    expect(Object.isFrozen(first) && Object.isFrozen(first.sessions)).toBe(true)
+    expect(await list({ cwd: '/elsewhere' })).toEqual({ sessions: [] })
+    expect(await list()).toBe(first)
+
+    appendTurn(s, 'gives a title')
+    await writer.sessions.flush(s.id)
+    const grown = await list()
+    expect(grown).not.toBe(first)
+    expect(grown.sessions).toEqual([
+      expect.objectContaining({ title: 'gives a title', updatedAt: s.updatedAt }),
+    ])
+
+    writer.sessions.create('second')
+    await writer.sessions.flush('second')
+    const added = await list()
+    expect(added.sessions.map((x) => x.sessionId)).toEqual(['second', 'titled'])
+    await writer.sessions.delete('second')
+    expect((await list()).sessions.map((x) => x.sessionId)).toEqual(['titled'])
+
+    // A session live in the reading process is listed by its current state, never from a kept page.
+    await writer.stop()
+    const opened = await reader.sessions.load('titled')
+    appendTurn(opened, 'live now')
+    expect((await list()).sessions).toEqual([
+      expect.objectContaining({ updatedAt: opened.updatedAt, live: true }),
+    ])
+    await reader.stop()
+  })
+
   it('forks by copying the parent bytes, not by serializing again', async () => {
     const s = await startStore(store.dir)
     const header = { version: 1, id: 'odd', createdAt: '2024-01-01T00:00:00.000Z', cwd: '/o' }

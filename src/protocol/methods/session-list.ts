@@ -1,7 +1,21 @@
-import type { SessionSummary } from '../../session/index.js'
+import type { SessionPage, SessionSummary } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { assertAbsolutePath } from '../params.js'
+import { SerializedJson } from '../wire/index.js'
+
+/**
+ * The answers to pages the store gave out frozen (it gives the same page object again while
+ * nothing listed changed): made and serialized once per page.
+ */
+const answers = new WeakMap<SessionPage, SerializedJson<ReturnType<typeof toResult>>>()
+
+function toResult(page: SessionPage) {
+  return {
+    sessions: page.sessions.map(toSessionInfo),
+    ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+  }
+}
 
 function toSessionInfo(summary: SessionSummary) {
   return {
@@ -41,9 +55,12 @@ export const sessionListMethod = defineMethod({
         throw ProtocolError.invalidParams(`session/list: ${error.message}`, { field: 'cursor' })
       throw error
     }
-    return {
-      sessions: page.sessions.map(toSessionInfo),
-      ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+    if (!Object.isFrozen(page)) return toResult(page)
+    let answer = answers.get(page)
+    if (!answer) {
+      answer = SerializedJson.of(toResult(page))
+      answers.set(page, answer)
     }
+    return answer
   },
 })

@@ -1,15 +1,14 @@
 import type { Readable, Writable } from 'node:stream'
 import {
-  type CancellationStrategy,
-  CancellationTokenSource,
+  CancellationStrategy,
   createMessageConnection,
   type Logger,
-  type Message,
   type MessageConnection,
+  type ResponseMessage,
 } from 'vscode-jsonrpc/node'
-import { batchSize, unpackBatches } from './batch.js'
+import { InboundDispatcher, type InboundHandlers } from './dispatcher.js'
 import { RequestLedger } from './ledger.js'
-import { ACP_CANCEL_METHOD, JSONRPC_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
+import { ACP_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
 import { NdjsonMessageWriter } from './writer.js'
 
 /** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
@@ -19,6 +18,8 @@ export type WireDirection = 'in' | 'out'
 export type WireTap = (direction: WireDirection, line: string) => void
 
 export interface NdjsonConnectionOptions {
+  /** Handles the peer's requests and notifications (see `InboundDispatcher`). */
+  readonly inbound: InboundHandlers
   /** Largest accepted input line in bytes. Default 32 MiB (the ACP SDK's default). */
   readonly maxLineBytes?: number
   /**
@@ -32,7 +33,11 @@ export interface NdjsonConnectionOptions {
 }
 
 export interface NdjsonConnection {
-  /** A vscode-jsonrpc connection over NDJSON, not yet listening: register handlers, then `listen()`. */
+  /**
+   * A vscode-jsonrpc connection over NDJSON for what we send: requests (matched with their
+   * responses, cancelled as ACP spells it) and notifications. Call `listen()` once. The peer's
+   * requests and notifications never reach it: `inbound` handles them.
+   */
   readonly connection: MessageConnection
   readonly reader: NdjsonMessageReader
   readonly writer: NdjsonMessageWriter
@@ -45,46 +50,43 @@ export interface NdjsonConnection {
 }
 
 /**
- * Builds a JSON-RPC connection that speaks ACP's NDJSON framing over `input`/`output`.
- * Handlers run concurrently (vscode-jsonrpc's default; `maxParallelism` is left unset so a
- * cancel is handled while the request it cancels still runs). The messages of one input chunk
- * are dispatched in one event-loop turn, in wire order (see `batch.ts`), and the lines written
- * while other requests are still being answered go out together at the end of the turn. See
- * `NdjsonMessageReader` for what the wire layer answers by itself, and `NdjsonMessageWriter`
- * for output guarantees.
+ * Builds a connection that speaks ACP's NDJSON framing over `input`/`output`. The peer's requests
+ * and notifications go to `options.inbound` through an `InboundDispatcher` (concurrent handlers,
+ * the messages of one input chunk started in wire order within one event-loop turn); the lines
+ * written while the messages of a chunk are still being started, or while other requests are
+ * being answered, go out together (see `NdjsonMessageWriter`). See `NdjsonMessageReader` for
+ * what the wire layer answers by itself.
  */
 export function createNdjsonConnection(
   input: Readable,
   output: Writable,
-  options: NdjsonConnectionOptions = {},
+  options: NdjsonConnectionOptions,
 ): NdjsonConnection {
   const log = options.log ?? (() => {})
   const tap = options.onWireLine
   const ledger = new RequestLedger()
-  const backlog = new DispatchBacklog()
-  const writer = new NdjsonMessageWriter(output, {
+  const respond = (response: ResponseMessage) => {
+    writer.write(response).catch((error: unknown) => log(`could not write a response: ${String(error)}`))
+  }
+  const dispatcher = new InboundDispatcher(options.inbound, respond, log)
+  const writer: NdjsonMessageWriter = new NdjsonMessageWriter(output, {
     ledger,
-    holdWhile: () => backlog.size > 0,
+    holdWhile: () => dispatcher.backlog > 0,
     coalesceWhile: () => ledger.inboundCount > 0,
     ...(tap && { onLine: (line: string) => tap('out', line) }),
   })
   const reader = new NdjsonMessageReader(input, {
     ledger,
     log,
-    batch: true,
-    onDispatch: (message) => backlog.enter(message),
-    respond: (response) => {
-      writer
-        .write(response)
-        .catch((error: unknown) => log(`could not write an error response: ${String(error)}`))
-    },
+    respond,
+    inbound: dispatcher,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     ...(tap && { onLine: (line: string) => tap('in', line) }),
   })
   const connection = createMessageConnection(reader, writer, wireLogger(log), {
     cancellationStrategy: acpCancellation,
-    messageStrategy: unpackBatches((message) => backlog.leave(message)),
   })
+  connection.onDispose(() => dispatcher.dispose())
   return {
     connection,
     reader,
@@ -95,43 +97,9 @@ export function createNdjsonConnection(
   }
 }
 
-/**
- * Counts messages handed to vscode-jsonrpc that it has not started to handle yet (it takes one
- * message, or one carrier of a chunk's messages, per event-loop turn). While some are waiting,
- * their answers are coming: the writer may hold lines back to write them together. Cancel
- * notifications are skipped: vscode-jsonrpc may act on them at once without queueing them.
- */
-class DispatchBacklog {
-  size = 0
-
-  enter(message: Message): void {
-    if (counts(message)) this.size += batchSize(message)
-  }
-
-  leave(message: Message): void {
-    if (counts(message) && this.size > 0) this.size--
-  }
-}
-
-function counts(message: Message): boolean {
-  return (message as { method?: unknown }).method !== JSONRPC_CANCEL_METHOD
-}
-
-/**
- * Cancellation as ACP spells it. Receiving: every request gets a live token, so a cancel that
- * lands while the request is still queued fires `onCancellationRequested` too (vscode-jsonrpc's
- * default hands such a request a frozen token whose event never fires; only
- * `isCancellationRequested` would tell). Sending: our own cancelled outbound requests go out as
- * `$/cancel_request { requestId }`.
- */
+/** Our own cancelled outbound requests go out as ACP's `$/cancel_request { requestId }`. */
 const acpCancellation: CancellationStrategy = {
-  receiver: {
-    createCancellationTokenSource() {
-      const source = new CancellationTokenSource()
-      void source.token
-      return source
-    },
-  },
+  receiver: CancellationStrategy.Message.receiver,
   sender: {
     sendCancellation: (connection, id) => connection.sendNotification(ACP_CANCEL_METHOD, { requestId: id }),
     cleanup: () => {},

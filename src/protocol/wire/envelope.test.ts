@@ -98,7 +98,7 @@ describe('envelope errors the wire layer answers itself', () => {
     expect(answers).toEqual([invalid(1), invalid(2), invalid(null)])
   })
 
-  it('lets vscode-jsonrpc answer positional params to a by-name method with -32602', async () => {
+  it("answers with the error a handler throws, as it is (the test server's echo refuses positional params)", async () => {
     const answers = await answersTo(start(), '{"jsonrpc":"2.0","id":1,"method":"echo","params":[1,2]}')
     expect(answers).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32602, message: expect.any(String) } }])
   })

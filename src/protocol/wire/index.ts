@@ -10,6 +10,7 @@ export { errorResponse, WireErrorCode } from './errors.js'
 export { RequestLedger } from './ledger.js'
 export { DEFAULT_MAX_LINE_BYTES, type LineSink, LineSplitter } from './line-splitter.js'
 export { ACP_CANCEL_METHOD, NdjsonMessageReader, type NdjsonReaderOptions } from './reader.js'
+export { SerializedJson } from './serialized.js'
 export {
   formatTranscriptEntry,
   parseTranscript,

@@ -7,8 +7,8 @@ import {
   type NotificationMessage,
   type ResponseMessage,
 } from 'vscode-jsonrpc'
-import { carry } from './batch.js'
-import { classify, isWireId } from './envelope.js'
+import type { InboundMessage } from './dispatcher.js'
+import { classify, isWireId, type WireId } from './envelope.js'
 import { describeParseFailure, invalidRequest, parseError } from './errors.js'
 import type { RequestLedger } from './ledger.js'
 import { type LineSink, LineSplitter } from './line-splitter.js'
@@ -27,16 +27,20 @@ export interface NdjsonReaderOptions {
   readonly respond: (response: ResponseMessage) => void
   /** Sees every non-blank input line as decoded, before it is checked (over-cap lines excepted). */
   readonly onLine?: (line: string) => void
-  /** Called with what is handed to the connection (a message or a carrier), just before. */
-  readonly onDispatch?: (message: Message) => void
-  /**
-   * Hand over the messages of one input chunk together, as one carrier (see `batch.ts`); the
-   * connection must then use `unpackBatches` as its message strategy. A chunk with a single
-   * message hands it over as is. Default false: one message at a time.
-   */
-  readonly batch?: boolean
   /** Diagnostics (stray responses, ignored cancellations); never the protocol channel. */
   readonly log?: (message: string) => void
+  /**
+   * Where requests, notifications and cancellations go (the connection gets only responses to its
+   * own requests): one `accept` per input chunk with its messages in wire order, and `cancel` at
+   * once, after the messages before it were accepted.
+   */
+  readonly inbound: InboundSink
+}
+
+/** Takes the peer's requests and notifications, e.g. an `InboundDispatcher`. */
+export interface InboundSink {
+  accept(messages: readonly InboundMessage[]): void
+  cancel(id: WireId): void
 }
 
 type Outcome =
@@ -47,18 +51,18 @@ type Outcome =
 /**
  * A vscode-jsonrpc `MessageReader` for NDJSON: one JSON-RPC message per `\n`-terminated line.
  *
- * Only valid single messages reach the connection. The reader itself answers, through
- * `respond`: `-32700` (id null) for a line that is not UTF-8 JSON; `-32600` for an invalid
+ * Only valid single messages go on: requests and notifications to `inbound`, responses to the
+ * connection. The reader itself answers, through `respond`: `-32700` (id null) for a line that is not UTF-8 JSON; `-32600` for an invalid
  * envelope (with the message's id when it is a string or integer not in flight, else null), for
  * any batch (one answer, id null), for an over-cap line (id null), and for a request whose id is
  * already in flight (id null, `data.id` names it; the request is not dispatched). ACP's
- * `$/cancel_request {requestId}` is passed on as `$/cancelRequest {id}` when that id is in
- * flight, and dropped otherwise. Responses are passed on only when they answer a request of
- * ours that is pending; others are logged and dropped.
+ * `$/cancel_request {requestId}` (and `$/cancelRequest {id}`) cancels request `id` at `inbound`
+ * when that id is in flight, and is dropped otherwise. Responses are passed on only when they
+ * answer a request of ours that is pending; others are logged and dropped.
  *
- * With `batch`, the messages of one input chunk are handed over together once the chunk is
- * split, in wire order. A cancellation first hands over the messages before it, then goes alone,
- * so vscode-jsonrpc always sees it after the request it cancels and acts on it at once.
+ * The requests and notifications of one input chunk are handed over together once the chunk is
+ * split, in wire order. A cancellation or a response first hands over the messages before it,
+ * then goes alone, so a cancellation always comes after the request it cancels.
  *
  * `onClose` fires once, at input EOF, error or close, after a last unterminated line has been
  * handled; `closed` resolves at the same time.
@@ -70,7 +74,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   private callback: DataCallback | undefined
   private readonly splitter: LineSplitter
   private readonly log: (message: string) => void
-  private gathered: Message[] = []
+  private gathered: InboundMessage[] = []
 
   constructor(
     private readonly input: Readable,
@@ -186,29 +190,33 @@ export class NdjsonMessageReader extends AbstractMessageReader {
   }
 
   private dispatch(message: Message): void {
-    if (!this.callback) return
-    if (!this.options.batch) {
-      this.deliver(message)
-    } else if ((message as { method?: unknown }).method === JSONRPC_CANCEL_METHOD) {
+    const method = (message as { method?: unknown }).method
+    if (method === undefined) {
       this.handOver()
       this.deliver(message)
+    } else if (method === JSONRPC_CANCEL_METHOD) {
+      this.handOver()
+      this.options.inbound.cancel((message as NotificationMessage & { params: { id: WireId } }).params.id)
     } else {
-      this.gathered.push(message)
+      this.gathered.push(message as InboundMessage)
     }
   }
 
-  /** Hands the messages gathered from the current chunk to the connection. */
+  /** Hands the requests and notifications gathered from the current chunk to `inbound`. */
   private handOver(): void {
     const gathered = this.gathered
     if (gathered.length === 0) return
     this.gathered = []
-    this.deliver(gathered.length === 1 ? (gathered[0] as Message) : carry(gathered))
+    try {
+      this.options.inbound.accept(gathered)
+    } catch (error) {
+      this.log(`the dispatcher failed to take messages: ${describeParseFailure(error)}`)
+    }
   }
 
   private deliver(message: Message): void {
     if (!this.callback) return
     try {
-      this.options.onDispatch?.(message)
       this.callback(message)
     } catch (error) {
       this.log(`the connection failed to take a message: ${describeParseFailure(error)}`)

@@ -2,9 +2,14 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import type { Message } from 'vscode-jsonrpc'
 import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
+import { SerializedJson } from './serialized.js'
 import { joinedPieces, MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
+
+/** Handlers for connections whose peer sends nothing. */
+const ignoreInbound = { request: () => null, notification: () => {} }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
@@ -30,6 +35,21 @@ class HeldSink extends Writable {
 const note = (n: number) => ({ jsonrpc: '2.0', method: 'n', params: { n } })
 
 describe('NdjsonMessageWriter', () => {
+  it('writes a response with a SerializedJson result exactly as the plain result would be written', async () => {
+    const lines: string[] = []
+    const writer = new NdjsonMessageWriter(new PassThrough().resume(), { onLine: (l) => lines.push(l) })
+    const result = { sessions: [{ sessionId: 'a"\u2028', title: 'ünï' }], nextCursor: 'x' }
+    const serialized = SerializedJson.of(result)
+    result.nextCursor = 'changed later'
+    for (const id of [7, 'id "q"']) {
+      await writer.write({ jsonrpc: '2.0', id, result: serialized } as Message)
+      lines.push(JSON.stringify({ jsonrpc: '2.0', id, result: { ...result, nextCursor: 'x' } }))
+    }
+    expect(lines[0]).toBe(lines[1])
+    expect(lines[2]).toBe(lines[3])
+    expect(JSON.parse(JSON.stringify({ r: serialized }))).toEqual({ r: { ...result, nextCursor: 'x' } })
+  })
+
   it('waits for drain when the stream pushes back, keeps FIFO order, and drain() waits for the OS', async () => {
     const sink = new HeldSink()
     const writer = new NdjsonMessageWriter(sink)
@@ -133,7 +153,9 @@ describe('NdjsonMessageWriter', () => {
     })
     await once(child.stdout, 'data')
     const input = new PassThrough()
-    const { connection, writer, drain } = createNdjsonConnection(input, child.stdin)
+    const { connection, writer, drain } = createNdjsonConnection(input, child.stdin, {
+      inbound: ignoreInbound,
+    })
     const closed = new Promise<void>((resolve) => connection.onClose(resolve))
     const codes: unknown[] = []
     writer.onError(([error]) => codes.push((error as { code?: string }).code))

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream'
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc'
 import { isWireId } from './envelope.js'
 import type { RequestLedger } from './ledger.js'
+import { SerializedJson } from './serialized.js'
 
 export interface NdjsonWriterOptions {
   /** Ids in flight, shared with the reader: responses release inbound ids, requests record outbound ones. */
@@ -28,11 +29,12 @@ export interface NdjsonWriterOptions {
 /** Held lines are written as soon as they add up to this many characters. */
 export const MAX_HELD_BYTES = 64 * 1024
 /**
- * Held lines are written as soon as there are this many: the peer gets the first answers of a
- * burst while the rest are still being made, instead of all of them at the end (measured in
- * bench/wire.bench.ts: 64 in flight round trips went up by about half against holding the burst).
+ * Held lines are written as soon as there are this many. The answers to one input chunk are made
+ * within one event-loop turn (the dispatcher starts a chunk's messages together), so holding them
+ * all makes one write and one wake-up of the peer per chunk, as a minimal echo server does
+ * (bench/wire.bench.ts, 64 in flight).
  */
-export const MAX_HELD_LINES = 16
+export const MAX_HELD_LINES = 256
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
@@ -97,7 +99,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   write(message: Message): Promise<void> {
     let text: string
     try {
-      text = JSON.stringify(message)
+      text = serialize(message)
     } catch (error) {
       return Promise.reject(error)
     }
@@ -221,6 +223,17 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.fireClose()
     this.settleDrainWaiters()
   }
+}
+
+/**
+ * `JSON.stringify(message)`; a response whose result is a `SerializedJson` gets its text spliced
+ * in as it is (the same line: a response is written as `{"jsonrpc","id","result"}` in that order).
+ */
+function serialize(message: Message): string {
+  const { result } = message as { result?: unknown }
+  if (!(result instanceof SerializedJson)) return JSON.stringify(message)
+  const { id } = message as { id?: unknown }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`
 }
 
 /** Characters per write at most: lines held while the peer reads slowly may add up beyond V8's string limit. */

@@ -1,17 +1,11 @@
 import { PassThrough } from 'node:stream'
-import { ParameterStructures, RequestType } from 'vscode-jsonrpc'
+import { type CancellationToken, ResponseError } from 'vscode-jsonrpc'
 import {
   createNdjsonConnection,
   type NdjsonConnection,
   type NdjsonConnectionOptions,
 } from '../../../src/protocol/wire/connection.js'
 import { TestPeer } from './test-peer.js'
-
-/** `echo {…}` answers its params; registered by name, so array params get -32602 from vscode-jsonrpc. */
-export const EchoRequest = new RequestType<Record<string, unknown>, unknown, void>(
-  'echo',
-  ParameterStructures.byName,
-)
 
 export interface TestServer extends NdjsonConnection {
   readonly peer: TestPeer
@@ -43,11 +37,12 @@ class Signals {
 
 /**
  * A wire connection over PassThrough pairs with a few handlers, listening:
- * `ping` → "pong"; `echo` (by name) → its params; `_dsh/hello` → "hi"; `wait {key}` runs until
- * cancelled, then answers `{ cancelled: true }`; notification `note` is recorded in `notes`.
+ * `ping` → "pong"; `echo` → its params (positional params get -32602); `_dsh/hello` → "hi"; `wait {key}` runs until
+ * cancelled, then answers `{ cancelled: true }`; other methods get -32601; notification `note` is
+ * recorded in `notes`.
  */
 export function startTestServer(
-  options: Omit<NdjsonConnectionOptions, 'onWireLine' | 'log'> = {},
+  options: Omit<NdjsonConnectionOptions, 'onWireLine' | 'log' | 'inbound'> = {},
 ): TestServer {
   const toServer = new PassThrough()
   const fromServer = new PassThrough()
@@ -56,27 +51,40 @@ export function startTestServer(
   const notes: unknown[] = []
   const started = new Signals()
   const cancelled = new Signals()
+  const handlers: Record<string, (params: unknown, token: CancellationToken) => unknown> = {
+    ping: () => 'pong',
+    echo: (params) => {
+      if (Array.isArray(params)) throw new ResponseError(-32602, 'echo takes its params by name')
+      return params
+    },
+    '_dsh/hello': () => 'hi',
+    wait: (params, token) => {
+      const { key } = params as { key: string }
+      started.get(key).fire()
+      return new Promise((resolve) => {
+        token.onCancellationRequested(() => {
+          cancelled.get(key).fire()
+          resolve({ cancelled: true })
+        })
+      })
+    },
+  }
   const ndjson = createNdjsonConnection(toServer, fromServer, {
     ...options,
     onWireLine: (dir, line) => wire.push(`${dir} ${line}`),
     log: (message) => logs.push(message),
+    inbound: {
+      request: (method, params, token) => {
+        const handler = Object.hasOwn(handlers, method) ? handlers[method] : undefined
+        if (!handler) throw new ResponseError(-32601, `Unhandled method ${method}`)
+        return handler(params, token)
+      },
+      notification: (method, params) => {
+        if (method === 'note') notes.push(params)
+      },
+    },
   })
   const { connection } = ndjson
-  connection.onRequest('ping', () => 'pong')
-  connection.onRequest(EchoRequest, (params) => params)
-  connection.onRequest('_dsh/hello', () => 'hi')
-  connection.onRequest('wait', (params: { key: string }, token) => {
-    started.get(params.key).fire()
-    return new Promise((resolve) => {
-      token.onCancellationRequested(() => {
-        cancelled.get(params.key).fire()
-        resolve({ cancelled: true })
-      })
-    })
-  })
-  connection.onNotification('note', (params: unknown) => {
-    notes.push(params)
-  })
   connection.listen()
   return {
     ...ndjson,

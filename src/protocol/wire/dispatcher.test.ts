@@ -1,0 +1,245 @@
+import { PassThrough, Writable } from 'node:stream'
+import { afterEach, describe, expect, it } from 'vitest'
+import { ResponseError, type ResponseMessage } from 'vscode-jsonrpc'
+import { TestPeer } from '../../../test/support/wire/test-peer.js'
+import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
+import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
+import { InboundDispatcher, type InboundHandlers, type InboundMessage, InboundToken } from './dispatcher.js'
+import { MAX_HELD_LINES, NdjsonMessageWriter } from './writer.js'
+
+const connections: Array<{ connection: { dispose(): void } }> = []
+afterEach(() => {
+  for (const c of connections.splice(0)) c.connection.dispose()
+})
+
+const line = (message: unknown) => `${JSON.stringify(message)}\n`
+const request = (id: number, method: string, params: object = {}): InboundMessage => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+})
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** A connection whose handlers record when they start; `step` needs what `first` set up. */
+function startRecording(): { wire: NdjsonConnection; peer: TestPeer; started: string[] } {
+  const toServer = new PassThrough()
+  const fromServer = new PassThrough()
+  const started: string[] = []
+  let ready = false
+  const wire = createNdjsonConnection(toServer, fromServer, {
+    inbound: {
+      request: async (method, params) => {
+        if (method === 'first') {
+          started.push('first')
+          await Promise.resolve()
+          await Promise.resolve()
+          ready = true
+          return 'ok'
+        }
+        started.push(`step ${(params as { n: number }).n}`)
+        return ready
+      },
+      notification: (method) => {
+        started.push(`note ${method}`)
+      },
+    },
+  })
+  connections.push(wire)
+  wire.connection.listen()
+  return { wire, peer: new TestPeer(toServer, fromServer), started }
+}
+
+/** A dispatcher over `handlers` that collects its responses. */
+function dispatcherOver(handlers: Partial<InboundHandlers>) {
+  const responses: ResponseMessage[] = []
+  const logs: string[] = []
+  const dispatcher = new InboundDispatcher(
+    { request: () => null, notification: () => {}, ...handlers },
+    (response) => responses.push(response),
+    (message) => logs.push(message),
+  )
+  return { dispatcher, responses, logs }
+}
+
+describe('dispatching the messages of one chunk', () => {
+  it('starts them in wire order, each after the microtasks of the one before, and answers each once', async () => {
+    const { peer, started } = startRecording()
+    peer.send(
+      line(request(1, 'first')) +
+        line({ jsonrpc: '2.0', method: 'hello' }) +
+        [2, 3, 4].map((n) => line(request(n, 'step', { n }))).join(''),
+    )
+    for (const id of [1, 2, 3, 4]) await peer.response(id)
+    expect(started).toEqual(['first', 'note hello', 'step 2', 'step 3', 'step 4'])
+    expect(peer.messages).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'ok' },
+      ...[2, 3, 4].map((id) => ({ jsonrpc: '2.0', id, result: true })),
+    ])
+  })
+
+  it('starts all of them within one turn of the event loop, the first at once', async () => {
+    const started: number[] = []
+    const { dispatcher } = dispatcherOver({
+      request: (_method, params) => {
+        started.push((params as { n: number }).n)
+      },
+    })
+    dispatcher.accept([1, 2, 3].map((n) => request(n, 'm', { n })))
+    expect(started).toEqual([1])
+    expect(dispatcher.backlog).toBe(2)
+    await nextTurn()
+    expect(started).toEqual([1, 2, 3])
+    expect(dispatcher.backlog).toBe(0)
+  })
+
+  it('cancels a request whose cancellation comes in the same chunk', async () => {
+    const server: TestServer = startTestServer()
+    connections.push(server)
+    server.peer.send(
+      line(request(1, 'wait', { key: 'k' })) +
+        line(request(2, 'ping')) +
+        line({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: 1 } }),
+    )
+    expect(await server.peer.response(1)).toEqual({ jsonrpc: '2.0', id: 1, result: { cancelled: true } })
+    expect(await server.peer.response(2)).toEqual({ jsonrpc: '2.0', id: 2, result: 'pong' })
+  })
+})
+
+describe('answers', () => {
+  it('sends undefined as null, a ResponseError as it is, anything else as -32603', async () => {
+    const { dispatcher, responses } = dispatcherOver({
+      request: async (method) => {
+        if (method === 'nothing') return undefined
+        if (method === 'refuse') throw new ResponseError(-32602, 'no', { field: 'x' })
+        throw new Error('boom')
+      },
+    })
+    dispatcher.accept([request(1, 'nothing'), request(2, 'refuse'), request(3, 'crash')])
+    await nextTurn()
+    await nextTurn()
+    expect(responses).toEqual([
+      { jsonrpc: '2.0', id: 1, result: null },
+      { jsonrpc: '2.0', id: 2, error: { code: -32602, message: 'no', data: { field: 'x' } } },
+      { jsonrpc: '2.0', id: 3, error: { code: -32603, message: 'Request crash failed with message: boom' } },
+    ])
+  })
+
+  it('never answers a notification, and logs what its handler throws', async () => {
+    const { dispatcher, responses, logs } = dispatcherOver({
+      notification: () => {
+        throw new Error('bad note')
+      },
+    })
+    dispatcher.accept([{ jsonrpc: '2.0', method: 'note' }])
+    await nextTurn()
+    expect(responses).toEqual([])
+    expect(logs).toEqual(['notification note failed: bad note'])
+  })
+
+  it('starts nothing after dispose, but a running handler still answers', async () => {
+    let finish = (_value: string) => {}
+    const started: string[] = []
+    const { dispatcher, responses } = dispatcherOver({
+      request: (method) => {
+        started.push(method)
+        return new Promise((resolve) => {
+          finish = resolve
+        })
+      },
+    })
+    dispatcher.accept([request(1, 'a'), request(2, 'b')])
+    dispatcher.dispose()
+    await nextTurn()
+    finish('done')
+    await nextTurn()
+    expect(started).toEqual(['a'])
+    expect(responses).toEqual([{ jsonrpc: '2.0', id: 1, result: 'done' }])
+  })
+})
+
+describe('InboundToken', () => {
+  it('fires its listeners once, in order, even when one throws; one added later is called soon', async () => {
+    const token = new InboundToken()
+    const calls: string[] = []
+    token.onCancellationRequested(() => {
+      calls.push('a')
+      throw new Error('listener failure')
+    })
+    const removed = token.onCancellationRequested(() => calls.push('removed'))
+    token.onCancellationRequested(() => calls.push('b'))
+    removed.dispose()
+    token.cancel()
+    token.cancel()
+    expect(token.isCancellationRequested).toBe(true)
+    expect(calls).toEqual(['a', 'b'])
+    token.onCancellationRequested(() => calls.push('late'))
+    expect(calls).toEqual(['a', 'b'])
+    await Promise.resolve()
+    expect(calls).toEqual(['a', 'b', 'late'])
+  })
+})
+
+describe('coalescing output', () => {
+  it('writes the lines of one turn in one chunk while coalesceWhile is true, at once otherwise', async () => {
+    const chunks: string[] = []
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      },
+    })
+    let coalesce = true
+    const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => coalesce })
+    const first = [writer.write(request(1, 'a')), writer.write(request(2, 'b'))]
+    expect(chunks).toEqual([])
+    await Promise.all(first)
+    expect(chunks).toEqual([line(request(1, 'a')) + line(request(2, 'b'))])
+    coalesce = false
+    void writer.write(request(3, 'c'))
+    expect(chunks).toHaveLength(2)
+  })
+
+  it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
+    const chunks: string[] = []
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      },
+    })
+    const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => true })
+    const lines: string[] = []
+    for (let n = 1; n < MAX_HELD_LINES; n++) {
+      void writer.write(request(n, 'a'))
+      lines.push(line(request(n, 'a')))
+    }
+    expect(chunks).toEqual([])
+    void writer.write(request(MAX_HELD_LINES, 'a'))
+    lines.push(line(request(MAX_HELD_LINES, 'a')))
+    expect(chunks).toEqual([lines.join('')])
+  })
+
+  it('answers the requests of one chunk in one write when they answer at once', async () => {
+    const toServer = new PassThrough()
+    const chunks: string[] = []
+    const sink = new Writable({
+      decodeStrings: false,
+      write(chunk: string, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      },
+    })
+    const wire = createNdjsonConnection(toServer, sink, {
+      inbound: { request: async () => 'ok', notification: () => {} },
+    })
+    connections.push(wire)
+    wire.connection.listen()
+    toServer.write([1, 2, 3, 4, 5].map((n) => line(request(n, 'm'))).join(''))
+    await nextTurn()
+    await nextTurn()
+    expect(chunks).toEqual([[1, 2, 3, 4, 5].map((id) => line({ jsonrpc: '2.0', id, result: 'ok' })).join('')])
+  })
+})
