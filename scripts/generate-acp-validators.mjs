@@ -114,6 +114,11 @@ export function generate() {
         list.map((entry) => entry.params),
       )}\n`
   }
+  // Just `initialize`'s, for the first input line: the CLI answers it before the rest loads.
+  files['acp-initialize.gen.ts'] =
+    `${HEADER}// @ts-nocheck\n/* biome-ignore-all lint: generated code */\n${validatorsModule(stable, [
+      'InitializeRequest',
+    ])}\n`
   const sdk = (entry) => (entry.schema === 'stable' ? 'stable' : 'unstable')
   const typeRow = (entry) =>
     entry.notification

@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { agentPlugin, type SubagentConfig } from './agent/index.js'
+import { agentPlugin, type ModelProvider, type SubagentConfig } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { persistencePlugin } from './persistence/index.js'
 import { acpPlugin, forkPlugin } from './protocol/plugin.js'
@@ -12,6 +12,8 @@ export interface AppConfig {
   /** `echo` (default), `script:<file>` or `openai`. */
   readonly model: string
   readonly modelOptions?: ProviderOptions
+  /** The provider, when the caller already made it from `model` and `modelOptions`. */
+  readonly provider?: ModelProvider
   /** Serve `session/fork` and advertise it. Default true. */
   readonly fork?: boolean
   readonly maxLineBytes?: number
@@ -44,7 +46,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.idGenerator && { idGenerator: config.idGenerator }),
   })
   if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
-  const provider = await createProvider(config.model, config.modelOptions ?? {})
+  const provider = config.provider ?? (await createProvider(config.model, config.modelOptions ?? {}))
   ctx.plugin(agentPlugin, {
     provider,
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { SubagentConfig } from './agent/index.js'
-import { LOG_LEVELS, type LogLevelName } from './logging.js'
+import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
 export interface CliOptions {
   readonly command: 'serve' | 'sessions' | 'help' | 'version'

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module'
-import { createApp } from './app.js'
+import type { Readable } from 'node:stream'
+import { promptCapabilitiesOf } from './agent/prompt-capabilities.js'
+import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { type CliOptions, parseCli, USAGE } from './cli-args.js'
-import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
-import { releaseMemoryOnClose } from './memory-release.js'
-import { resolveStoreDir } from './persistence/index.js'
-import { redactMcpSecrets } from './protocol/mcp-servers.js'
-import { TranscriptRecorder } from './protocol/wire/index.js'
-import { createSequentialIdGenerator } from './session/index.js'
+import { capabilitiesAtStart, earlyInitialize } from './protocol/early-initialize.js'
+import { HeldInput } from './protocol/wire/held-input.js'
+import { DEFAULT_MAX_LINE_BYTES } from './protocol/wire/line-splitter.js'
+import type { ServeStart } from './serve.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -19,65 +19,55 @@ function printToTerminal(text: string): void {
   process.stdout.write(text.endsWith('\n') ? text : `${text}\n`)
 }
 
+/**
+ * Serving starts with what `initialize` needs and nothing more: the model provider (a bad model
+ * spec still fails before anything is answered) and stdin's first line. When that line is an
+ * `initialize`, it is answered at once (early-initialize.ts), and the rest of the server (cordis,
+ * the store and its tidy-up, the agent, the JSON-RPC engine) is loaded and built after the
+ * answer; the connection then reads stdin from the second line on. With `--transcript` the
+ * connection reads every line itself, so the transcript sees them all.
+ */
 async function serve(options: CliOptions): Promise<void> {
-  const app = await createApp({
-    storeDir: options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir,
-    model: options.model,
-    modelOptions: {
-      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-      ...(options.modelName !== undefined && { modelName: options.modelName }),
-      ...(options.imageInput && { imageInput: true }),
-      ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
-      ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
-      ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
-      ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
-    },
-    ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
-    ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
-    subagents: options.subagents,
-    fork: options.fork,
-    ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
-    agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },
-    ...(options.fakeClock !== undefined && { clock: () => options.fakeClock as number }),
-    ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
-  })
-  const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
-  const connection = app.ctx.acp.serve(process.stdin, process.stdout, {
-    ...(recorder && {
-      onWireLine: (direction: 'in' | 'out', line: string) =>
-        recorder.record(direction, redactMcpSecrets(line)),
-    }),
-  })
-  const logger = app.ctx.logger('dsh-acp')
-  app.ctx.on('session/disposed', releaseMemoryOnClose())
-  let stopping = false
-  const shutdown = async (why: string, cancelTurns: boolean) => {
-    if (stopping) return
-    stopping = true
-    logger.info(`shutting down: ${why}`)
-    if (cancelTurns) await Promise.all(app.ctx.sessions.liveSessions().map((s) => app.ctx.agent.cancel(s.id)))
-    await connection.settle()
-    try {
-      await app.ctx.sessions.closeAll()
-    } catch (error) {
-      logger.error(`some sessions could not be flushed: ${(error as Error).message}`)
-      process.exitCode = 1
+  const modelOptions: ProviderOptions = {
+    ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+    ...(options.modelName !== undefined && { modelName: options.modelName }),
+    ...(options.imageInput && { imageInput: true }),
+    ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
+    ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
+    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+    ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
+  }
+  const provider = createProvider(options.model, modelOptions)
+  const agentInfo = { name: 'dsh-acp', title: 'dsh-acp', version }
+  let start: ServeStart = { provider, agentInfo, takeInput: () => process.stdin }
+  if (options.transcript === undefined) {
+    const held = new HeldInput(process.stdin, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
+    const line = await held.firstLine
+    const capabilities = capabilitiesAtStart({
+      fork: options.fork,
+      promptCapabilities: promptCapabilitiesOf(provider),
+    })
+    const answer = line && earlyInitialize(line, capabilities, agentInfo)
+    // Until the connection's writer listens, an EPIPE must not become an uncaught exception.
+    const ignore = () => {}
+    process.stdout.on('error', ignore)
+    if (answer) process.stdout.write(`${answer.response}\n`)
+    start = {
+      ...start,
+      takeInput: (): Readable => {
+        process.stdout.off('error', ignore)
+        return held.release(answer !== undefined)
+      },
+      ...(answer && { early: { client: answer.client, capabilities } }),
     }
-    await connection.drain()
-    connection.dispose()
-    await app.ctx.stop()
-    await recorder?.close()
+  }
+  const served = await import('./serve.js')
+  try {
+    await served.serve(options, start)
+  } catch (error) {
     process.stdin.destroy()
+    throw error
   }
-  // SIGHUP: the editor closed its terminal. Every one ends like SIGTERM: turns cancelled and recorded.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => void shutdown(signal, true))
-  }
-  const reason = await Promise.race([
-    connection.closed.then(() => 'stdin closed'),
-    connection.outputClosed.then(() => 'stdout closed'),
-  ])
-  await shutdown(reason, reason === 'stdout closed')
 }
 
 async function main(): Promise<void> {
@@ -102,10 +92,14 @@ async function main(): Promise<void> {
     printToTerminal(version)
     return
   }
-  routeLogsToStderr(LOG_LEVELS[options.logLevel])
   if (options.command === 'sessions') {
     // Subcommands load their code only when run: starting the server must not pay for them.
-    const { printLineage } = await import('./sessions-command.js')
+    const [{ printLineage }, { LOG_LEVELS, routeLogsToStderr }, { resolveStoreDir }] = await Promise.all([
+      import('./sessions-command.js'),
+      import('./logging.js'),
+      import('./persistence/index.js'),
+    ])
+    routeLogsToStderr(LOG_LEVELS[options.logLevel])
     await printLineage(options.storeDir ?? resolveStoreDir(process.env), printToTerminal)
     return
   }

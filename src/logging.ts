@@ -1,8 +1,7 @@
 import { Logger } from 'cordis'
+import { LOG_LEVELS } from './log-levels.js'
 
-/** Log levels as reggol counts them: 0 silent, 1 errors, 2 warnings and info, 3 debug. */
-export const LOG_LEVELS = { silent: 0, error: 1, info: 2, debug: 3 } as const
-export type LogLevelName = keyof typeof LOG_LEVELS
+export { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
 /**
  * Points every cordis/reggol log target at stderr. stdout is the protocol channel: this must run

@@ -10,6 +10,7 @@ import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { errorMessage } from './model-step.js'
 import { type SessionMode, sessionMode } from './permissions.js'
+import { promptCapabilitiesOf } from './prompt-capabilities.js'
 import {
   type ConfigOptionSpec,
   configOptionSpecs,
@@ -56,13 +57,6 @@ export interface SubagentConfig {
   readonly maxConcurrent?: number
   /** Model requests per child turn. Default: the agent's `maxSteps`. */
   readonly maxSteps?: number
-}
-
-/** What a provider that declares nothing supports: the ACP baseline (text and resource links). */
-const BASELINE_PROMPT_CAPABILITIES: PromptCapabilities = {
-  image: false,
-  audio: false,
-  embeddedContext: false,
 }
 
 interface RunningTurn {
@@ -125,7 +119,7 @@ export class AgentService {
 
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
   get promptCapabilities(): PromptCapabilities {
-    return { ...(this.provider.promptCapabilities ?? BASELINE_PROMPT_CAPABILITIES) }
+    return promptCapabilitiesOf(this.provider)
   }
 
   /** The session's effective configuration: what its log records, defaults for the rest. */

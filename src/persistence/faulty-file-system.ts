@@ -63,7 +63,14 @@ export class FaultyFileSystem implements FileSystem {
         }
         return file.write(buffer, offset, length, position)
       },
+      writeSync(buffer, offset, length, position) {
+        if (check('write') === 'short') {
+          return file.writeSync(buffer, offset, Math.max(0, Math.floor(length / 2)), position)
+        }
+        return file.writeSync(buffer, offset, length, position)
+      },
       read: (buffer, offset, length, position) => file.read(buffer, offset, length, position),
+      readSync: (buffer, offset, length, position) => file.readSync(buffer, offset, length, position),
       async datasync() {
         check('datasync')
         await file.datasync()

@@ -7,13 +7,23 @@ export async function writeFully(file: OpenFile, bytes: Uint8Array, position: nu
   let done = 0
   while (done < bytes.length) {
     const wrote = await file.write(bytes, done, bytes.length - done, position + done)
-    if (wrote <= 0) {
-      throw Object.assign(new Error(`short write: 0 of ${bytes.length - done} bytes at ${position + done}`), {
-        code: 'EIO',
-      })
-    }
+    if (wrote <= 0) throw shortWrite(bytes.length - done, position + done)
     done += wrote
   }
+}
+
+/** {@link writeFully} with synchronous writes. */
+export function writeFullySync(file: OpenFile, bytes: Uint8Array, position: number): void {
+  let done = 0
+  while (done < bytes.length) {
+    const wrote = file.writeSync(bytes, done, bytes.length - done, position + done)
+    if (wrote <= 0) throw shortWrite(bytes.length - done, position + done)
+    done += wrote
+  }
+}
+
+function shortWrite(missing: number, position: number): Error {
+  return Object.assign(new Error(`short write: 0 of ${missing} bytes at ${position}`), { code: 'EIO' })
 }
 
 /**

@@ -1,4 +1,4 @@
-import { constants, watch as fsWatch } from 'node:fs'
+import { constants, watch as fsWatch, readSync, writeSync } from 'node:fs'
 import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
 
 /** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
@@ -14,6 +14,10 @@ export interface OpenFile {
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>
   /** Reads up to `length` bytes at `position`; resolves the count read (0 at end of file). */
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>
+  /** `write`, synchronously (it blocks the event loop: for bounded slices only). */
+  writeSync(buffer: Uint8Array, offset: number, length: number, position: number): number
+  /** `read`, synchronously (it blocks the event loop: for bounded slices only). */
+  readSync(buffer: Uint8Array, offset: number, length: number, position: number): number
   /** fdatasync: data and the size are on disk when it resolves. */
   datasync(): Promise<void>
   truncate(length: number): Promise<void>
@@ -92,6 +96,12 @@ class NodeOpenFile implements OpenFile {
   }
   async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
     return (await this.handle.read(buffer, offset, length, position)).bytesRead
+  }
+  writeSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return writeSync(this.handle.fd, buffer, offset, length, position)
+  }
+  readSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return readSync(this.handle.fd, buffer, offset, length, position)
   }
   datasync(): Promise<void> {
     return this.handle.datasync()

@@ -8,6 +8,7 @@ import type { SessionId } from '../session/ids.js'
 import type { SessionPersistence, StoredEventListener } from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
 import type { DisposeReason } from '../session/store.js'
+import { BodyFile, KEEP_OUT_BYTES } from './body-file.js'
 import { errnoOf, persistenceError } from './file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './file-system.js'
 import { readSessionFile } from './read-session-file.js'
@@ -40,6 +41,8 @@ export class JsonlPersistence implements SessionPersistence {
   private readonly opened = new Map<SessionId, SessionWriter>()
   /** Writers being closed (async dispose is not awaited by cordis). */
   private readonly closing = new Map<SessionId, Promise<void>>()
+  /** The files a live session reads the data of its large stored events back from. */
+  private readonly bodies = new Map<SessionId, readonly BodyFile[]>()
 
   constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
     this.paths = new StorePaths(config.dir ?? resolveStoreDir())
@@ -133,6 +136,13 @@ export class JsonlPersistence implements SessionPersistence {
     const prefix = parent?.snapshotPrefix(header.seedLength ?? 0)
     writer.create(header, session.events(), prefix)
     this.writers.set(id, writer)
+    // A fork child shares its parent's events, and with them the files their data is read from.
+    const shared =
+      parent && (header.seedLength ?? 0) > 0 ? this.bodies.get(header.parentSession as SessionId) : undefined
+    if (shared) {
+      for (const body of shared) body.hold(id)
+      this.bodies.set(id, shared)
+    }
   }
 
   private loaded(session: Session): void {
@@ -143,6 +153,12 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   private disposed(id: SessionId, reason: DisposeReason): void {
+    for (const body of this.bodies.get(id) ?? []) {
+      body
+        .release(id)
+        .catch((error) => this.logger.error(`closing a read-back file of ${id}: ${(error as Error).message}`))
+    }
+    this.bodies.delete(id)
     const writer = this.writers.get(id) ?? this.opened.get(id)
     if (!writer) return
     this.writers.delete(id)
@@ -166,14 +182,29 @@ export class JsonlPersistence implements SessionPersistence {
     const lock = this.paths.lockFile(id)
     takeLock(lock, id)
     let file: OpenFile | undefined
+    let body: BodyFile | undefined
     let op = 'open'
     try {
       file = await this.fs.open(path, 'r+')
+      // Large event lines are not kept in memory: their data is read back from a file of its own.
+      if ((await file.stat()).size >= 2 * KEEP_OUT_BYTES)
+        body = new BodyFile(id, path, await this.fs.open(path, 'r'))
       op = 'read'
-      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent)
+      let keptOut = false
+      const standIn = (event: SessionEvent, offset: number, length: number) => {
+        if (!body || length < KEEP_OUT_BYTES) return undefined
+        keptOut = true
+        return body.standIn(event, offset, length)
+      }
+      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent, standIn)
       this.opened.set(id, SessionWriter.opened(id, this.env, file, contents))
+      if (body && keptOut) {
+        body.hold(id)
+        this.bodies.set(id, [body])
+      } else await body?.release(id)
       return { header: contents.header, events: contents.events }
     } catch (error) {
+      await body?.release(id).catch(() => {})
       await file?.close().catch(() => {})
       releaseLock(lock)
       if (errnoOf(error) === 'ENOENT') return undefined

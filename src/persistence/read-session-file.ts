@@ -7,10 +7,16 @@ import { parseHeader } from './file-format.js'
 import type { OpenFile } from './file-system.js'
 import { scanLines } from './line-scanner.js'
 
+/** Stands in for an event line read from `offset` (`length` bytes without the `\n`), or declines. */
+export type StandIn = (event: SessionEvent, offset: number, length: number) => SessionEvent | undefined
+
 /** A session file as read: parsed header and events, and where each line ends. */
 export interface SessionFileContents {
   readonly header: SessionHeader
-  /** Parsed, not yet frozen or checked against the log invariants (the store does that). */
+  /**
+   * Parsed, not yet frozen or checked against the log invariants (the store does that); where
+   * `standIn` gave one, its stand-in instead (`onEvent` heard the parsed event).
+   */
   readonly events: SessionEvent[]
   /** Offset just after the header line. */
   readonly headerEnd: number
@@ -30,7 +36,8 @@ function corrupt(file: string, line: number, message: string): SessionError {
  * newline, or a last line that does not parse) is truncated away (and the truncation made
  * durable) with a warning, before anything can be appended. Any other bad line, a bad header, a
  * `seq` out of order or a `seedLength` beyond the log throws `CORRUPT_SESSION` naming the file and
- * line. The caller must hold the session's lock.
+ * line. The caller must hold the session's lock. `standIn` may replace a parsed event in the
+ * result by an event that reads its data back later (so the result does not hold every body).
  */
 export async function readSessionFile(
   file: OpenFile,
@@ -38,6 +45,7 @@ export async function readSessionFile(
   id: SessionId,
   warn: (message: string) => void,
   onEvent?: StoredEventListener,
+  standIn?: StandIn,
 ): Promise<SessionFileContents> {
   let header: SessionHeader | undefined
   let headerEnd = 0
@@ -69,7 +77,7 @@ export async function readSessionFile(
         `expected an event with seq ${events.length + 1}, got ${JSON.stringify(seq)}`,
       )
     }
-    events.push(event as SessionEvent)
+    events.push(standIn?.(event as SessionEvent, offset, bytes.length) ?? (event as SessionEvent))
     ends.push(end)
     return onEvent?.(event as SessionEvent, header)
   })

@@ -37,16 +37,17 @@ interface CachedSummary {
 /** Pages kept for different options (cwd, cursor, limit) at most; more start the set afresh. */
 const MAX_PAGES = 64
 
-/** With a watch, every file is still looked at again this often, should an event have been lost. */
+/** With a watch, every file is still stat'ed again this often (in the background), should an event have been lost. */
 const FULL_CHECK_MS = 2000
 
 /**
  * Summaries of stored sessions for `list`, from each file's first bytes (the header line, and the
  * first prompt for a title derived as a live session derives it) and its last line. An in-memory
  * cache keyed by (inode, size, mtime) avoids rereading files that did not change. Where the file
- * system can watch the directory, only files it reported changed are looked at again (and every
- * file at most {@link FULL_CHECK_MS} later, in case the kernel dropped an event); without a watch
- * each `list` stats every file. Either way it stays correct when other processes write, crash or
+ * system can watch the directory, only files it reported changed are looked at again; in case the
+ * kernel dropped an event, every file is also stat'ed again in the background every
+ * {@link FULL_CHECK_MS} (lists do not wait for that; those after it read what it found changed).
+ * Without a watch each `list` stats every file. Either way it stays correct when other processes write, crash or
  * delete. `title` is what a live session's would be: the last own `session/title` event (searched
  * from the end of the file, and once cached only in the bytes appended since), else the header's,
  * else the one derived from the first prompt.
@@ -72,6 +73,8 @@ export class SessionCatalog {
     private readonly fs: FileSystem,
     private readonly paths: StorePaths,
     private readonly warn: (message: string) => void,
+    /** How often every file is stat'ed again while watching (default {@link FULL_CHECK_MS}). */
+    private readonly fullCheckMs = FULL_CHECK_MS,
   ) {}
 
   /** Starts watching the store directory (where the file system can); `close` stops. */
@@ -161,10 +164,11 @@ export class SessionCatalog {
   }
 
   private async refresh(writtenHere: (id: SessionId) => boolean): Promise<void> {
-    if (!this.watch || performance.now() - this.checkedAll > FULL_CHECK_MS) {
+    if (!this.watch || this.checkedAll === Number.NEGATIVE_INFINITY) {
       await this.checkAll()
       return
     }
+    if (performance.now() - this.checkedAll > this.fullCheckMs) this.startSweep()
     for (const id of [...this.changed]) {
       if (writtenHere(id) && this.cache.has(id)) continue
       await this.summary(id)
@@ -173,15 +177,72 @@ export class SessionCatalog {
     }
   }
 
-  /** Reads the directory and stats every session file (reading those that changed). */
-  private async checkAll(): Promise<void> {
+  /** Whether a sweep runs (at most one at a time). */
+  private sweeping = false
+
+  /**
+   * Starts a {@link sweep} in the background: lists do not wait for it; the lists after it see
+   * what it found. If it fails, the next list checks every file itself (and fails as it would).
+   */
+  private startSweep(): void {
+    if (this.sweeping) return
+    this.sweeping = true
     const started = performance.now()
-    this.changed.clear()
+    this.sweep().then(
+      () => {
+        this.sweeping = false
+        // Not when the cache stopped being trusted meanwhile (an event without a name, a broken watch).
+        if (this.watch && this.checkedAll !== Number.NEGATIVE_INFINITY) this.checkedAll = started
+      },
+      (error: unknown) => {
+        this.sweeping = false
+        this.checkedAll = Number.NEGATIVE_INFINITY
+        this.warn(`list: background check of ${this.paths.dir} failed: ${(error as Error).message}`)
+      },
+    )
+  }
+
+  /**
+   * The watch's safety net: reads the directory and stats every session file, and marks changed
+   * each one that is new, gone, or differs from its cached stat, for the next refresh to read. It
+   * writes nothing into the cache itself, so it never races a refresh reading the same file.
+   */
+  private async sweep(): Promise<void> {
+    const ids = await this.sessionIds()
+    const present = new Set(ids)
+    for (const id of this.cache.keys()) {
+      if (!present.has(id)) this.changed.add(id)
+    }
+    let next = 0
+    const worker = async () => {
+      while (next < ids.length) {
+        const id = ids[next++] as SessionId
+        const cached = this.cache.get(id)
+        if (
+          !cached ||
+          !sameFile(await this.fs.stat(this.paths.sessionFile(id)).catch(() => undefined), cached.stat)
+        ) {
+          this.changed.add(id)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
+  }
+
+  private async sessionIds(): Promise<SessionId[]> {
     const ids: SessionId[] = []
     for (const name of await this.readDirectory()) {
       const id = StorePaths.sessionIdOf(name)
       if (id !== undefined) ids.push(id)
     }
+    return ids
+  }
+
+  /** Reads the directory and stats every session file (reading those that changed). */
+  private async checkAll(): Promise<void> {
+    const started = performance.now()
+    this.changed.clear()
+    const ids = await this.sessionIds()
     const present = new Set(ids)
     for (const id of this.cache.keys()) {
       if (!present.has(id)) this.forget(id)
@@ -273,8 +334,8 @@ function frozenPage(page: SessionPage): SessionPage {
   return Object.freeze(page)
 }
 
-function sameFile(a: FileStat, b: FileStat): boolean {
-  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
+function sameFile(a: FileStat | undefined, b: FileStat): boolean {
+  return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
 }
 
 async function readSummary(

@@ -5,11 +5,13 @@ import type { SessionId } from '../session/ids.js'
 import { headerLine } from './file-format.js'
 import { persistenceError, writeFully } from './file-io.js'
 import type { FileSystem, OpenFile } from './file-system.js'
+import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
 import type { SessionFileContents } from './read-session-file.js'
 import { releaseLock } from './session-lock.js'
 import type { StorePaths } from './store-paths.js'
 
-const COPY_CHUNK = 4 << 20
+/** Serialized seed bytes written at once. */
+const SEED_BATCH = 4 << 20
 const NEWLINE = 0x0a
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
 const EARLY_SYNC_BYTES = 1 << 20
@@ -21,14 +23,6 @@ export interface WriterEnv {
   /** Reports a failed write (the store makes the session read-only). */
   readonly fail: (id: SessionId, error: SessionError) => void
   readonly warn: (message: string) => void
-}
-
-/** Bytes `[start, end)` of a parent's file holding its first events, and where each one ends. */
-export interface PrefixSnapshot {
-  readonly file: OpenFile
-  readonly start: number
-  readonly end: number
-  readonly ends: readonly number[]
 }
 
 /**
@@ -279,29 +273,6 @@ export class SessionWriter {
   }
 }
 
-/**
- * Copies the parent's bytes `[start, end)` to `to` at `at`, reading the next chunk while the
- * previous one is written (two buffers). Returns the copied events' end offsets in `to`.
- */
-async function copyPrefix(snapshot: PrefixSnapshot, to: OpenFile, at: number): Promise<number[]> {
-  const size = Math.min(COPY_CHUNK, Math.max(1, snapshot.end - snapshot.start))
-  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)]
-  let writing: Promise<void> = Promise.resolve()
-  let position = snapshot.start
-  for (let turn = 0; position < snapshot.end; turn++) {
-    const buffer = buffers[turn % 2] as Buffer
-    const read = await snapshot.file.read(buffer, 0, Math.min(size, snapshot.end - position), position)
-    if (read === 0) throw new Error(`parent file ended at ${position}, before ${snapshot.end}`)
-    await writing
-    writing = writeFully(to, buffer.subarray(0, read), at + position - snapshot.start)
-    writing.catch(() => {})
-    position += read
-  }
-  await writing
-  const shift = at - snapshot.start
-  return snapshot.ends.map((end) => end + shift)
-}
-
 async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: number): Promise<number[]> {
   const ends: number[] = []
   let batch: Buffer[] = []
@@ -318,7 +289,7 @@ async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: nu
     batch.push(line)
     batchBytes += line.length
     ends.push(position + batchBytes)
-    if (batchBytes >= COPY_CHUNK) await write()
+    if (batchBytes >= SEED_BATCH) await write()
   }
   if (batchBytes > 0) await write()
   return ends

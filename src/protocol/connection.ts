@@ -15,6 +15,8 @@ export interface ConnectionOptions {
   readonly maxLineBytes?: number
   /** Sees every raw line in both directions, as on the wire (the transcript tap). */
   readonly onWireLine?: (direction: 'in' | 'out', line: string) => void
+  /** The client of an `initialize` already answered on this input (early-initialize.ts). */
+  readonly client?: ClientState
 }
 
 /**
@@ -47,6 +49,7 @@ export class AcpConnection {
     options: ConnectionOptions,
   ) {
     this.logger = ctx.logger('acp')
+    this.client = options.client
     this.callState = this.makeCallState()
     const wire = createNdjsonConnection(input, output, {
       ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
@@ -128,7 +131,8 @@ export class AcpConnection {
       if (!method.beforeInitialize && this.client === undefined) {
         throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
       }
-      const checked = acpMethod ? await validateParams(acpMethod, params) : params
+      let checked = acpMethod ? validateParams(acpMethod, params) : params
+      if (isPromiseLike(checked)) checked = await checked
       const result = method.handle(checked as never, call)
       const value =
         !token || method.handlesCancellation || !isPromiseLike(result)

@@ -1,6 +1,7 @@
 import type { SessionEvent } from './events.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
+import type { storedEvent } from './stored-event.js'
 
 /** Hears each stored event as it is read back; what it returns (a promise) paces the read. */
 export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
@@ -17,7 +18,10 @@ export interface SessionPersistence {
    * streams calls `onEvent` for each event as it is read, in order, before resolving (none after a
    * bad line; awaiting what it returns before reading much further); one that does not is fine
    * too: the store then goes through the events it resolved with. An exception from `onEvent`
-   * stops the read and rejects `open` with it, after letting go of the session.
+   * stops the read and rejects `open` with it, after letting go of the session. The resolved
+   * `events` become the session's log: where `onEvent` heard an event whole, the backend may
+   * resolve a stand-in for it that reads its data back on demand ({@link storedEvent}), so a
+   * loaded session does not hold every body in memory.
    */
   open(
     id: SessionId,

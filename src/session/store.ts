@@ -199,11 +199,12 @@ export class SessionStore {
     const persistence = this.persistence
     if (!persistence) throw notFound(id)
     const checker = new StoredLogChecker(id)
-    const log: SessionEvent[] = []
+    let heard = 0
     let replayFailure: { error: unknown } | undefined
     const take = (event: SessionEvent, header: SessionHeader) => {
-      if (log.length === 0) checker.header(header)
-      log.push(checker.event(event))
+      if (heard === 0) checker.header(header)
+      checker.event(event)
+      heard++
       const failed = (error: unknown) => {
         replayFailure = { error }
         throw error
@@ -220,13 +221,14 @@ export class SessionStore {
     if (!stored) throw notFound(id)
     let session: Session
     try {
-      if (log.length === 0) checker.header(stored.header)
+      if (heard === 0) checker.header(stored.header)
       // A backend that does not stream resolved with every event: go through those not heard.
-      for (let i = log.length; i < stored.events.length; i++) {
+      for (let i = heard; i < stored.events.length; i++) {
         const paced = take(stored.events[i] as SessionEvent, stored.header)
         if (paced) await paced
       }
-      session = new Session(stored.header, log, checker.finish(stored.header), this.host)
+      // The events as the backend resolved them: those it heard whole may be stand-ins now.
+      session = new Session(stored.header, stored.events, checker.finish(stored.header), this.host)
     } catch (error) {
       await persistence.release(id)
       throw error

@@ -28,6 +28,12 @@ function countingReads(): { fs: FileSystem; read: () => number } {
       const file = await nodeFileSystem.open(path, flags, mode)
       return {
         write: (...args) => file.write(...args),
+        writeSync: (...args) => file.writeSync(...args),
+        readSync: (...args) => {
+          const n = file.readSync(...args)
+          if (path.endsWith('.jsonl')) read += n
+          return n
+        },
         read: async (...args) => {
           const n = await file.read(...args)
           if (path.endsWith('.jsonl')) read += n

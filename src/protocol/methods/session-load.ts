@@ -12,7 +12,8 @@ import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-acce
  * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
  * servers, then answers. A stored
  * session is replayed while its file is read: each event is sent once it passed every check, and
- * the read waits while the client is slow to take the updates. Should a later line turn out
+ * the read waits while the client is slow to take the updates (the output holds about one read
+ * chunk's updates at most). Should a later line turn out
  * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
  * and the session is not loaded: the client drops what it was shown, as for any failed load. The
  * answer carries the session's `configOptions` and `modes` as its log left them.
@@ -34,13 +35,11 @@ export const sessionLoadMethod = defineMethod({
         ...(header.title !== undefined && { headerTitle: header.title }),
       })
     let replayed = 0
-    let sentSincePause = 0
     let lastSent: Promise<void> | undefined
     const send = (event: SessionEvent, header: SessionHeader) => {
       projector ??= projectorFor(header)
       for (const update of projector.updatesFor(event)) {
         lastSent = call.notify(update)
-        sentSincePause++
       }
       replayed = event.seq
     }
@@ -49,8 +48,8 @@ export const sessionLoadMethod = defineMethod({
       if (replayed === 0 && header.cwd !== params.cwd)
         assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
       send(event, header)
-      if (sentSincePause < PAUSE_EVERY) return undefined
-      sentSincePause = 0
+      // The read waits (once per chunk it reads) until the output took what the chunk made, so no
+      // more than about one chunk's updates wait in memory for a slow pipe.
       return lastSent
     })
     assertSameCwd(session, params.cwd, 'session/load')
@@ -61,9 +60,6 @@ export const sessionLoadMethod = defineMethod({
     return sessionSetup(call.agent, session)
   },
 })
-
-/** While replaying a stored session, the read waits for the output after this many updates. */
-const PAUSE_EVERY = 64
 
 /** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
 export const sessionResumeMethod = defineMethod({

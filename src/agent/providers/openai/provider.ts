@@ -1,4 +1,4 @@
-import { Logger } from 'cordis'
+import type { Logger } from 'cordis'
 import { systemPrompt } from '../../system-prompt.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
@@ -8,7 +8,12 @@ import { abortError, chatCompletionsEndpoint, createRedactor } from './errors.js
 import { type FailureContext, httpFailure, transportFailure, withAttempts } from './failures.js'
 import { retryDelayMs, sleep } from './retry.js'
 
-const logger = new Logger('openai')
+/** Made with the first retry: a server starts (and answers `initialize`) before cordis loads. */
+let logger: Promise<Logger> | undefined
+const retryLogger = () => {
+  logger ??= import('cordis').then((cordis) => new cordis.Logger('openai'))
+  return logger
+}
 
 /** How `createOpenAiProvider` reaches an OpenAI-compatible chat-completions server. */
 export interface OpenAiProviderOptions {
@@ -160,7 +165,7 @@ async function* streamCompletion(
       const failure = transportFailure(error, state, config.context)
       if (!failure.retryable || attempt > config.maxRetries) throw withAttempts(failure, attempt)
       delay = retryDelayMs(attempt - 1, config.retryBaseMs, failure.retryAfterMs)
-      logger.warn(
+      ;(await retryLogger()).warn(
         '%s; retry %d of %d in %d ms',
         failure.message,
         attempt,

@@ -1,0 +1,81 @@
+import { Readable } from 'node:stream'
+
+const LF = 0x0a
+
+/**
+ * Holds an input stream while the server is being built: reads it until its first complete line
+ * (so a leading `initialize` can be answered before everything else is ready), then pauses it.
+ * `release` gives the input back whole, in order, minus the first line when that was answered,
+ * for the connection to read. Nothing read is lost, and the stream is never read by two readers.
+ */
+export class HeldInput {
+  private held: Buffer[] = []
+  private heldBytes = 0
+  /** Bytes of the first line, its `\n` included; -1 while none is complete. */
+  private firstLineBytes = -1
+  private ended = false
+  private settle!: (line: Buffer | undefined) => void
+  /**
+   * The first line without its `\n`; undefined when the input ended (or failed) before one, or
+   * when it grew past `maxLineBytes` (the connection then answers for it).
+   */
+  readonly firstLine: Promise<Buffer | undefined>
+
+  constructor(
+    private readonly input: Readable,
+    private readonly maxLineBytes: number,
+  ) {
+    this.firstLine = new Promise((resolve) => {
+      this.settle = resolve
+    })
+    input.on('data', this.onData)
+    input.on('end', this.onEnd)
+    input.on('close', this.onEnd)
+    input.on('error', this.onEnd)
+  }
+
+  private readonly onData = (chunk: Buffer | string) => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk
+    const newline = bytes.indexOf(LF)
+    this.held.push(bytes)
+    this.heldBytes += bytes.length
+    if (newline !== -1) {
+      this.firstLineBytes = this.heldBytes - bytes.length + newline + 1
+      this.input.pause()
+      const length = this.firstLineBytes - 1
+      this.settle(length > this.maxLineBytes ? undefined : Buffer.concat(this.held).subarray(0, length))
+    } else if (this.heldBytes > this.maxLineBytes + 1) {
+      this.input.pause()
+      this.settle(undefined)
+    }
+  }
+
+  private readonly onEnd = () => {
+    this.ended = true
+    this.settle(undefined)
+  }
+
+  /**
+   * Stops holding and returns what to read from now on: the held bytes (without the first line
+   * when `skipFirstLine`) followed by the rest of the input. The stream is paused: attach the
+   * reader, then call `resume()` on it.
+   */
+  release(skipFirstLine: boolean): Readable {
+    this.input.off('data', this.onData)
+    this.input.off('end', this.onEnd)
+    this.input.off('close', this.onEnd)
+    this.input.off('error', this.onEnd)
+    if (skipFirstLine && this.firstLineBytes < 0) throw new Error('there is no first line to skip')
+    const all = Buffer.concat(this.held)
+    const rest = skipFirstLine ? all.subarray(this.firstLineBytes) : all
+    this.held = []
+    if (this.ended) {
+      const done = Readable.from(rest.length > 0 ? [rest] : [], { objectMode: false })
+      done.pause()
+      return done
+    }
+    if (rest.length > 0) this.input.unshift(rest)
+    this.input.pause()
+    return this.input
+  }
+}
