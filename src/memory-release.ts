@@ -1,10 +1,11 @@
 /** Resident memory above the figure at start that makes a closed session worth a collection. */
-const RELEASE_ABOVE_BYTES = 64 * 1024 * 1024
+const RELEASE_ABOVE_BYTES = 16 * 1024 * 1024
 
 /**
  * Gives memory back to the OS once sessions close. V8 frees a closed session's log only at its
  * next full collection and returns the pages to the OS later still (its memory reducer waits for
- * a quiet spell), so a process that loaded a 50 MB session kept ~190 MB resident after closing it.
+ * a quiet spell), so a process that loaded a 50 MB session kept ~190 MB resident after closing it
+ * (since large event bodies stay on disk, ~35 MB more than idle, still worth giving back).
  * After a session leaves memory while the process holds `RELEASE_ABOVE_BYTES` more than when this
  * was made, one full collection runs (debounced: one per burst of closes). Where V8 offers no
  * collector to call, this does nothing.
