@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import type { JsonValue, TokenUsage } from '../../../session/index.js'
 import type { ModelChunk, ModelStopReason } from '../../types.js'
 
@@ -83,7 +82,8 @@ export class CompletionAccumulator {
       const call = this.#calls.get(index) as PendingToolCall
       chunks.push({
         type: 'tool_call',
-        callId: call.id ?? `call_${randomUUID()}`,
+        // Web Crypto's (global): node:crypto would load with the first stage of the CLI (cli.ts).
+        callId: call.id ?? `call_${crypto.randomUUID()}`,
         name: call.name,
         input: toolInput(call),
       })
