@@ -92,12 +92,16 @@ function measureStore(): () => void {
   }
 }
 
+/** How every `session/update` notification line starts (vscode-jsonrpc writes `jsonrpc` first). */
+const UPDATE_PREFIX = '{"jsonrpc":"2.0","method":"session/update",'
+
 /** A minimal in-process client: sends lines, resolves a request when its answer line arrives. */
 class LineClient {
   private rest = ''
   private nextId = 1
   private readonly waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
   lines = 0
+  updates = 0
 
   constructor(
     private readonly input: PassThrough,
@@ -109,6 +113,12 @@ class LineClient {
       this.rest = lines.pop() ?? ''
       for (const line of lines) {
         this.lines++
+        // Updates are read, not parsed: the client is in this process, and its work would count in
+        // the turn's wall time (the denominator) though a real client runs in its own process.
+        if (line.startsWith(UPDATE_PREFIX)) {
+          this.updates++
+          continue
+        }
         const message = JSON.parse(line) as { id?: number; result?: unknown; error?: unknown }
         if (message.id !== undefined && this.waiting.has(message.id)) {
           this.waiting.get(message.id)?.(message)
@@ -166,6 +176,7 @@ export const suite = {
         })) as { stopReason: string }
         const wall = Number(process.hrtime.bigint() - start) / 1e6
         if (answer.stopReason !== 'end_turn') throw new Error(`the turn ended ${answer.stopReason}`)
+        if (client.updates === 0) throw new Error('the client saw no session/update line')
         events = app.ctx.sessions.require(sessionId).length
         if (run > 0) {
           walls.push(wall)

@@ -43,37 +43,74 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<
 /**
  * Iterates `source` but stops at once when `signal` aborts: the pending `next()` is abandoned, the
  * source's `return()` is called (not awaited), and iteration throws {@link AbortedError}. A source
- * that ignores its signal therefore cannot hold a cancelled turn open. One abort listener serves
- * the whole iteration (it runs per streamed chunk), and nothing accumulates per item.
+ * that ignores its signal therefore cannot hold a cancelled turn open. It sits on the path of every
+ * streamed chunk, so it is a plain iterator (no generator of its own) with one abort listener for
+ * the whole iteration, and nothing accumulates per item.
  */
-export async function* abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncGenerator<T> {
-  const iterator = source[Symbol.asyncIterator]()
-  let finished = false
-  let wake: ((next: IteratorResult<T> | typeof ABORTED) => void) | undefined
-  const onAbort = () => wake?.(ABORTED)
-  signal.addEventListener('abort', onAbort, { once: true })
-  try {
-    while (true) {
-      if (signal.aborted) throw new AbortedError()
-      const next = await new Promise<IteratorResult<T> | typeof ABORTED>((resolve, reject) => {
-        wake = resolve
-        iterator.next().then(resolve, reject)
-      })
-      wake = undefined
-      if (next === ABORTED) throw new AbortedError()
-      if (next.done) {
-        finished = true
-        return
-      }
-      yield next.value
-    }
-  } finally {
-    signal.removeEventListener('abort', onAbort)
-    if (!finished) iterator.return?.()?.catch(() => {})
-  }
+export function abortable<T>(source: AsyncIterable<T>, signal: AbortSignal): AsyncIterableIterator<T> {
+  return new AbortableIterator(source[Symbol.asyncIterator](), signal)
 }
 
-const ABORTED: unique symbol = Symbol('aborted')
+class AbortableIterator<T> implements AsyncIterableIterator<T> {
+  /** Rejects the pending `next()` when the signal aborts. */
+  private wake: ((error: AbortedError) => void) | undefined
+  private closed = false
+
+  constructor(
+    private readonly source: AsyncIterator<T>,
+    private readonly signal: AbortSignal,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true })
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.closed) return Promise.resolve({ done: true, value: undefined })
+    if (this.signal.aborted) {
+      this.close(true)
+      return Promise.reject(new AbortedError())
+    }
+    return new Promise((resolve, reject) => {
+      this.wake = reject
+      this.source.next().then(
+        (result) => {
+          this.wake = undefined
+          if (result.done) this.close(false)
+          resolve(result)
+        },
+        (error: unknown) => {
+          this.wake = undefined
+          this.close(true)
+          reject(error)
+        },
+      )
+    })
+  }
+
+  return(): Promise<IteratorResult<T>> {
+    this.close(true)
+    return Promise.resolve({ done: true, value: undefined })
+  }
+
+  private readonly onAbort = (): void => {
+    const wake = this.wake
+    if (!wake) return
+    this.wake = undefined
+    this.close(true)
+    wake(new AbortedError())
+  }
+
+  /** Stops listening; `stopSource` asks a source that did not finish to stop (not awaited). */
+  private close(stopSource: boolean): void {
+    if (this.closed) return
+    this.closed = true
+    this.signal.removeEventListener('abort', this.onAbort)
+    if (stopSource) this.source.return?.()?.catch(() => {})
+  }
+}
 
 /** Resolves after `ms`, or rejects with {@link AbortedError} as soon as `signal` aborts. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -5,6 +5,7 @@ import type { SessionId } from '../session/ids.js'
 import { headerLine } from './file-format.js'
 import { persistenceError, writeFully } from './file-io.js'
 import type { FileSystem, OpenFile } from './file-system.js'
+import { LineBuffer, type TakenLines } from './line-buffer.js'
 import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
 import type { SessionFileContents } from './read-session-file.js'
 import { releaseLock } from './session-lock.js'
@@ -12,9 +13,8 @@ import type { StorePaths } from './store-paths.js'
 
 /** Serialized seed bytes written at once. */
 const SEED_BATCH = 4 << 20
-const NEWLINE = 0x0a
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
-const EARLY_SYNC_BYTES = 1 << 20
+const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
 
 export interface WriterEnv {
@@ -39,8 +39,8 @@ export class SessionWriter {
   private synced = 0
   private headerEnd = 0
   private ends: number[] = []
-  /** Serialized events not yet written, without their `\n`. */
-  private pending: string[] = []
+  /** Serialized events not yet written. */
+  private readonly pending = new LineBuffer()
   private drainQueued = false
   private earlySyncQueued = false
   private chain: Promise<unknown> = Promise.resolve()
@@ -162,7 +162,7 @@ export class SessionWriter {
       })
       return
     }
-    this.pending.push(line)
+    this.pending.add(line)
     if (!this.drainQueued) {
       this.drainQueued = true
       void this.enqueue(() => this.drain())
@@ -172,10 +172,10 @@ export class SessionWriter {
   private async drain(): Promise<void> {
     this.drainQueued = false
     const file = this.file
-    if (this.pending.length === 0 || this.failure || !file) return
+    if (this.pending.isEmpty || this.failure || !file) return
     const batch = this.takeBatch()
     try {
-      await writeFully(file, batch, this.size)
+      await writeFully(file, batch.bytes, this.size)
     } catch (error) {
       await file.truncate(this.size).catch((cut) => {
         this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
@@ -187,19 +187,18 @@ export class SessionWriter {
   }
 
   /** The pending lines as the bytes of one write. */
-  private takeBatch(): Buffer {
-    const lines = this.pending
-    this.pending = []
-    return Buffer.from(`${lines.join('\n')}\n`)
+  private takeBatch(): TakenLines {
+    return this.pending.take()
   }
 
   /** Records where the batch's lines end; starts an early sync once much is unsynced. */
-  private batchWritten(batch: Buffer): void {
-    // JSON.stringify escapes every newline inside a value, so each \n byte ends one line.
-    for (let at = batch.indexOf(NEWLINE); at !== -1; at = batch.indexOf(NEWLINE, at + 1)) {
-      this.ends.push(this.size + at + 1)
+  private batchWritten(batch: TakenLines): void {
+    let end = this.size
+    for (const length of batch.lengths) {
+      end += length
+      this.ends.push(end)
     }
-    this.size += batch.length
+    this.size = end
     if (this.size - this.synced >= EARLY_SYNC_BYTES && !this.earlySyncQueued) {
       this.earlySyncQueued = true
       void this.enqueue(() => this.earlySync())
@@ -268,7 +267,7 @@ export class SessionWriter {
   private failWith(op: string, path: string, error: unknown): void {
     if (this.failure) return
     this.failure = persistenceError(this.id, op, path, error)
-    this.pending = []
+    this.pending.clear()
     this.env.fail(this.id, this.failure)
   }
 }

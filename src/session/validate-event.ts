@@ -81,26 +81,35 @@ export function assertEventShape(type: unknown, data: unknown): void {
   }
   const { required, optional } = FIELD_CHECKS[type]
   const fields = data as Record<string, unknown>
-  for (const [field, check] of required) {
-    if (!(field in fields) || fields[field] === undefined || !check(fields[field])) {
+  for (let i = 0; i < required.names.length; i++) {
+    const field = required.names[i] as string
+    const value = fields[field]
+    if (value === undefined || !(required.checks[i] as FieldCheck)(value)) {
       throw invalid(`event ${type}: data.${field} is missing or has the wrong type`, { type, field })
     }
   }
-  for (const [field, check] of optional) {
-    if (fields[field] !== undefined && !check(fields[field])) {
+  for (let i = 0; i < optional.names.length; i++) {
+    const field = optional.names[i] as string
+    const value = fields[field]
+    if (value !== undefined && !(optional.checks[i] as FieldCheck)(value)) {
       throw invalid(`event ${type}: data.${field} has the wrong type`, { type, field })
     }
   }
 }
 
-type FieldChecks = readonly (readonly [string, FieldCheck])[]
+/** A shape's fields as parallel lists (indexed loops: this runs on every append). */
+interface FieldChecks {
+  readonly names: readonly string[]
+  readonly checks: readonly FieldCheck[]
+}
 
-/** {@link EVENT_DATA_SHAPES} as lists, built once: `assertEventShape` runs on every append. */
+function fieldChecks(shape: Readonly<Record<string, FieldCheck>> = {}): FieldChecks {
+  return { names: Object.keys(shape), checks: Object.values(shape) }
+}
+
+/** {@link EVENT_DATA_SHAPES} as lists, built once. */
 const FIELD_CHECKS = {} as Record<CoreEventType, { required: FieldChecks; optional: FieldChecks }>
 for (const type of Object.keys(EVENT_DATA_SHAPES) as CoreEventType[]) {
   const shape = EVENT_DATA_SHAPES[type]
-  FIELD_CHECKS[type] = {
-    required: Object.entries(shape.required),
-    optional: Object.entries(shape.optional ?? {}),
-  }
+  FIELD_CHECKS[type] = { required: fieldChecks(shape.required), optional: fieldChecks(shape.optional) }
 }

@@ -18,16 +18,30 @@ export class SseParser {
 
   /** Parses `text` and returns the events it completed. */
   push(text: string): SseEvent[] {
-    this.#buffer += text
+    const buffer = this.#buffer + text
     const events: SseEvent[] = []
     let start = 0
+    let cr = buffer.indexOf('\r')
     for (;;) {
-      const lineEnd = this.#findLineEnd(start)
-      if (lineEnd === undefined) break
-      this.#line(this.#buffer.slice(start, lineEnd.at), events)
-      start = lineEnd.next
+      const lf = buffer.indexOf('\n', start)
+      if (cr !== -1 && cr < start) cr = buffer.indexOf('\r', start)
+      let end: number
+      let next: number
+      if (cr !== -1 && (lf === -1 || cr < lf)) {
+        // A CR ending the text may be the first half of a CRLF: wait for what follows.
+        if (cr + 1 === buffer.length) break
+        end = cr
+        next = buffer.charCodeAt(cr + 1) === 10 ? cr + 2 : cr + 1
+      } else if (lf !== -1) {
+        end = lf
+        next = lf + 1
+      } else {
+        break
+      }
+      this.#line(buffer.slice(start, end), events)
+      start = next
     }
-    this.#buffer = this.#buffer.slice(start)
+    this.#buffer = start === 0 ? buffer : buffer.slice(start)
     return events
   }
 
@@ -41,18 +55,6 @@ export class SseParser {
     this.#buffer = ''
     this.#line('', events)
     return events
-  }
-
-  #findLineEnd(from: number): { at: number; next: number } | undefined {
-    for (let i = from; i < this.#buffer.length; i++) {
-      const char = this.#buffer.charCodeAt(i)
-      if (char === 10) return { at: i, next: i + 1 }
-      if (char === 13) {
-        if (i + 1 === this.#buffer.length) return undefined
-        return { at: i, next: this.#buffer.charCodeAt(i + 1) === 10 ? i + 2 : i + 1 }
-      }
-    }
-    return undefined
   }
 
   #line(line: string, events: SseEvent[]): void {
