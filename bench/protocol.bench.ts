@@ -15,7 +15,10 @@ import { NdjsonBenchClient, opsPerSecond, rawEchoScript as rawScript } from './n
  * limit: split, parse, answer) and an agent on the official SDK's agent side (a peer), both
  * answering with the very result our server gave in that configuration (a fixed list). An
  * independent measurement disagreed with this bench because it listed an on-disk store while this
- * bench listed an in-memory one: a store on disk read its directory on every request.
+ * bench listed an in-memory one: a store on disk read its directory on every request. Later the
+ * on-disk rows swung between runs (0.45-1.8x the SDK agent) because every 2 s one list waited for a
+ * stat of every file (25-70 ms on 1,000 files under load), which a run of 3,000 round trips hit
+ * or missed; that check now runs in the background.
  * Also: time from spawn to the `initialize` answer, next to spawning `node -e 0`.
  * Needs `npm run build` first (the bench compiles only bench/); `DSH_BENCH_CLI` names another cli.js.
  */
