@@ -22,7 +22,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
 const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
 const RUNS = 5
-const CWD = '/bench'
+/** An existing directory: the server refuses a session cwd that does not exist. */
+const CWD = tmpdir()
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: {} }
 const BIG = 'big_session'
 

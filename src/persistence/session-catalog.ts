@@ -18,6 +18,7 @@ import {
   type OpenFile,
 } from './file-system.js'
 import { titleFromHead } from './head-title.js'
+import { lastTitleIn, type TitleScan } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -29,6 +30,8 @@ const NEWLINE = 0x0a
 interface CachedSummary {
   readonly stat: FileStat
   readonly summary: SessionSummary
+  /** Where the search for the last `session/title` event got to: a grown file is searched from there. */
+  readonly titles: TitleScan & { readonly createdAt: string }
 }
 
 /** Pages kept for different options (cwd, cursor, limit) at most; more start the set afresh. */
@@ -45,8 +48,9 @@ const FULL_CHECK_MS = 2000
  * kernel dropped an event, every file is also stat'ed again in the background every
  * {@link FULL_CHECK_MS} (lists do not wait for that; those after it read what it found changed).
  * Without a watch each `list` stats every file. Either way it stays correct when other processes write, crash or
- * delete. `title` is the header's, else the derived one (a later `session/title` event shows only
- * while the session is live).
+ * delete. `title` is what a live session's would be: the last own `session/title` event (searched
+ * from the end of the file, and once cached only in the bytes appended since), else the header's,
+ * else the one derived from the first prompt.
  */
 export class SessionCatalog {
   private readonly cache = new Map<SessionId, CachedSummary>()
@@ -305,8 +309,9 @@ export class SessionCatalog {
       const file = await this.fs.open(path, 'r')
       try {
         const stat = await file.stat()
-        const summary = await readSummary(file, stat.size, path, id)
-        this.cache.set(id, { stat, summary })
+        const grown = cached && cached.stat.ino === stat.ino ? cached.titles : undefined
+        const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
+        this.cache.set(id, { stat, summary, titles })
         this.ordered = undefined
         return summary
       } finally {
@@ -338,7 +343,8 @@ async function readSummary(
   size: number,
   path: string,
   id: SessionId,
-): Promise<SessionSummary> {
+  grown?: CachedSummary['titles'],
+): Promise<Pick<CachedSummary, 'summary' | 'titles'>> {
   let head = await readAt(file, 0, Math.min(size, WINDOW))
   let headerEnd = head.indexOf(NEWLINE)
   while (headerEnd === -1 && head.length < size) {
@@ -351,7 +357,8 @@ async function readSummary(
   if (headerEnd === -1) throw new Error('no complete header line')
   const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
   const last = await lastLine(file, size, headerEnd + 1, head)
-  const title = header.title ?? titleFromHead(head, headerEnd + 1)
+  const titles = await lastOwnTitle(file, size, headerEnd + 1, header, grown)
+  const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
     try {
@@ -362,7 +369,7 @@ async function readSummary(
       // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
     }
   }
-  return {
+  const summary: SessionSummary = {
     sessionId: id,
     cwd: header.cwd,
     createdAt: header.createdAt,
@@ -373,6 +380,28 @@ async function readSummary(
     ...(header.subagent !== undefined && { subagent: header.subagent }),
     live: false,
   }
+  return { summary, titles }
+}
+
+/** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
+async function lastOwnTitle(
+  file: OpenFile,
+  size: number,
+  eventsStart: number,
+  header: { readonly createdAt: string; readonly seedLength?: number },
+  grown: CachedSummary['titles'] | undefined,
+): Promise<CachedSummary['titles']> {
+  const inherited = header.seedLength ?? 0
+  const { createdAt } = header
+  if (grown && grown.createdAt === createdAt && grown.complete >= eventsStart && grown.complete <= size) {
+    const since = await lastTitleIn(file, grown.complete, size, inherited)
+    return {
+      title: since.title ?? grown.title,
+      complete: Math.max(since.complete, grown.complete),
+      createdAt,
+    }
+  }
+  return { ...(await lastTitleIn(file, eventsStart, size, inherited)), createdAt }
 }
 
 /** The last complete line after `from` (text without `\n`), reading a growing window from the end. */

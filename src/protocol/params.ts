@@ -1,4 +1,4 @@
-import { type Stats, statSync } from 'node:fs'
+import { statSync } from 'node:fs'
 import { isAbsolute } from 'node:path'
 import { ProtocolError } from './errors.js'
 
@@ -17,22 +17,30 @@ export function assertAbsolutePath(method: string, field: string, value: string)
 }
 
 /**
- * A `cwd` for a new session: an absolute path without NUL that, when it exists, is a directory
- * (a path that does not exist yet is accepted: the editor may create it). Else -32602.
+ * A session's working directory (`cwd` of `session/new`, `load`, `resume` and `fork`): an
+ * absolute path without NUL naming an existing directory (a symlink to one counts). ACP makes the
+ * cwd the session's working directory and the file tools confine to it, so a path that does not
+ * exist or is not a directory is refused with -32602 naming the path (`data.field`, `data.cwd`).
+ * Synchronous (one stat), so a `session/new` still creates its session before the next pipelined
+ * message starts (see `wire/batch.ts`).
  */
 export function assertWorkingDirectory(method: string, field: string, value: string): string {
   if (value.includes('\0')) {
     throw ProtocolError.invalidParams(`${method}: ${field} must not contain NUL characters`, { field })
   }
   assertAbsolutePath(method, field, value)
-  let stats: Stats | undefined
+  let problem: string | undefined
   try {
-    stats = statSync(value)
-  } catch {
-    stats = undefined
+    if (!statSync(value).isDirectory()) problem = 'is not a directory'
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    problem =
+      code === 'ENOENT' || code === 'ENOTDIR'
+        ? 'does not exist'
+        : `cannot be used (${code ?? (error as Error).message})`
   }
-  if (stats !== undefined && !stats.isDirectory()) {
-    throw ProtocolError.invalidParams(`${method}: ${field} ${JSON.stringify(value)} is not a directory`, {
+  if (problem !== undefined) {
+    throw ProtocolError.invalidParams(`${method}: ${field} ${JSON.stringify(value)} ${problem}`, {
       field,
       [field]: value,
     })

@@ -67,6 +67,7 @@ async function runReplay(options: ReplayCommandLine): Promise<number> {
       script,
       launch: () => options.agent,
       rules,
+      placeholders: options.placeholders,
       looseOrder: options.looseOrder,
       validate: options.validate,
       timeoutMs: options.timeoutMs,
@@ -87,6 +88,7 @@ async function runReplay(options: ReplayCommandLine): Promise<number> {
     options.file,
     report,
     script.lines.some((l) => l.ms !== undefined),
+    options.placeholders,
   )
   process.stderr.write(`dsh-acp replay: rewrote ${options.file} from this run\n`)
   return report.violations.length === 0 ? 0 : 1

@@ -1,3 +1,4 @@
+import { type Placeholder, parsePlaceholder } from './placeholders.js'
 import type { AgentCommand } from './record.js'
 
 export const RECORD_USAGE = `Usage: dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
@@ -20,6 +21,8 @@ start errors.
 
 Options:
   --rules FILE       more normalization rules (JSON; repeatable; see the README)
+  --set NAME=VALUE   put VALUE where the transcript says <NAME> in what is sent to the agent,
+                     and compare VALUE as <NAME> (repeatable; e.g. --set work=$PWD)
   --loose-order      notifications of different sessions may interleave differently
   --validate         check every agent message against the official ACP schema
   --json             write the report as JSON to stdout
@@ -39,6 +42,7 @@ export interface ReplayCommandLine {
   readonly file: string
   readonly agent: AgentCommand
   readonly rules: readonly string[]
+  readonly placeholders: readonly Placeholder[]
   readonly looseOrder: boolean
   readonly validate: boolean
   readonly json: boolean
@@ -71,7 +75,7 @@ export function parseToolCommandLine(argv: readonly string[]): ToolCommandLine {
   const values = new Map<string, string[]>()
   const flags = new Set<string>()
   const positionals: string[] = []
-  const withValue = command === 'record' ? ['--out'] : ['--rules', '--timeout']
+  const withValue = command === 'record' ? ['--out'] : ['--rules', '--set', '--timeout']
   const booleans = command === 'record' ? [] : ['--loose-order', '--validate', '--json', '--update']
   let index = 0
   while (index < rest.length) {
@@ -125,9 +129,18 @@ export function parseToolCommandLine(argv: readonly string[]): ToolCommandLine {
   const timeoutMs = timeout === undefined ? DEFAULT_TIMEOUT_MS : Number(timeout)
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)
     throw new UsageError('--timeout must be a whole number of milliseconds, at least 1')
+  const placeholders: Placeholder[] = []
+  for (const text of values.get('--set') ?? []) {
+    const parsed = parsePlaceholder(text)
+    if ('problem' in parsed) throw new UsageError(`--set: ${parsed.problem}`)
+    if (placeholders.some((p) => p.name === parsed.name))
+      throw new UsageError(`--set: ${parsed.name} given more than once`)
+    placeholders.push(parsed)
+  }
   return {
     command,
     file: positionals[0] as string,
+    placeholders,
     agent,
     rules: values.get('--rules') ?? [],
     looseOrder: flags.has('--loose-order'),

@@ -5,6 +5,7 @@ import { type AgentExit, describeExit } from './agent-exit.js'
 import { Expectations } from './expectations.js'
 import { type AgentLaunch, type AgentLine, LiveAgent } from './live-agent.js'
 import type { Normalizer } from './normalize.js'
+import { fillPlaceholders, type Placeholder } from './placeholders.js'
 import { classify, type LineKind, type ScriptLine } from './script.js'
 import { SessionIds } from './session-ids.js'
 
@@ -58,6 +59,8 @@ export interface PlayOptions {
   readonly live: LiveEntry[]
   /** The transcript's messages normalized, by line (the transcript side's normalizer). */
   readonly recorded: ReadonlyMap<number, unknown>
+  /** `--set`: filled into every client message before it is sent. */
+  readonly placeholders?: readonly Placeholder[]
 }
 
 /** The agent could not be started. */
@@ -80,11 +83,13 @@ export const UNRECORDED_REQUEST_ERROR = {
  * to a request sent to it: then it hung there, and the replay of this connection stops. The agent's requests are matched to the transcript's by
  * method and normalized params, and answered with the transcript's answer when its turn comes;
  * one the transcript does not hold is answered at once with {@link UNRECORDED_REQUEST_ERROR}.
- * Session ids the transcript used are replaced by the ones the live agent returned. The agent is
+ * Session ids the transcript used are replaced by the ones the live agent returned, and
+ * `placeholders` are filled in (raw lines are sent as they are). The agent is
  * always stopped (EOF, SIGTERM, SIGKILL) before this resolves.
  */
 export async function playConnection(options: PlayOptions): Promise<ConnectionResult> {
   const { lines, normalizer, live, timeoutMs, connection } = options
+  const placeholders = options.placeholders ?? []
   const started = performance.now()
   const problems: RunProblem[] = []
   const expectations = new Expectations(lines)
@@ -209,7 +214,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
 
   function sendAnswer(line: ScriptLine) {
     const id = matchedRequests.get(line.answersLine as number)
-    const msg = { ...(sessionIds.toLive(line.msg) as Record<string, unknown>), id }
+    const msg = { ...(fillPlaceholders(sessionIds.toLive(line.msg), placeholders) as object), id }
     sendMessage(msg, {
       kind: 'response',
       idKey: JSON.stringify(id),
@@ -226,7 +231,7 @@ export async function playConnection(options: PlayOptions): Promise<ConnectionRe
       if (matchedRequests.has(line.answersLine)) sendAnswer(line)
       else heldAnswers.set(line.answersLine, line)
     } else {
-      sendMessage(sessionIds.toLive(line.msg), {
+      sendMessage(fillPlaceholders(sessionIds.toLive(line.msg), placeholders), {
         kind: line.kind,
         ...(line.method !== undefined && { method: line.method }),
         ...(line.idKey !== undefined && { idKey: line.idKey }),

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import type { Readable, Writable } from 'node:stream'
+import { redactMcpSecrets } from '../protocol/mcp-servers.js'
 import { LineSplitter, TranscriptRecorder, type WireDirection } from '../protocol/wire/index.js'
 import type { AgentExit } from './agent-exit.js'
 
@@ -46,6 +47,10 @@ export class AgentStartError extends Error {
  * still copied and recorded until it exits; an editor that stops reading (EPIPE) still gets every
  * agent line recorded. Signals in {@link FORWARDED_SIGNALS} are passed to the agent. Resolves once
  * the agent has exited and closed its output, with how it ended, after the transcript is fsynced.
+ * The transcript never holds MCP server secrets: the `env` and `headers` values of a message's
+ * `mcpServers` (`session/new`, `load`, `resume`, `fork`) are recorded as `***` (`redactMcpSecrets`;
+ * the agent gets the bytes as sent), and a line not valid UTF-8 that carries `mcpServers` is
+ * recorded as its decoded text, redacted.
  * Rejects with {@link AgentStartError} when the agent cannot be started.
  */
 export async function record(options: RecordOptions): Promise<AgentExit> {
@@ -87,8 +92,11 @@ function copyRecorded(
 ): () => void {
   const splitter = new LineSplitter(
     {
-      line: (text, validUtf8, bytes) =>
-        validUtf8 ? recorder.record(dir, text) : recorder.recordBytes(dir, bytes),
+      line: (text, validUtf8, bytes) => {
+        if (text.includes('"mcpServers"')) recorder.record(dir, redactMcpSecrets(text))
+        else if (validUtf8) recorder.record(dir, text)
+        else recorder.recordBytes(dir, bytes)
+      },
       overflow: (max) =>
         log(
           `a line ${dir === 'in' ? 'to' : 'from'} the agent over ${max} bytes was passed on but not recorded`,

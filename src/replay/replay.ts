@@ -6,6 +6,7 @@ import { compareConnection, type Difference } from './compare.js'
 import { type LiveEntry, playConnection } from './engine.js'
 import type { AgentLaunch } from './live-agent.js'
 import { Normalizer } from './normalize.js'
+import { type Placeholder, placeholderRules } from './placeholders.js'
 import type { CompiledRule } from './rules.js'
 import type { Script } from './script.js'
 
@@ -14,6 +15,8 @@ export interface ReplayOptions {
   /** The agent for each connection (0-based); usually the same command every time. */
   readonly launch: (connection: number) => AgentLaunch
   readonly rules?: readonly CompiledRule[]
+  /** `--set NAME=VALUE` (see `Placeholder`). */
+  readonly placeholders?: readonly Placeholder[]
   readonly looseOrder?: boolean
   /** Check every agent message against the official ACP schema (stable or unstable per method). */
   readonly validate?: boolean
@@ -50,7 +53,8 @@ export interface ReplayReport {
  * `ReplayStartError` when an agent cannot be started.
  */
 export async function replay(options: ReplayOptions): Promise<ReplayReport> {
-  const rules = options.rules ?? []
+  const placeholders = options.placeholders ?? []
+  const rules = [...placeholderRules(placeholders), ...(options.rules ?? [])]
   const recordedNormalizer = new Normalizer(rules)
   const recorded = new Map<number, unknown>()
   for (const line of options.script.lines) {
@@ -73,6 +77,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
       normalizer: liveNormalizer,
       live,
       recorded,
+      placeholders,
     })
     connections.push({ exit: result.exit, stderr: result.stderr, completed: result.completed })
     const liveHere = live.slice(first)
@@ -133,15 +138,23 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
 
 /**
  * `--update`: writes the run as the new transcript (both directions, as they went over the wire,
- * with `ms` when the old transcript had it), through a temp file renamed into place.
+ * with `ms` when the old transcript had it), through a temp file renamed into place. The values of
+ * `placeholders` are written as `<NAME>` again.
  */
-export function writeUpdatedTranscript(file: string, report: ReplayReport, timed: boolean): void {
+export function writeUpdatedTranscript(
+  file: string,
+  report: ReplayReport,
+  timed: boolean,
+  placeholders: readonly Placeholder[] = [],
+): void {
+  const unfill = placeholderRules(placeholders)
   const text = report.live
     .map((entry) => {
       const ms = timed ? { ms: entry.ms } : {}
+      const msg = unfill.reduce((value, rule) => rule.apply(value, undefined, entry.dir), entry.msg)
       const body: TranscriptEntry =
         entry.msg !== undefined
-          ? { dir: entry.dir, ...ms, msg: entry.msg }
+          ? { dir: entry.dir, ...ms, msg }
           : Buffer.isBuffer(entry.raw)
             ? { dir: entry.dir, ...ms, rawBase64: entry.raw.toString('base64') }
             : { dir: entry.dir, ...ms, raw: entry.raw ?? '' }

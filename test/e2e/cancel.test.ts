@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 import { agentText } from './updates.js'
 
-const CWD = '/work/project'
+const CWD = PROJECT_DIR
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
 const scriptDir = mkdtempSync(join(tmpdir(), 'dsh-acp-script-'))
 const SLOW_SCRIPT = join(scriptDir, 'slow.json')

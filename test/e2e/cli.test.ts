@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import packageJson from '../../package.json' with { type: 'json' }
 import { CLI } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 
 function run(args: string[], input = '') {
   return spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'utf8', timeout: 20_000 })
@@ -70,13 +71,13 @@ describe('the dsh-acp command', () => {
     try {
       const lines = [
         { id: 1, method: 'initialize', params: { protocolVersion: 1 } },
-        { id: 2, method: 'session/new', params: { cwd: '/work/project', mcpServers: [] } },
+        { id: 2, method: 'session/new', params: { cwd: PROJECT_DIR, mcpServers: [] } },
         {
           id: 3,
           method: 'session/prompt',
           params: { sessionId: 'ses_1', prompt: [{ type: 'text', text: 'hi' }] },
         },
-        { id: 4, method: 'session/fork', params: { sessionId: 'ses_1', cwd: '/work/project' } },
+        { id: 4, method: 'session/fork', params: { sessionId: 'ses_1', cwd: PROJECT_DIR } },
       ]
         .map((m) => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`)
         .join('')

@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { answerText, fork, newSession, prompt } from '../support/snapshot-client.js'
-import { expectScenarioSnapshot, runScenario, SNAPSHOT_CWD } from '../support/snapshot-scenario.js'
+import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
 import { fromLog } from './updates.js'
 
 type Chunk = { sessionUpdate: string; messageId?: string; content?: { text?: string } }
@@ -102,14 +102,14 @@ describe('slash commands, live titles and message ids (transcript snapshots)', (
         'agent_message_chunk:msg_10',
       ])
       const from = agent.updates.length
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
       const replay = ofSession(agent, sessionId, from).filter(fromLog)
       expect(messages(replay)).toEqual(live)
       const users = replay.filter((n) => n.update.sessionUpdate === 'user_message_chunk')
       expect(users.map((n) => (n.update as Chunk).messageId)).toEqual(['msg_2', 'msg_8'])
 
       const forkAt = (meta: Record<string, unknown>) =>
-        agent.agent.request('session/fork', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [], _meta: meta })
+        agent.agent.request('session/fork', { sessionId, cwd: agent.cwd, mcpServers: [], _meta: meta })
       const lineage = (result: { _meta?: unknown }) => (result._meta as { dsh: { seedLength: number } }).dsh
       // An agent message: through the end of its turn (turn 1 ends at seq 6).
       expect(lineage(await forkAt({ dsh: { messageId: 'msg_4' } })).seedLength).toBe(6)
@@ -154,7 +154,7 @@ describe('slash commands, live titles and message ids (transcript snapshots)', (
       expect(live).toHaveLength(4)
       expect(new Set(live).size).toBe(4)
       const from = agent.updates.length
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
       expect(ids(ofSession(agent, sessionId, from))).toEqual(live)
     })
     expect(output.problems).toEqual([])

@@ -2,7 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { answerText, fork, newSession, prompt } from '../support/snapshot-client.js'
-import { expectScenarioSnapshot, runScenario, SNAPSHOT_CWD } from '../support/snapshot-scenario.js'
+import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
 import { fromLog } from './updates.js'
 
 type Option = acp.SessionConfigOption & { currentValue?: unknown }
@@ -30,7 +30,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       const args = ['--model-name', 'echo,echo-large']
       const agent = s.start({ args })
       await agent.initialize()
-      const created = await agent.agent.request('session/new', { cwd: SNAPSHOT_CWD, mcpServers: [] })
+      const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
       const sessionId = created.sessionId
       expect(current(created.configOptions)).toEqual({ mode: 'ask', model: 'echo', thought_level: 'default' })
       expect(created.modes?.currentModeId).toBe('ask')
@@ -88,7 +88,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       const child = await fork(agent, sessionId)
       const childSetup = await agent.agent.request('session/resume', {
         sessionId: child.sessionId,
-        cwd: SNAPSHOT_CWD,
+        cwd: agent.cwd,
       })
       expect(current(childSetup.configOptions)).toEqual({
         mode: 'accept-edits',
@@ -104,7 +104,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       await second.initialize()
       const loaded = await second.agent.request('session/load', {
         sessionId,
-        cwd: SNAPSHOT_CWD,
+        cwd: second.cwd,
         mcpServers: [],
       })
       expect(current(loaded.configOptions)).toEqual({
@@ -124,7 +124,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       ])
       const childLoaded = await second.agent.request('session/resume', {
         sessionId: child.sessionId,
-        cwd: SNAPSHOT_CWD,
+        cwd: second.cwd,
       })
       expect(childLoaded.modes?.currentModeId).toBe('read-only')
       from = second.updates.length
@@ -148,7 +148,7 @@ describe('session configuration: models, reasoning effort and modes (transcript 
       expect(await agent.stop()).toBe(0)
       const second = s.start({ idPrefix: 'ses_r' })
       await second.initialize()
-      const resumed = await second.agent.request('session/resume', { sessionId, cwd: SNAPSHOT_CWD })
+      const resumed = await second.agent.request('session/resume', { sessionId, cwd: second.cwd })
       expect(current(resumed.configOptions).model).toBe('echo')
     })
     expect(output.problems).toEqual([])

@@ -35,9 +35,10 @@ describe('session/fork errors and open turns (transcript snapshots)', () => {
         data: { code: 'OPEN_TURN', boundary: end - 1, lastSafeBoundary: 0 },
       })
       await expect(fork(agent, source, { cwd: 'work/project' })).rejects.toMatchObject({ code: -32602 })
-      await expect(fork(agent, source, { cwd: '/work/elsewhere' })).rejects.toMatchObject({
+      const elsewhere = s.directory('elsewhere')
+      await expect(fork(agent, source, { cwd: elsewhere })).rejects.toMatchObject({
         code: -32602,
-        data: { cwd: '/work/elsewhere', sessionCwd: '/work/project' },
+        data: { cwd: elsewhere, sessionCwd: agent.cwd },
       })
       const { sessions } = await agent.agent.request('session/list', {})
       expect(sessions.map((entry) => entry.sessionId)).toEqual([source])

@@ -78,7 +78,7 @@ describe('session/fork scenarios (transcript snapshots)', () => {
       const from = agent.updates.length
       await agent.agent.request('session/load', {
         sessionId: child.sessionId,
-        cwd: '/work/project',
+        cwd: agent.cwd,
         mcpServers: [],
       })
       expect(userTexts(agent, child.sessionId, from)).toEqual(['inherited', 'child only'])

@@ -4,9 +4,10 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 import { agentText, foldUpdates, fromLog, seqOf } from './updates.js'
 
-const CWD = '/work/project'
+const CWD = PROJECT_DIR
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
 
 const agents: AgentProcess[] = []
@@ -128,9 +129,11 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
   it('session/list pages with an opaque cursor, filters by cwd, and refuses a bad cursor with -32602', async () => {
     const agent = start()
     await agent.initialize()
+    const other = mkdtempSync(join(tmpdir(), 'dsh-acp-other-'))
+    dirs.push(other)
     const made: string[] = []
     for (let i = 0; i < 53; i++) {
-      const cwd = i % 2 === 0 ? CWD : '/work/other'
+      const cwd = i % 2 === 0 ? CWD : other
       made.push((await agent.agent.request('session/new', { cwd, mcpServers: [] })).sessionId)
     }
     const first = await agent.agent.request('session/list', {})

@@ -166,6 +166,34 @@ describe('stdio MCP servers', () => {
     await expectCleanExit(run)
   })
 
+  it('mcp:connected is logged when a server connects with tools the log does not already say, not on every load', async () => {
+    const run = await start({ script: [] })
+    const files = stdioServer('files')
+    const sessionId = await newSession(run, [files])
+    const load = (mcpServers: unknown[]) =>
+      run.agent.agent.request('session/load', { sessionId, cwd: run.cwd, mcpServers } as never)
+    await load([files])
+    await load([files])
+    await run.agent.agent.request('session/resume', { sessionId, cwd: run.cwd, mcpServers: [files] } as never)
+    await run.restart()
+    await load([files])
+    await load([files, stdioServer('more')])
+    await load([stdioServer('files', ['--fail-start'])])
+    await load([files])
+    await run.restart()
+    const logged = run
+      .loggedEvents(sessionId)
+      .filter((e) => e.type.startsWith('mcp:'))
+      .map((e) => `${e.type} ${(e.data as { server: string }).server}`)
+    expect(logged).toEqual([
+      'mcp:connected files',
+      'mcp:connected more',
+      'mcp:failed files',
+      'mcp:connected files',
+    ])
+    await expectCleanExit(run)
+  })
+
   it('no orphans: servers stop when their session closes, and when the agent reaches EOF', async () => {
     const run = await start({ script: [] })
     const pidfile = join(run.scratch, 'pids')

@@ -11,10 +11,10 @@ import {
 } from '../support/fake-openai.js'
 import { deferred, until } from '../support/openai-wire.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
+import { normalizeAnyWorkDir } from '../support/snapshot-normalize.js'
 import {
   expectScenarioSnapshot,
   runScenario,
-  SNAPSHOT_CWD,
   SNAPSHOT_ROOT,
   waitForUpdate,
 } from '../support/snapshot-scenario.js'
@@ -39,10 +39,12 @@ async function modelArgs(script: FakeScript): Promise<string[]> {
 
 /** The request bodies the fake server received, one JSON document (reviewed like the transcript). */
 async function expectModelRequests(scenario: string): Promise<void> {
-  const bodies = `${JSON.stringify(
-    fake?.requests.map((r) => r.body),
-    null,
-    2,
+  const bodies = `${normalizeAnyWorkDir(
+    JSON.stringify(
+      fake?.requests.map((r) => r.body),
+      null,
+      2,
+    ),
   )}\n`
   await expect(bodies).toMatchFileSnapshot(join(SNAPSHOT_ROOT, scenario, 'model-requests.json'))
 }
@@ -111,7 +113,7 @@ describe('openai transcript snapshots', () => {
       expect(await prompt(agent, sessionId, 'write notes/a.txt, then read it back')).toMatchObject({
         stopReason: 'end_turn',
       })
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
     expect(fake?.requests).toHaveLength(3)
     await expectScenarioSnapshot('openai-tool-round-trip', output)
@@ -164,7 +166,7 @@ describe('openai transcript snapshots', () => {
       expect((await tooling).stopReason).toBe('cancelled')
       answerPermission.resolve({ outcome: { outcome: 'cancelled' } })
       await until(() => answered(agent.audit.entries, 'session/request_permission'))
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
     expect(fake?.requests[0]?.clientHungUp).toBe(true)
     await expectScenarioSnapshot('openai-cancel', output)

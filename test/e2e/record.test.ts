@@ -57,7 +57,7 @@ describe('dsh-acp record', () => {
     })
     await recorded.initialize()
     const { sessionId } = await recorded.agent.request('session/new', {
-      cwd: '/work/project',
+      cwd: recorded.cwd,
       mcpServers: [],
     })
     await recorded.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })
@@ -109,6 +109,60 @@ describe('dsh-acp record', () => {
       { dir: 'out', rawBase64: Buffer.from([0xc3, 0x28]).toString('base64') },
       { dir: 'out', raw: 'no newline' },
     ])
+  })
+
+  it('records MCP server env and header values as ***, while the agent gets every byte as sent', async () => {
+    const out = tempTranscript()
+    const secrets = ['env-secret-1', 'header-secret-2', 'fork-secret-3', 'bad-utf8-secret-4']
+    const servers = (env: string, header: string) => [
+      { name: 'files', command: 'mcp-files', args: ['--x'], env: [{ name: 'TOKEN', value: env }] },
+      {
+        type: 'http',
+        name: 'web',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: [{ name: 'Authorization', value: header }],
+      },
+    ]
+    const line = (id: number, method: string, params: unknown) =>
+      `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`
+    const input = Buffer.concat([
+      Buffer.from(
+        line(1, 'session/new', {
+          cwd: '/p',
+          mcpServers: servers(secrets[0] as string, secrets[1] as string),
+        }),
+      ),
+      Buffer.from(
+        line(2, 'session/fork', { sessionId: 's', cwd: '/p', mcpServers: servers(secrets[2] as string, '') }),
+      ),
+      Buffer.from(
+        `{"jsonrpc":"2.0","id":3,"method":"session/load","params":{"sessionId":"\xff","cwd":"/p",`,
+        'latin1',
+      ),
+      Buffer.from(
+        `"mcpServers":[{"name":"x","command":"c","args":[],"env":[{"name":"K","value":"${secrets[3]}"}]}]}}\n`,
+      ),
+    ])
+    const run = await runRecord(['--out', out, process.execPath, BYTE_AGENT, 'echo'], input)
+    expect(run.status).toBe(3)
+    expect(run.stdout.subarray(0, input.length).equals(input)).toBe(true)
+    const text = readFileSync(out, 'utf8')
+    for (const secret of secrets) expect(text).not.toContain(secret)
+    const entries = parseTranscript(text)
+    const sent = entries.filter((e) => e.dir === 'in').map((e) => ('msg' in e ? e.msg : e)) as {
+      params?: { mcpServers?: { env?: unknown; headers?: unknown; args?: unknown }[] }
+    }[]
+    expect(sent[0]?.params?.mcpServers).toEqual([
+      { name: 'files', command: 'mcp-files', args: ['--x'], env: [{ name: 'TOKEN', value: '***' }] },
+      {
+        type: 'http',
+        name: 'web',
+        url: 'http://127.0.0.1:9/mcp',
+        headers: [{ name: 'Authorization', value: '***' }],
+      },
+    ])
+    expect(sent[1]?.params?.mcpServers?.[1]?.headers).toEqual([{ name: 'Authorization', value: '' }])
+    expect(sent[2]?.params?.mcpServers?.[0]?.env).toEqual([{ name: 'K', value: '***' }])
   })
 
   it('loses no line when the agent closes first, and appends a second recording to the same file', async () => {

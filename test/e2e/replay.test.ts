@@ -75,7 +75,7 @@ beforeAll(async () => {
     },
   })
   await client.initialize()
-  const { sessionId } = await client.agent.request('session/new', { cwd: '/work/project', mcpServers: [] })
+  const { sessionId } = await client.agent.request('session/new', { cwd: client.cwd, mcpServers: [] })
   await client.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] })
   await client.agent.request('session/prompt', {
     sessionId,

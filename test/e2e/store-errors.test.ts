@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 
-const CWD = '/work/project'
+const CWD = PROJECT_DIR
 const agents: AgentProcess[] = []
 const dirs: string[] = []
 afterEach(async () => {

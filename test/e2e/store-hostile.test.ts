@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 
-const CWD = '/work/project'
+const CWD = PROJECT_DIR
 const agents: AgentProcess[] = []
 const dirs: string[] = []
 afterEach(async () => {

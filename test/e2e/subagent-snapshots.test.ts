@@ -4,12 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type FakeOpenAi, fakeModelArgs, startFakeOpenAi } from '../support/fake-openai.js'
 import { conversationModel, type ModelMove } from '../support/prefix-cache.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
-import {
-  expectScenarioSnapshot,
-  runScenario,
-  SNAPSHOT_CWD,
-  SNAPSHOT_ROOT,
-} from '../support/snapshot-scenario.js'
+import { normalizeAnyWorkDir } from '../support/snapshot-normalize.js'
+import { expectScenarioSnapshot, runScenario, SNAPSHOT_ROOT } from '../support/snapshot-scenario.js'
 
 /**
  * Transcript snapshots of a delegation (test/snapshots/subagent-*), one per wire variant: a client
@@ -41,7 +37,11 @@ const TABLE: Record<string, ModelMove[]> = {
 }
 
 async function delegationScenario(name: string, clientCapabilities: acp.ClientCapabilities): Promise<void> {
-  fake = await startFakeOpenAi(conversationModel(TABLE).script)
+  fake = await startFakeOpenAi(
+    conversationModel(TABLE, {
+      countOn: (body) => JSON.parse(normalizeAnyWorkDir(JSON.stringify(body))),
+    }).script,
+  )
   const args = fakeModelArgs(fake)
   const output = await runScenario(async (s) => {
     const agent = s.start({
@@ -62,15 +62,17 @@ async function delegationScenario(name: string, clientCapabilities: acp.ClientCa
     expect(child?._meta).toMatchObject({ dsh: { parentSession: sessionId, subagent: { callId: 'call_d' } } })
     await agent.agent.request('session/load', {
       sessionId: child?.sessionId ?? '',
-      cwd: SNAPSHOT_CWD,
+      cwd: agent.cwd,
       mcpServers: [],
     })
   })
   await expectScenarioSnapshot(name, output)
-  const bodies = `${JSON.stringify(
-    fake.requests.map((r) => r.body),
-    null,
-    2,
+  const bodies = `${normalizeAnyWorkDir(
+    JSON.stringify(
+      fake.requests.map((r) => r.body),
+      null,
+      2,
+    ),
   )}\n`
   await expect(bodies).toMatchFileSnapshot(join(SNAPSHOT_ROOT, name, 'model-requests.json'))
 }

@@ -7,7 +7,7 @@ import {
   startFakeOpenAi,
 } from '../support/fake-openai.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
-import { expectScenarioSnapshot, runScenario, SNAPSHOT_CWD } from '../support/snapshot-scenario.js'
+import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
 
 /**
  * Transcript snapshots of how tool calls look to an editor (test/snapshots/tool-*): an edit shown
@@ -63,7 +63,7 @@ describe('tool call transcript snapshots', () => {
       expect(await prompt(agent, sessionId, 'fix the answer in src/app.ts')).toMatchObject({
         stopReason: 'end_turn',
       })
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
     await expectScenarioSnapshot('tool-edit-diff', output)
   })
@@ -97,7 +97,7 @@ describe('tool call transcript snapshots', () => {
       await agent.initialize({ terminal: true })
       const sessionId = await newSession(agent)
       expect(await prompt(agent, sessionId, 'run the tests')).toMatchObject({ stopReason: 'end_turn' })
-      await agent.agent.request('session/load', { sessionId, cwd: SNAPSHOT_CWD, mcpServers: [] })
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
     await expectScenarioSnapshot('tool-terminal-command', output)
   })

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { type App, createApp } from '../../src/app.js'
 import { forkPlugin } from '../../src/protocol/plugin.js'
 import { createSequentialIdGenerator } from '../../src/session/index.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
 import { TestPeer } from '../support/wire/test-peer.js'
 
 let app: App | undefined
@@ -39,20 +40,20 @@ describe('the fork plugin at run time', () => {
   it('disposing it removes session/fork and its capability for the next initialize; plugging it again restores both', async () => {
     const { app, call } = await serve()
     expect(forkCapability(await call('initialize', { protocolVersion: 1 }))).toEqual({})
-    const { result } = await call('session/new', { cwd: '/work/project', mcpServers: [] })
+    const { result } = await call('session/new', { cwd: PROJECT_DIR, mcpServers: [] })
     const sessionId = (result as { sessionId: string }).sessionId
-    expect(await call('session/fork', { sessionId, cwd: '/work/project' })).toMatchObject({
+    expect(await call('session/fork', { sessionId, cwd: PROJECT_DIR })).toMatchObject({
       result: { _meta: { dsh: { parentSession: sessionId, seedLength: 0 } } },
     })
 
     app.fork?.dispose()
     expect(forkCapability(await call('initialize', { protocolVersion: 1 }))).toBeUndefined()
-    expect(await call('session/fork', { sessionId, cwd: '/work/project' })).toMatchObject({
+    expect(await call('session/fork', { sessionId, cwd: PROJECT_DIR })).toMatchObject({
       error: { code: -32601 },
     })
 
     app.ctx.plugin(forkPlugin)
     expect(forkCapability(await call('initialize', { protocolVersion: 1 }))).toEqual({})
-    expect(await call('session/fork', { sessionId, cwd: '/work/project' })).toMatchObject({ result: {} })
+    expect(await call('session/fork', { sessionId, cwd: PROJECT_DIR })).toMatchObject({ result: {} })
   })
 })

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import * as acp from '@agentclientprotocol/sdk/unstable'
+import { PROJECT_DIR } from './project-dir.js'
 import { LineSplitter, WireAudit } from './wire-audit.js'
 
 export const CLI = resolve(import.meta.dirname, '../../dist/cli.js')
@@ -11,6 +12,8 @@ export const CLI = resolve(import.meta.dirname, '../../dist/cli.js')
 export interface AgentOptions {
   /** Store directory; default: a fresh temp dir (removed by `cleanup`). */
   readonly storeDir?: string
+  /** The existing directory the test opens its sessions in (`cwd`); default {@link PROJECT_DIR}. */
+  readonly cwd?: string
   readonly args?: readonly string[]
   /** Node arguments to run instead of the built server (e.g. `dsh-acp record` around it). */
   readonly command?: readonly string[]
@@ -32,6 +35,8 @@ export class AgentProcess {
   readonly child: ChildProcessWithoutNullStreams
   readonly connection: acp.ClientConnection
   readonly storeDir: string
+  /** The directory the test opens its sessions in (see `AgentOptions.cwd`). */
+  readonly cwd: string
   private stderrText = ''
   private readonly exited: Promise<number | null>
   private readonly stdoutSplitter: LineSplitter
@@ -40,6 +45,7 @@ export class AgentProcess {
   constructor(options: AgentOptions = {}) {
     this.ownsStore = options.storeDir === undefined
     this.storeDir = options.storeDir ?? mkdtempSync(join(tmpdir(), 'dsh-acp-e2e-'))
+    this.cwd = options.cwd ?? PROJECT_DIR
     const argv = options.command ?? [CLI, '--store', this.storeDir, ...(options.args ?? [])]
     this.child = spawn(process.execPath, [...argv], {
       stdio: ['pipe', 'pipe', 'pipe'],

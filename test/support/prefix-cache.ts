@@ -84,6 +84,8 @@ export function conversationModel(
   options: {
     readonly dialect?: (userText: string) => 'openai' | 'deepseek'
     readonly hold?: (userText: string, reply: FakeReply) => FakeReply
+    /** The body as the cache counts it (e.g. with machine-specific paths normalized); default as sent. */
+    readonly countOn?: (body: RecordedRequest['body']) => RecordedRequest['body']
   } = {},
 ): { script: (request: RecordedRequest) => FakeReply; cache: PrefixCache } {
   const cache = new PrefixCache()
@@ -91,7 +93,11 @@ export function conversationModel(
     const user = lastUserText(request.body)
     const move = table[user]?.[stepOfTurn(request.body)]
     if (!move) return { status: 500, body: { error: { message: `fake: nothing scripted for ${user}` } } }
-    const reply = streamWithUsage(move, cache.see(request.body), options.dialect?.(user) ?? 'openai')
+    const reply = streamWithUsage(
+      move,
+      cache.see(options.countOn ? options.countOn(request.body) : request.body),
+      options.dialect?.(user) ?? 'openai',
+    )
     return options.hold ? options.hold(user, reply) : reply
   }
   return { script, cache }

@@ -1,6 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import type { AgentProcess } from './agent-process.js'
-import { SNAPSHOT_CWD } from './snapshot-scenario.js'
 
 /** Small typed steps for snapshot scenarios, through the official client. */
 
@@ -13,7 +12,7 @@ export function dsh<T = Record<string, unknown>>(value: { _meta?: unknown } | nu
   return found
 }
 
-export async function newSession(agent: AgentProcess, cwd = SNAPSHOT_CWD): Promise<string> {
+export async function newSession(agent: AgentProcess, cwd = agent.cwd): Promise<string> {
   return (await agent.agent.request('session/new', { cwd, mcpServers: [] })).sessionId
 }
 
@@ -47,7 +46,7 @@ export async function fork(
 ): Promise<ForkResult> {
   const result = await agent.agent.request('session/fork', {
     sessionId,
-    cwd: options.cwd ?? SNAPSHOT_CWD,
+    cwd: options.cwd ?? agent.cwd,
     mcpServers: [],
     ...('boundary' in options && { _meta: { dsh: { boundary: options.boundary } } }),
   })

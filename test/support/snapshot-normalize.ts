@@ -1,6 +1,9 @@
+import { realpathSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseTranscriptLine, type TranscriptEntry } from '../../src/protocol/wire/index.js'
 import { normalizeInitializeVersions } from '../../src/replay/normalize.js'
-import type { UserRule } from '../../src/replay/rules.js'
+import type { Placeholder } from '../../src/replay/placeholders.js'
 import { scriptFromEntries } from '../../src/replay/script.js'
 
 /** What varies between two runs of one scenario, and nothing else. */
@@ -13,10 +16,7 @@ export interface NormalizeContext {
 
 /** Rule 1's replacements, in order. */
 function pathReplacements(context: NormalizeContext): [string, string][] {
-  return [
-    [context.storeDir, '<store>'],
-    [context.workDir, '<work>'],
-  ]
+  return snapshotPlaceholders(context).map(({ name, value }) => [value, `<${name}>`])
 }
 
 /**
@@ -28,11 +28,12 @@ function pathReplacements(context: NormalizeContext): [string, string][] {
  *    replay engine's own version rule, `normalizeInitializeVersions`), so a release does not
  *    rewrite every snapshot.
  *
- * Nothing else is touched: ids come from `--id-prefix`, times from `--fake-clock`, the cwd is a
- * fixed absolute path, and JSON-RPC ids from the client's own counter. Anything else that differs
+ * Nothing else is touched: ids come from `--id-prefix`, times from `--fake-clock`, the cwd is
+ * `<work>/project`, and JSON-RPC ids from the client's own counter. Anything else that differs
  * between runs is a determinism bug in the server, not something to normalize here. Replaying a
- * snapshot applies rule 1 as replay rules ({@link snapshotPathRules}) on top of the engine's
- * built-in ones.
+ * snapshot gives rule 1 to the engine as placeholders ({@link snapshotPlaceholders}, `--set`):
+ * the replay's own directories go where the transcript says `<store>` and `<work>` in what the
+ * client sends (the session's cwd must exist), and are compared as those names.
  */
 export function normalizeSnapshotText(text: string, context: NormalizeContext): string {
   let result = text
@@ -40,12 +41,12 @@ export function normalizeSnapshotText(text: string, context: NormalizeContext): 
   return result
 }
 
-/** Rule 1 as `dsh-acp replay` rules (patterns over every string value). */
-export function snapshotPathRules(context: NormalizeContext): UserRule[] {
-  return pathReplacements(context).map(([from, to]) => ({
-    pattern: from.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
-    replace: to,
-  }))
+/** Rule 1 as `dsh-acp replay --set` placeholders: the store inside the work directory first. */
+export function snapshotPlaceholders(context: NormalizeContext): Placeholder[] {
+  return [
+    { name: 'store', value: context.storeDir },
+    { name: 'work', value: context.workDir },
+  ]
 }
 
 /** Rule 2 on a transcript's text (one entry per line), after rule 1. */
@@ -69,4 +70,27 @@ export function normalizeTranscript(text: string, context: NormalizeContext): st
     })
     .map((line) => `${line}\n`)
     .join('')
+}
+
+/** What every scenario's work directory is named after (`mkdtemp` adds six characters). */
+export const SNAPSHOT_WORK_PREFIX = 'dsh-acp-snapshot-'
+
+const ANY_WORK_DIR = (() => {
+  const roots = new Set([tmpdir()])
+  try {
+    roots.add(realpathSync(tmpdir()))
+  } catch {}
+  const escaped = [...roots].map((root) =>
+    join(root, SNAPSHOT_WORK_PREFIX).replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+  )
+  return new RegExp(`(?:${escaped.join('|')})[A-Za-z0-9]{6}`, 'g')
+})()
+
+/**
+ * Rule 1 for text recorded where no scenario context is at hand (the model server's request
+ * bodies, and the token counts a fake model derives from them): any scenario's work directory
+ * becomes `<work>`, so the text does not depend on the machine's temp directory.
+ */
+export function normalizeAnyWorkDir(text: string): string {
+  return text.replace(ANY_WORK_DIR, '<work>')
 }

@@ -2,12 +2,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
-import { compileRules } from '../../src/replay/rules.js'
 import { readScript } from '../../src/replay/script.js'
 import { CLI } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
-import { type NormalizeContext, normalizeSnapshotText, snapshotPathRules } from './snapshot-normalize.js'
-import { SNAPSHOT_CLOCK, SNAPSHOT_ROOT } from './snapshot-scenario.js'
+import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
+import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT, SNAPSHOT_ROOT } from './snapshot-scenario.js'
 import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
 
 export interface SnapshotReplay {
@@ -20,7 +19,8 @@ export interface SnapshotReplay {
 /**
  * Replays `test/snapshots/<name>/transcript.jsonl` through the replay engine (`src/replay`)
  * against the built server, started as `replay.json` says on a fresh store, with
- * `--validate`'s schema checks; the same path rules as the snapshot normalization apply.
+ * `--validate`'s schema checks; the snapshot normalization's paths are `--set` placeholders, so
+ * the client's messages carry this replay's real directories (the cwd `<work>/project` exists).
  */
 export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<SnapshotReplay> {
   const dir = join(SNAPSHOT_ROOT, name)
@@ -31,6 +31,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
   const fake = spec.modelServer ? await startFakeOpenAi(spec.modelServer) : undefined
   try {
     mkdirSync(storeDir)
+    for (const name of [SNAPSHOT_PROJECT, ...(spec.directories ?? [])]) mkdirSync(join(workDir, name))
     for (const [file, text] of Object.entries(spec.files)) writeFileSync(join(workDir, file), text)
     const report = await replay({
       script: readScript(join(dir, 'transcript.jsonl')),
@@ -57,7 +58,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
           ],
         }
       },
-      rules: compileRules(snapshotPathRules(context)),
+      placeholders: snapshotPlaceholders(context),
       validate: true,
       timeoutMs,
     })

@@ -1,17 +1,26 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { expect } from 'vitest'
 import { AgentProcess } from './agent-process.js'
 import { type FakeOpenAi, runningFakeOpenAi } from './fake-openai.js'
-import { type NormalizeContext, normalizeSnapshotText, normalizeTranscript } from './snapshot-normalize.js'
+import {
+  type NormalizeContext,
+  normalizeSnapshotText,
+  normalizeTranscript,
+  SNAPSHOT_WORK_PREFIX,
+} from './snapshot-normalize.js'
 import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
 
 /** Where scenario folders live: `<root>/<scenario>/transcript.jsonl` and `<root>/<scenario>/store/`. */
 export const SNAPSHOT_ROOT = resolve(import.meta.dirname, '../snapshots')
-/** The fixed absolute cwd of every scenario's sessions (it need not exist). */
-export const SNAPSHOT_CWD = '/work/project'
+/**
+ * The cwd of every scenario's sessions, relative to the scenario's work directory: a real
+ * directory, created with the work directory, that appears as `<work>/project` in the snapshots
+ * (the server refuses a cwd that does not exist). Scenario bodies take it from `agent.cwd`.
+ */
+export const SNAPSHOT_PROJECT = 'project'
 /** The instant every scenario's server stamps on everything. */
 export const SNAPSHOT_CLOCK = '2026-01-01T00:00:00.000Z'
 
@@ -30,6 +39,8 @@ export interface Scenario {
   start(options?: StartOptions): AgentProcess
   /** Writes a `script:` model file into the work directory; returns the `--model` value. */
   scriptModel(name: string, turns: unknown): string
+  /** Makes an empty directory in the work directory (recorded in `replay.json`); returns its path. */
+  directory(name: string): string
 }
 
 /** What a scenario produced, normalized: the transcript and the store's session files by name. */
@@ -48,14 +59,17 @@ export interface ScenarioOutput {
  * body leaves running are stopped with EOF (a clean exit) before the files are read.
  */
 export async function runScenario(body: (scenario: Scenario) => Promise<void>): Promise<ScenarioOutput> {
-  const workDir = mkdtempSync(join(tmpdir(), 'dsh-acp-snapshot-'))
+  const workDir = mkdtempSync(join(tmpdir(), SNAPSHOT_WORK_PREFIX))
   const storeDir = join(workDir, 'store')
   const transcriptFile = join(workDir, 'transcript.jsonl')
+  const cwd = join(workDir, SNAPSHOT_PROJECT)
+  mkdirSync(cwd)
   const context: NormalizeContext = { storeDir, workDir }
   const agents: AgentProcess[] = []
   const problems: string[] = []
   const processes: { idPrefix: string; args: string[] }[] = []
   const files: Record<string, string> = {}
+  const directories: string[] = []
   let modelServer: FakeOpenAi | undefined
   const scenario: Scenario = {
     context,
@@ -71,6 +85,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       processes.push({ idPrefix: options.idPrefix ?? 'ses_', args })
       const agent = new AgentProcess({
         storeDir,
+        cwd,
         args: [
           ...['--fake-clock', SNAPSHOT_CLOCK, '--id-prefix', options.idPrefix ?? 'ses_'],
           ...['--transcript', transcriptFile, '--log-level', 'error'],
@@ -86,6 +101,12 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       files[name] = JSON.stringify({ turns })
       writeFileSync(file, files[name])
       return `script:${file}`
+    },
+    directory(name) {
+      const dir = join(workDir, name)
+      mkdirSync(dir)
+      directories.push(name)
+      return dir
     },
   }
   try {
@@ -110,6 +131,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
     const spec: ReplaySpec = {
       processes,
       files,
+      ...(directories.length > 0 && { directories }),
       ...(modelServer && { modelServer: modelServer.requests.map((request) => request.reply) }),
     }
     return { transcript, storeFiles, problems, replaySpec: `${JSON.stringify(spec, null, 2)}\n` }

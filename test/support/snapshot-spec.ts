@@ -11,6 +11,8 @@ export interface ReplaySpec {
   readonly processes: readonly { readonly idPrefix: string; readonly args: readonly string[] }[]
   /** Files the scenario wrote into its work directory (model scripts), by name. */
   readonly files: Readonly<Record<string, string>>
+  /** Empty directories the scenario made in its work directory (besides `project`), by name. */
+  readonly directories?: readonly string[]
   readonly modelServer?: readonly FakeReply[]
 }
 

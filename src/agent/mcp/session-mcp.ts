@@ -7,7 +7,11 @@ import type { McpServerConfig } from './server-config.js'
 
 /** The log event that records an MCP server a session could not use (or lost): `{server, reason}`. */
 export const MCP_FAILED_EVENT = 'mcp:failed'
-/** The log event that records an MCP server connected for a session: `{server, tools}`. */
+/**
+ * The log event that records an MCP server connected for a session: `{server, tools}`. Appended
+ * only when it changes what the log says about that server (see {@link recordsConnected}), so a
+ * load or resume with the same servers adds nothing.
+ */
 export const MCP_CONNECTED_EVENT = 'mcp:connected'
 
 /** Sends one `session/update` for a session, tagged with the seq of the event it stands for. */
@@ -94,7 +98,7 @@ export class McpSessions {
           }
           entry.connections.push(connection)
           logger.info('MCP server %s of %s: %d tools', config.name, session.id, connection.tools.length)
-          if (!this.options.isBusy(session.id)) {
+          if (!this.options.isBusy(session.id) && !recordsConnected(session, config.name, connection.tools)) {
             session.append({
               type: MCP_CONNECTED_EVENT,
               data: { server: config.name, tools: connection.tools },
@@ -175,4 +179,22 @@ export class McpSessions {
     entry.pending.push({ server: connection.name, reason: `stopped working (${reason})` })
     this.flushIdle(sessionId)
   }
+}
+
+/**
+ * True when the last `mcp:connected` or `mcp:failed` event the session's log holds for `server`
+ * (its own or, for a fork, inherited) says it is connected with exactly `tools`: connecting it
+ * again changes nothing worth recording. A connection's absence (a load without that server) is
+ * not an event, so it does not count as a change.
+ */
+export function recordsConnected(session: Session, server: string, tools: readonly string[]): boolean {
+  for (let seq = session.lastSeq; seq > 0; seq--) {
+    const event = session.at(seq)
+    if (event?.type !== MCP_CONNECTED_EVENT && event?.type !== MCP_FAILED_EVENT) continue
+    const data = event.data as { server?: unknown; tools?: unknown }
+    if (data.server !== server) continue
+    if (event.type === MCP_FAILED_EVENT || !Array.isArray(data.tools)) return false
+    return data.tools.length === tools.length && data.tools.every((tool, i) => tool === tools[i])
+  }
+  return false
 }

@@ -1,7 +1,7 @@
 import { isValidSessionId, type Session } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import type { MethodCall } from '../method.js'
-import { assertAbsolutePath } from '../params.js'
+import { assertWorkingDirectory } from '../params.js'
 
 /** A `sessionId` that cannot exist is answered like an unknown one (-32002). */
 export function assertSessionId(id: string): string {
@@ -25,8 +25,10 @@ export function assertSameCwd(session: Pick<Session, 'id' | 'cwd'>, cwd: string,
 }
 
 /**
- * What `session/load`, `session/resume` and `session/fork` share: an absolute `cwd` that is the
- * session's own. Opens the session.
+ * What `session/load`, `session/resume` and `session/fork` share: a `cwd` that is an existing
+ * directory (checked before the session is opened, so nothing is replayed or made live for a
+ * vanished one; the stored session stays listed and deletable) and the session's own. Opens the
+ * session.
  */
 export async function openSessionInCwd(
   params: { sessionId: string; cwd: string },
@@ -34,7 +36,7 @@ export async function openSessionInCwd(
   call: MethodCall,
 ): Promise<Session> {
   assertSessionId(params.sessionId)
-  assertAbsolutePath(method, 'cwd', params.cwd)
+  assertWorkingDirectory(method, 'cwd', params.cwd)
   const session = await openSession(call, params.sessionId)
   assertSameCwd(session, params.cwd, method)
   return session

@@ -2,7 +2,7 @@ import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../se
 import { checkedDirectories, recordDirectories } from '../directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../mcp-servers.js'
 import { defineMethod } from '../method.js'
-import { assertAbsolutePath } from '../params.js'
+import { assertWorkingDirectory } from '../params.js'
 import { announceSession } from '../session-announce.js'
 import { configUpdates, sessionSetup } from '../session-config.js'
 import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-access.js'
@@ -25,7 +25,7 @@ export const sessionLoadMethod = defineMethod({
   },
   async handle(params, call) {
     assertSessionId(params.sessionId)
-    assertAbsolutePath('session/load', 'cwd', params.cwd)
+    assertWorkingDirectory('session/load', 'cwd', params.cwd)
     const servers = mcpServerConfigs('session/load', params.mcpServers)
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
     let projector: UpdateProjector | undefined

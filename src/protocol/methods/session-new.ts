@@ -6,7 +6,7 @@ import { announceSession } from '../session-announce.js'
 import { sessionSetup } from '../session-config.js'
 
 /**
- * `session/new`: a new session in an absolute `cwd` (no NUL; a directory when it exists), answered
+ * `session/new`: a new session in `cwd` (an existing directory, see `assertWorkingDirectory`), answered
  * once its header is durable, with its `configOptions` and `modes` (all defaults); its MCP servers connected
  * (or failed, which is reported right after the response).
  */
