@@ -100,7 +100,11 @@ export class AgentService {
           sessions: () => this.ctx.sessions,
           runTurn: (child, request) => this.runTurn(child, request),
           maxSteps: positive('subagents.maxSteps', subagents.maxSteps ?? this.maxSteps),
-          toolNames: () => this.tools.specs().map((spec) => spec.name),
+          toolNames: (sessionId) =>
+            this.tools
+              .forSession(sessionId)
+              .specs()
+              .map((spec) => spec.name),
         }),
       )
     }

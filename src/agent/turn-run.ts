@@ -129,7 +129,7 @@ export class TurnRun {
     const { session, turn, options } = this
     options.beforeStep?.((update, seq) => this.send(update, seq))
     session.append({ type: 'step/start', data: { turn, step } })
-    const tools = options.tools.forSession(session.id)
+    const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const mode = options.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(

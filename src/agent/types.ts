@@ -165,6 +165,13 @@ export interface TurnRequest {
    * subagent's restriction). Default: all.
    */
   readonly allowedTools?: ReadonlySet<string>
+  /**
+   * The session whose tools the turn offers: a subagent's parent, so the child is told about the
+   * same tools (its request keeps the parent's exact prefix) and runs the parent's MCP servers'
+   * tools through the parent's connections, which live while the parent's turn waits for it.
+   * Default: the turn's own session.
+   */
+  readonly toolScope?: string
   /** How the editor is shown a subagent this turn spawns. Absent: children run unseen. */
   readonly openSubagent?: (link: SubagentLink) => SubagentView
 }

@@ -20,8 +20,8 @@ export interface DelegateDeps {
   readonly runTurn: (child: Session, request: TurnRequest) => Promise<TurnOutcome>
   /** Model requests a child's turn may make before it ends `max-turn-requests`. */
   readonly maxSteps: number
-  /** Every tool name the agent has, in the model's order (the default set a child may use). */
-  readonly toolNames: () => readonly string[]
+  /** Every tool name a session has (the agent's and its MCP servers'), in the model's order: what a child may use. */
+  readonly toolNames: (sessionId: string) => readonly string[]
 }
 
 interface DelegateInput {
@@ -124,7 +124,7 @@ export function delegateTool(deps: DelegateDeps): Tool {
     title: titleOf,
     async run(input, context): Promise<ToolResult> {
       const { task, title, tools } = parseInput(input)
-      const allowedTools = childTools(tools, context, deps.toolNames())
+      const allowedTools = childTools(tools, context, deps.toolNames(context.sessionId))
       const sessions = deps.sessions()
       const { turn, callId, sessionId } = context
       const child = await sessions.forkSubagentDurable(sessionId, { turn, callId }, { title })
@@ -146,6 +146,7 @@ export function delegateTool(deps: DelegateDeps): Tool {
         client: view.client,
         maxSteps: deps.maxSteps,
         allowedTools,
+        toolScope: context.sessionId,
         announcePrompt: true,
       })
       view.ended(outcome)
