@@ -31,6 +31,17 @@ describe('HeldInput', () => {
     expect(await readAll(held.release(true))).toBe('second\nthird\nfourth')
   })
 
+  it('keeps the first line where it was when a chunk with another newline arrives after it', async () => {
+    const input = new PassThrough()
+    const held = new HeldInput(input, 1000)
+    input.write('one\n')
+    expect((await held.firstLine)?.toString()).toBe('one')
+    input.emit('data', Buffer.from('two\n'))
+    const rest = held.release(true)
+    input.end('three\n')
+    expect(await readAll(rest)).toBe('two\nthree\n')
+  })
+
   it('gives everything back, the first line included, when it was not answered', async () => {
     const input = new PassThrough()
     const held = new HeldInput(input, 1000)

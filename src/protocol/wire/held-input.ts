@@ -14,6 +14,7 @@ export class HeldInput {
   /** Bytes of the first line, its `\n` included; -1 while none is complete. */
   private firstLineBytes = -1
   private ended = false
+  private gaveUp = false
   private settle!: (line: Buffer | undefined) => void
   /**
    * The first line without its `\n`; undefined when the input ended (or failed) before one, or
@@ -36,15 +37,18 @@ export class HeldInput {
 
   private readonly onData = (chunk: Buffer | string) => {
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk
-    const newline = bytes.indexOf(LF)
     this.held.push(bytes)
     this.heldBytes += bytes.length
+    // Once the first line is known (or given up on), later chunks are only held for release.
+    if (this.firstLineBytes >= 0 || this.gaveUp) return
+    const newline = bytes.indexOf(LF)
     if (newline !== -1) {
       this.firstLineBytes = this.heldBytes - bytes.length + newline + 1
       this.input.pause()
       const length = this.firstLineBytes - 1
       this.settle(length > this.maxLineBytes ? undefined : Buffer.concat(this.held).subarray(0, length))
     } else if (this.heldBytes > this.maxLineBytes + 1) {
+      this.gaveUp = true
       this.input.pause()
       this.settle(undefined)
     }
