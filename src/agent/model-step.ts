@@ -1,14 +1,26 @@
 import {
+  HistoryProjector,
   type JsonValue,
   messageChunk,
   messageIdOf,
-  projectHistory,
   type Session,
   type TokenUsage,
   thoughtChunk,
 } from '../session/index.js'
 import { abortable } from './abort.js'
 import type { ModelProvider, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from './types.js'
+
+/** Each live session's model history, folded forward step by step (dropped with the session). */
+const projectors = new WeakMap<Session, HistoryProjector>()
+
+function historyOf(session: Session) {
+  let projector = projectors.get(session)
+  if (!projector) {
+    projector = new HistoryProjector()
+    projectors.set(session, projector)
+  }
+  return projector.project(session.events())
+}
 
 /** A tool call as the provider streamed it, before the loop records it. */
 export interface StreamedCall {
@@ -54,7 +66,7 @@ export async function streamModelStep(
     const modelRequest = {
       sessionId: session.id,
       cwd: session.cwd,
-      messages: projectHistory(session.events()),
+      messages: historyOf(session),
       tools,
       ...(choice.model !== undefined && { model: choice.model }),
       ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),

@@ -50,75 +50,106 @@ export function unansweredCallResult(reason: string): string {
  * far as it goes (the turn loop is still running it).
  */
 export function projectHistory(events: readonly SessionEvent[]): ModelMessage[] {
-  const messages: ModelMessage[] = []
-  let step: PendingStep | undefined
+  return new HistoryProjector().project(events)
+}
 
-  const closeStep = (cutShortReason?: string) => {
-    if (!step) return
-    if (step.content !== '' || step.calls.length > 0 || step.thought !== '') {
-      messages.push({
-        role: 'assistant',
-        content: step.content,
-        ...(step.thought !== '' && { thought: step.thought }),
-        toolCalls: step.calls,
-      })
+/**
+ * {@link projectHistory} kept up to date as a log grows: `project(events)` equals
+ * `projectHistory(events)`, but only folds the events after those it saw last time when `events`
+ * extends them (the same event objects at the same places, as an append-only log does); anything
+ * else is projected from the start. A model step of a long session then costs its new events, not
+ * the whole log (nor a read-back of every large stored body). What it returned before never
+ * changes.
+ */
+export class HistoryProjector {
+  private messages: ModelMessage[] = []
+  private step: PendingStep | undefined
+  private seen = 0
+  private lastSeen: SessionEvent | undefined
+
+  project(events: readonly SessionEvent[]): ModelMessage[] {
+    if (events.length < this.seen || (this.seen > 0 && events[this.seen - 1] !== this.lastSeen)) {
+      this.messages = []
+      this.step = undefined
+      this.seen = 0
     }
-    for (const call of step.calls) {
-      const result = step.results.get(call.id)
-      if (result) {
-        messages.push({
-          role: 'tool',
-          callId: call.id,
-          name: call.name,
-          content: result.data.output,
-          isError: result.data.isError === true,
-        })
-      } else if (cutShortReason !== undefined) {
-        messages.push({
-          role: 'tool',
-          callId: call.id,
-          name: call.name,
-          content: unansweredCallResult(cutShortReason),
-          isError: true,
-        })
-      }
-    }
-    step = undefined
+    for (let i = this.seen; i < events.length; i++) this.fold(events[i] as SessionEvent)
+    this.seen = events.length
+    this.lastSeen = events[events.length - 1]
+    const history = this.messages.slice()
+    if (this.step) pushStep(history, { ...this.step, calls: this.step.calls.slice() })
+    return history
   }
 
-  for (const event of events) {
+  private fold(event: SessionEvent): void {
     switch (event.type) {
       case 'user/message':
-        messages.push({ role: 'user', content: event.data.content })
+        this.messages.push({ role: 'user', content: event.data.content })
         break
       case 'context/note':
-        messages.push({ role: 'system', content: event.data.text })
+        this.messages.push({ role: 'system', content: event.data.text })
         break
       case 'step/start':
-        step = { content: '', thought: '', calls: [], results: new Map() }
+        this.step = { content: '', thought: '', calls: [], results: new Map() }
         break
       case 'assistant/message':
-        if (step) {
-          step.content += event.data.content
-          if (event.data.thought !== undefined) step.thought += event.data.thought
+        if (this.step) {
+          this.step.content += event.data.content
+          if (event.data.thought !== undefined) this.step.thought += event.data.thought
         }
         break
       case 'tool/call':
-        step?.calls.push({ id: event.data.callId, name: event.data.name, input: event.data.input })
+        this.step?.calls.push({ id: event.data.callId, name: event.data.name, input: event.data.input })
         break
       case 'tool/result':
-        step?.results.set(event.data.callId, event)
+        this.step?.results.set(event.data.callId, event)
         break
       case 'step/end':
-        closeStep()
+        this.closeStep()
         break
       case 'turn/end':
-        closeStep(CLEAN_TURN_END_REASONS.has(event.data.reason) ? undefined : event.data.reason)
+        this.closeStep(CLEAN_TURN_END_REASONS.has(event.data.reason) ? undefined : event.data.reason)
         break
       default:
         break
     }
   }
-  closeStep()
-  return messages
+
+  private closeStep(cutShortReason?: string): void {
+    if (!this.step) return
+    pushStep(this.messages, this.step, cutShortReason)
+    this.step = undefined
+  }
+}
+
+/** Appends a step's messages: its assistant message (unless empty), then one tool message per call. */
+function pushStep(messages: ModelMessage[], step: PendingStep, cutShortReason?: string): void {
+  if (step.content !== '' || step.calls.length > 0 || step.thought !== '') {
+    messages.push({
+      role: 'assistant',
+      content: step.content,
+      ...(step.thought !== '' && { thought: step.thought }),
+      toolCalls: step.calls,
+    })
+  }
+  for (const call of step.calls) {
+    const result = step.results.get(call.id)
+    if (result) {
+      messages.push({
+        role: 'tool',
+        callId: call.id,
+        name: call.name,
+        content: result.data.output,
+        isError: result.data.isError === true,
+      })
+    } else if (cutShortReason !== undefined) {
+      messages.push({
+        role: 'tool',
+        callId: call.id,
+        name: call.name,
+        content: unansweredCallResult(cutShortReason),
+        isError: true,
+      })
+    }
+  }
 }
