@@ -1,6 +1,7 @@
-import { PassThrough, Writable } from 'node:stream'
+import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ResponseError, type ResponseMessage } from 'vscode-jsonrpc'
+import { chunkSink } from '../../../test/support/wire/chunk-sink.js'
 import { TestPeer } from '../../../test/support/wire/test-peer.js'
 import { startTestServer, type TestServer } from '../../../test/support/wire/test-server.js'
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
@@ -182,14 +183,7 @@ describe('InboundToken', () => {
 
 describe('coalescing output', () => {
   it('while coalesceWhile is true, hands the first line of a turn over at once and the rest of the turn in one chunk at its end', async () => {
-    const chunks: string[] = []
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _encoding, callback) {
-        chunks.push(chunk)
-        callback()
-      },
-    })
+    const { sink, chunks } = chunkSink()
     let coalesce = true
     const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => coalesce })
     const first = [
@@ -217,14 +211,7 @@ describe('coalescing output', () => {
   })
 
   it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
-    const chunks: string[] = []
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _encoding, callback) {
-        chunks.push(chunk)
-        callback()
-      },
-    })
+    const { sink, chunks } = chunkSink()
     const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => true })
     void writer.write(request(0, 'first of the turn'))
     expect(chunks).toEqual([line(request(0, 'first of the turn'))])
@@ -241,14 +228,7 @@ describe('coalescing output', () => {
 
   it('answers the requests of one chunk in one write when they answer at once', async () => {
     const toServer = new PassThrough()
-    const chunks: string[] = []
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _encoding, callback) {
-        chunks.push(chunk)
-        callback()
-      },
-    })
+    const { sink, chunks } = chunkSink()
     const wire = createNdjsonConnection(toServer, sink, {
       inbound: { request: async () => 'ok', notification: () => {} },
     })

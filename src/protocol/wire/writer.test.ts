@@ -3,6 +3,7 @@ import { once } from 'node:events'
 import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { Message } from 'vscode-jsonrpc'
+import { chunkSink } from '../../../test/support/wire/chunk-sink.js'
 import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
 import { SerializedJson } from './serialized.js'
@@ -84,14 +85,7 @@ describe('NdjsonMessageWriter', () => {
   })
 
   it('never holds a line longer than MAX_HOLD_TURNS turns, nor past drain()', async () => {
-    const chunks: string[] = []
-    const sink = new Writable({
-      decodeStrings: false,
-      write(chunk: string, _encoding, callback) {
-        chunks.push(chunk)
-        callback()
-      },
-    })
+    const { sink, chunks } = chunkSink()
     const writer = new NdjsonMessageWriter(sink, { holdWhile: () => true })
     const written = writer.write(note(1))
     for (let turn = 0; turn < MAX_HOLD_TURNS; turn++) await nextTurn()
