@@ -1,6 +1,6 @@
 import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
-import type { AnyEventInput, JsonObject, SessionEvent } from './events.js'
+import type { AnyEventInput, SessionEvent } from './events.js'
 import { storableEventData } from './frozen.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
