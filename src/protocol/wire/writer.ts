@@ -39,9 +39,12 @@ export const MAX_HELD_LINES = 256
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
-/** The lines not yet handed to the stream, and the promise their `write()` calls returned. */
+/**
+ * The lines not yet handed to the stream (a string without its `\n`; bytes with theirs), and the
+ * promise their `write()` calls returned.
+ */
 interface Batch {
-  readonly lines: string[]
+  readonly lines: Array<string | Uint8Array>
   readonly handed: Promise<void>
   readonly resolve: () => void
 }
@@ -60,7 +63,7 @@ function newBatch(): Batch {
  * never holds a raw newline), in call order.
  *
  * Contracts:
- * - `write()` serializes synchronously and resolves once its line has been handed to the stream
+ * - `write()` serializes synchronously (unless given the line's bytes) and resolves once its line has been handed to the stream
  *   (after a `'drain'` when the stream pushed back, or later when `holdWhile` or `coalesceWhile`
  *   holds it back). It rejects only when the message cannot be
  *   serialized (nothing is written then). It never rejects because the output is gone.
@@ -98,17 +101,25 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     return this.closed
   }
 
-  write(message: Message): Promise<void> {
-    let text: string
+  /**
+   * `serialized`, when given, must be the message's line exactly as this writer would write it:
+   * `JSON.stringify(message)` in UTF-8, then `\n` (e.g. copied from where the message's long
+   * strings were read). It is written as it is.
+   */
+  write(message: Message, serialized?: Uint8Array): Promise<void> {
+    let text: string | Uint8Array | undefined
     try {
-      text = serialize(message)
+      text = serialized ?? serialize(message)
     } catch (error) {
       return Promise.reject(error)
     }
-    if (typeof text !== 'string') return Promise.reject(new TypeError('message is not JSON-serializable'))
+    if (text === undefined) return Promise.reject(new TypeError('message is not JSON-serializable'))
     this.account(message)
     if (this.closed) return Promise.resolve()
-    this.options.onLine?.(text)
+    if (this.options.onLine)
+      this.options.onLine(
+        typeof text === 'string' ? text : Buffer.from(text).toString('utf8', 0, text.length - 1),
+      )
     this.batch ??= newBatch()
     const { lines, handed } = this.batch
     lines.push(text)
@@ -181,7 +192,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
       const batch = this.batch
       this.batch = undefined
       this.heldBytes = 0
-      for (const text of joinedPieces(batch.lines)) {
+      for (const text of batchPieces(batch.lines)) {
         this.unflushed++
         let accepted: boolean
         try {
@@ -249,6 +260,24 @@ function serialize(message: Message): string {
   if (!(result instanceof SerializedJson)) return JSON.stringify(message)
   const { id } = message as { id?: unknown }
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`
+}
+
+/** What to write for `lines`: runs of strings joined by {@link joinedPieces}, bytes as they are. */
+function batchPieces(lines: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> {
+  if (lines.every((line) => typeof line === 'string')) return joinedPieces(lines as string[])
+  const pieces: Array<string | Uint8Array> = []
+  let run: string[] = []
+  for (const line of lines) {
+    if (typeof line === 'string') {
+      run.push(line)
+      continue
+    }
+    if (run.length > 0) pieces.push(...joinedPieces(run))
+    run = []
+    pieces.push(line)
+  }
+  if (run.length > 0) pieces.push(...joinedPieces(run))
+  return pieces
 }
 
 /** Characters per write at most: lines held while the peer reads slowly may add up beyond V8's string limit. */
