@@ -4,9 +4,10 @@ import type { CancellationToken, Disposable, MessageConnection, NotificationMess
 import type { SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
-import type { ClientState, MethodCall } from './method.js'
+import type { ClientState, MethodCall, StoredSource } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
+import { splicedLine } from './stored-line-splice.js'
 import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
 import { createNdjsonConnection, type NdjsonConnection } from './wire/index.js'
@@ -141,10 +142,7 @@ export class AcpConnection {
     } catch (error) {
       return this.failed(name, error, notification)
     } finally {
-      if (!settlesLater) {
-        call.dispose()
-        this.finished()
-      }
+      if (!settlesLater) this.release(call)
     }
   }
 
@@ -167,22 +165,28 @@ export class AcpConnection {
     return method
   }
 
-  private async settleCall(
+  private settleCall(
     name: string,
     result: PromiseLike<unknown>,
     call: Call,
     notification: boolean,
-  ): Promise<unknown> {
-    try {
-      const value = await result
-      this.runAfterResponse(call.takeAfterResponse())
-      return value
-    } catch (error) {
-      return this.failed(name, error, notification)
-    } finally {
-      call.dispose()
-      this.finished()
-    }
+  ): PromiseLike<unknown> {
+    return result.then(
+      (value) => {
+        this.runAfterResponse(call.takeAfterResponse())
+        this.release(call)
+        return value
+      },
+      (error: unknown) => {
+        this.release(call)
+        return this.failed(name, error, notification)
+      },
+    )
+  }
+
+  private release(call: Call): void {
+    call.dispose()
+    this.finished()
   }
 
   /** A request's failure as the `ResponseError` to throw; a notification's is logged. */
@@ -225,9 +229,10 @@ export class AcpConnection {
       capabilities: () => this.server.capabilities(),
       // Straight to the writer (vscode-jsonrpc's sendNotification throws once the input ended):
       // a load or prompt still running after stdin EOF streams its updates before its response.
-      notify: (update) => {
+      notify: (update, from) => {
         const message: NotificationMessage = { jsonrpc: '2.0', method: 'session/update', params: update }
-        return this.writer.write(message).catch((error: Error) => {
+        const line = from && splicedLine(message, from.event, from.line)
+        return this.writer.write(message, line).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
       },
@@ -252,12 +257,13 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification): Promise<void>
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
 
 const NEVER_ABORTED = new AbortController().signal
+const NO_TASKS: ReadonlyArray<() => void> = []
 
 /**
  * One method call. Its `signal` is made on first use (most calls never look at it): it aborts
@@ -304,8 +310,8 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification): Promise<void> {
-    return this.state.notify(update)
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void> {
+    return this.state.notify(update, from)
   }
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {
@@ -323,7 +329,7 @@ class Call implements MethodCall {
 
   /** What `afterResponse` collected (emptied). */
   takeAfterResponse(): ReadonlyArray<() => void> {
-    const tasks = this.afterTasks ?? []
+    const tasks = this.afterTasks ?? NO_TASKS
     this.afterTasks = undefined
     return tasks
   }

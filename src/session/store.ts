@@ -202,7 +202,7 @@ export class SessionStore {
     const checker = new StoredLogChecker(id)
     let heard = 0
     let replayFailure: { error: unknown } | undefined
-    const take = (event: SessionEvent, header: SessionHeader) => {
+    const take = (event: SessionEvent, header: SessionHeader, text?: Uint8Array) => {
       if (heard === 0) checker.header(header)
       checker.event(event)
       heard++
@@ -211,7 +211,7 @@ export class SessionStore {
         throw error
       }
       try {
-        return replay?.(event, header)?.catch(failed)
+        return replay?.(event, header, text)?.catch(failed)
       } catch (error) {
         return failed(error)
       }
@@ -471,11 +471,15 @@ export class SessionStore {
    * (`parentSession`). With a backend this reads its headers or catalog; live sessions report their
    * current state and are ordered by it.
    */
-  async list(options: ListOptions = {}): Promise<SessionPage> {
+  list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
-    if (!persistence) return paginate(this.liveSummaries(), options)
-    if (this.live.size === 0) return persistence.list(options)
-    return persistence.list(options, (id) => this.live.get(id)?.summary())
+    try {
+      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
+      if (this.live.size === 0) return persistence.list(options)
+      return persistence.list(options, (id) => this.live.get(id)?.summary())
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /**
