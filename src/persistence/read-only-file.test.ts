@@ -24,6 +24,7 @@ describe('nodeFileSystem.open(path, "r"): a file read on its bare descriptor', (
     expect(file.readSync(buffer, 0, 5, 0)).toBe(5)
     expect(buffer.toString()).toBe('hello')
     await expect(file.write(buffer, 0, 5, 0)).rejects.toMatchObject({ code: 'EBADF' })
+    await expect(file.writev([buffer], 0)).rejects.toMatchObject({ code: 'EBADF' })
     await expect(file.truncate(0)).rejects.toMatchObject({ code: 'EBADF' })
     await file.close()
   })

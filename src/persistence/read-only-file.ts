@@ -77,6 +77,10 @@ export class ReadOnlyFile implements OpenFile {
     return Promise.reject(badDescriptor('write'))
   }
 
+  writev(): Promise<number> {
+    return Promise.reject(badDescriptor('pwritev'))
+  }
+
   writeSync(): number {
     throw badDescriptor('write')
   }
