@@ -6,7 +6,13 @@ export { AGENT_EVENT_TYPES } from './events.js'
 export * from './modes.js'
 export * from './permissions.js'
 export * from './providers/index.js'
-export { type AgentConfig, AgentService, agentPlugin, type SubagentConfig } from './service.js'
+export {
+  type AgentConfig,
+  AgentService,
+  agentPlugin,
+  type SubagentConfig,
+  turnOutcome,
+} from './service.js'
 export * from './session-config.js'
 export * from './subagents/index.js'
 export * from './tools/index.js'

@@ -223,11 +223,11 @@ export class AgentService {
         throw error
       }
       await this.ctx.sessions.flush(session.id)
-      return outcome(session.lastSeq, ending)
+      return turnOutcome(session.lastSeq, ending)
     }
     const end = session.append(turnEnd(run.turn, ending))
     await this.ctx.sessions.flush(session.id)
-    return outcome(end.seq, ending)
+    return turnOutcome(end.seq, ending)
   }
 }
 
@@ -253,7 +253,8 @@ const STOP_REASONS: Readonly<Record<string, TurnOutcome['stopReason']>> = {
   cancelled: 'cancelled',
 }
 
-function outcome(seq: number, ending: TurnEnding): TurnOutcome {
+/** How a turn whose `turn/end` (at `seq`) records `ending` is answered: its stop reason, or the error. */
+export function turnOutcome(seq: number, ending: TurnEnding): TurnOutcome {
   const reason: TurnEndReason = ending.reason
   const stopReason = STOP_REASONS[reason] ?? 'end_turn'
   if (reason === 'error')

@@ -5,7 +5,11 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import type { SessionPersistence, StoredEventListener } from '../session/persistence-port.js'
+import type {
+  SessionPersistence,
+  StoredEventListener,
+  StoredEventVisitor,
+} from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
 import type { DisposeReason } from '../session/store.js'
 import { BodyFile, KEEP_OUT_BYTES } from './body-file.js'
@@ -16,6 +20,7 @@ import { SessionCatalog } from './session-catalog.js'
 import { acquireLock, isAlive, liveHolder, releaseLock, removeIfStale } from './session-lock.js'
 import { SessionWriter, type WriterEnv } from './session-writer.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
+import { visitSessionFile } from './visit-session-file.js'
 
 export interface JsonlPersistenceConfig {
   /** The store directory (`--store DIR`). Default: {@link resolveStoreDir} of the environment. */
@@ -209,6 +214,35 @@ export class JsonlPersistence implements SessionPersistence {
       releaseLock(lock)
       if (errnoOf(error) === 'ENOENT') return undefined
       throw persistenceError(id, op, path, error)
+    }
+  }
+
+  async visit(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined> {
+    const path = this.paths.sessionFile(id)
+    let file: OpenFile | undefined
+    // What `visit` throws is its own, passed on as it is; the rest names the file.
+    let failure: { error: unknown } | undefined
+    const failed = (error: unknown): never => {
+      failure = { error }
+      throw error
+    }
+    const heard: StoredEventVisitor = (event, header) => {
+      try {
+        const more = visit(event, header)
+        return typeof more === 'boolean' ? more : more.catch(failed)
+      } catch (error) {
+        return failed(error)
+      }
+    }
+    try {
+      file = await this.fs.open(path, 'r')
+      return await visitSessionFile(file, path, id, from, heard)
+    } catch (error) {
+      if (failure) throw failure.error
+      if (errnoOf(error) === 'ENOENT') return undefined
+      throw persistenceError(id, 'read', path, error)
+    } finally {
+      await file?.close().catch(() => {})
     }
   }
 

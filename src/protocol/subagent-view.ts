@@ -1,5 +1,6 @@
 import type { ClientBridge, SubagentLink, SubagentView, TurnOutcome } from '../agent/types.js'
 import {
+  CLEAN_TURN_END_REASONS,
   type JsonObject,
   type SessionUpdate,
   type SessionUpdateNotification,
@@ -44,24 +45,13 @@ export function openSubagentView(wire: SubagentWire, link: SubagentLink): Subage
   const progress = (text?: string) => parentUpdate(subagentProgressUpdate(link, text))
 
   if (supportsSubagents(wire.client)) {
-    parentUpdate({
-      sessionUpdate: 'subagent_update',
-      sessionId: link.sessionId,
-      title: link.title,
-      description: link.task,
-      state: { state: 'running' },
-    })
+    parentUpdate(subagentAnnouncement(link))
     progress()
     return {
       sendUpdate: (update, seq) =>
         wire.notify({ sessionId: link.sessionId, update, _meta: { dsh: { seq } } }),
       client: wire.bridge(link.sessionId),
-      ended: (outcome: TurnOutcome) =>
-        parentUpdate({
-          sessionUpdate: 'subagent_update',
-          sessionId: link.sessionId,
-          state: idleState(outcome),
-        }),
+      ended: (outcome: TurnOutcome) => parentUpdate(subagentStateUpdate(link.sessionId, idleState(outcome))),
     }
   }
 
@@ -94,12 +84,43 @@ export function openSubagentView(wire: SubagentWire, link: SubagentLink): Subage
   }
 }
 
-/** The `idle` state a child's ended turn reports: its stop reason, or `error` with what failed. */
-function idleState(outcome: TurnOutcome): JsonObject {
-  if (outcome.error === undefined) return { state: 'idle', stopReason: outcome.stopReason }
+/** The `subagent_update` that announces a child: its title, the task as description, `running`. */
+export function subagentAnnouncement(child: {
+  readonly sessionId: string
+  readonly title: string
+  readonly task: string
+}): SessionUpdate {
   return {
-    state: 'idle',
-    stopReason: 'error',
-    error: { code: ErrorCode.ModelFailed, message: `the model failed: ${outcome.error}` },
+    sessionUpdate: 'subagent_update',
+    sessionId: child.sessionId,
+    title: child.title,
+    description: child.task,
+    state: { state: 'running' },
   }
+}
+
+/** A `subagent_update` that gives a child's state and leaves the rest as it was. */
+export function subagentStateUpdate(sessionId: string, state: JsonObject): SessionUpdate {
+  return { sessionUpdate: 'subagent_update', sessionId, state }
+}
+
+/** Turn end reasons that have an ACP stop reason of their own (besides `error`). */
+const REPORTED_END_REASONS: ReadonlySet<string> = new Set([...CLEAN_TURN_END_REASONS, 'cancelled'])
+
+/**
+ * The `idle` state a child's ended turn reports: its stop reason, or `error` with what failed. A
+ * turn cut short otherwise (`interrupted` by a crash, `disposed` at shutdown) reports no stop
+ * reason (ACP: not reported), its `turn/end` reason in `_meta.dsh.endReason`.
+ */
+export function idleState(outcome: TurnOutcome): JsonObject {
+  if (outcome.error !== undefined) {
+    return {
+      state: 'idle',
+      stopReason: 'error',
+      error: { code: ErrorCode.ModelFailed, message: `the model failed: ${outcome.error}` },
+    }
+  }
+  if (!REPORTED_END_REASONS.has(outcome.endReason))
+    return { state: 'idle', _meta: { dsh: { endReason: outcome.endReason } } }
+  return { state: 'idle', stopReason: outcome.stopReason }
 }

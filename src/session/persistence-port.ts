@@ -7,6 +7,12 @@ import type { storedEvent } from './stored-event.js'
 export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
 
 /**
+ * Hears a session's events in order while it is read without being opened: `true` (or a promise of
+ * it, awaited before the next event) goes on, `false` stops.
+ */
+export type StoredEventVisitor = (event: SessionEvent, header: SessionHeader) => boolean | Promise<boolean>
+
+/**
  * What the store asks of a persistence backend (service `ctx.persistence`) to bring sessions back.
  * Writing never goes through here: backends persist through the store's lifecycle events.
  */
@@ -27,6 +33,15 @@ export interface SessionPersistence {
     id: SessionId,
     onEvent?: StoredEventListener,
   ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined>
+  /**
+   * Reads a stored session without opening it (no lock taken, nothing repaired, not made live):
+   * the header, and the events with `seq >= from` handed to `visit` in order until it stops or the
+   * complete lines end (a torn tail is not read; events before `from` are not parsed). Resolves
+   * the header, or undefined when no such session is stored. A bad line rejects with
+   * `CORRUPT_SESSION`. Optional: a backend without it cannot show what a subagent did in its
+   * parent's replay.
+   */
+  visit?(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined>
   /** Lets go of a session that `open` returned but the store refused (it failed validation). */
   release(id: SessionId): Promise<void>
   /** Whether a session is stored, without reading it. */

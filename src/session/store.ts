@@ -25,10 +25,11 @@ export type { DisposeReason } from './lifecycle.js'
 import { StoredLogChecker, seedLog } from './log-building.js'
 import { LogState, turnsBefore } from './log-state.js'
 import { paginate } from './paginate.js'
-import type { SessionPersistence, StoredEventListener } from './persistence-port.js'
+import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 import { forkTitle } from './title.js'
+import { assertEventShape } from './validate-event.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -428,6 +429,41 @@ export class SessionStore {
     if (session) this.detach(session, 'deleted')
     const removed = (await this.persistence?.remove(id)) ?? false
     if (!session && !removed) throw notFound(id)
+  }
+
+  /**
+   * Goes through a session's events with `seq >= from` without making it live: a live session's
+   * from its log, a stored one's read from persistence without opening it (nothing locked or
+   * repaired; a torn tail is not read, events before `from` are not parsed). Each stored event's
+   * shape is checked before `visit` hears it; a bad one is `CORRUPT_SESSION`. `visit` answers
+   * `false` to stop (a promise of its answer is awaited before the next event). Resolves the
+   * header; throws `SESSION_NOT_FOUND` when there is no such session.
+   */
+  async visitEvents(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader> {
+    assertSessionId(id)
+    const session = this.live.get(id)
+    if (session) {
+      for (const event of session.eventsAfter(Math.max(0, from - 1))) {
+        let more = visit(event, session.header)
+        if (typeof more !== 'boolean') more = await more
+        if (!more) break
+      }
+      return session.header
+    }
+    const header = await this.persistence?.visit?.(id, from, (event, header) => {
+      try {
+        assertEventShape(event.type, event.data)
+      } catch (error) {
+        throw new SessionError(
+          SessionErrorCode.CORRUPT_SESSION,
+          `session ${id}: ${(error as Error).message}`,
+          { sessionId: id, seq: event.seq },
+        )
+      }
+      return visit(event, header)
+    })
+    if (!header) throw notFound(id)
+    return header
   }
 
   /**

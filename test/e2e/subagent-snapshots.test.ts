@@ -11,7 +11,8 @@ import { expectScenarioSnapshot, runScenario, SNAPSHOT_ROOT } from '../support/s
  * Transcript snapshots of a delegation (test/snapshots/subagent-*), one per wire variant: a client
  * without the unstable `subagents` capability (the parent's tool call carries the child) and one
  * with it (subagent_update, then the child's own session/updates). In both the child writes a
- * file, so its permission request shows where it is asked; then the child is listed and loaded.
+ * file, so its permission request shows where it is asked; then the child is listed and loaded, and
+ * the parent is loaded (its replay shows the delegation as that client saw it live).
  */
 
 let fake: FakeOpenAi | undefined
@@ -65,6 +66,8 @@ async function delegationScenario(name: string, clientCapabilities: acp.ClientCa
       cwd: agent.cwd,
       mcpServers: [],
     })
+    // The parent's replay shows the delegation as this client saw it live.
+    await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
   })
   await expectScenarioSnapshot(name, output)
   const bodies = `${normalizeAnyWorkDir(

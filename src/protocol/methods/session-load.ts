@@ -5,6 +5,7 @@ import { defineMethod } from '../method.js'
 import { assertWorkingDirectory } from '../params.js'
 import { announceSession } from '../session-announce.js'
 import { configUpdates, sessionSetup } from '../session-config.js'
+import { subagentReplay } from '../subagent-replay.js'
 import { assertSameCwd, assertSessionId, openSessionInCwd } from './session-access.js'
 
 /**
@@ -36,24 +37,31 @@ export const sessionLoadMethod = defineMethod({
       })
     let replayed = 0
     let lastSent: Promise<void> | undefined
+    // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
+    const subagents = subagentReplay(call)
     const send = (event: SessionEvent, header: SessionHeader) => {
       projector ??= projectorFor(header)
-      for (const update of projector.updatesFor(event)) {
-        lastSent = call.notify(update)
-      }
+      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event)) ?? lastSent
+      else
+        for (const update of projector.updatesFor(event)) {
+          lastSent = call.notify(update)
+        }
       replayed = event.seq
     }
-    const session = await call.sessions.open(params.sessionId, (event, header) => {
-      // Checked before the first update leaves: nothing of another directory's session is sent.
-      if (replayed === 0 && header.cwd !== params.cwd)
-        assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
-      send(event, header)
-      // The read waits (once per chunk it reads) until the output took what the chunk made, so no
-      // more than about one chunk's updates wait in memory for a slow pipe.
-      return lastSent
-    })
+    const session = await call.sessions
+      .open(params.sessionId, (event, header) => {
+        // Checked before the first update leaves: nothing of another directory's session is sent.
+        if (replayed === 0 && header.cwd !== params.cwd)
+          assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
+        send(event, header)
+        // The read waits (once per chunk it reads) until the output took what the chunk made, so no
+        // more than about one chunk's updates wait in memory for a slow pipe.
+        return lastSent
+      })
+      .finally(() => subagents?.drained())
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    await subagents?.drained()
     await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
     announceSession(call, session)
