@@ -115,14 +115,23 @@ export class SessionCatalog {
    * them by their current activity. Without `live` (no session is live here), the same question
    * gets the same frozen page object until a stored session changes, appears or goes.
    */
-  async list(
+  list(
     options: ListOptions,
     writtenHere: (id: SessionId) => boolean = () => false,
     live?: (id: SessionId) => SessionSummary | undefined,
   ): Promise<SessionPage> {
-    pageSize(options.limit)
-    if (options.cursor !== undefined) decodeCursor(options.cursor)
-    await (this.joinable ?? this.startRefresh(writtenHere))
+    try {
+      pageSize(options.limit)
+      if (options.cursor !== undefined) decodeCursor(options.cursor)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const refreshed = this.joinable ?? this.startRefresh(writtenHere)
+    return refreshed.then(() => this.pageOf(options, live))
+  }
+
+  /** The page of the cache as it is now (see {@link list}). */
+  private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
     if (this.ordered === undefined) {
       this.ordered = [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
       this.pages.clear()

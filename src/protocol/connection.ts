@@ -58,8 +58,10 @@ export class AcpConnection {
       inbound: {
         request: (method, params, token) => this.dispatch(method, params, token, false),
         notification: (method, params) => {
-          this.dispatch(method, params, undefined, true).catch(() => undefined)
+          const done = this.dispatch(method, params, undefined, true)
+          if (isPromiseLike(done)) done.then(undefined, () => undefined)
         },
+        independent: (method) => this.server.method(method)?.independent === true,
       },
     })
     this.rpc = wire.connection
@@ -107,50 +109,90 @@ export class AcpConnection {
     for (const resolve of waiters) resolve()
   }
 
-  private async dispatch(
+  /**
+   * Runs one request or notification: the handler's value when it answered synchronously (so the
+   * dispatcher answers at once), else a promise of it. A request's failure is thrown (or rejected)
+   * as the `ResponseError` to answer with; a notification's is logged and never thrown.
+   */
+  private dispatch(
     name: string,
     params: unknown,
     token: CancellationToken | undefined,
     notification: boolean,
-  ): Promise<unknown> {
+  ): unknown {
     const call = new Call(this.callState, token)
     this.running++
+    let settlesLater = false
     try {
-      const method = this.server.method(name)
+      const method = this.methodFor(name, notification)
+      if (!method) return undefined
       const acpMethod = isAcpMethod(name) ? name : undefined
-      const isNotification = acpMethod
-        ? ACP_AGENT_METHODS[acpMethod].notification
-        : method?.notification === true
-      if (!method || isNotification !== notification) {
-        if (notification) {
-          this.logger.debug(`ignored notification ${name}`)
-          return undefined
-        }
-        throw ProtocolError.methodNotFound(name)
+      const checked = acpMethod ? validateParams(acpMethod, params) : params
+      const result = isPromiseLike(checked)
+        ? Promise.resolve(checked).then((value) => method.handle(value as never, call))
+        : method.handle(checked as never, call)
+      if (!isPromiseLike(result)) {
+        this.runAfterResponse(call.takeAfterResponse())
+        return result
       }
-      if (!method.beforeInitialize && this.client === undefined) {
-        throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
+      settlesLater = true
+      const value = !token || method.handlesCancellation ? result : raceCancellation(result, token)
+      return this.settleCall(name, value, call, notification)
+    } catch (error) {
+      return this.failed(name, error, notification)
+    } finally {
+      if (!settlesLater) {
+        call.dispose()
+        this.finished()
       }
-      let checked = acpMethod ? validateParams(acpMethod, params) : params
-      if (isPromiseLike(checked)) checked = await checked
-      const result = method.handle(checked as never, call)
-      const value =
-        !token || method.handlesCancellation || !isPromiseLike(result)
-          ? await result
-          : await raceCancellation(result, token)
+    }
+  }
+
+  /** The method `name` names, or undefined for an unknown notification; throws for a request. */
+  private methodFor(name: string, notification: boolean) {
+    const method = this.server.method(name)
+    const isNotification = isAcpMethod(name)
+      ? ACP_AGENT_METHODS[name].notification
+      : method?.notification === true
+    if (!method || isNotification !== notification) {
+      if (notification) {
+        this.logger.debug(`ignored notification ${name}`)
+        return undefined
+      }
+      throw ProtocolError.methodNotFound(name)
+    }
+    if (!method.beforeInitialize && this.client === undefined) {
+      throw new ProtocolError(ErrorCode.InvalidRequest, `${name}: call initialize first`)
+    }
+    return method
+  }
+
+  private async settleCall(
+    name: string,
+    result: PromiseLike<unknown>,
+    call: Call,
+    notification: boolean,
+  ): Promise<unknown> {
+    try {
+      const value = await result
       this.runAfterResponse(call.takeAfterResponse())
       return value
     } catch (error) {
-      const response = toResponseError(error, (message) => this.logger.error(message))
-      if (notification) {
-        this.logger.warn(`notification ${name} failed: ${response.message}`)
-        return undefined
-      }
-      throw response
+      return this.failed(name, error, notification)
     } finally {
       call.dispose()
       this.finished()
     }
+  }
+
+  /** A request's failure as the `ResponseError` to throw; a notification's is logged. */
+  private failed(name: string, error: unknown, notification: boolean): undefined {
+    const response = toResponseError(error, (message) => this.logger.error(message))
+    if (notification) {
+      this.logger.warn(`notification ${name} failed: ${response.message}`)
+      return undefined
+    }
+    throw response
   }
 
   /**

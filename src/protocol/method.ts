@@ -65,6 +65,11 @@ export interface AcpMethod<
   readonly notification?: boolean
   /** Callable before `initialize` (only `initialize` itself). */
   readonly beforeInitialize?: boolean
+  /**
+   * The handler changes nothing a later request could observe (a pure read): the requests after
+   * it may start before it settles (see `InboundDispatcher`).
+   */
+  readonly independent?: boolean
   /** The handler turns `signal` into its own result; otherwise a cancelled request answers -32800. */
   readonly handlesCancellation?: boolean
   /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */

@@ -54,7 +54,8 @@ export class LiveAgent {
     })
     const splitter = new LineSplitter(
       {
-        line: (text, validUtf8, bytes) => onLine(validUtf8 ? { text } : { text, bytes: Buffer.from(bytes) }),
+        line: (text, validUtf8, bytes) =>
+          onLine(validUtf8 || !bytes ? { text } : { text, bytes: Buffer.from(bytes) }),
         overflow: () => {},
       },
       256 * 1024 * 1024,

@@ -95,7 +95,7 @@ function copyRecorded(
       line: (text, validUtf8, bytes) => {
         if (text.includes('"mcpServers"')) recorder.record(dir, redactMcpSecrets(text))
         else if (validUtf8) recorder.record(dir, text)
-        else recorder.recordBytes(dir, bytes)
+        else if (bytes) recorder.recordBytes(dir, bytes)
       },
       overflow: (max) =>
         log(

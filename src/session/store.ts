@@ -478,6 +478,14 @@ export class SessionStore {
     return persistence.list(options, (id) => this.live.get(id)?.summary())
   }
 
+  /**
+   * The page `list` would give, when it can be given without waiting: a store without persistence
+   * answers at once. Undefined when `list` must be awaited; throws what `list` would reject with.
+   */
+  listNow(options: ListOptions = {}): SessionPage | undefined {
+    return this.persistence ? undefined : paginate(this.liveSummaries(), options)
+  }
+
   private *liveSummaries(): Iterable<SessionSummary> {
     for (const session of this.live.values()) yield session.summary()
   }

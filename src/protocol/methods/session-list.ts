@@ -37,30 +37,43 @@ function toSessionInfo(summary: SessionSummary) {
 /** `session/list`: most recent activity first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
 export const sessionListMethod = defineMethod({
   name: 'session/list',
+  independent: true,
   advertise(capabilities) {
     capabilities.sessionCapabilities.list = {}
   },
-  async handle(params, call) {
+  handle(params, call) {
     const cwd = params.cwd ?? undefined
     const cursor = params.cursor ?? undefined
     if (cwd !== undefined) assertAbsolutePath('session/list', 'cwd', cwd)
-    let page: Awaited<ReturnType<typeof call.sessions.list>>
+    const query = { ...(cwd !== undefined && { cwd }), ...(cursor !== undefined && { cursor }) }
+    // Answered at once when the store needs no I/O for it (no persistence).
+    let now: SessionPage | undefined
     try {
-      page = await call.sessions.list({
-        ...(cwd !== undefined && { cwd }),
-        ...(cursor !== undefined && { cursor }),
-      })
+      now = call.sessions.listNow(query)
     } catch (error) {
-      if (error instanceof TypeError)
-        throw ProtocolError.invalidParams(`session/list: ${error.message}`, { field: 'cursor' })
-      throw error
+      throw listError(error)
     }
-    if (!Object.isFrozen(page)) return toResult(page)
-    let answer = answers.get(page)
-    if (!answer) {
-      answer = SerializedJson.of(toResult(page))
-      answers.set(page, answer)
-    }
-    return answer
+    if (now) return answerFor(now)
+    return call.sessions.list(query).then(answerFor, (error: unknown) => {
+      throw listError(error)
+    })
   },
 })
+
+/** A bad cursor is the client's mistake (-32602); anything else goes on as it is. */
+function listError(error: unknown): unknown {
+  if (error instanceof TypeError) {
+    return ProtocolError.invalidParams(`session/list: ${error.message}`, { field: 'cursor' })
+  }
+  return error
+}
+
+function answerFor(page: SessionPage) {
+  if (!Object.isFrozen(page)) return toResult(page)
+  let answer = answers.get(page)
+  if (!answer) {
+    answer = SerializedJson.of(toResult(page))
+    answers.set(page, answer)
+  }
+  return answer
+}

@@ -65,14 +65,23 @@ export function createNdjsonConnection(
   const log = options.log ?? (() => {})
   const tap = options.onWireLine
   const ledger = new RequestLedger()
+  // A response whose result cannot be serialized still answers its request: with -32603.
   const respond = (response: ResponseMessage) => {
-    writer.write(response).catch((error: unknown) => log(`could not write a response: ${String(error)}`))
+    const failure = writer.send(response)
+    if (!failure) return
+    log(`could not write a response: ${failure.message}`)
+    if (response.id === null) return
+    const fallback: ResponseMessage = {
+      jsonrpc: '2.0',
+      id: response.id,
+      error: { code: -32603, message: `the result could not be serialized: ${failure.message}` },
+    }
+    writer.send(fallback)
   }
   const dispatcher = new InboundDispatcher(options.inbound, respond, log)
   const writer: NdjsonMessageWriter = new NdjsonMessageWriter(output, {
     ledger,
     holdWhile: () => dispatcher.backlog > 0,
-    coalesceWhile: () => ledger.inboundCount > 0,
     ...(tap && { onLine: (line: string) => tap('out', line) }),
   })
   const reader = new NdjsonMessageReader(input, {

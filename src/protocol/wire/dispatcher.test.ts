@@ -79,19 +79,67 @@ describe('dispatching the messages of one chunk', () => {
     ])
   })
 
-  it('starts all of them within one turn of the event loop, the first at once', async () => {
+  it('answers a request whose handler returns a value at once, and starts the next one at once', async () => {
     const started: number[] = []
-    const { dispatcher } = dispatcherOver({
+    const { dispatcher, responses } = dispatcherOver({
       request: (_method, params) => {
-        started.push((params as { n: number }).n)
+        const n = (params as { n: number }).n
+        started.push(n)
+        return n === 2 ? Promise.resolve(n) : n
+      },
+    })
+    dispatcher.accept([1, 2, 3, 4].map((n) => request(n, 'm', { n })))
+    // 1 answered at once; 2 returned a promise, so 3 waits for a turn of the event loop.
+    expect(started).toEqual([1, 2])
+    expect(responses.map((r) => r.id)).toEqual([1])
+    expect(dispatcher.backlog).toBe(2)
+    dispatcher.accept([request(5, 'm', { n: 5 })])
+    expect(started).toEqual([1, 2]) // wire order: 5 waits behind 3 and 4
+    await nextTurn()
+    expect(started).toEqual([1, 2, 3, 4, 5])
+    expect(responses.map((r) => r.id)).toEqual([1, 2, 3, 4, 5])
+    expect(dispatcher.backlog).toBe(0)
+  })
+
+  it('starts the next message at once after an independent request, before its promise settles', async () => {
+    const started: string[] = []
+    let finish = () => {}
+    const { dispatcher, responses } = dispatcherOver({
+      request: (method) => {
+        started.push(method)
+        return new Promise<string>((resolve) => {
+          finish = () => resolve(method)
+        })
+      },
+      independent: (method) => method === 'read',
+    })
+    dispatcher.accept([request(1, 'read'), request(2, 'write'), request(3, 'read')])
+    expect(started).toEqual(['read', 'write'])
+    await nextTurn()
+    expect(started).toEqual(['read', 'write', 'read'])
+    finish()
+    await nextTurn()
+    expect(responses).toEqual([{ jsonrpc: '2.0', id: 3, result: 'read' }])
+  })
+
+  it('starts a request cancelled while queued with its token cancelled', async () => {
+    const seen: Array<[number, boolean]> = []
+    const { dispatcher } = dispatcherOver({
+      request: (_method, params, token) => {
+        seen.push([(params as { n: number }).n, token.isCancellationRequested])
+        return Promise.resolve()
       },
     })
     dispatcher.accept([1, 2, 3].map((n) => request(n, 'm', { n })))
-    expect(started).toEqual([1])
-    expect(dispatcher.backlog).toBe(2)
+    dispatcher.cancel(3)
+    dispatcher.cancel(1) // running: its token fires
     await nextTurn()
-    expect(started).toEqual([1, 2, 3])
-    expect(dispatcher.backlog).toBe(0)
+    await nextTurn()
+    expect(seen).toEqual([
+      [1, false],
+      [2, false],
+      [3, true],
+    ])
   })
 
   it('cancels a request whose cancellation comes in the same chunk', async () => {
@@ -159,6 +207,32 @@ describe('answers', () => {
   })
 })
 
+describe('a result that cannot be serialized', () => {
+  it('is answered with -32603 naming why, and the id is free again', async () => {
+    const toServer = new PassThrough()
+    const fromServer = new PassThrough()
+    const wire = createNdjsonConnection(toServer, fromServer, {
+      inbound: {
+        request: (method) => (method === 'big' ? { n: 1n } : 'ok'),
+        notification: () => {},
+      },
+    })
+    connections.push(wire)
+    wire.connection.listen()
+    const peer = new TestPeer(toServer, fromServer)
+    peer.send(line(request(1, 'big')))
+    const answer = (await peer.response(1)) as { error?: { code: number; message: string } }
+    expect(answer.error?.code).toBe(-32603)
+    expect(answer.error?.message).toMatch(/serialize/i)
+    peer.send(line(request(1, 'fine')) + line(request(2, 'fine')))
+    await peer.response(2)
+    expect(peer.messages.slice(1)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'ok' },
+      { jsonrpc: '2.0', id: 2, result: 'ok' },
+    ])
+  })
+})
+
 describe('InboundToken', () => {
   it('fires its listeners once, in order, even when one throws; one added later is called soon', async () => {
     const token = new InboundToken()
@@ -182,48 +256,40 @@ describe('InboundToken', () => {
 })
 
 describe('coalescing output', () => {
-  it('while coalesceWhile is true, hands the first line of a turn over at once and the rest of the turn in one chunk at its end', async () => {
+  it('hands over in one write what the running code and the microtasks queued before its first line wrote, without waiting a turn', async () => {
     const { sink, chunks } = chunkSink()
-    let coalesce = true
-    const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => coalesce })
-    const first = [
-      writer.write(request(1, 'a')),
-      writer.write(request(2, 'b')),
-      writer.write(request(3, 'c')),
-    ]
-    expect(chunks).toEqual([line(request(1, 'a'))])
-    await Promise.all(first)
-    expect(chunks).toEqual([line(request(1, 'a')), line(request(2, 'b')) + line(request(3, 'c'))])
-    await new Promise((resolve) => setImmediate(resolve))
-    void writer.write(request(4, 'd'))
-    expect(chunks).toHaveLength(3)
-    expect(chunks[2]).toBe(line(request(4, 'd')))
-    void writer.write(request(5, 'e'))
-    expect(chunks).toHaveLength(3)
-    coalesce = false
-    void writer.write(request(6, 'f'))
+    const writer = new NdjsonMessageWriter(sink)
+    queueMicrotask(() => void writer.write(request(3, 'released earlier')))
+    const handed = [writer.write(request(1, 'a')), writer.write(request(2, 'b'))]
+    queueMicrotask(() => void writer.write(request(4, 'queued after the first line')))
+    let seenBeforeTheLastLine: string[] = []
+    queueMicrotask(() => {
+      seenBeforeTheLastLine = [...chunks]
+    })
+    expect(chunks).toEqual([])
+    await Promise.all(handed)
+    expect(seenBeforeTheLastLine).toEqual([
+      line(request(1, 'a')) + line(request(2, 'b')) + line(request(3, 'released earlier')),
+    ])
+    await nextTurn()
     expect(chunks).toEqual([
-      line(request(1, 'a')),
-      line(request(2, 'b')) + line(request(3, 'c')),
-      line(request(4, 'd')),
-      line(request(5, 'e')) + line(request(6, 'f')),
+      line(request(1, 'a')) + line(request(2, 'b')) + line(request(3, 'released earlier')),
+      line(request(4, 'queued after the first line')),
     ])
   })
 
   it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
     const { sink, chunks } = chunkSink()
-    const writer = new NdjsonMessageWriter(sink, { coalesceWhile: () => true })
-    void writer.write(request(0, 'first of the turn'))
-    expect(chunks).toEqual([line(request(0, 'first of the turn'))])
+    const writer = new NdjsonMessageWriter(sink)
     const lines: string[] = []
     for (let n = 1; n < MAX_HELD_LINES; n++) {
       void writer.write(request(n, 'a'))
       lines.push(line(request(n, 'a')))
     }
-    expect(chunks).toHaveLength(1)
+    expect(chunks).toEqual([])
     void writer.write(request(MAX_HELD_LINES, 'a'))
     lines.push(line(request(MAX_HELD_LINES, 'a')))
-    expect(chunks).toEqual([line(request(0, 'first of the turn')), lines.join('')])
+    expect(chunks).toEqual([lines.join('')])
   })
 
   it('answers the requests of one chunk in one write when they answer at once', async () => {

@@ -20,6 +20,11 @@ export interface InboundHandlers {
   request(method: string, params: unknown, token: CancellationToken): unknown
   /** Handles one notification; what it throws is logged, nothing is answered. */
   notification(method: string, params: unknown): void
+  /**
+   * True when a request of `method` changes nothing a later message could see (a pure read): the
+   * next message may then start before its promise settles, as after a synchronous answer.
+   */
+  independent?(method: string): boolean
 }
 
 /**
@@ -28,19 +33,29 @@ export interface InboundHandlers {
  * than the rest of a small request together; see bench/wire.bench.ts). Outbound requests and
  * their responses are not its business.
  *
- * Contracts, as with vscode-jsonrpc's default strategy before it:
- * - The messages of one chunk start in wire order, the first at once and each next one in its own
- *   `setImmediate` scheduled with it: every microtask the previous message queued has run before
- *   the next one starts (a pipelined `session/new` + `session/prompt` finds its session when
- *   creating it needs no I/O), and all of them start within one turn of the event loop.
- * - Handlers run concurrently: nothing waits for a handler to finish.
- * - Every request gets exactly one response, written through `respond` after its handler settled.
+ * Contracts:
+ * - Messages start one at a time, in wire order across chunks. The first message of a chunk
+ *   starts at once when nothing is queued before it.
+ * - A request whose handler returns a value (not a promise) is answered at once, and the next
+ *   message starts at once after it: everything it did, it did synchronously. So does the next
+ *   message after a request the handlers call `independent` (a pure read). After any other
+ *   message (a handler that returned a promise, a notification), the next one starts in its own
+ *   `setImmediate`, so every microtask the previous message queued has run before the next one
+ *   starts (a pipelined `session/new` + `session/prompt` finds its session when creating it needs
+ *   no I/O). The messages of one chunk all start within one turn of the event loop.
+ * - Handlers run concurrently: nothing waits for a handler's promise to settle.
+ * - Every request gets exactly one response, written through `respond` once its handler settled.
  * - A cancellation marks the request's token whether it runs or is still queued; a queued one
  *   starts with its token cancelled. The handler decides what to answer.
  */
 export class InboundDispatcher {
-  private readonly tokens = new Map<string, InboundToken>()
-  private queued = 0
+  /** Tokens of requests whose handler returned a promise that has not settled yet. */
+  private readonly running = new Map<string, InboundToken>()
+  /** Ids of queued requests cancelled before they started. */
+  private readonly cancelledEarly = new Set<string>()
+  private queue: InboundMessage[] = []
+  private head = 0
+  private draining = false
   private disposed = false
 
   constructor(
@@ -51,59 +66,122 @@ export class InboundDispatcher {
 
   /** Messages accepted but not started yet. */
   get backlog(): number {
-    return this.queued
+    return this.queue.length - this.head
   }
 
   /** Takes one chunk's messages, in wire order. */
   accept(messages: readonly InboundMessage[]): void {
     if (this.disposed) return
-    for (const message of messages) {
-      if ('id' in message) this.tokens.set(String(message.id), new InboundToken())
-    }
-    this.queued += messages.length
-    const [first, ...rest] = messages
-    if (first) this.start(first)
-    for (const message of rest) setImmediate(this.start, message)
+    for (const message of messages) this.queue.push(message)
+    if (!this.draining && this.scheduled === 0) this.drain()
+    else this.scheduleSteps()
   }
 
   /** The peer cancelled request `id` (in flight or still queued); unknown ids are ignored. */
   cancel(id: WireId): void {
-    this.tokens.get(String(id))?.cancel()
+    const key = String(id)
+    const token = this.running.get(key)
+    if (token) token.cancel()
+    else if (this.backlog > 0) this.cancelledEarly.add(key)
   }
 
   /** Starts nothing more; handlers already running still answer. */
   dispose(): void {
     this.disposed = true
+    this.queue = []
+    this.head = 0
+    this.cancelledEarly.clear()
   }
 
-  private readonly start = (message: InboundMessage): void => {
-    this.queued--
-    if (this.disposed) return
-    if ('id' in message) {
-      void this.answer(message)
-      return
-    }
+  /**
+   * Starts queued messages in order while each one is done synchronously; after one that is not,
+   * the rest wait for their steps (one `setImmediate` per queued message, all scheduled now, so
+   * they start within this turn of the event loop, each after the microtasks before it).
+   */
+  private drain(): void {
+    this.draining = true
     try {
-      this.handlers.notification(message.method, message.params)
-    } catch (error) {
-      this.log(`notification ${message.method} failed: ${describe(error)}`)
-    }
-  }
-
-  private async answer(message: RequestMessage & { id: WireId }): Promise<void> {
-    const key = String(message.id)
-    const token = this.tokens.get(key) ?? new InboundToken()
-    let response: ResponseMessage
-    try {
-      const result = await this.handlers.request(message.method, message.params, token)
-      response = { jsonrpc: '2.0', id: message.id, result: result === undefined ? null : result }
-    } catch (error) {
-      response = { jsonrpc: '2.0', id: message.id, error: errorOf(message.method, error) }
+      while (this.head < this.queue.length && !this.disposed) {
+        const message = this.queue[this.head++] as InboundMessage
+        if (!this.start(message)) break
+      }
     } finally {
-      this.tokens.delete(key)
+      this.draining = false
+      this.compact()
     }
-    this.respond(response)
+    this.scheduleSteps()
   }
+
+  /** Steps scheduled and not run yet; each starts at least the next queued message, if any. */
+  private scheduled = 0
+
+  private scheduleSteps(): void {
+    if (this.disposed) return
+    while (this.scheduled < this.backlog) {
+      this.scheduled++
+      setImmediate(this.step)
+    }
+  }
+
+  private readonly step = (): void => {
+    this.scheduled--
+    if (!this.draining && this.backlog > 0) this.drain()
+  }
+
+  private compact(): void {
+    if (this.head === this.queue.length) {
+      this.queue = []
+      this.head = 0
+      this.cancelledEarly.clear()
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head)
+      this.head = 0
+    }
+  }
+
+  /** Starts one message; true when the next may start at once (answered synchronously, or independent). */
+  private start(message: InboundMessage): boolean {
+    if (!('id' in message)) {
+      try {
+        this.handlers.notification(message.method, message.params)
+      } catch (error) {
+        this.log(`notification ${message.method} failed: ${describe(error)}`)
+      }
+      return false
+    }
+    const { id, method } = message
+    const key = String(id)
+    const token = new InboundToken()
+    if (this.cancelledEarly.size > 0 && this.cancelledEarly.delete(key)) token.cancel()
+    let result: unknown
+    try {
+      result = this.handlers.request(method, message.params, token)
+    } catch (error) {
+      this.respond({ jsonrpc: '2.0', id, error: errorOf(method, error) })
+      return true
+    }
+    if (!isPromiseLike(result)) {
+      this.respond({ jsonrpc: '2.0', id, result: result === undefined ? null : result })
+      return true
+    }
+    this.running.set(key, token)
+    const independent = this.handlers.independent?.(method) === true
+    result.then(
+      (value) => {
+        this.running.delete(key)
+        this.respond({ jsonrpc: '2.0', id, result: value === undefined ? null : value })
+      },
+      (error: unknown) => {
+        this.running.delete(key)
+        this.respond({ jsonrpc: '2.0', id, error: errorOf(method, error) })
+      },
+    )
+    return independent
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
 }
 
 function errorOf(method: string, error: unknown): NonNullable<ResponseMessage['error']> {
@@ -118,17 +196,18 @@ function describe(error: unknown): string {
 /**
  * A cancellation token for one inbound request. Listeners are kept only once someone listens; one
  * added after the cancellation is called soon, asynchronously (as with vscode-jsonrpc's tokens).
- * A listener that throws does not keep the others from running.
+ * A listener that throws does not keep the others from running. `onCancellationRequested` is a
+ * method: call it on the token.
  */
 export class InboundToken implements CancellationToken {
   isCancellationRequested = false
   private listeners: Array<(value: unknown) => unknown> | undefined
 
-  readonly onCancellationRequested = (
+  onCancellationRequested(
     listener: (value: unknown) => unknown,
     thisArgs?: unknown,
     disposables?: Disposable[],
-  ): Disposable => {
+  ): Disposable {
     const bound = thisArgs === undefined ? listener : listener.bind(thisArgs)
     if (this.isCancellationRequested) {
       let live = true

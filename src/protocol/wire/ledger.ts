@@ -11,27 +11,45 @@ import type { WireId } from './envelope.js'
  * responses by value), so the reader can tell a response it expects from a stray one.
  */
 export class RequestLedger {
-  private readonly inbound = new Set<string>()
+  /** Inbound ids in flight, integers and strings kept apart (no string made per integer id). */
+  private readonly inboundNumbers = new Set<number>()
+  private readonly inboundStrings = new Set<string>()
   private readonly outbound = new Set<string>()
 
   /** Records an inbound request; false when its id is already in flight. */
   admitInbound(id: WireId): boolean {
-    const key = String(id)
-    if (this.inbound.has(key)) return false
-    this.inbound.add(key)
+    if (this.hasInbound(id)) return false
+    if (typeof id === 'number') this.inboundNumbers.add(id)
+    else this.inboundStrings.add(id)
     return true
   }
 
   hasInbound(id: WireId): boolean {
-    return this.inbound.has(String(id))
+    if (typeof id === 'number') {
+      return (
+        this.inboundNumbers.has(id) || (this.inboundStrings.size > 0 && this.inboundStrings.has(String(id)))
+      )
+    }
+    return this.inboundStrings.has(id) || (this.inboundNumbers.size > 0 && this.hasNumberSpelled(id))
   }
 
   releaseInbound(id: WireId): void {
-    this.inbound.delete(String(id))
+    if (typeof id === 'number') {
+      if (!this.inboundNumbers.delete(id)) this.inboundStrings.delete(String(id))
+    } else if (!this.inboundStrings.delete(id)) {
+      const number = Number(id)
+      if (String(number) === id) this.inboundNumbers.delete(number)
+    }
   }
 
   get inboundCount(): number {
-    return this.inbound.size
+    return this.inboundNumbers.size + this.inboundStrings.size
+  }
+
+  /** Whether an integer id in flight has `id` as its string form. */
+  private hasNumberSpelled(id: string): boolean {
+    const number = Number(id)
+    return String(number) === id && this.inboundNumbers.has(number)
   }
 
   recordOutbound(id: WireId): void {

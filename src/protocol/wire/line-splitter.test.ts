@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { LineSplitter } from './line-splitter.js'
@@ -74,4 +75,46 @@ describe('LineSplitter', () => {
       ),
     )
   })
+
+  it('reports any bytes, however chunked and capped, as the line-by-line model says', () => {
+    // Pieces that exercise every rule: terminators, blanks, multi-byte and invalid UTF-8, U+FFFD.
+    const piece = fc.constantFrom(
+      ...['\n', '\r', '\r\n', ' ', '\t', 'a', '{"x":1}', 'é', '€', '😀', '\u2028', '\ufffd'].map((t) =>
+        Buffer.from(t),
+      ),
+      Buffer.from([0xc3]),
+      Buffer.from([0xff]),
+      Buffer.from([0xe2, 0x82]),
+    )
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 12 }),
+        fc.integer({ min: 1, max: 24 }),
+        (pieces, offsets, cap) => {
+          const bytes = Buffer.concat(pieces)
+          expect(split(cut(bytes, offsets), cap)).toEqual(model(bytes, cap))
+        },
+      ),
+    )
+  })
 })
+
+/** The contract, one line at a time: split on LF, strip one CR, cap by bytes, skip blanks. */
+function model(bytes: Buffer, cap: number): Event[] {
+  const events: Event[] = []
+  let start = 0
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start)
+    const next = end === -1 ? bytes.length : end + 1
+    if (end === -1) end = bytes.length
+    let line = bytes.subarray(start, end)
+    if (line.length > 0 && line[line.length - 1] === 0x0d) line = line.subarray(0, line.length - 1)
+    if (line.length > cap) events.push({ overflow: cap })
+    else if (!/^[ \t\r]*$/.test(line.toString('latin1'))) {
+      events.push({ line: line.toString('utf8'), utf8: isUtf8(line) })
+    }
+    start = next
+  }
+  return events
+}

@@ -5,14 +5,16 @@ export const DEFAULT_MAX_LINE_BYTES = 32 * 1024 * 1024
 
 const LF = 0x0a
 const CR = 0x0d
+/** The most bytes of complete lines decoded in one piece (see `emitDecoded`). */
+const DECODED_SPAN_BYTES = 1 << 20
 
 /** What the splitter reports, in input order. */
 export interface LineSink {
   /**
-   * A complete line, without its `\n` (or `\r\n`) terminator, decoded, and its bytes (valid
-   * only during the call). Blank lines are not reported.
+   * A complete line, without its `\n` (or `\r\n`) terminator, decoded. A line that is not valid
+   * UTF-8 comes with its bytes (valid only during the call). Blank lines are not reported.
    */
-  line(text: string, validUtf8: boolean, bytes: Buffer): void
+  line(text: string, validUtf8: boolean, bytes?: Buffer): void
   /**
    * The current line grew past `maxLineBytes`. Reported once per such line, as soon as the cap is
    * crossed; the rest of the line, up to its `\n`, is dropped without being buffered.
@@ -44,7 +46,16 @@ export class LineSplitter {
   /** Feeds the next chunk of input. */
   push(chunk: Buffer): void {
     let start = 0
+    let decodedTried = false
     while (start < chunk.length) {
+      if (!decodedTried && this.pendingBytes === 0 && !this.discarding) {
+        decodedTried = true
+        const last = chunk.lastIndexOf(LF)
+        if (last > start && last - start <= DECODED_SPAN_BYTES && this.emitDecoded(chunk, start, last)) {
+          start = last + 1
+          continue
+        }
+      }
       const newline = chunk.indexOf(LF, start)
       const end = newline === -1 ? chunk.length : newline
       if (this.discarding) {
@@ -73,6 +84,33 @@ export class LineSplitter {
     if (this.pendingBytes > 0) this.emit(Buffer.alloc(0))
   }
 
+  /**
+   * Reports the complete lines in `chunk[start, last)` (`last` is a `\n`) from one decoding of the
+   * whole span, as `emit` would report them one by one. Declines (false, nothing reported) when
+   * the span holds U+FFFD after decoding: then it may not be valid UTF-8, and the bytes decide.
+   */
+  private emitDecoded(chunk: Buffer, start: number, last: number): boolean {
+    const text = chunk.toString('utf8', start, last)
+    if (text.includes('\uFFFD')) return false
+    let from = 0
+    while (from <= text.length) {
+      let to = text.indexOf('\n', from)
+      if (to === -1) to = text.length
+      const end = to > from && text.charCodeAt(to - 1) === CR ? to - 1 : to
+      // A UTF-16 unit is at most 3 bytes of UTF-8: only a line that might be over the cap is counted.
+      if (
+        (end - from) * 3 > this.maxLineBytes &&
+        Buffer.byteLength(text.slice(from, end)) > this.maxLineBytes
+      ) {
+        this.sink.overflow(this.maxLineBytes)
+      } else if (!isBlankText(text, from, end)) {
+        this.sink.line(text.slice(from, end), true)
+      }
+      from = to + 1
+    }
+    return true
+  }
+
   private startDiscarding(): void {
     this.pending = []
     this.pendingBytes = 0
@@ -96,7 +134,8 @@ export class LineSplitter {
     }
     if (isBlank(bytes, length)) return
     const line = bytes.subarray(0, length)
-    this.sink.line(line.toString('utf8'), isUtf8(line), line)
+    if (isUtf8(line)) this.sink.line(line.toString('utf8'), true)
+    else this.sink.line(line.toString('utf8'), false, line)
   }
 }
 
@@ -104,6 +143,14 @@ function isBlank(bytes: Buffer, length: number): boolean {
   for (let i = 0; i < length; i++) {
     const b = bytes[i]
     if (b !== 0x20 && b !== 0x09 && b !== CR) return false
+  }
+  return true
+}
+
+function isBlankText(text: string, from: number, end: number): boolean {
+  for (let i = from; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c !== 0x20 && c !== 0x09 && c !== CR) return false
   }
   return true
 }

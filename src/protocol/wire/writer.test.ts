@@ -55,12 +55,14 @@ describe('NdjsonMessageWriter', () => {
     const sink = new HeldSink()
     const writer = new NdjsonMessageWriter(sink)
     const settled: number[] = []
-    const writes = [1, 2, 3].map((n) => writer.write(note(n)).then(() => settled.push(n)))
+    await writer.write(note(1)).then(() => settled.push(1))
+    expect(sink.chunks).toHaveLength(1) // handed over; the sink pushed back
+    const writes = [2, 3].map((n) => writer.write(note(n)).then(() => settled.push(n)))
     let drained = false
     const drain = writer.drain().then(() => {
       drained = true
     })
-    await writes[0]
+    await nextTurn()
     expect(sink.chunks).toHaveLength(1)
     expect(settled).toEqual([1])
     sink.release()

@@ -11,20 +11,10 @@ export interface NdjsonWriterOptions {
   readonly onLine?: (line: string) => void
   /**
    * While this returns true, more output is known to be on its way (e.g. the connection still has
-   * queued messages to handle), so lines may be held back and written together: one write and
-   * one wake-up of the peer instead of one per line. Holding is bounded (see `MAX_HELD_LINES`,
-   * `MAX_HELD_BYTES`,
-   * `MAX_HOLD_TURNS`). Without it, every line is handed to the stream at once.
+   * queued messages to start), so lines are held back across event-loop turns and written
+   * together. Holding is bounded (see `MAX_HELD_LINES`, `MAX_HELD_BYTES`, `MAX_HOLD_TURNS`).
    */
   readonly holdWhile?: () => boolean
-  /**
-   * While this returns true at the time of a `write()`, other lines may follow within the current
-   * event-loop turn (e.g. other requests are being answered): the first line of a turn is handed
-   * over at once (a lone line, such as one streamed chunk, never waits), and the lines after it in
-   * the same turn wait until its end (one `setImmediate`) and go out together in one write. When it
-   * returns false the line (and any held before it) is handed over at once.
-   */
-  readonly coalesceWhile?: () => boolean
 }
 
 /** Held lines are written as soon as they add up to this many characters. */
@@ -39,19 +29,28 @@ export const MAX_HELD_LINES = 256
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
-/** The lines not yet handed to the stream, and the promise their `write()` calls returned. */
-interface Batch {
-  readonly lines: string[]
-  readonly handed: Promise<void>
-  readonly resolve: () => void
-}
+const HANDED = Promise.resolve()
 
-function newBatch(): Batch {
-  let resolve = () => {}
-  const handed = new Promise<void>((done) => {
-    resolve = done
-  })
-  return { lines: [], handed, resolve }
+/** The lines not yet handed to the stream; the promise of their hand-over is made only when asked for. */
+class Batch {
+  readonly lines: string[] = []
+  private promise: Promise<void> | undefined
+  private settle: (() => void) | undefined
+  private done = false
+
+  /** Resolves once these lines were handed to the stream (or dropped because it closed). */
+  get handed(): Promise<void> {
+    if (this.done) return HANDED
+    this.promise ??= new Promise<void>((resolve) => {
+      this.settle = resolve
+    })
+    return this.promise
+  }
+
+  resolve(): void {
+    this.done = true
+    this.settle?.()
+  }
 }
 
 /**
@@ -60,9 +59,10 @@ function newBatch(): Batch {
  * never holds a raw newline), in call order.
  *
  * Contracts:
- * - `write()` serializes synchronously and resolves once its line has been handed to the stream
- *   (after a `'drain'` when the stream pushed back, or later when `holdWhile` or `coalesceWhile`
- *   holds it back). It rejects only when the message cannot be
+ * - `write()` serializes synchronously and resolves once its line has been handed to the stream:
+ *   in a microtask, together with every line written before then (one write, one wake-up of the
+ *   peer, however many lines); after a `'drain'` when the stream pushed back; later while
+ *   `holdWhile` holds it back. It rejects only when the message cannot be
  *   serialized (nothing is written then). It never rejects because the output is gone.
  * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
  *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
@@ -81,7 +81,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private heldBytes = 0
   private flushScheduled = false
   private holdTurns = 0
-  private lineHandedThisTurn = false
+  private flushQueued = false
 
   constructor(
     private readonly output: Writable,
@@ -99,24 +99,35 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   write(message: Message): Promise<void> {
+    const failure = this.send(message)
+    if (failure) return Promise.reject(failure)
+    return this.batch?.handed ?? HANDED
+  }
+
+  /**
+   * `write` without the promise: queues `message` and returns undefined, or returns the error
+   * when it cannot be serialized (nothing is written then).
+   */
+  send(message: Message): Error | undefined {
     let text: string
     try {
       text = serialize(message)
     } catch (error) {
-      return Promise.reject(error)
+      return error instanceof Error ? error : new TypeError(String(error))
     }
-    if (typeof text !== 'string') return Promise.reject(new TypeError('message is not JSON-serializable'))
+    if (typeof text !== 'string') return new TypeError('message is not JSON-serializable')
     this.account(message)
-    if (this.closed) return Promise.resolve()
+    if (this.closed) return undefined
     this.options.onLine?.(text)
-    this.batch ??= newBatch()
-    const { lines, handed } = this.batch
+    this.batch ??= new Batch()
+    const lines = this.batch.lines
     lines.push(text)
     this.heldBytes += text.length
     const full = this.heldBytes >= MAX_HELD_BYTES || lines.length >= MAX_HELD_LINES
-    if (full || !(this.options.holdWhile?.() || this.coalescing())) this.pump()
-    else this.scheduleFlush()
-    return handed
+    if (full) this.pump()
+    else if (this.options.holdWhile?.()) this.scheduleFlush()
+    else this.flushSoon()
+    return undefined
   }
 
   drain(): Promise<void> {
@@ -145,17 +156,21 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     else ledger.releaseInbound(id)
   }
 
-  /** True when this turn's line must wait: `coalesceWhile` holds and a line already went out at once this turn. */
-  private coalescing(): boolean {
-    if (!this.options.coalesceWhile?.()) return false
-    if (this.lineHandedThisTurn) return true
-    this.lineHandedThisTurn = true
-    setImmediate(this.endTurn)
-    return false
+  /**
+   * Hands the batch over in a microtask: every line written by the running code, and by the
+   * microtasks queued before that one (e.g. the other answers a promise settling together
+   * released), goes out in the same write, and no line waits for a turn of the event loop.
+   */
+  private flushSoon(): void {
+    if (this.flushQueued) return
+    this.flushQueued = true
+    queueMicrotask(this.flushQueuedBatch)
   }
 
-  private readonly endTurn = (): void => {
-    this.lineHandedThisTurn = false
+  private readonly flushQueuedBatch = (): void => {
+    this.flushQueued = false
+    if (this.options.holdWhile?.()) this.scheduleFlush()
+    else this.pump()
   }
 
   private scheduleFlush(): void {
