@@ -15,6 +15,11 @@ export function availableCommands(): acp.AvailableCommand[] {
 /**
  * After the answer of `session/new`, `load`, `resume` or `fork` (clients drop updates for a session
  * they have not been told about): the command list, and the session's title when it has one.
+ *
+ * `_meta.dsh.seq` is the event an update comes from, as everywhere: the title's is the event that
+ * gave it (its `session/title`, or the `user/message` it was derived from). The command list comes
+ * from no event (every session has the same), nor does a title from the header (a fork child's or
+ * a subagent's, given at creation): those carry no `_meta`.
  */
 export function announceSession(call: MethodCall, session: Session): void {
   call.afterResponse(() => {
@@ -22,8 +27,13 @@ export function announceSession(call: MethodCall, session: Session): void {
       sessionId: session.id,
       update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() as never },
     })
-    const title = session.title
-    if (title !== undefined)
-      call.notify({ sessionId: session.id, update: titleUpdate(title, session.updatedAt) })
+    const title = session.titleOrigin
+    if (title === undefined) return
+    const update = titleUpdate(title.title, session.updatedAt)
+    call.notify(
+      title.seq === undefined
+        ? { sessionId: session.id, update }
+        : { sessionId: session.id, update, _meta: { dsh: { seq: title.seq } } },
+    )
   })
 }

@@ -1,6 +1,6 @@
 import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
-import type { AnyEventInput, SessionEvent } from './events.js'
+import type { AnyEventInput, CoreEvent, SessionEvent } from './events.js'
 import { storableEventData } from './frozen.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
@@ -24,8 +24,8 @@ export class Session {
   private readonly state: LogState
   private host: SessionHost | undefined
   private failure: SessionError | undefined
-  /** The data of the last `session/title` event, kept as events are appended. */
-  private titleEvent: string | undefined
+  /** The last own `session/title` event, kept as events are appended. */
+  private titleEvent: CoreEvent<'session/title'> | undefined
   /** The projection of `config/set` events, kept as they are appended. */
   private configState: SessionConfig
   /** The data of the last `session/directories` event. */
@@ -41,7 +41,7 @@ export class Session {
     const own = header.seedLength ?? 0
     for (let i = log.length - 1; i >= own && this.titleEvent === undefined; i--) {
       const event = log[i] as SessionEvent
-      if (event.type === 'session/title') this.titleEvent = event.data.title
+      if (event.type === 'session/title') this.titleEvent = event
     }
     this.configState = sessionConfig(log)
     for (let i = log.length - 1; i >= 0; i--) {
@@ -112,17 +112,26 @@ export class Session {
    * the first prompt's text (see {@link titleFromContent}).
    */
   get title(): string | undefined {
-    return this.explicitTitle ?? this.derivedTitle()
+    return this.titleOrigin?.title
   }
 
   /** A title someone set: the last `session/title` event, else the header's. Forks inherit it. */
   get explicitTitle(): string | undefined {
-    return this.titleEvent ?? this.header.title
+    return this.titleEvent?.data.title ?? this.header.title
   }
 
-  private derivedTitle(): string | undefined {
+  /**
+   * The current title (see {@link title}) and the seq of the event it comes from: the
+   * `session/title` event that set it, or the `user/message` it was derived from. A title from the
+   * header (given at creation: a fork child's, a subagent's) comes from no event: no seq.
+   */
+  get titleOrigin(): { readonly title: string; readonly seq?: number } | undefined {
+    if (this.titleEvent) return { title: this.titleEvent.data.title, seq: this.titleEvent.seq }
+    if (this.header.title !== undefined) return { title: this.header.title }
     for (const event of this.log) {
-      if (event.type === 'user/message') return titleFromContent(event.data.content)
+      if (event.type !== 'user/message') continue
+      const title = titleFromContent(event.data.content)
+      return title === undefined ? undefined : { title, seq: event.seq }
     }
     return undefined
   }
@@ -200,7 +209,7 @@ export class Session {
     this.state.check(event)
     this.log.push(event)
     this.state.apply(event)
-    if (event.type === 'session/title') this.titleEvent = event.data.title
+    if (event.type === 'session/title') this.titleEvent = event
     else if (event.type === 'session/directories') this.directories = event.data.directories
     else if (event.type === 'config/set') {
       this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })

@@ -4,7 +4,7 @@ import type { AgentProcess } from '../support/agent-process.js'
 import { answerText, newSession, prompt } from '../support/snapshot-client.js'
 import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
 import { publishedSchemaErrors } from '../support/snapshot-schemas.js'
-import { dshMetaSites, readSnapshotTranscripts } from '../support/snapshot-wire.js'
+import { dshMetaSites, readSnapshotStores, readSnapshotTranscripts } from '../support/snapshot-wire.js'
 
 /** Writes one raw line and resolves the one message the agent answers it with. */
 async function sendRaw(agent: AgentProcess, line: string): Promise<Record<string, unknown>> {
@@ -147,5 +147,54 @@ describe('every stored snapshot transcript', () => {
       'sessionUpdate',
       'toolCallSubagent',
     ])
+  })
+
+  it('gives every session/update the seq of the event it came from; only the command list and a header title come from none', () => {
+    const stores = new Map<
+      string,
+      { header: { title?: string }; events: Map<number, Record<string, unknown>> }
+    >()
+    for (const {
+      scenario,
+      file,
+      lines: [header, ...events],
+    } of readSnapshotStores()) {
+      stores.set(`${scenario}/${file.replace(/\.jsonl$/, '')}`, {
+        header: header as { title?: string },
+        events: new Map(events.map((e) => [(e as { seq: number }).seq, e as Record<string, unknown>])),
+      })
+    }
+    const problems: string[] = []
+    let titles = 0
+    for (const line of lines) {
+      if (line.dir !== 'out' || line.msg.method !== 'session/update') continue
+      const params = line.msg.params as {
+        sessionId: string
+        update: { sessionUpdate: string; title?: string }
+        _meta?: { dsh?: { seq?: number } }
+      }
+      const where = `${line.scenario}:${line.line} ${params.update.sessionUpdate}`
+      const seq = params._meta?.dsh?.seq
+      const store = stores.get(`${line.scenario}/${params.sessionId}`)
+      if (params.update.sessionUpdate === 'available_commands_update') {
+        if (params._meta !== undefined) problems.push(`${where}: the command list comes from no event`)
+      } else if (seq === undefined) {
+        if (
+          params.update.sessionUpdate !== 'session_info_update' ||
+          store?.header.title !== params.update.title
+        )
+          problems.push(`${where}: no seq, and not the title of the session's header`)
+      } else if (params.update.sessionUpdate === 'session_info_update' && store) {
+        titles++
+        const event = store.events.get(seq) as { type?: string; data?: { title?: string } } | undefined
+        const fromEvent =
+          (event?.type === 'session/title' && event.data?.title === params.update.title) ||
+          event?.type === 'user/message'
+        if (!fromEvent)
+          problems.push(`${where}: seq ${seq} is ${JSON.stringify(event)}, not what gave the title`)
+      }
+    }
+    expect(problems).toEqual([])
+    expect(titles).toBeGreaterThan(10)
   })
 })
