@@ -63,6 +63,10 @@ export class FaultyFileSystem implements FileSystem {
         }
         return file.write(buffer, offset, length, position)
       },
+      async writev(buffers, position) {
+        if (check('write') === 'short') return file.writev(firstHalf(buffers), position)
+        return file.writev(buffers, position)
+      },
       writeSync(buffer, offset, length, position) {
         if (check('write') === 'short') {
           return file.writeSync(buffer, offset, Math.max(0, Math.floor(length / 2)), position)
@@ -105,4 +109,17 @@ export class FaultyFileSystem implements FileSystem {
   stat(path: string): ReturnType<FileSystem['stat']> {
     return this.inner.stat(path)
   }
+}
+
+/** The first half of the bytes of `buffers` (rounded down), as a short write would take them. */
+function firstHalf(buffers: readonly Uint8Array[]): Uint8Array[] {
+  let left = Math.floor(buffers.reduce((sum, b) => sum + b.length, 0) / 2)
+  const half: Uint8Array[] = []
+  for (const buffer of buffers) {
+    if (left === 0) break
+    const part = buffer.length <= left ? buffer : buffer.subarray(0, left)
+    half.push(part)
+    left -= part.length
+  }
+  return half
 }

@@ -12,6 +12,37 @@ export async function writeFully(file: OpenFile, bytes: Uint8Array, position: nu
   }
 }
 
+/**
+ * Writes all of `pieces`, one after another, from `position`: one `pwritev` (no copy joining them),
+ * continuing after short writes; a write of 0 bytes throws. A crash can only cut the bytes short, as
+ * with {@link writeFully}: the kernel writes the pieces in order.
+ */
+export async function writeAllFully(
+  file: OpenFile,
+  pieces: readonly Uint8Array[],
+  position: number,
+): Promise<void> {
+  if (pieces.length === 1) return writeFully(file, pieces[0] as Uint8Array, position)
+  let rest = pieces
+  let at = position
+  let missing = pieces.reduce((sum, piece) => sum + piece.length, 0)
+  while (missing > 0) {
+    const wrote = await file.writev(rest, at)
+    if (wrote <= 0) throw shortWrite(missing, at)
+    at += wrote
+    missing -= wrote
+    if (missing > 0) rest = after(rest, wrote)
+  }
+}
+
+/** The bytes of `pieces` after their first `count`. */
+function after(pieces: readonly Uint8Array[], count: number): Uint8Array[] {
+  let skip = count
+  let i = 0
+  while (skip >= (pieces[i] as Uint8Array).length) skip -= (pieces[i++] as Uint8Array).length
+  return [(pieces[i] as Uint8Array).subarray(skip), ...pieces.slice(i + 1)]
+}
+
 /** {@link writeFully} with synchronous writes. */
 export function writeFullySync(file: OpenFile, bytes: Uint8Array, position: number): void {
   let done = 0

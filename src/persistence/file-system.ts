@@ -12,6 +12,11 @@ const OPEN_FLAGS = {
 export interface OpenFile {
   /** Writes up to `length` bytes at `position`; resolves the count actually written (may be short). */
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>
+  /**
+   * Writes `buffers` one after another from `position` in one write (`pwritev`); resolves the count
+   * actually written (may be short: then a prefix of them, in order).
+   */
+  writev(buffers: readonly Uint8Array[], position: number): Promise<number>
   /** Reads up to `length` bytes at `position`; resolves the count read (0 at end of file). */
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>
   /** `write`, synchronously (it blocks the event loop: for bounded slices only). */
@@ -93,6 +98,9 @@ class NodeOpenFile implements OpenFile {
   constructor(private readonly handle: FileHandle) {}
   async write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
     return (await this.handle.write(buffer, offset, length, position)).bytesWritten
+  }
+  async writev(buffers: readonly Uint8Array[], position: number): Promise<number> {
+    return (await this.handle.writev(buffers, position)).bytesWritten
   }
   async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
     return (await this.handle.read(buffer, offset, length, position)).bytesRead

@@ -21,18 +21,21 @@ describe('LineBuffer', () => {
         ),
         (batches) => {
           const buffer = new LineBuffer()
-          const taken: { bytes: Buffer; copy: Buffer }[] = []
+          const taken: { pieces: readonly Buffer[]; copies: Buffer[] }[] = []
           for (const lines of batches) {
             for (const l of lines) buffer.add(l)
             expect(buffer.isEmpty).toBe(lines.length === 0)
-            const { bytes, lengths } = buffer.take()
+            const { pieces, lengths } = buffer.take()
             const expected = Buffer.from(lines.map((l) => `${l}\n`).join(''))
-            expect(bytes.equals(expected)).toBe(true)
+            expect(Buffer.concat(pieces).equals(expected)).toBe(true)
+            expect(pieces.every((piece) => piece.length > 0)).toBe(true)
             expect(lengths).toEqual(lines.map((l) => Buffer.byteLength(l) + 1))
-            taken.push({ bytes, copy: Buffer.from(bytes) })
+            taken.push({ pieces, copies: pieces.map((piece) => Buffer.from(piece)) })
             expect(buffer.isEmpty).toBe(true)
           }
-          for (const { bytes, copy } of taken) expect(bytes.equals(copy)).toBe(true)
+          for (const { pieces, copies } of taken) {
+            expect(pieces.every((piece, i) => piece.equals(copies[i] as Buffer))).toBe(true)
+          }
         },
       ),
       { numRuns: 150 },
@@ -44,6 +47,6 @@ describe('LineBuffer', () => {
     buffer.add('a')
     buffer.clear()
     buffer.add('b')
-    expect(buffer.take().bytes.toString()).toBe('b\n')
+    expect(Buffer.concat(buffer.take().pieces).toString()).toBe('b\n')
   })
 })

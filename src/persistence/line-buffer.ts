@@ -7,9 +7,12 @@ const LARGEST_CHUNK_BYTES = 256 << 10
 const NEWLINE = 0x0a
 const NO_CHUNK = Buffer.alloc(0)
 
-/** Lines taken out of a {@link LineBuffer}: their bytes (each line ends in `\n`) and their lengths. */
+/**
+ * Lines taken out of a {@link LineBuffer}: their bytes (each line ends in `\n`) in pieces to be
+ * written one after another (never joined: a batch is written with one `pwritev`), and their lengths.
+ */
 export interface TakenLines {
-  readonly bytes: Buffer
+  readonly pieces: readonly Buffer[]
   /** Byte length of each line, `\n` included, in order. */
   readonly lengths: readonly number[]
 }
@@ -67,8 +70,7 @@ export class LineBuffer {
     const lengths = this.lengths
     this.pieces = []
     this.lengths = []
-    const bytes = pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces)
-    return { bytes, lengths }
+    return { pieces, lengths }
   }
 
   /** Drops every line not taken yet. */

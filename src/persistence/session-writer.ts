@@ -3,7 +3,7 @@ import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import { headerLine } from './file-format.js'
-import { persistenceError, writeFully } from './file-io.js'
+import { persistenceError, writeAllFully, writeFully } from './file-io.js'
 import type { FileSystem, OpenFile } from './file-system.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
 import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
@@ -28,7 +28,7 @@ export interface WriterEnv {
 /**
  * The one writer of one session file. Every operation (create, appends, fork snapshots, flush,
  * close) runs in order through a promise queue. Appends are written in batches as the queue gets
- * to them (one `write` per batch: a process crash loses nothing written); `flush` writes what is
+ * to them (one `pwritev` per batch: a process crash loses nothing written); `flush` writes what is
  * pending and fdatasyncs once for everything before it (group commit). After a failed write or
  * fsync the writer stops, reports the error once and rejects every flush; a failed append is cut
  * back to the last complete line so the file stays loadable.
@@ -175,7 +175,7 @@ export class SessionWriter {
     if (this.pending.isEmpty || this.failure || !file) return
     const batch = this.takeBatch()
     try {
-      await writeFully(file, batch.bytes, this.size)
+      await writeAllFully(file, batch.pieces, this.size)
     } catch (error) {
       await file.truncate(this.size).catch((cut) => {
         this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
@@ -186,7 +186,7 @@ export class SessionWriter {
     this.batchWritten(batch)
   }
 
-  /** The pending lines as the bytes of one write. */
+  /** The pending lines, as the pieces of one write. */
   private takeBatch(): TakenLines {
     return this.pending.take()
   }

@@ -28,6 +28,7 @@ function countingReads(): { fs: FileSystem; read: () => number } {
       const file = await nodeFileSystem.open(path, flags, mode)
       return {
         write: (...args) => file.write(...args),
+        writev: (...args) => file.writev(...args),
         writeSync: (...args) => file.writeSync(...args),
         readSync: (...args) => {
           const n = file.readSync(...args)
