@@ -79,7 +79,7 @@ export async function readSessionFile(
     }
     events.push(standIn?.(event as SessionEvent, offset, bytes.length) ?? (event as SessionEvent))
     ends.push(end)
-    return onEvent?.(event as SessionEvent, header)
+    return onEvent?.(event as SessionEvent, header, bytes)
   })
   if (header === undefined) throw corrupt(path, 1, 'no complete header line')
   const cut = unparsed?.offset ?? scan.completeEnd

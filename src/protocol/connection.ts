@@ -4,9 +4,10 @@ import type { CancellationToken, Disposable, MessageConnection, NotificationMess
 import type { SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
-import type { ClientState, MethodCall } from './method.js'
+import type { ClientState, MethodCall, StoredSource } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
+import { splicedLine } from './stored-line-splice.js'
 import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
 import { createNdjsonConnection, type NdjsonConnection } from './wire/index.js'
@@ -225,9 +226,10 @@ export class AcpConnection {
       capabilities: () => this.server.capabilities(),
       // Straight to the writer (vscode-jsonrpc's sendNotification throws once the input ended):
       // a load or prompt still running after stdin EOF streams its updates before its response.
-      notify: (update) => {
+      notify: (update, from) => {
         const message: NotificationMessage = { jsonrpc: '2.0', method: 'session/update', params: update }
-        return this.writer.write(message).catch((error: Error) => {
+        const line = from && splicedLine(message, from.event, from.line)
+        return this.writer.write(message, line).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
       },
@@ -252,7 +254,7 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification): Promise<void>
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
@@ -304,8 +306,8 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification): Promise<void> {
-    return this.state.notify(update)
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void> {
+    return this.state.notify(update, from)
   }
 
   clientBridge(sessionId: string): ReturnType<MethodCall['clientBridge']> {

@@ -1,10 +1,16 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { AgentService } from '../agent/service.js'
 import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
-import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 import type { SerializedJson } from './wire/index.js'
+
+/** A stored event as parsed (`JSON.parse`) from `line`, its UTF-8 JSON text as read. */
+export interface StoredSource {
+  readonly event: SessionEvent
+  readonly line: Uint8Array
+}
 
 /** What the client said about itself in `initialize`. */
 export interface ClientState {
@@ -29,9 +35,11 @@ export interface MethodCall {
   capabilities(): AgentCapabilities
   /**
    * Sends one `session/update` notification, in order with everything else written. Resolves when
-   * it was handed to the output (later when the output pushes back); never rejects.
+   * it was handed to the output (later when the output pushes back); never rejects. `from`: the
+   * stored event the update was projected from, with the line it was parsed from (valid during
+   * the call only); long strings the two share are copied from the line's bytes.
    */
-  notify(update: SessionUpdateNotification): Promise<void>
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
   /**
    * Runs `task` once this call's response has been written, if the call succeeds: for updates a
    * client drops when they come before the answer that tells it about the session.

@@ -3,8 +3,16 @@ import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './
 import type { SessionId } from './ids.js'
 import type { storedEvent } from './stored-event.js'
 
-/** Hears each stored event as it is read back; what it returns (a promise) paces the read. */
-export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
+/**
+ * Hears each stored event as it is read back; what it returns (a promise) paces the read. A backend
+ * that stores events as JSON text may pass `text`: the UTF-8 JSON the event was parsed from, as
+ * stored (valid only during the call: copy what is kept).
+ */
+export type StoredEventListener = (
+  event: SessionEvent,
+  header: SessionHeader,
+  text?: Uint8Array,
+) => void | Promise<void>
 
 /**
  * Hears a session's events in order while it is read without being opened: `true` (or a promise of

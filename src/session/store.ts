@@ -202,7 +202,7 @@ export class SessionStore {
     const checker = new StoredLogChecker(id)
     let heard = 0
     let replayFailure: { error: unknown } | undefined
-    const take = (event: SessionEvent, header: SessionHeader) => {
+    const take = (event: SessionEvent, header: SessionHeader, text?: Uint8Array) => {
       if (heard === 0) checker.header(header)
       checker.event(event)
       heard++
@@ -211,7 +211,7 @@ export class SessionStore {
         throw error
       }
       try {
-        return replay?.(event, header)?.catch(failed)
+        return replay?.(event, header, text)?.catch(failed)
       } catch (error) {
         return failed(error)
       }

@@ -100,6 +100,24 @@ describe('NdjsonMessageWriter', () => {
     expect(chunks).toHaveLength(2)
   })
 
+  it('writes a line given as bytes as it is, in order with the lines it serializes, and shows it to onLine', async () => {
+    const output = new PassThrough()
+    const lines: string[] = []
+    let holding = true
+    const writer = new NdjsonMessageWriter(output, { onLine: (l) => lines.push(l), holdWhile: () => holding })
+    const given = { jsonrpc: '2.0', method: 'n', params: { text: 'é😀' } }
+    const writes = [
+      writer.write(note(1)),
+      writer.write(given as Message, Buffer.from(`${JSON.stringify(given)}\n`)),
+      writer.write(note(2)),
+    ]
+    holding = false
+    await Promise.all(writes)
+    const expected = [note(1), given, note(2)].map((m) => JSON.stringify(m))
+    expect(output.read().toString()).toBe(`${expected.join('\n')}\n`)
+    expect(lines).toEqual(expected)
+  })
+
   it('rejects a message that cannot be serialized and writes nothing for it', async () => {
     const output = new PassThrough()
     const writer = new NdjsonMessageWriter(output)

@@ -33,7 +33,8 @@ const HANDED = Promise.resolve()
 
 /** The lines not yet handed to the stream; the promise of their hand-over is made only when asked for. */
 class Batch {
-  readonly lines: string[] = []
+  /** A string without its `\n`; bytes with theirs. */
+  readonly lines: Array<string | Uint8Array> = []
   private promise: Promise<void> | undefined
   private settle: (() => void) | undefined
   private done = false
@@ -98,8 +99,13 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     return this.closed
   }
 
-  write(message: Message): Promise<void> {
-    const failure = this.send(message)
+  /**
+   * `serialized`, when given, must be the message's line exactly as this writer would write it:
+   * `JSON.stringify(message)` in UTF-8, then `\n` (e.g. copied from where the message's long
+   * strings were read). It is written as it is.
+   */
+  write(message: Message, serialized?: Uint8Array): Promise<void> {
+    const failure = this.send(message, serialized)
     if (failure) return Promise.reject(failure)
     return this.batch?.handed ?? HANDED
   }
@@ -108,17 +114,20 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
    * `write` without the promise: queues `message` and returns undefined, or returns the error
    * when it cannot be serialized (nothing is written then).
    */
-  send(message: Message): Error | undefined {
-    let text: string
+  send(message: Message, serialized?: Uint8Array): Error | undefined {
+    let text: string | Uint8Array
     try {
-      text = serialize(message)
+      text = serialized ?? serialize(message)
     } catch (error) {
       return error instanceof Error ? error : new TypeError(String(error))
     }
-    if (typeof text !== 'string') return new TypeError('message is not JSON-serializable')
+    if (text === undefined) return new TypeError('message is not JSON-serializable')
     this.account(message)
     if (this.closed) return undefined
-    this.options.onLine?.(text)
+    if (this.options.onLine)
+      this.options.onLine(
+        typeof text === 'string' ? text : Buffer.from(text).toString('utf8', 0, text.length - 1),
+      )
     this.batch ??= new Batch()
     const lines = this.batch.lines
     lines.push(text)
@@ -196,7 +205,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
       const batch = this.batch
       this.batch = undefined
       this.heldBytes = 0
-      for (const text of joinedPieces(batch.lines)) {
+      for (const text of batchPieces(batch.lines)) {
         this.unflushed++
         let accepted: boolean
         try {
@@ -264,6 +273,24 @@ function serialize(message: Message): string {
   if (!(result instanceof SerializedJson)) return JSON.stringify(message)
   const { id } = message as { id?: unknown }
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`
+}
+
+/** What to write for `lines`: runs of strings joined by {@link joinedPieces}, bytes as they are. */
+function batchPieces(lines: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> {
+  if (lines.every((line) => typeof line === 'string')) return joinedPieces(lines as string[])
+  const pieces: Array<string | Uint8Array> = []
+  let run: string[] = []
+  for (const line of lines) {
+    if (typeof line === 'string') {
+      run.push(line)
+      continue
+    }
+    if (run.length > 0) pieces.push(...joinedPieces(run))
+    run = []
+    pieces.push(line)
+  }
+  if (run.length > 0) pieces.push(...joinedPieces(run))
+  return pieces
 }
 
 /** Characters per write at most: lines held while the peer reads slowly may add up beyond V8's string limit. */
