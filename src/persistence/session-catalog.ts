@@ -127,8 +127,24 @@ export class SessionCatalog {
       return Promise.reject(error)
     }
     const refreshed = this.joinable ?? this.startRefresh(writtenHere)
-    return refreshed.then(() => this.pageOf(options, live))
+    if (live || refreshed !== this.joinable) return refreshed.then(() => this.pageOf(options, live))
+    // Lists that join one refresh with the same question get the same page: they share one promise.
+    if (this.sharedFor !== refreshed) {
+      this.sharedFor = refreshed
+      this.shared.clear()
+    }
+    const key = pageKey(options)
+    let page = this.shared.get(key)
+    if (!page) {
+      page = refreshed.then(() => this.pageOf(options))
+      this.shared.set(key, page)
+    }
+    return page
   }
+
+  /** The refresh whose pages `shared` holds, and those pages by question. */
+  private sharedFor: Promise<void> | undefined
+  private readonly shared = new Map<string, Promise<SessionPage>>()
 
   /** The page of the cache as it is now (see {@link list}). */
   private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
@@ -137,7 +153,7 @@ export class SessionCatalog {
       this.pages.clear()
     }
     if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
-    const key = `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+    const key = pageKey(options)
     let page = this.pages.get(key)
     if (!page) {
       page = frozenPage(paginate(this.ordered, options, true))
@@ -448,4 +464,8 @@ async function readAt(file: OpenFile, position: number, length: number): Promise
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
+}
+
+function pageKey(options: ListOptions): string {
+  return `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
 }
