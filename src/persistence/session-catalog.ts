@@ -18,7 +18,7 @@ import {
   type OpenFile,
 } from './file-system.js'
 import { titleFromHead } from './head-title.js'
-import { lastTitleIn, type TitleScan } from './last-title.js'
+import { type FileReader, lastTitleIn, type TitleScan } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -333,7 +333,7 @@ export class SessionCatalog {
       }
       const file = await this.fs.open(path, 'r')
       try {
-        const stat = await file.stat()
+        const stat = file.opened ?? (await file.stat())
         const grown = cached && cached.stat.ino === stat.ino ? cached.titles : undefined
         const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
         this.cache.set(id, { stat, summary, titles })
@@ -382,7 +382,14 @@ async function readSummary(
   if (headerEnd === -1) throw new Error('no complete header line')
   const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
   const last = await lastLine(file, size, headerEnd + 1, head)
-  const titles = await lastOwnTitle(file, size, headerEnd + 1, header, grown)
+  // A file the first read took whole is searched in memory.
+  const titles = await lastOwnTitle(
+    size <= head.length ? bytesReader(head) : file,
+    size,
+    headerEnd + 1,
+    header,
+    grown,
+  )
   const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
@@ -410,7 +417,7 @@ async function readSummary(
 
 /** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
 async function lastOwnTitle(
-  file: OpenFile,
+  file: FileReader,
   size: number,
   eventsStart: number,
   header: { readonly createdAt: string; readonly seedLength?: number },
@@ -448,6 +455,16 @@ async function lastLine(
       if (begin !== -1 || start === from) return bytes.toString('utf8', begin + 1, end)
     }
     window *= 4
+  }
+}
+
+/** Reads from bytes in memory as {@link OpenFile.read} reads from a file. */
+function bytesReader(bytes: Buffer): FileReader {
+  return {
+    read: async (buffer, offset, length, position) =>
+      position >= bytes.length
+        ? 0
+        : bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)),
   }
 }
 
