@@ -253,7 +253,11 @@ async function listRows(dir: string): Promise<BenchRow[]> {
     note,
   })
   return [
-    row(`list of ${LIST_SESSIONS} sessions, cold (new backend)`, cold, 'header + last line per file'),
+    row(
+      `list of ${LIST_SESSIONS} sessions, cold (new backend)`,
+      cold,
+      'per file: open (+ fstat), one read, close; a file over 16 KiB: its tail too',
+    ),
     row(`list of ${LIST_SESSIONS} sessions, warm`, warm, 'stat per file, cache by (ino, size, mtime)'),
   ]
 }

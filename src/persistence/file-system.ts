@@ -1,5 +1,13 @@
-import { constants, watch as fsWatch, readSync, writeSync } from 'node:fs'
+import {
+  close as closeDescriptor,
+  constants,
+  watch as fsWatch,
+  readSync,
+  type Stats,
+  writeSync,
+} from 'node:fs'
 import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
+import { fileStat, openDescriptor, ReadOnlyFile } from './read-only-file.js'
 
 /** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
 const OPEN_FLAGS = {
@@ -10,6 +18,8 @@ const OPEN_FLAGS = {
 
 /** An open file. Positions are explicit: the writer tracks offsets itself and never relies on O_APPEND. */
 export interface OpenFile {
+  /** The file's stat taken when it was opened, where `open` took one (saves a `stat` right after). */
+  readonly opened?: FileStat
   /** Writes up to `length` bytes at `position`; resolves the count actually written (may be short). */
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number>
   /**
@@ -94,8 +104,19 @@ export interface DirectoryWatch {
   close(): void
 }
 
+/** What an `open` that failed on a symlink or directory is: {@link NotRegularFileError}. */
+function openError(path: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ELOOP') return new NotRegularFileError(path, 'a symbolic link')
+  if (code === 'EISDIR') return new NotRegularFileError(path, 'a directory')
+  return error
+}
+
 class NodeOpenFile implements OpenFile {
-  constructor(private readonly handle: FileHandle) {}
+  constructor(
+    private readonly handle: FileHandle,
+    readonly opened: FileStat,
+  ) {}
   async write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
     return (await this.handle.write(buffer, offset, length, position)).bytesWritten
   }
@@ -118,34 +139,46 @@ class NodeOpenFile implements OpenFile {
     return this.handle.truncate(length)
   }
   async stat(): Promise<FileStat> {
-    const s = await this.handle.stat()
-    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
+    return fileStat(await this.handle.stat())
   }
   close(): Promise<void> {
     return this.handle.close()
   }
 }
 
-/** The real file system (node:fs/promises). */
+/** The real file system (node:fs/promises; files opened for reading on their bare descriptor). */
 export const nodeFileSystem: FileSystem = {
   async open(path, flags, mode = 0o600) {
+    if (flags === 'r') {
+      let opened: { fd: number; stats: Stats }
+      try {
+        opened = await openDescriptor(path, OPEN_FLAGS.r)
+      } catch (error) {
+        throw openError(path, error)
+      }
+      const { fd, stats } = opened
+      if (!stats.isFile()) {
+        await new Promise<void>((resolve) => closeDescriptor(fd, () => resolve()))
+        throw new NotRegularFileError(path, entryKind(stats))
+      }
+      return new ReadOnlyFile(fd, fileStat(stats))
+    }
     let handle: FileHandle
     try {
       handle = await openFile(path, OPEN_FLAGS[flags], mode)
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ELOOP') throw new NotRegularFileError(path, 'a symbolic link')
-      if (code === 'EISDIR') throw new NotRegularFileError(path, 'a directory')
-      throw error
+      throw openError(path, error)
     }
+    let opened: FileStat
     try {
       const s = await handle.stat()
       if (!s.isFile()) throw new NotRegularFileError(path, entryKind(s))
+      opened = fileStat(s)
     } catch (error) {
       await handle.close().catch(() => {})
       throw error
     }
-    return new NodeOpenFile(handle)
+    return new NodeOpenFile(handle, opened)
   },
   rename,
   unlink,
@@ -159,8 +192,7 @@ export const nodeFileSystem: FileSystem = {
   },
   readdir: (path) => readdir(path),
   async stat(path) {
-    const s = await lstat(path)
-    return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
+    return fileStat(await lstat(path))
   },
   watch(dir, onChange, onError) {
     // persistent: false, so a watch never keeps the process alive.

@@ -1,5 +1,8 @@
 import type { OpenFile } from './file-system.js'
 
+/** What the search reads with: a file, or bytes already read. */
+export type FileReader = Pick<OpenFile, 'read'>
+
 /** How a `session/title` event line starts: `{"seq":N,"type":"session/title",…` (the writer's key order). */
 const MARKER = Buffer.from(',"type":"session/title",')
 const LINE_START = /(?:^|\n)\{"seq":(\d{1,16})$/
@@ -28,7 +31,7 @@ export interface TitleScan {
  * value, a torn tail) is passed over.
  */
 export async function lastTitleIn(
-  file: OpenFile,
+  file: FileReader,
   from: number,
   to: number,
   inherited: number,
@@ -54,7 +57,7 @@ export async function lastTitleIn(
 }
 
 async function titleAt(
-  file: OpenFile,
+  file: FileReader,
   from: number,
   to: number,
   marker: number,
@@ -81,7 +84,7 @@ async function titleAt(
 }
 
 /** The complete line starting at `start` (without `\n`), or undefined when no `\n` ends it before `to`. */
-async function lineFrom(file: OpenFile, start: number, to: number): Promise<string | undefined> {
+async function lineFrom(file: FileReader, start: number, to: number): Promise<string | undefined> {
   const parts: Buffer[] = []
   let position = start
   let window = 4096
@@ -100,7 +103,7 @@ async function lineFrom(file: OpenFile, start: number, to: number): Promise<stri
   return undefined
 }
 
-async function readAt(file: OpenFile, position: number, length: number): Promise<Buffer> {
+async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(Math.max(0, length))
   let done = 0
   while (done < length) {

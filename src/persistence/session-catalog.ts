@@ -18,7 +18,7 @@ import {
   type OpenFile,
 } from './file-system.js'
 import { titleFromHead } from './head-title.js'
-import { lastTitleIn, type TitleScan } from './last-title.js'
+import { type FileReader, lastTitleIn, type TitleScan } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -127,8 +127,24 @@ export class SessionCatalog {
       return Promise.reject(error)
     }
     const refreshed = this.joinable ?? this.startRefresh(writtenHere)
-    return refreshed.then(() => this.pageOf(options, live))
+    if (live || refreshed !== this.joinable) return refreshed.then(() => this.pageOf(options, live))
+    // Lists that join one refresh with the same question get the same page: they share one promise.
+    if (this.sharedFor !== refreshed) {
+      this.sharedFor = refreshed
+      this.shared.clear()
+    }
+    const key = pageKey(options)
+    let page = this.shared.get(key)
+    if (!page) {
+      page = refreshed.then(() => this.pageOf(options))
+      this.shared.set(key, page)
+    }
+    return page
   }
+
+  /** The refresh whose pages `shared` holds, and those pages by question. */
+  private sharedFor: Promise<void> | undefined
+  private readonly shared = new Map<string, Promise<SessionPage>>()
 
   /** The page of the cache as it is now (see {@link list}). */
   private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
@@ -137,7 +153,7 @@ export class SessionCatalog {
       this.pages.clear()
     }
     if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
-    const key = `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+    const key = pageKey(options)
     let page = this.pages.get(key)
     if (!page) {
       page = frozenPage(paginate(this.ordered, options, true))
@@ -317,7 +333,7 @@ export class SessionCatalog {
       }
       const file = await this.fs.open(path, 'r')
       try {
-        const stat = await file.stat()
+        const stat = file.opened ?? (await file.stat())
         const grown = cached && cached.stat.ino === stat.ino ? cached.titles : undefined
         const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
         this.cache.set(id, { stat, summary, titles })
@@ -366,7 +382,14 @@ async function readSummary(
   if (headerEnd === -1) throw new Error('no complete header line')
   const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
   const last = await lastLine(file, size, headerEnd + 1, head)
-  const titles = await lastOwnTitle(file, size, headerEnd + 1, header, grown)
+  // A file the first read took whole is searched in memory.
+  const titles = await lastOwnTitle(
+    size <= head.length ? bytesReader(head) : file,
+    size,
+    headerEnd + 1,
+    header,
+    grown,
+  )
   const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
@@ -394,7 +417,7 @@ async function readSummary(
 
 /** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
 async function lastOwnTitle(
-  file: OpenFile,
+  file: FileReader,
   size: number,
   eventsStart: number,
   header: { readonly createdAt: string; readonly seedLength?: number },
@@ -435,6 +458,16 @@ async function lastLine(
   }
 }
 
+/** Reads from bytes in memory as {@link OpenFile.read} reads from a file. */
+function bytesReader(bytes: Buffer): FileReader {
+  return {
+    read: async (buffer, offset, length, position) =>
+      position >= bytes.length
+        ? 0
+        : bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)),
+  }
+}
+
 async function readAt(file: OpenFile, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length)
   let done = 0
@@ -448,4 +481,8 @@ async function readAt(file: OpenFile, position: number, length: number): Promise
 
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
+}
+
+function pageKey(options: ListOptions): string {
+  return `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
 }

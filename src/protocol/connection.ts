@@ -142,10 +142,7 @@ export class AcpConnection {
     } catch (error) {
       return this.failed(name, error, notification)
     } finally {
-      if (!settlesLater) {
-        call.dispose()
-        this.finished()
-      }
+      if (!settlesLater) this.release(call)
     }
   }
 
@@ -168,22 +165,28 @@ export class AcpConnection {
     return method
   }
 
-  private async settleCall(
+  private settleCall(
     name: string,
     result: PromiseLike<unknown>,
     call: Call,
     notification: boolean,
-  ): Promise<unknown> {
-    try {
-      const value = await result
-      this.runAfterResponse(call.takeAfterResponse())
-      return value
-    } catch (error) {
-      return this.failed(name, error, notification)
-    } finally {
-      call.dispose()
-      this.finished()
-    }
+  ): PromiseLike<unknown> {
+    return result.then(
+      (value) => {
+        this.runAfterResponse(call.takeAfterResponse())
+        this.release(call)
+        return value
+      },
+      (error: unknown) => {
+        this.release(call)
+        return this.failed(name, error, notification)
+      },
+    )
+  }
+
+  private release(call: Call): void {
+    call.dispose()
+    this.finished()
   }
 
   /** A request's failure as the `ResponseError` to throw; a notification's is logged. */
@@ -260,6 +263,7 @@ interface CallState {
 }
 
 const NEVER_ABORTED = new AbortController().signal
+const NO_TASKS: ReadonlyArray<() => void> = []
 
 /**
  * One method call. Its `signal` is made on first use (most calls never look at it): it aborts
@@ -325,7 +329,7 @@ class Call implements MethodCall {
 
   /** What `afterResponse` collected (emptied). */
   takeAfterResponse(): ReadonlyArray<() => void> {
-    const tasks = this.afterTasks ?? []
+    const tasks = this.afterTasks ?? NO_TASKS
     this.afterTasks = undefined
     return tasks
   }

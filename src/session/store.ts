@@ -471,11 +471,15 @@ export class SessionStore {
    * (`parentSession`). With a backend this reads its headers or catalog; live sessions report their
    * current state and are ordered by it.
    */
-  async list(options: ListOptions = {}): Promise<SessionPage> {
+  list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
-    if (!persistence) return paginate(this.liveSummaries(), options)
-    if (this.live.size === 0) return persistence.list(options)
-    return persistence.list(options, (id) => this.live.get(id)?.summary())
+    try {
+      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
+      if (this.live.size === 0) return persistence.list(options)
+      return persistence.list(options, (id) => this.live.get(id)?.summary())
+    } catch (error) {
+      return Promise.reject(error)
+    }
   }
 
   /**

@@ -160,6 +160,8 @@ describe('stdio MCP servers', () => {
         (u) => u.update.status === 'in_progress',
       ),
     )
+    // The server has the call (cancelling before it was sent would leave it nothing to be told).
+    await eventually(() => existsSync(`${pidfile}.started`))
     await run.agent.agent.notify('session/cancel', { sessionId })
     expect((await prompting).stopReason).toBe('cancelled')
     await eventually(() => existsSync(`${pidfile}.cancelled`))

@@ -10,6 +10,9 @@ import { SerializedJson } from '../wire/index.js'
  */
 const answers = new WeakMap<SessionPage, SerializedJson<ReturnType<typeof toResult>>>()
 
+/** The answer to each page promise the store handed out (lists joining one refresh share one). */
+const pendingAnswers = new WeakMap<Promise<SessionPage>, Promise<ReturnType<typeof answerFor>>>()
+
 function toResult(page: SessionPage) {
   return {
     sessions: page.sessions.map(toSessionInfo),
@@ -54,9 +57,15 @@ export const sessionListMethod = defineMethod({
       throw listError(error)
     }
     if (now) return answerFor(now)
-    return call.sessions.list(query).then(answerFor, (error: unknown) => {
-      throw listError(error)
-    })
+    const page = call.sessions.list(query)
+    let answer = pendingAnswers.get(page)
+    if (!answer) {
+      answer = page.then(answerFor, (error: unknown) => {
+        throw listError(error)
+      })
+      pendingAnswers.set(page, answer)
+    }
+    return answer
   },
 })
 

@@ -5,7 +5,8 @@
 //   --fail-start     exit 3 at once, before speaking MCP
 //   --hang           never answer initialize
 // Tools: echo {text}; env {name} (whether the variable is set, never its value); slow {ms}
-// (answers after ms, or records "cancelled" in --pidfile's FILE.cancelled when cancelled);
+// (records "started" in --pidfile's FILE.started, then answers after ms, or records "cancelled" in
+// FILE.cancelled when cancelled);
 // die {} (exits 4 in the middle of the call).
 import { appendFileSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -63,6 +64,7 @@ if (args.includes('--hang')) {
       case 'env':
         return { content: [{ type: 'text', text: process.env[input.name] ? 'set' : 'unset' }] }
       case 'slow':
+        if (pidfile) appendFileSync(`${pidfile}.started`, 'started\n')
         return new Promise((resolve) => {
           const timer = setTimeout(
             () => resolve({ content: [{ type: 'text', text: 'slow done' }] }),
