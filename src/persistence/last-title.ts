@@ -38,9 +38,11 @@ export async function lastTitleIn(
 ): Promise<TitleScan> {
   let complete: number | undefined
   let end = to
+  // One buffer for every read of the scan: a long untitled session is read whole.
+  const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(CHUNK + MARKER.length - 1, to - from)))
   while (end > from) {
     const start = Math.max(from, end - CHUNK)
-    const bytes = await readAt(file, start, Math.min(to, end + MARKER.length - 1) - start)
+    const bytes = await readInto(buffer, file, start, Math.min(to, end + MARKER.length - 1) - start)
     if (complete === undefined) {
       const newline = bytes.lastIndexOf(NEWLINE)
       if (newline !== -1) complete = start + newline + 1
@@ -104,7 +106,11 @@ async function lineFrom(file: FileReader, start: number, to: number): Promise<st
 }
 
 async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(Math.max(0, length))
+  return readInto(Buffer.allocUnsafe(Math.max(0, length)), file, position, length)
+}
+
+/** Reads `length` bytes at `position` (fewer at the end of the file) into the start of `buffer`. */
+async function readInto(buffer: Buffer, file: FileReader, position: number, length: number): Promise<Buffer> {
   let done = 0
   while (done < length) {
     const read = await file.read(buffer, done, length - done, position + done)
