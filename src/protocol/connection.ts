@@ -63,6 +63,9 @@ export class AcpConnection {
           if (isPromiseLike(done)) done.then(undefined, () => undefined)
         },
         independent: (method) => this.server.method(method)?.independent === true,
+        // A method that does not turn its signal into its own result answers -32800 when cancelled.
+        cancelledAnswer: (method) =>
+          this.server.method(method)?.handlesCancellation ? undefined : ProtocolError.cancelled(),
       },
     })
     this.rpc = wire.connection
@@ -136,9 +139,9 @@ export class AcpConnection {
         this.runAfterResponse(call.takeAfterResponse())
         return result
       }
+      if (method.independent && !notification) return this.sharedAnswer(name, result)
       settlesLater = true
-      const value = !token || method.handlesCancellation ? result : raceCancellation(result, token)
-      return this.settleCall(name, value, call, notification)
+      return this.settleCall(name, result, call, notification)
     } catch (error) {
       return this.failed(name, error, notification)
     } finally {
@@ -188,6 +191,23 @@ export class AcpConnection {
     call.dispose()
     this.finished()
   }
+
+  /**
+   * An independent request's promise with its failure mapped to the `ResponseError` to answer: one
+   * per promise its handler returned, so the requests that share an answer share this one too. An
+   * independent call is not counted as running (it changes nothing; `settle` still waits for its
+   * response through the pending requests) and asks for nothing after its response.
+   */
+  private sharedAnswer(name: string, result: PromiseLike<unknown>): PromiseLike<unknown> {
+    let mapped = this.mappedAnswers.get(result)
+    if (!mapped) {
+      mapped = result.then(undefined, (error: unknown) => this.failed(name, error, false))
+      this.mappedAnswers.set(result, mapped)
+    }
+    return mapped
+  }
+
+  private readonly mappedAnswers = new WeakMap<PromiseLike<unknown>, PromiseLike<unknown>>()
 
   /** A request's failure as the `ResponseError` to throw; a notification's is logged. */
   private failed(name: string, error: unknown, notification: boolean): undefined {
@@ -346,21 +366,4 @@ function isAcpMethod(name: string): name is AcpMethodName {
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
-}
-
-/** Settles like `work`, unless `token` fires first: then rejects with -32800. */
-function raceCancellation<T>(work: PromiseLike<T>, token: CancellationToken): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const subscription = token.onCancellationRequested(() => reject(ProtocolError.cancelled()))
-    work.then(
-      (value) => {
-        subscription.dispose()
-        resolve(value)
-      },
-      (error: unknown) => {
-        subscription.dispose()
-        reject(error)
-      },
-    )
-  })
 }

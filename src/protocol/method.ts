@@ -75,7 +75,8 @@ export interface AcpMethod<
   readonly beforeInitialize?: boolean
   /**
    * The handler changes nothing a later request could observe (a pure read): the requests after
-   * it may start before it settles (see `InboundDispatcher`).
+   * it may start before it settles (see `InboundDispatcher`), and nothing is run after its
+   * response (`afterResponse` is not for it).
    */
   readonly independent?: boolean
   /** The handler turns `signal` into its own result; otherwise a cancelled request answers -32800. */

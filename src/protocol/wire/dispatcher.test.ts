@@ -122,6 +122,60 @@ describe('dispatching the messages of one chunk', () => {
     expect(responses).toEqual([{ jsonrpc: '2.0', id: 3, result: 'read' }])
   })
 
+  it('answers a cancelled running request at once with cancelledAnswer, and drops what its handler settles with later', async () => {
+    let finish = (_value: string) => {}
+    const seen: boolean[] = []
+    const { dispatcher, responses } = dispatcherOver({
+      request: (_method, _params, token) =>
+        new Promise<string>((resolve) => {
+          finish = resolve
+          token.onCancellationRequested(() => seen.push(token.isCancellationRequested))
+        }),
+      cancelledAnswer: (method) =>
+        method === 'plain' ? new ResponseError(-32800, 'request cancelled') : undefined,
+    })
+    dispatcher.accept([request(1, 'plain')])
+    dispatcher.cancel(1)
+    expect(seen).toEqual([true])
+    expect(responses).toEqual([
+      { jsonrpc: '2.0', id: 1, error: { code: -32800, message: 'request cancelled' } },
+    ])
+    finish('late')
+    await nextTurn()
+    expect(responses).toHaveLength(1)
+    dispatcher.accept([request(2, 'own')])
+    dispatcher.cancel(2) // its handler answers for itself
+    finish('its own answer')
+    await nextTurn()
+    expect(responses.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: 'its own answer' })
+  })
+
+  it('answers each of the requests that share one promise once, the cancelled one and a reused id apart', async () => {
+    let finish = (_value: string) => {}
+    const shared = new Promise<string>((resolve) => {
+      finish = resolve
+    })
+    const { dispatcher, responses } = dispatcherOver({
+      request: () => shared,
+      independent: () => true,
+      cancelledAnswer: () => new ResponseError(-32800, 'request cancelled'),
+    })
+    dispatcher.accept([1, 2, 3].map((n) => request(n, 'read')))
+    dispatcher.cancel(2)
+    dispatcher.accept([request(2, 'read again')]) // id 2 is free again and joins the same promise
+    finish('page')
+    await nextTurn()
+    expect(responses).toEqual([
+      { jsonrpc: '2.0', id: 2, error: { code: -32800, message: 'request cancelled' } },
+      { jsonrpc: '2.0', id: 1, result: 'page' },
+      { jsonrpc: '2.0', id: 3, result: 'page' },
+      { jsonrpc: '2.0', id: 2, result: 'page' },
+    ])
+    dispatcher.accept([request(4, 'after it settled')])
+    await nextTurn()
+    expect(responses.at(-1)).toEqual({ jsonrpc: '2.0', id: 4, result: 'page' })
+  })
+
   it('starts a request cancelled while queued with its token cancelled', async () => {
     const seen: Array<[number, boolean]> = []
     const { dispatcher } = dispatcherOver({

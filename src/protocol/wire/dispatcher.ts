@@ -25,6 +25,20 @@ export interface InboundHandlers {
    * next message may then start before its promise settles, as after a synchronous answer.
    */
   independent?(method: string): boolean
+  /**
+   * The error a running request of `method` is answered with at once when the peer cancels it (its
+   * handler's later result is then dropped); undefined leaves the answer to the handler, which sees
+   * its token fire.
+   */
+  cancelledAnswer?(method: string): ResponseError<unknown> | undefined
+}
+
+/** A request whose handler returned a promise that has not settled, nor been answered on cancel. */
+interface RunningRequest {
+  readonly key: string
+  readonly id: WireId
+  readonly method: string
+  readonly token: InboundToken
 }
 
 /**
@@ -46,11 +60,13 @@ export interface InboundHandlers {
  * - Handlers run concurrently: nothing waits for a handler's promise to settle.
  * - Every request gets exactly one response, written through `respond` once its handler settled.
  * - A cancellation marks the request's token whether it runs or is still queued; a queued one
- *   starts with its token cancelled. The handler decides what to answer.
+ *   starts with its token cancelled. A running one is answered at once with `cancelledAnswer`'s
+ *   error when it gives one (what its handler settles with later is dropped); otherwise, and for a
+ *   queued one, the handler decides what to answer.
  */
 export class InboundDispatcher {
-  /** Tokens of requests whose handler returned a promise that has not settled yet. */
-  private readonly running = new Map<string, InboundToken>()
+  /** Requests whose handler returned a promise that has not settled yet, by id. */
+  private readonly running = new Map<string, RunningRequest>()
   /** Ids of queued requests cancelled before they started. */
   private readonly cancelledEarly = new Set<string>()
   private queue: InboundMessage[] = []
@@ -80,9 +96,17 @@ export class InboundDispatcher {
   /** The peer cancelled request `id` (in flight or still queued); unknown ids are ignored. */
   cancel(id: WireId): void {
     const key = String(id)
-    const token = this.running.get(key)
-    if (token) token.cancel()
-    else if (this.backlog > 0) this.cancelledEarly.add(key)
+    const running = this.running.get(key)
+    if (!running) {
+      if (this.backlog > 0) this.cancelledEarly.add(key)
+      return
+    }
+    running.token.cancel()
+    const answer = this.handlers.cancelledAnswer?.(running.method)
+    if (answer && this.running.get(key) === running) {
+      this.running.delete(key)
+      this.respond({ jsonrpc: '2.0', id: running.id, error: errorOf(running.method, answer) })
+    }
   }
 
   /** Starts nothing more; handlers already running still answer. */
@@ -164,19 +188,53 @@ export class InboundDispatcher {
       this.respond({ jsonrpc: '2.0', id, result: result === undefined ? null : result })
       return true
     }
-    this.running.set(key, token)
+    const running: RunningRequest = { key, id, method, token }
+    this.running.set(key, running)
     const independent = this.handlers.independent?.(method) === true
-    result.then(
-      (value) => {
-        this.running.delete(key)
-        this.respond({ jsonrpc: '2.0', id, result: value === undefined ? null : value })
-      },
-      (error: unknown) => {
-        this.running.delete(key)
-        this.respond({ jsonrpc: '2.0', id, error: errorOf(method, error) })
-      },
-    )
+    this.awaitAnswer(result, running)
     return independent
+  }
+
+  /**
+   * The requests waiting for the promise `pending` last returned: requests started one after the
+   * other whose handlers returned the very same promise (e.g. lists sharing one answer) wait on it
+   * together, through one `then`.
+   */
+  private pending: { readonly promise: PromiseLike<unknown>; readonly members: RunningRequest[] } | undefined
+
+  private awaitAnswer(result: PromiseLike<unknown>, running: RunningRequest): void {
+    const pending = this.pending
+    if (pending?.promise === result) {
+      pending.members.push(running)
+      return
+    }
+    const members = [running]
+    this.pending = { promise: result, members }
+    result.then(
+      (value) =>
+        this.answerAll(result, members, {
+          result: value === undefined ? null : (value as ResponseMessage['result']),
+        }),
+      (error: unknown) => this.answerAll(result, members, { error }),
+    )
+  }
+
+  private answerAll(
+    promise: PromiseLike<unknown>,
+    members: readonly RunningRequest[],
+    outcome: { result: ResponseMessage['result'] } | { error: unknown },
+  ): void {
+    if (this.pending?.promise === promise) this.pending = undefined
+    for (const running of members) {
+      if (this.running.get(running.key) !== running) continue // answered when it was cancelled
+      this.running.delete(running.key)
+      const { id, method } = running
+      this.respond(
+        'result' in outcome
+          ? { jsonrpc: '2.0', id, result: outcome.result }
+          : { jsonrpc: '2.0', id, error: errorOf(method, outcome.error) },
+      )
+    }
   }
 }
 
