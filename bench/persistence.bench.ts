@@ -1,5 +1,5 @@
 import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { appendFile, copyFile, open, readdir, rm } from 'node:fs/promises'
+import { appendFile, copyFile, open, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
@@ -11,6 +11,9 @@ import { type BenchRow, collectGarbage, median } from './harness.js'
 const TURNS = 300
 const EVENTS_PER_TURN = 10
 const LIST_SESSIONS = 10_000
+/** Sessions of the cold-list row whose files are larger than the catalog's first read. */
+const MID_SESSIONS = 1_000
+const MID_SESSION_BYTES = 64 * 1024
 
 interface Store {
   readonly sessions: SessionStore
@@ -262,13 +265,76 @@ async function listRows(dir: string): Promise<BenchRow[]> {
   ]
 }
 
+/** Every file read whole, 16 at a time: the floor for finding a title event anywhere in a file. */
+async function readWholeFiles(dir: string): Promise<number> {
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.jsonl'))
+  let next = 0
+  let bytes = 0
+  const worker = async () => {
+    while (next < names.length) bytes += (await readFile(join(dir, names[next++] as string))).length
+  }
+  await Promise.all(Array.from({ length: 16 }, worker))
+  return bytes
+}
+
+/**
+ * A cold list of sessions larger than the catalog's first read and without a title event: the
+ * title search (the last own `session/title`, from the end) has to look at every byte of each.
+ */
+async function midListRow(dir: string): Promise<BenchRow> {
+  const storeDir = join(dir, 'list-mid')
+  mkdirSync(storeDir, { recursive: true, mode: 0o700 })
+  for (let i = 0; i < MID_SESSIONS; i++) {
+    const id = `ses_${String(i).padStart(6, '0')}`
+    const createdAt = new Date(Date.UTC(2024, 0, 1) + i * 1000).toISOString()
+    const lines = [header(id, createdAt)]
+    let size = lines[0]?.length ?? 0
+    for (let seq = 1; size < MID_SESSION_BYTES; seq++) {
+      const line = `${JSON.stringify({ seq, type: 'context/note', time: createdAt, data: { text: `note ${seq} ${'x'.repeat(300)}` } })}\n`
+      lines.push(line)
+      size += line.length
+    }
+    writeFileSync(join(storeDir, `${id}.jsonl`), lines.join(''), { mode: 0o600 })
+  }
+  const fresh: Context[] = []
+  let persistence: JsonlPersistence | undefined
+  const cold = await timeEach(
+    5,
+    () => (persistence as JsonlPersistence).list({ limit: 50 }),
+    async () => {
+      const ctx = new Context()
+      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
+      await ctx.start()
+      fresh.push(ctx)
+      persistence = new JsonlPersistence(ctx, { dir: storeDir })
+    },
+  )
+  for (const ctx of fresh) await ctx.stop()
+  const baseline = await timeEach(5, () => readWholeFiles(storeDir))
+  return {
+    group: 'persistence',
+    name: `list of ${MID_SESSIONS} sessions of ${MID_SESSION_BYTES / 1024} KB without a title event, cold`,
+    ours: cold,
+    baselineName: `each of the ${MID_SESSIONS} files read whole`,
+    baseline,
+    unit: 'ms',
+    better: 'lower',
+    note: 'the title search reads each file from the end to its start',
+  }
+}
+
 export const suite = {
   name: 'persistence',
   async run(): Promise<BenchRow[]> {
     routeLogsToStderr(1)
     const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-persist-'))
     try {
-      return [...(await appendRows(dir)), ...(await bigSessionRows(dir)), ...(await listRows(dir))]
+      return [
+        ...(await appendRows(dir)),
+        ...(await bigSessionRows(dir)),
+        ...(await listRows(dir)),
+        await midListRow(dir),
+      ]
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

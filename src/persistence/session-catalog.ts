@@ -381,15 +381,11 @@ async function readSummary(
   }
   if (headerEnd === -1) throw new Error('no complete header line')
   const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
-  const last = await lastLine(file, size, headerEnd + 1, head)
-  // A file the first read took whole is searched in memory.
-  const titles = await lastOwnTitle(
-    size <= head.length ? bytesReader(head) : file,
-    size,
-    headerEnd + 1,
-    header,
-    grown,
-  )
+  // What the first read took (the whole of a small file) and the title search's read from the end
+  // serve the reads after them: a file is read at most once per range.
+  const reader = new LastReadReader(file, head)
+  const titles = await lastOwnTitle(reader, size, headerEnd + 1, header, grown)
+  const last = await lastLine(reader, size, headerEnd + 1)
   const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
@@ -437,16 +433,11 @@ async function lastOwnTitle(
 }
 
 /** The last complete line after `from` (text without `\n`), reading a growing window from the end. */
-async function lastLine(
-  file: OpenFile,
-  size: number,
-  from: number,
-  head: Buffer,
-): Promise<string | undefined> {
+async function lastLine(file: FileReader, size: number, from: number): Promise<string | undefined> {
   let window = WINDOW
   for (;;) {
     const start = Math.max(from, size - window)
-    const bytes = size <= head.length ? head.subarray(start, size) : await readAt(file, start, size - start)
+    const bytes = await readAt(file, start, size - start)
     const end = bytes.lastIndexOf(NEWLINE)
     if (end === -1) {
       if (start === from) return undefined
@@ -458,17 +449,31 @@ async function lastLine(
   }
 }
 
-/** Reads from bytes in memory as {@link OpenFile.read} reads from a file. */
-function bytesReader(bytes: Buffer): FileReader {
-  return {
-    read: async (buffer, offset, length, position) =>
-      position >= bytes.length
-        ? 0
-        : bytes.copy(buffer, offset, position, Math.min(bytes.length, position + length)),
+/**
+ * Reads a file, serving a read that falls inside the bytes it last read (at first: `head`, read
+ * from offset 0) from memory. The buffers read into are kept, not copied: callers hand over
+ * buffers they never write to again.
+ */
+class LastReadReader implements FileReader {
+  private at = 0
+
+  constructor(
+    private readonly file: FileReader,
+    private last: Buffer,
+  ) {}
+
+  async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+    if (position >= this.at && position + length <= this.at + this.last.length) {
+      return this.last.copy(buffer, offset, position - this.at, position - this.at + length)
+    }
+    const read = await this.file.read(buffer, offset, length, position)
+    this.at = position
+    this.last = Buffer.from(buffer.buffer, buffer.byteOffset + offset, read)
+    return read
   }
 }
 
-async function readAt(file: OpenFile, position: number, length: number): Promise<Buffer> {
+async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
   const buffer = Buffer.allocUnsafe(length)
   let done = 0
   while (done < length) {

@@ -125,9 +125,9 @@ export class AcpConnection {
     this.running++
     let settlesLater = false
     try {
-      const method = this.methodFor(name, notification)
-      if (!method) return undefined
       const acpMethod = isAcpMethod(name) ? name : undefined
+      const method = this.methodFor(name, acpMethod, notification)
+      if (!method) return undefined
       const checked = acpMethod ? validateParams(acpMethod, params) : params
       const result = isPromiseLike(checked)
         ? Promise.resolve(checked).then((value) => method.handle(value as never, call))
@@ -147,10 +147,10 @@ export class AcpConnection {
   }
 
   /** The method `name` names, or undefined for an unknown notification; throws for a request. */
-  private methodFor(name: string, notification: boolean) {
+  private methodFor(name: string, acpMethod: AcpMethodName | undefined, notification: boolean) {
     const method = this.server.method(name)
-    const isNotification = isAcpMethod(name)
-      ? ACP_AGENT_METHODS[name].notification
+    const isNotification = acpMethod
+      ? ACP_AGENT_METHODS[acpMethod].notification
       : method?.notification === true
     if (!method || isNotification !== notification) {
       if (notification) {

@@ -20,6 +20,7 @@ const text = fc.oneof(
     'é😀',
     '\ud800x',
     'x\udfff',
+    '\\u0041 \\/ \\\\u00e9 /',
   ),
 )
 
@@ -89,7 +90,7 @@ describe('splicedLine', () => {
   })
 
   it('copies the long strings of a line as JSON.stringify wrote it, escapes and all', () => {
-    for (const piece of ['lorem ipsum ', 'a"b\\c\n\t', 'é😀 \u2028', '\u0001\u001f\u007f']) {
+    for (const piece of ['lorem ipsum ', 'a"b\\c\n\t', 'é😀 \u2028', '\u0001\u001f\u007f', '\\u0041 \\/ /']) {
       const stored = {
         seq: 4,
         type: 'assistant/message',

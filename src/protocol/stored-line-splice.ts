@@ -134,25 +134,33 @@ function escaped(bytes: Buffer, open: number, at: number): boolean {
   return run % 2 === 1
 }
 
-/** `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`: what follows the backslash. */
-const SHORT_ESCAPES = new Set([0x22, 0x5c, 0x62, 0x66, 0x6e, 0x72, 0x74])
 const SHORT_ESCAPED_CONTROLS = new Set([0x08, 0x09, 0x0a, 0x0c, 0x0d])
+const U_ESCAPE = Buffer.from('\\u')
+const SLASH_ESCAPE = Buffer.from('\\/')
 
-/** Whether the literal's content `[start, end)` is valid UTF-8 whose every escape is `JSON.stringify`'s own. */
+/**
+ * Whether the literal's content `[start, end)` is valid UTF-8 whose every escape is `JSON.stringify`'s
+ * own. The line is valid JSON, so its escapes are `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`
+ * and `\uXXXX`: only `\/` and the `\u` ones need a look (found by searching for them, not by
+ * stepping through every escape).
+ */
 function canonical(bytes: Buffer, start: number, end: number): boolean {
   const content = bytes.subarray(start, end)
   if (!isUtf8(content)) return false
-  let at = content.indexOf(BACKSLASH)
-  while (at !== -1) {
-    const kind = content[at + 1] as number
-    if (SHORT_ESCAPES.has(kind)) {
-      at = content.indexOf(BACKSLASH, at + 2)
-      continue
-    }
-    if (kind !== 0x75 /* u */ || !controlEscape(content, at + 2)) return false
-    at = content.indexOf(BACKSLASH, at + 6)
+  for (let at = content.indexOf(SLASH_ESCAPE); at !== -1; at = content.indexOf(SLASH_ESCAPE, at + 2)) {
+    if (escapes(content, at)) return false
+  }
+  for (let at = content.indexOf(U_ESCAPE); at !== -1; at = content.indexOf(U_ESCAPE, at + 2)) {
+    if (escapes(content, at) && !controlEscape(content, at + 2)) return false
   }
   return true
+}
+
+/** Whether the backslash at `at` starts an escape: an even run of backslashes before it. */
+function escapes(content: Buffer, at: number): boolean {
+  let run = 0
+  for (let i = at - 1; i >= 0 && content[i] === BACKSLASH; i--) run++
+  return run % 2 === 0
 }
 
 /** Whether the 4 hex digits at `at` are `JSON.stringify`'s `\u00xx` (lower case) for a control character. */

@@ -251,6 +251,29 @@ describe('get, close, list and load', () => {
     expect([...first.sessions, ...second.sessions].map((s) => s.sessionId)).toEqual(['older', 'newer'])
   })
 
+  it('list: the same question gets the same frozen page until a live session changes, appears or goes', async () => {
+    const a = f.sessions.create('a')
+    const first = await f.sessions.list()
+    expect(Object.isFrozen(first)).toBe(true)
+    expect(await f.sessions.list()).toBe(first)
+    expect(f.sessions.listNow()).toBe(first)
+    const fresh = async () => {
+      const page = await f.sessions.list()
+      expect(page).not.toBe(first)
+      return page
+    }
+    f.tick(1000)
+    appendAll(a, cleanTurn(1, 'hello'))
+    const afterAppend = await fresh()
+    expect(afterAppend.sessions[0]?.title).toBe('hello')
+    expect(afterAppend.sessions[0]?.updatedAt).not.toBe(first.sessions[0]?.updatedAt)
+    f.sessions.create('b')
+    expect((await f.sessions.list()).sessions.map((s) => s.sessionId)).toEqual(['b', 'a'])
+    await f.sessions.close('b')
+    expect((await f.sessions.list()).sessions.map((s) => s.sessionId)).toEqual(['a'])
+    expect(await f.sessions.list({ cwd: '/elsewhere' })).toEqual({ sessions: [] })
+  })
+
   it('list: a fork shows its lineage and current title', async () => {
     const s = appendAll(f.sessions.create('a'), cleanTurn(1))
     s.append({ type: 'session/title', data: { title: 'Named' } })

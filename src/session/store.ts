@@ -79,6 +79,7 @@ export class SessionStore {
     this.host = {
       now: () => this.isoNow(),
       appended: (session, event) => {
+        this.liveVersion++
         for (const listener of this.appendListeners) listener(session, event)
       },
     }
@@ -474,7 +475,7 @@ export class SessionStore {
   list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
     try {
-      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
+      if (!persistence) return Promise.resolve(this.listNow(options) as SessionPage)
       if (this.live.size === 0) return persistence.list(options)
       return persistence.list(options, (id) => this.live.get(id)?.summary())
     } catch (error) {
@@ -487,8 +488,26 @@ export class SessionStore {
    * answers at once. Undefined when `list` must be awaited; throws what `list` would reject with.
    */
   listNow(options: ListOptions = {}): SessionPage | undefined {
-    return this.persistence ? undefined : paginate(this.liveSummaries(), options)
+    if (this.persistence) return undefined
+    if (this.livePages.version !== this.liveVersion) {
+      this.livePages = { version: this.liveVersion, pages: new Map() }
+    }
+    const key = `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+    let page = this.livePages.pages.get(key)
+    if (!page) {
+      page = frozenPage(paginate(this.liveSummaries(), options))
+      if (this.livePages.pages.size >= MAX_LIVE_PAGES) this.livePages.pages.clear()
+      this.livePages.pages.set(key, page)
+    }
+    return page
   }
+
+  /**
+   * Counts the changes that can change a live session's summary (an append, a session admitted or
+   * let go): while it stands still, the same question gets the same frozen page (see `listNow`).
+   */
+  private liveVersion = 0
+  private livePages = { version: -1, pages: new Map<string, SessionPage>() }
 
   private *liveSummaries(): Iterable<SessionSummary> {
     for (const session of this.live.values()) yield session.summary()
@@ -511,10 +530,12 @@ export class SessionStore {
 
   private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
     this.live.set(session.id, session)
+    this.liveVersion++
     try {
       this.ctx.emit(event, session)
     } catch (error) {
       this.live.delete(session.id)
+      this.liveVersion++
       session.detach()
       throw error
     }
@@ -524,6 +545,7 @@ export class SessionStore {
   private detach(session: Session, reason: DisposeReason): void {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
+    this.liveVersion++
     session.detach()
     this.ctx.emit('session/disposed', session, reason)
   }
@@ -548,3 +570,12 @@ export function sessionsPlugin(ctx: Context, config: SessionStoreConfig = {}): v
   ctx.set('sessions', new SessionStore(ctx, config))
 }
 sessionsPlugin.reusable = false
+
+/** Pages kept for the questions asked since the live sessions last changed, at most. */
+const MAX_LIVE_PAGES = 64
+
+function frozenPage(page: SessionPage): SessionPage {
+  for (const summary of page.sessions) Object.freeze(summary)
+  Object.freeze(page.sessions)
+  return Object.freeze(page)
+}

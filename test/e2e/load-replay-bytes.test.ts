@@ -60,25 +60,31 @@ async function outputOf(agent: AgentProcess, request: () => Promise<unknown>): P
 }
 
 describe('session/load of a stored session', () => {
-  it('writes the same bytes whether its updates are copied from the file or serialized from memory', async () => {
-    const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-replay-bytes-'))
-    dirs.push(storeDir)
-    writeFileSync(join(storeDir, `${ID}.jsonl`), `${storedLines().join('\n')}\n`, { mode: 0o600 })
-    const agent = new AgentProcess({ storeDir })
-    agents.push(agent)
-    await agent.initialize()
-    const load = () =>
-      agent.agent.request('session/load', { sessionId: ID, cwd: PROJECT_DIR, mcpServers: [] })
-    // First from the file (a fresh load streams what it reads), then from the live session.
-    const fromFile = await outputOf(agent, load)
-    const fromMemory = await outputOf(agent, load)
-    const updates = (lines: string[]) => lines.filter((l) => l.includes('"_meta":{"dsh":{"seq":'))
-    expect(updates(fromFile).length).toBeGreaterThan(15)
-    expect(updates(fromFile)).toEqual(updates(fromMemory))
-    expect(fromFile.join('\n')).toContain(
-      JSON.stringify(long('line\n\t"quoted" back\\slash é 😀 \u2028 \u0001 ')),
-    )
-    expect(await agent.stop()).toBe(0)
-    expect(agent.audit.problems).toEqual([])
-  })
+  it.each([
+    ['a client', {}],
+    ['a client with the subagents capability', { subagents: {} }],
+  ])(
+    'writes the same bytes to %s whether its updates are copied from the file or serialized from memory',
+    async (_who, capabilities) => {
+      const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-replay-bytes-'))
+      dirs.push(storeDir)
+      writeFileSync(join(storeDir, `${ID}.jsonl`), `${storedLines().join('\n')}\n`, { mode: 0o600 })
+      const agent = new AgentProcess({ storeDir })
+      agents.push(agent)
+      await agent.initialize(capabilities as never)
+      const load = () =>
+        agent.agent.request('session/load', { sessionId: ID, cwd: PROJECT_DIR, mcpServers: [] })
+      // First from the file (a fresh load streams what it reads), then from the live session.
+      const fromFile = await outputOf(agent, load)
+      const fromMemory = await outputOf(agent, load)
+      const updates = (lines: string[]) => lines.filter((l) => l.includes('"_meta":{"dsh":{"seq":'))
+      expect(updates(fromFile).length).toBeGreaterThan(15)
+      expect(updates(fromFile)).toEqual(updates(fromMemory))
+      expect(fromFile.join('\n')).toContain(
+        JSON.stringify(long('line\n\t"quoted" back\\slash é 😀 \u2028 \u0001 ')),
+      )
+      expect(await agent.stop()).toBe(0)
+      expect(agent.audit.problems).toEqual([])
+    },
+  )
 })

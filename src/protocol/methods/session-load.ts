@@ -41,11 +41,12 @@ export const sessionLoadMethod = defineMethod({
     const subagents = subagentReplay(call)
     const send = (event: SessionEvent, header: SessionHeader, line?: Uint8Array) => {
       projector ??= projectorFor(header)
-      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event)) ?? lastSent
+      // The line is valid during this call only: its long strings are copied now or never.
+      const from = line && { event, line }
+      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event), from) ?? lastSent
       else
         for (const update of projector.updatesFor(event)) {
-          // The line is valid during this call only: its long strings are copied now or never.
-          lastSent = call.notify(update, line && { event, line })
+          lastSent = call.notify(update, from)
         }
       replayed = event.seq
     }
