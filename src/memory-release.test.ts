@@ -50,10 +50,10 @@ describe('releaseMemoryOnClose', () => {
     expect(proc.collections()).toBe(0)
   })
 
-  it('collects again 7 s after the last close while V8 holds more than 8 MiB of heap it does not use', async () => {
+  it('collects again 7 s after the last close while V8 holds more than 2 MiB of heap it does not use', async () => {
     const proc = fakeProcess({ resident: 50 * MiB, spare: 0 })
     const closed = releaseMemoryOnClose(proc.probe)
-    proc.figures.spare = 30 * MiB
+    proc.figures.spare = 3 * MiB
     closed()
     await vi.advanceTimersByTimeAsync(5000)
     closed() // a later close moves the settling collection: it waits for 7 s without closes
@@ -69,7 +69,7 @@ describe('releaseMemoryOnClose', () => {
     const proc = fakeProcess({ resident: 50 * MiB, spare: 0 })
     const closed = releaseMemoryOnClose(proc.probe)
     proc.figures.resident = 80 * MiB
-    proc.figures.spare = 8 * MiB
+    proc.figures.spare = 2 * MiB
     closed()
     await vi.advanceTimersByTimeAsync(60_000)
     expect(proc.collections()).toBe(1) // the first one only

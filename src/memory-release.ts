@@ -8,7 +8,7 @@ const RELEASE_DELAY_MS = 50
  */
 const SETTLE_DELAY_MS = 7000
 /** Heap that V8 holds committed beyond what it uses, above which the settling collection runs. */
-const SETTLE_ABOVE_BYTES = 8 * 1024 * 1024
+const SETTLE_ABOVE_BYTES = 2 * 1024 * 1024
 
 /** What {@link releaseMemoryOnClose} reads and does; each may be unavailable (undefined). */
 export interface MemoryProbe {
@@ -26,11 +26,11 @@ export interface MemoryProbe {
  * - 50 ms after a close, while the process holds 16 MiB more than when this was made, one full
  *   collection: V8 frees a closed session's log only at its next full collection, and returns the
  *   pages to the OS later still.
- * - 7 s after the last close, while V8 holds more than 8 MiB of heap committed beyond what it uses,
- *   one more. Loading a big session grows the young generation (to ~16 MiB per semispace here), and
- *   V8 shrinks it only at a full collection after ~5 s of slow allocation, which its own memory
- *   reducer did not reach in 25 s of idleness; this one reaches it (~12 MB given back after a 50 MB
- *   session).
+ * - 7 s after the last close, while V8 holds more than 2 MiB of heap committed beyond what it uses,
+ *   one more. Listing and loading grow the young generation (2-16 MiB per semispace here, from
+ *   0.5), and V8 shrinks it only at a full collection after ~5 s of slow allocation, which its own
+ *   memory reducer did not reach in 25 s of idleness; this one reaches it (3-12 MB given back after
+ *   a 50 MB session).
  */
 export function releaseMemoryOnClose(probe: MemoryProbe = processMemory()): () => void {
   const baseline = probe.resident()
