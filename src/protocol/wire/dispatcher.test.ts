@@ -310,39 +310,52 @@ describe('InboundToken', () => {
 })
 
 describe('coalescing output', () => {
-  it('hands over in one write what the running code and the microtasks queued before its first line wrote, without waiting a turn', async () => {
+  it('hands over in one write the answers the running code and the microtasks queued before the first wrote, without waiting a turn', async () => {
     const { sink, chunks } = chunkSink()
     const writer = new NdjsonMessageWriter(sink)
-    queueMicrotask(() => void writer.write(request(3, 'released earlier')))
-    const handed = [writer.write(request(1, 'a')), writer.write(request(2, 'b'))]
-    queueMicrotask(() => void writer.write(request(4, 'queued after the first line')))
+    const answer = (id: number) => ({ jsonrpc: '2.0', id, result: id })
+    queueMicrotask(() => void writer.write(answer(3)))
+    const handed = [writer.write(answer(1)), writer.write(answer(2))]
+    queueMicrotask(() => void writer.write(answer(4)))
     let seenBeforeTheLastLine: string[] = []
     queueMicrotask(() => {
       seenBeforeTheLastLine = [...chunks]
     })
     expect(chunks).toEqual([])
     await Promise.all(handed)
-    expect(seenBeforeTheLastLine).toEqual([
-      line(request(1, 'a')) + line(request(2, 'b')) + line(request(3, 'released earlier')),
-    ])
+    expect(seenBeforeTheLastLine).toEqual([line(answer(1)) + line(answer(2)) + line(answer(3))])
     await nextTurn()
-    expect(chunks).toEqual([
-      line(request(1, 'a')) + line(request(2, 'b')) + line(request(3, 'released earlier')),
-      line(request(4, 'queued after the first line')),
-    ])
+    expect(chunks).toEqual([line(answer(1)) + line(answer(2)) + line(answer(3)), line(answer(4))])
+  })
+
+  it('hands a notification that starts a batch over at once, and the lines after it until the next microtask together', async () => {
+    const { sink, chunks } = chunkSink()
+    const writer = new NdjsonMessageWriter(sink)
+    const note = (n: number) => ({ jsonrpc: '2.0', method: 'note', params: { n } })
+    void writer.write(note(1))
+    expect(chunks).toEqual([line(note(1))])
+    void writer.write(note(2))
+    void writer.write(note(3))
+    expect(chunks).toHaveLength(1)
+    await Promise.resolve()
+    expect(chunks).toEqual([line(note(1)), line(note(2)) + line(note(3))])
+    await nextTurn()
+    void writer.write(note(4))
+    expect(chunks.at(-1)).toBe(line(note(4)))
   })
 
   it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
     const { sink, chunks } = chunkSink()
     const writer = new NdjsonMessageWriter(sink)
+    const answer = (id: number) => ({ jsonrpc: '2.0', id, result: 'a' })
     const lines: string[] = []
     for (let n = 1; n < MAX_HELD_LINES; n++) {
-      void writer.write(request(n, 'a'))
-      lines.push(line(request(n, 'a')))
+      void writer.write(answer(n))
+      lines.push(line(answer(n)))
     }
     expect(chunks).toEqual([])
-    void writer.write(request(MAX_HELD_LINES, 'a'))
-    lines.push(line(request(MAX_HELD_LINES, 'a')))
+    void writer.write(answer(MAX_HELD_LINES))
+    lines.push(line(answer(MAX_HELD_LINES)))
     expect(chunks).toEqual([lines.join('')])
   })
 

@@ -30,6 +30,8 @@ export const MAX_HELD_LINES = 256
 export const MAX_HOLD_TURNS = 64
 
 const HANDED = Promise.resolve()
+/** Schedules microtasks without `queueMicrotask`'s async-resource bookkeeping. */
+const RESOLVED = Promise.resolve()
 
 /** The lines not yet handed to the stream; the promise of their hand-over is made only when asked for. */
 class Batch {
@@ -62,8 +64,9 @@ class Batch {
  * Contracts:
  * - `write()` serializes synchronously and resolves once its line has been handed to the stream:
  *   in a microtask, together with every line written before then (one write, one wake-up of the
- *   peer, however many lines); after a `'drain'` when the stream pushed back; later while
- *   `holdWhile` holds it back. It rejects only when the message cannot be
+ *   peer, however many lines), except that a notification or request starting a batch, when none
+ *   went out at once since the last microtask, is handed over at once; after a `'drain'` when the
+ *   stream pushed back; later while `holdWhile` holds it back. It rejects only when the message cannot be
  *   serialized (nothing is written then). It never rejects because the output is gone.
  * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
  *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
@@ -83,6 +86,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private flushScheduled = false
   private holdTurns = 0
   private flushQueued = false
+  private handedAtOnce = false
 
   constructor(
     private readonly output: Writable,
@@ -135,8 +139,23 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     const full = this.heldBytes >= MAX_HELD_BYTES || lines.length >= MAX_HELD_LINES
     if (full) this.pump()
     else if (this.options.holdWhile?.()) this.scheduleFlush()
+    else if (lines.length === 1 && !this.handedAtOnce && 'method' in message) this.handAtOnce()
     else this.flushSoon()
     return undefined
+  }
+
+  /**
+   * A notification or request of ours that starts a batch goes out at once (a streamed chunk waits
+   * for nothing); the lines after it until the next microtask go out together then.
+   */
+  private handAtOnce(): void {
+    this.handedAtOnce = true
+    RESOLVED.then(this.endAtOnce)
+    this.pump()
+  }
+
+  private readonly endAtOnce = (): void => {
+    this.handedAtOnce = false
   }
 
   drain(): Promise<void> {
@@ -173,7 +192,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private flushSoon(): void {
     if (this.flushQueued) return
     this.flushQueued = true
-    queueMicrotask(this.flushQueuedBatch)
+    RESOLVED.then(this.flushQueuedBatch)
   }
 
   private readonly flushQueuedBatch = (): void => {
