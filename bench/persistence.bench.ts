@@ -214,6 +214,25 @@ async function readFirstLines(dir: string): Promise<number> {
   return count
 }
 
+/** Median time of a first page listed by a new backend over `storeDir` (no cache yet), five runs. */
+async function coldListTime(storeDir: string): Promise<number> {
+  const fresh: Context[] = []
+  let persistence: JsonlPersistence | undefined
+  const times = await timeEach(
+    5,
+    () => (persistence as JsonlPersistence).list({ limit: 50 }),
+    async () => {
+      const ctx = new Context()
+      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
+      await ctx.start()
+      fresh.push(ctx)
+      persistence = new JsonlPersistence(ctx, { dir: storeDir })
+    },
+  )
+  for (const ctx of fresh) await ctx.stop()
+  return times
+}
+
 async function listRows(dir: string): Promise<BenchRow[]> {
   const storeDir = join(dir, 'list')
   mkdirSync(storeDir, { recursive: true, mode: 0o700 })
@@ -227,20 +246,7 @@ async function listRows(dir: string): Promise<BenchRow[]> {
     writeFileSync(join(storeDir, `${id}.jsonl`), header(id, createdAt) + events.join(''), { mode: 0o600 })
   }
   const store = await startStore(storeDir)
-  const fresh: Context[] = []
-  let persistence: JsonlPersistence | undefined
-  const cold = await timeEach(
-    5,
-    () => (persistence as JsonlPersistence).list({ limit: 50 }),
-    async () => {
-      const ctx = new Context()
-      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
-      await ctx.start()
-      fresh.push(ctx)
-      persistence = new JsonlPersistence(ctx, { dir: storeDir })
-    },
-  )
-  for (const ctx of fresh) await ctx.stop()
+  const cold = await coldListTime(storeDir)
   const warm = await timeEach(5, () => store.sessions.list({ limit: 50 }))
   const baseline = await timeEach(5, () => readFirstLines(storeDir))
   await store.stop()
@@ -296,20 +302,7 @@ async function midListRow(dir: string): Promise<BenchRow> {
     }
     writeFileSync(join(storeDir, `${id}.jsonl`), lines.join(''), { mode: 0o600 })
   }
-  const fresh: Context[] = []
-  let persistence: JsonlPersistence | undefined
-  const cold = await timeEach(
-    5,
-    () => (persistence as JsonlPersistence).list({ limit: 50 }),
-    async () => {
-      const ctx = new Context()
-      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
-      await ctx.start()
-      fresh.push(ctx)
-      persistence = new JsonlPersistence(ctx, { dir: storeDir })
-    },
-  )
-  for (const ctx of fresh) await ctx.stop()
+  const cold = await coldListTime(storeDir)
   const baseline = await timeEach(5, () => readWholeFiles(storeDir))
   return {
     group: 'persistence',

@@ -83,3 +83,8 @@ export function parseHeader(text: string, file: string, expectedId?: SessionId):
     }),
   }
 }
+
+/** `CORRUPT_SESSION` naming the file and the line (1 is the header) where it went wrong. */
+export function corruptLine(file: string, line: number, message: string): SessionError {
+  return new SessionError(SessionErrorCode.CORRUPT_SESSION, `${file}:${line}: ${message}`, { file, line })
+}

@@ -1,9 +1,8 @@
-import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import type { StoredEventListener } from '../session/persistence-port.js'
-import { parseHeader } from './file-format.js'
+import { corruptLine, parseHeader } from './file-format.js'
 import type { OpenFile } from './file-system.js'
 import { scanLines } from './line-scanner.js'
 
@@ -24,10 +23,6 @@ export interface SessionFileContents {
   readonly ends: number[]
   /** The file's length after any repair: the end of the last event. */
   readonly size: number
-}
-
-function corrupt(file: string, line: number, message: string): SessionError {
-  return new SessionError(SessionErrorCode.CORRUPT_SESSION, `${file}:${line}: ${message}`, { file, line })
 }
 
 /**
@@ -61,7 +56,7 @@ export async function readSessionFile(
       headerEnd = end
       return
     }
-    if (unparsed) throw corrupt(path, unparsed.line, `not a JSON event: ${unparsed.message}`)
+    if (unparsed) throw corruptLine(path, unparsed.line, `not a JSON event: ${unparsed.message}`)
     let event: unknown
     try {
       event = JSON.parse(bytes.toString('utf8'))
@@ -71,7 +66,7 @@ export async function readSessionFile(
     }
     const seq = (event as { seq?: unknown } | null)?.seq
     if (typeof event !== 'object' || event === null || seq !== events.length + 1) {
-      throw corrupt(
+      throw corruptLine(
         path,
         lineNo,
         `expected an event with seq ${events.length + 1}, got ${JSON.stringify(seq)}`,
@@ -81,7 +76,7 @@ export async function readSessionFile(
     ends.push(end)
     return onEvent?.(event as SessionEvent, header, bytes)
   })
-  if (header === undefined) throw corrupt(path, 1, 'no complete header line')
+  if (header === undefined) throw corruptLine(path, 1, 'no complete header line')
   const cut = unparsed?.offset ?? scan.completeEnd
   if (cut < scan.end) {
     const what = unparsed ? `unparsable last line ${unparsed.line}` : 'a last line without newline'
@@ -91,7 +86,7 @@ export async function readSessionFile(
   }
   const h: SessionHeader = header
   if (h.seedLength !== undefined && h.seedLength > events.length) {
-    throw corrupt(path, 1, `header says ${h.seedLength} seed events but the log holds ${events.length}`)
+    throw corruptLine(path, 1, `header says ${h.seedLength} seed events but the log holds ${events.length}`)
   }
   return { header: h, events, headerEnd, ends, size: cut }
 }

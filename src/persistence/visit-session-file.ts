@@ -1,17 +1,12 @@
-import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import type { StoredEventVisitor } from '../session/persistence-port.js'
-import { parseHeader } from './file-format.js'
+import { corruptLine, parseHeader } from './file-format.js'
 import type { OpenFile } from './file-system.js'
 
 const CHUNK = 64 * 1024
 const NEWLINE = 0x0a
-
-function corrupt(file: string, line: number, message: string): SessionError {
-  return new SessionError(SessionErrorCode.CORRUPT_SESSION, `${file}:${line}: ${message}`, { file, line })
-}
 
 /**
  * Goes through a session file read-only: parses the header, then hands `visit` each event with
@@ -55,7 +50,7 @@ export async function visitSessionFile(
         header = parseHeader(line.toString('utf8'), path, id)
         continue
       }
-      if (unparsed) throw corrupt(path, unparsed.line, `not a JSON event: ${unparsed.message}`)
+      if (unparsed) throw corruptLine(path, unparsed.line, `not a JSON event: ${unparsed.message}`)
       let event: SessionEvent
       try {
         event = JSON.parse(line.toString('utf8')) as SessionEvent
@@ -65,7 +60,11 @@ export async function visitSessionFile(
       }
       const seq = (event as { seq?: unknown } | null)?.seq
       if (typeof event !== 'object' || event === null || seq !== lineNo - 1) {
-        throw corrupt(path, lineNo, `expected an event with seq ${lineNo - 1}, got ${JSON.stringify(seq)}`)
+        throw corruptLine(
+          path,
+          lineNo,
+          `expected an event with seq ${lineNo - 1}, got ${JSON.stringify(seq)}`,
+        )
       }
       let more = visit(event, header)
       if (typeof more !== 'boolean') more = await more
@@ -75,6 +74,6 @@ export async function visitSessionFile(
     if (start < read && (lineNo === 0 || lineNo + 1 > from))
       carry.push(Buffer.from(chunk.subarray(start, read)))
   }
-  if (header === undefined) throw corrupt(path, 1, 'no complete header line')
+  if (header === undefined) throw corruptLine(path, 1, 'no complete header line')
   return header
 }

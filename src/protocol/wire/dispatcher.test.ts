@@ -150,6 +150,27 @@ describe('dispatching the messages of one chunk', () => {
     expect(responses.at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: 'its own answer' })
   })
 
+  it('answers a request cancelled while queued with cancelledAnswer in its turn, without running it', async () => {
+    const started: number[] = []
+    const { dispatcher, responses } = dispatcherOver({
+      request: (_method, params) => {
+        started.push((params as { n: number }).n)
+        return Promise.resolve('ran')
+      },
+      cancelledAnswer: () => new ResponseError(-32800, 'request cancelled'),
+    })
+    dispatcher.accept([1, 2, 3].map((n) => request(n, 'm', { n })))
+    dispatcher.cancel(2)
+    await nextTurn()
+    await nextTurn()
+    expect(started).toEqual([1, 3])
+    expect(responses).toEqual([
+      { jsonrpc: '2.0', id: 1, result: 'ran' },
+      { jsonrpc: '2.0', id: 2, error: { code: -32800, message: 'request cancelled' } },
+      { jsonrpc: '2.0', id: 3, result: 'ran' },
+    ])
+  })
+
   it('answers each of the requests that share one promise once, the cancelled one and a reused id apart', async () => {
     let finish = (_value: string) => {}
     const shared = new Promise<string>((resolve) => {

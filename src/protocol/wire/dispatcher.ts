@@ -59,10 +59,10 @@ interface RunningRequest {
  *   no I/O). The messages of one chunk all start within one turn of the event loop.
  * - Handlers run concurrently: nothing waits for a handler's promise to settle.
  * - Every request gets exactly one response, written through `respond` once its handler settled.
- * - A cancellation marks the request's token whether it runs or is still queued; a queued one
- *   starts with its token cancelled. A running one is answered at once with `cancelledAnswer`'s
- *   error when it gives one (what its handler settles with later is dropped); otherwise, and for a
- *   queued one, the handler decides what to answer.
+ * - A cancellation of a request whose method has a `cancelledAnswer` error answers it with that
+ *   error at once when it runs (what its handler settles with later is dropped), and in its turn,
+ *   without running it, when it is still queued. For any other request it marks the token, and a
+ *   queued one starts with its token cancelled: the handler decides what to answer.
  */
 export class InboundDispatcher {
   /** Requests whose handler returned a promise that has not settled yet, by id. */
@@ -176,7 +176,14 @@ export class InboundDispatcher {
     const { id, method } = message
     const key = String(id)
     const token = new InboundToken()
-    if (this.cancelledEarly.size > 0 && this.cancelledEarly.delete(key)) token.cancel()
+    if (this.cancelledEarly.size > 0 && this.cancelledEarly.delete(key)) {
+      const answer = this.handlers.cancelledAnswer?.(method)
+      if (answer) {
+        this.respond({ jsonrpc: '2.0', id, error: errorOf(method, answer) })
+        return true
+      }
+      token.cancel()
+    }
     let result: unknown
     try {
       result = this.handlers.request(method, message.params, token)
