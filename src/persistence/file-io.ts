@@ -2,6 +2,30 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionId } from '../session/ids.js'
 import { NotRegularFileError, type OpenFile } from './file-system.js'
 
+/** What a positional read needs of a file: an open file, or bytes already read. */
+export type FileReader = Pick<OpenFile, 'read'>
+
+/** Reads `length` bytes at `position` (fewer at the end of the file) into a new buffer. */
+export async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
+  return readInto(Buffer.allocUnsafe(Math.max(0, length)), file, position, length)
+}
+
+/** Reads `length` bytes at `position` (fewer at the end of the file) into the start of `buffer`. */
+export async function readInto(
+  buffer: Buffer,
+  file: FileReader,
+  position: number,
+  length: number,
+): Promise<Buffer> {
+  let done = 0
+  while (done < length) {
+    const read = await file.read(buffer, done, length - done, position + done)
+    if (read === 0) break
+    done += read
+  }
+  return buffer.subarray(0, done)
+}
+
 /** Writes all of `bytes` at `position`, continuing after short writes; a write of 0 bytes throws. */
 export async function writeFully(file: OpenFile, bytes: Uint8Array, position: number): Promise<void> {
   let done = 0

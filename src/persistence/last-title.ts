@@ -1,7 +1,4 @@
-import type { OpenFile } from './file-system.js'
-
-/** What the search reads with: a file, or bytes already read. */
-export type FileReader = Pick<OpenFile, 'read'>
+import { type FileReader, readAt, readInto } from './file-io.js'
 
 /** How a `session/title` event line starts: `{"seq":N,"type":"session/title",…` (the writer's key order). */
 const MARKER = Buffer.from(',"type":"session/title",')
@@ -103,19 +100,4 @@ async function lineFrom(file: FileReader, start: number, to: number): Promise<st
     window = Math.min(window * 4, CHUNK)
   }
   return undefined
-}
-
-async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
-  return readInto(Buffer.allocUnsafe(Math.max(0, length)), file, position, length)
-}
-
-/** Reads `length` bytes at `position` (fewer at the end of the file) into the start of `buffer`. */
-async function readInto(buffer: Buffer, file: FileReader, position: number, length: number): Promise<Buffer> {
-  let done = 0
-  while (done < length) {
-    const read = await file.read(buffer, done, length - done, position + done)
-    if (read === 0) break
-    done += read
-  }
-  return buffer.subarray(0, done)
 }

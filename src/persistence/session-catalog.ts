@@ -4,12 +4,14 @@ import type { SessionId } from '../session/ids.js'
 import {
   compareByActivity,
   decodeCursor,
+  frozenPage,
+  pageKey,
   pageSize,
   paginate,
   withLiveSummaries,
 } from '../session/paginate.js'
 import { parseHeader } from './file-format.js'
-import { errnoOf, persistenceError } from './file-io.js'
+import { errnoOf, type FileReader, persistenceError, readAt } from './file-io.js'
 import {
   type DirectoryWatch,
   type FileStat,
@@ -18,7 +20,7 @@ import {
   type OpenFile,
 } from './file-system.js'
 import { titleFromHead } from './head-title.js'
-import { type FileReader, lastTitleIn, type TitleScan } from './last-title.js'
+import { lastTitleIn, type TitleScan } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -354,11 +356,6 @@ export class SessionCatalog {
   }
 }
 
-function frozenPage(page: SessionPage): SessionPage {
-  Object.freeze(page.sessions)
-  return Object.freeze(page)
-}
-
 function sameFile(a: FileStat | undefined, b: FileStat): boolean {
   return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
 }
@@ -473,21 +470,6 @@ class LastReadReader implements FileReader {
   }
 }
 
-async function readAt(file: FileReader, position: number, length: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length)
-  let done = 0
-  while (done < length) {
-    const read = await file.read(buffer, done, length - done, position + done)
-    if (read === 0) break
-    done += read
-  }
-  return buffer.subarray(0, done)
-}
-
 function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve))
-}
-
-function pageKey(options: ListOptions): string {
-  return `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
 }

@@ -10,7 +10,7 @@ import type { AcpServer } from './server.js'
 import { splicedLine } from './stored-line-splice.js'
 import { openSubagentView } from './subagent-view.js'
 import { validateParams } from './validate-params.js'
-import { createNdjsonConnection, type NdjsonConnection } from './wire/index.js'
+import { createNdjsonConnection, isPromiseLike, type NdjsonConnection } from './wire/index.js'
 
 export interface ConnectionOptions {
   readonly maxLineBytes?: number
@@ -362,8 +362,4 @@ class Call implements MethodCall {
 
 function isAcpMethod(name: string): name is AcpMethodName {
   return Object.hasOwn(ACP_AGENT_METHODS, name)
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
 }

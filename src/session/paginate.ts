@@ -104,3 +104,15 @@ export function paginate(all: Iterable<SessionSummary>, options: ListOptions, or
   const last = sessions[sessions.length - 1]
   return matching.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions }
 }
+
+/** `page` frozen through and through (its list and each summary), for pages kept and handed out again. */
+export function frozenPage(page: SessionPage): SessionPage {
+  for (const summary of page.sessions) Object.freeze(summary)
+  Object.freeze(page.sessions)
+  return Object.freeze(page)
+}
+
+/** One string per question a list is asked (`cwd`, `cursor`, `limit`), for keeping its page. */
+export function pageKey(options: ListOptions): string {
+  return `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+}

@@ -24,7 +24,7 @@ export type { DisposeReason } from './lifecycle.js'
 
 import { StoredLogChecker, seedLog } from './log-building.js'
 import { LogState, turnsBefore } from './log-state.js'
-import { paginate } from './paginate.js'
+import { frozenPage, pageKey, paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
@@ -492,7 +492,7 @@ export class SessionStore {
     if (this.livePages.version !== this.liveVersion) {
       this.livePages = { version: this.liveVersion, pages: new Map() }
     }
-    const key = `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
+    const key = pageKey(options)
     let page = this.livePages.pages.get(key)
     if (!page) {
       page = frozenPage(paginate(this.liveSummaries(), options))
@@ -573,9 +573,3 @@ sessionsPlugin.reusable = false
 
 /** Pages kept for the questions asked since the live sessions last changed, at most. */
 const MAX_LIVE_PAGES = 64
-
-function frozenPage(page: SessionPage): SessionPage {
-  for (const summary of page.sessions) Object.freeze(summary)
-  Object.freeze(page.sessions)
-  return Object.freeze(page)
-}

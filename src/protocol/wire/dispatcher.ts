@@ -245,7 +245,8 @@ export class InboundDispatcher {
   }
 }
 
-function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+/** True for a value with a `then` method: a handler that answers later. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
 }
 

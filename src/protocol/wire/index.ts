@@ -5,6 +5,7 @@ export {
   type WireDirection,
   type WireTap,
 } from './connection.js'
+export { isPromiseLike } from './dispatcher.js'
 export { classify, type Envelope, isWireId, type WireId } from './envelope.js'
 export { errorResponse, WireErrorCode } from './errors.js'
 export { RequestLedger } from './ledger.js'
