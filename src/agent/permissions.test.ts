@@ -11,6 +11,7 @@ import {
   type PermissionAnswer,
   type SessionMode,
   standingAnswers,
+  standingAnswersOf,
 } from './permissions.js'
 import { createScriptProvider } from './providers/script.js'
 import { parseModelScript } from './providers/script-format.js'
@@ -120,6 +121,33 @@ describe('permissions in turns', () => {
     await ctx.agent.runTurn(child, request('three', childEditor.client))
     expect(childEditor.asked).toEqual([])
     expect(await readFile(path.join(cwd, 'f3.txt'), 'utf8')).toBe('3')
+  })
+
+  it('the standing answers of a session follow its log as it grows', async () => {
+    ctx = await startAgent({ provider: createScriptProvider(parseModelScript([])) })
+    const session = ctx.sessions.create(undefined, { meta: { cwd } })
+    const always = (scope: string, allow: boolean) =>
+      session.append({ type: PERMISSION_ALWAYS_EVENT, data: { tool: scope, scope, allow } })
+    expect(standingAnswersOf(session)).toEqual(new Map())
+    always('a', true)
+    always('b', false)
+    expect(standingAnswersOf(session)).toEqual(
+      new Map([
+        ['a', true],
+        ['b', false],
+      ]),
+    )
+    always('a', false)
+    session.append({ type: 'x:note', data: {} })
+    expect(standingAnswersOf(session)).toEqual(
+      new Map([
+        ['a', false],
+        ['b', false],
+      ]),
+    )
+    expect(standingAnswersOf(session)).toEqual(standingAnswers(session.events()))
+    const child = ctx.sessions.fork(session, 1)
+    expect(standingAnswersOf(child)).toEqual(new Map([['a', true]]))
   })
 
   it('reject_always refuses later calls without asking; reject_once asks again next time', async () => {

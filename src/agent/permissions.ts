@@ -1,4 +1,4 @@
-import type { JsonValue, SessionEvent } from '../session/index.js'
+import type { JsonValue, Session, SessionEvent } from '../session/index.js'
 import type { Tool } from './tools/tool.js'
 
 /**
@@ -55,12 +55,40 @@ export function offeredIn(mode: SessionMode, tool: Tool): boolean {
  */
 export function standingAnswers(events: readonly SessionEvent[]): Map<string, boolean> {
   const answers = new Map<string, boolean>()
-  for (const event of events) {
-    if (event.type !== PERMISSION_ALWAYS_EVENT) continue
-    const data = event.data as Partial<PermissionAlwaysData>
-    if (typeof data.scope === 'string' && typeof data.allow === 'boolean') answers.set(data.scope, data.allow)
-  }
+  for (const event of events) foldAnswer(answers, event)
   return answers
+}
+
+function foldAnswer(answers: Map<string, boolean>, event: SessionEvent): void {
+  if (event.type !== PERMISSION_ALWAYS_EVENT) return
+  const data = event.data as Partial<PermissionAlwaysData>
+  if (typeof data.scope === 'string' && typeof data.allow === 'boolean') answers.set(data.scope, data.allow)
+}
+
+interface FoldedAnswers {
+  /** The seq of the last event folded in. */
+  through: number
+  readonly answers: Map<string, boolean>
+}
+
+const foldedAnswers = new WeakMap<Session, FoldedAnswers>()
+
+/**
+ * {@link standingAnswers} of `session`'s log as it is now, kept per session and brought up to date
+ * by folding in only the events appended since the last call (a log only grows): a tool call of a
+ * long session costs its new events, not the whole log. The map is live; read it, do not keep it.
+ */
+export function standingAnswersOf(session: Session): ReadonlyMap<string, boolean> {
+  let folded = foldedAnswers.get(session)
+  if (!folded) {
+    folded = { through: 0, answers: new Map() }
+    foldedAnswers.set(session, folded)
+  }
+  if (folded.through < session.lastSeq) {
+    for (const event of session.eventsAfter(folded.through)) foldAnswer(folded.answers, event)
+    folded.through = session.lastSeq
+  }
+  return folded.answers
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type PermissionAlwaysData,
   permissionScope,
   type SessionMode,
-  standingAnswers,
+  standingAnswersOf,
 } from './permissions.js'
 import type { RegisteredTool, ToolSet } from './tools/registry.js'
 import type { Tool, ToolContext } from './tools/tool.js'
@@ -105,7 +105,7 @@ async function checkPermission(
 ): Promise<string | undefined> {
   const { tool } = entry
   const scope = permissionScope(tool, call.data.input)
-  const decision = decidePermission(tool, scope, env.mode, standingAnswers(env.session.events()))
+  const decision = decidePermission(tool, scope, env.mode, standingAnswersOf(env.session))
   if (decision.verdict === 'allow') return undefined
   if (decision.verdict === 'refuse') return `Not run: ${decision.reason}.`
   if (!env.request.client.requestPermission) {
