@@ -1,4 +1,5 @@
 import { SessionError, SessionErrorCode } from '../session/errors.js'
+import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 
@@ -18,6 +19,15 @@ export function headerLine(header: SessionHeader): string {
     ...(title !== undefined && { title }),
     ...(subagent !== undefined && { subagent: { turn: subagent.turn, callId: subagent.callId } }),
   })}\n`
+}
+
+/**
+ * The file line of an event (without its newline): exactly `JSON.stringify(event)` for an event
+ * whose own fields are `seq`, `type`, `time` and `data` in that order, as `Session.append` makes
+ * them, but only `data` goes through `JSON.stringify` (the per-event hot path of a turn).
+ */
+export function eventLine(event: SessionEvent): string {
+  return `{"seq":${event.seq},"type":${JSON.stringify(event.type)},"time":${JSON.stringify(event.time)},"data":${JSON.stringify(event.data)}}`
 }
 
 function corrupt(file: string, message: string, data: Record<string, unknown> = {}): SessionError {

@@ -10,34 +10,45 @@ const line = fc.oneof(
 
 describe('LineBuffer', () => {
   it('takes exactly the lines added, each ended by \\n, with their byte lengths; taken bytes stay intact', () => {
+    // Several buffers share one arena: their lines interleave in any order, and a take of one must
+    // hold exactly its own lines, whatever the others added before, between or after.
+    const step = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.record({ buffer: fc.nat({ max: 2 }), add: line.map((l) => l.replaceAll('\n', ' ')) }),
+      },
+      { weight: 1, arbitrary: fc.record({ buffer: fc.nat({ max: 2 }) }) },
+    )
     fc.assert(
-      fc.property(
-        fc.array(
-          fc.array(
-            line.map((l) => l.replaceAll('\n', ' ')),
-            { maxLength: 40 },
-          ),
-          { maxLength: 6 },
-        ),
-        (batches) => {
-          const buffer = new LineBuffer()
-          const taken: { pieces: readonly Buffer[]; copies: Buffer[] }[] = []
-          for (const lines of batches) {
-            for (const l of lines) buffer.add(l)
-            expect(buffer.isEmpty).toBe(lines.length === 0)
-            const { pieces, lengths } = buffer.take()
-            const expected = Buffer.from(lines.map((l) => `${l}\n`).join(''))
-            expect(Buffer.concat(pieces).equals(expected)).toBe(true)
-            expect(pieces.every((piece) => piece.length > 0)).toBe(true)
-            expect(lengths).toEqual(lines.map((l) => Buffer.byteLength(l) + 1))
-            taken.push({ pieces, copies: pieces.map((piece) => Buffer.from(piece)) })
-            expect(buffer.isEmpty).toBe(true)
-          }
-          for (const { pieces, copies } of taken) {
-            expect(pieces.every((piece, i) => piece.equals(copies[i] as Buffer))).toBe(true)
-          }
-        },
-      ),
+      fc.property(fc.array(step, { maxLength: 120 }), (steps) => {
+        const buffers = [new LineBuffer(), new LineBuffer(), new LineBuffer()]
+        const pending: string[][] = [[], [], []]
+        const taken: { pieces: readonly Buffer[]; copies: Buffer[] }[] = []
+        const take = (i: number) => {
+          const buffer = buffers[i] as LineBuffer
+          const lines = pending[i] as string[]
+          expect(buffer.isEmpty).toBe(lines.length === 0)
+          const { pieces, lengths, bytes } = buffer.take()
+          const expected = Buffer.from(lines.map((l) => `${l}\n`).join(''))
+          expect(Buffer.concat(pieces).equals(expected)).toBe(true)
+          expect(pieces.every((piece) => piece.length > 0)).toBe(true)
+          expect(lengths).toEqual(lines.map((l) => Buffer.byteLength(l) + 1))
+          expect(bytes).toBe(expected.length)
+          taken.push({ pieces, copies: pieces.map((piece) => Buffer.from(piece)) })
+          expect(buffer.isEmpty).toBe(true)
+          pending[i] = []
+        }
+        for (const s of steps) {
+          if ('add' in s) {
+            ;(buffers[s.buffer] as LineBuffer).add(s.add)
+            ;(pending[s.buffer] as string[]).push(s.add)
+          } else take(s.buffer)
+        }
+        for (let i = 0; i < buffers.length; i++) take(i)
+        for (const { pieces, copies } of taken) {
+          expect(pieces.every((piece, i) => piece.equals(copies[i] as Buffer))).toBe(true)
+        }
+      }),
       { numRuns: 150 },
     )
   })

@@ -2,8 +2,8 @@ import type { SessionError } from '../session/errors.js'
 import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import { headerLine } from './file-format.js'
-import { persistenceError, writeAllFully, writeFully } from './file-io.js'
+import { eventLine, headerLine } from './file-format.js'
+import { persistenceError, writeAllFully, writeFully, writeFullySync } from './file-io.js'
 import type { FileSystem, OpenFile } from './file-system.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
 import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
@@ -13,6 +13,13 @@ import type { StorePaths } from './store-paths.js'
 
 /** Serialized seed bytes written at once. */
 const SEED_BATCH = 4 << 20
+/**
+ * A batch of at most this many bytes is written synchronously: handing a write to libuv's thread
+ * pool and taking its completion back costs the event loop about 8-10 µs, while a small `pwrite`
+ * into the page cache takes 1-2 µs (64 KiB about 25 µs). Larger batches go to the thread pool, so
+ * one write never holds the event loop long.
+ */
+const SYNC_BATCH_BYTES = 64 << 10
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
 const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
@@ -150,7 +157,7 @@ export class SessionWriter {
     if (this.failure || this.unserializable) return
     let line: string
     try {
-      line = JSON.stringify(event)
+      line = eventLine(event)
     } catch (error) {
       // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
       // writing later events after a gap would make the file unloadable: stop here instead.
@@ -175,7 +182,8 @@ export class SessionWriter {
     if (this.pending.isEmpty || this.failure || !file) return
     const batch = this.takeBatch()
     try {
-      await writeAllFully(file, batch.pieces, this.size)
+      if (batch.bytes <= SYNC_BATCH_BYTES) writeFullySync(file, joined(batch.pieces), this.size)
+      else await writeAllFully(file, batch.pieces, this.size)
     } catch (error) {
       await file.truncate(this.size).catch((cut) => {
         this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
@@ -292,4 +300,9 @@ async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: nu
   }
   if (batchBytes > 0) await write()
   return ends
+}
+
+/** The pieces as one buffer (the piece itself when there is one). */
+function joined(pieces: readonly Buffer[]): Buffer {
+  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces)
 }
