@@ -4,23 +4,26 @@ import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { createApp } from '../src/app.js'
 import { routeLogsToStderr } from '../src/logging.js'
+import { NodeOpenFile } from '../src/persistence/file-system.js'
 import { SessionWriter } from '../src/persistence/session-writer.js'
-import { Session, SessionStore } from '../src/session/index.js'
+import { Session, type SessionEvent, SessionStore } from '../src/session/index.js'
 import { type BenchRow, median } from './harness.js'
 
 /**
  * Issue 13, append: how much of a 10,000-event turn's wall time is spent in the store. The real app
  * (store on disk, JSONL backend, agent, ACP server) runs one scripted tool-heavy turn with many small
- * chunks (100 steps, each a small text chunk before each of 49 answered tool calls: 2 + 49 x 2 + 1
- * events per step), driven over in-memory streams by a client that reads every line. Time in the
- * store: see {@link measureStore}.
+ * chunks (100 steps, each a small text chunk before each of 49 tool calls: 2 + 49 x 2 + 1 events per
+ * step), driven over in-memory streams by a client that reads every line. Two rows: the script
+ * answers every tool call itself (no tool runs: the turn is only the agent loop, the store and the
+ * wire, the store's largest possible share), and the agent's real `read_text_file` reads each
+ * call's small file. Time in the store: see {@link measureStore}.
  */
 
 const STEPS = 100
 const CALLS_PER_STEP = 49
 const RUNS = 5
 
-function script(): unknown {
+function script(dir: string, runTools: boolean): unknown {
   const steps: unknown[] = []
   for (let step = 0; step < STEPS; step++) {
     const items: unknown[] = [{ text: `step ${step}` }]
@@ -28,7 +31,11 @@ function script(): unknown {
       for (let call = 0; call < CALLS_PER_STEP; call++) {
         items.push({ text: ` reading f${call}` })
         items.push({
-          toolCall: { name: 'read_text_file', input: { path: `/tmp/f${call}.txt` }, result: `line ${call}` },
+          toolCall: {
+            name: 'read_text_file',
+            input: { path: join(dir, `f${call}.txt`) },
+            ...(!runTools && { result: `line ${call}` }),
+          },
         })
       }
     }
@@ -68,12 +75,35 @@ function timeSync(target: object, name: string): () => void {
 }
 
 /**
+ * Wraps `target[name]` so that the synchronous part of each call adds to `inStore`: all of a
+ * synchronous write, and of an asynchronous one what runs up to the promise it returns (handing
+ * the request to libuv's thread pool).
+ */
+function timeIssue(target: object, name: string): () => void {
+  const methods = target as Record<string, (this: unknown, ...args: unknown[]) => unknown>
+  const original = methods[name]
+  if (typeof original !== 'function') throw new Error(`the bench cannot time ${name}: no such method`)
+  methods[name] = function (this: unknown, ...args: unknown[]) {
+    const start = performance.now()
+    try {
+      return original.apply(this, args)
+    } finally {
+      inStore += performance.now() - start
+    }
+  }
+  return () => {
+    methods[name] = original
+  }
+}
+
+/**
  * Times the store's work on the main thread: `Session.append` (checks, the frozen copy, and the
  * backend's append hook, which serializes the event), the JSONL writer's synchronous batch work
  * outside `append` (joining and encoding a batch, indexing its line ends: private methods, found by
- * name), and every awaited `flush` (the turn waits for its fdatasync). The writes themselves and
- * early fdatasyncs run on libuv's thread pool while the turn goes on; what the turn waits for of
- * them is in `flush`, which runs before the answer, inside the measured window.
+ * name), each write of a session file (synchronous, or the issuing of an asynchronous one) and the
+ * issuing of each fdatasync, and every awaited `flush` (the turn waits for its fdatasync). The writes themselves and early
+ * fdatasyncs then run on libuv's thread pool while the turn goes on; what the turn waits for of them
+ * is in `flush`, which runs before the answer, inside the measured window.
  */
 function measureStore(): () => void {
   const flush = SessionStore.prototype.flush
@@ -81,6 +111,10 @@ function measureStore(): () => void {
     timeSync(Session.prototype, 'append'),
     timeSync(SessionWriter.prototype, 'takeBatch'),
     timeSync(SessionWriter.prototype, 'batchWritten'),
+    timeIssue(NodeOpenFile.prototype, 'write'),
+    timeIssue(NodeOpenFile.prototype, 'writev'),
+    timeIssue(NodeOpenFile.prototype, 'writeSync'),
+    timeIssue(NodeOpenFile.prototype, 'datasync'),
   ]
   SessionStore.prototype.flush = async function (this: SessionStore, id) {
     const start = performance.now()
@@ -145,74 +179,118 @@ class LineClient {
   }
 }
 
+interface TurnTimes {
+  /** Median wall time of a turn, prompt to answer, ms. */
+  readonly wall: number
+  /** Median time in the store during a turn, ms. */
+  readonly store: number
+  readonly flush: number
+  readonly events: number
+}
+
+/**
+ * Runs RUNS + 1 turns in one app (the first warms up and is not counted). With `runTools` the
+ * script gives no tool results: the agent's real `read_text_file` reads each file from disk.
+ */
+async function measureTurns(dir: string, runTools: boolean): Promise<TurnTimes> {
+  const scriptFile = join(dir, runTools ? 'turn-tools-run.json' : 'turn.json')
+  writeFileSync(scriptFile, JSON.stringify(script(dir, runTools)))
+  const app = await createApp({
+    storeDir: join(dir, 'store'),
+    model: `script:${scriptFile}`,
+    maxSteps: STEPS + 1,
+    agentInfo: { name: 'bench', version: '0' },
+  })
+  const toServer = new PassThrough()
+  const fromServer = new PassThrough()
+  const connection = app.ctx.acp.serve(toServer, fromServer)
+  const client = new LineClient(toServer, fromServer)
+  const restore = measureStore()
+  const walls: number[] = []
+  const stores: number[] = []
+  const flushes: number[] = []
+  let events = 0
+  try {
+    await client.call('initialize', { protocolVersion: 1, clientCapabilities: {} })
+    for (let run = 0; run <= RUNS; run++) {
+      const { sessionId } = (await client.call('session/new', { cwd: dir, mcpServers: [] })) as {
+        sessionId: string
+      }
+      inStore = 0
+      inFlush = 0
+      const start = process.hrtime.bigint()
+      const answer = (await client.call('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text: 'go' }],
+      })) as { stopReason: string }
+      const wall = Number(process.hrtime.bigint() - start) / 1e6
+      if (answer.stopReason !== 'end_turn') throw new Error(`the turn ended ${answer.stopReason}`)
+      if (client.updates === 0) throw new Error('the client saw no session/update line')
+      const session = app.ctx.sessions.require(sessionId)
+      events = session.length
+      if (runTools && !toolsRan(session.events())) throw new Error('a tool of the turn did not run')
+      if (run > 0) {
+        walls.push(wall)
+        stores.push(inStore)
+        flushes.push(inFlush)
+      }
+      await client.call('session/close', { sessionId })
+    }
+  } finally {
+    restore()
+    toServer.end()
+    await connection.settle()
+    await app.ctx.sessions.closeAll()
+    connection.dispose()
+    await app.ctx.stop()
+  }
+  return { wall: median(walls), store: median(stores), flush: median(flushes), events }
+}
+
+/** Every tool result of the turn is the content of the file its call read. */
+function toolsRan(events: readonly SessionEvent[]): boolean {
+  const results = events.filter((event) => event.type === 'tool/result')
+  return (
+    results.length === (STEPS - 1) * CALLS_PER_STEP &&
+    results.every((event) => {
+      const data = event.data as { isError?: boolean; output?: unknown }
+      return data.isError !== true && JSON.stringify(data.output).includes('line ')
+    })
+  )
+}
+
+function row(times: TurnTimes, runTools: boolean): BenchRow {
+  const { wall, store, flush, events } = times
+  return {
+    group: 'append',
+    name: runTools
+      ? `time in the store during a ${events}-event turn whose tools run`
+      : `time in the store during a ${events}-event turn, tool results scripted`,
+    ours: store,
+    baselineName: 'the whole turn (prompt to answer), same run',
+    baseline: wall,
+    unit: 'ms',
+    better: 'lower',
+    target: 0.1,
+    note: `appends ${(((store - flush) / events) * 1000).toFixed(1)} µs/event, flushes ${flush.toFixed(0)} ms; ${
+      runTools ? 'each read_text_file reads its file' : 'no tool runs: only the agent loop, store and wire'
+    }; in-process app, JSONL store; ${RUNS} runs`,
+  }
+}
+
 export const suite = {
   name: 'turn',
   async run(): Promise<BenchRow[]> {
     routeLogsToStderr(0)
     const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-turn-'))
-    const scriptFile = join(dir, 'turn.json')
-    writeFileSync(scriptFile, JSON.stringify(script()))
-    const app = await createApp({
-      storeDir: join(dir, 'store'),
-      model: `script:${scriptFile}`,
-      maxSteps: STEPS + 1,
-      agentInfo: { name: 'bench', version: '0' },
-    })
-    const toServer = new PassThrough()
-    const fromServer = new PassThrough()
-    const connection = app.ctx.acp.serve(toServer, fromServer)
-    const client = new LineClient(toServer, fromServer)
-    const restore = measureStore()
-    const walls: number[] = []
-    const stores: number[] = []
-    const flushes: number[] = []
-    let events = 0
     try {
-      await client.call('initialize', { protocolVersion: 1, clientCapabilities: {} })
-      for (let run = 0; run <= RUNS; run++) {
-        const { sessionId } = (await client.call('session/new', { cwd: dir, mcpServers: [] })) as {
-          sessionId: string
-        }
-        inStore = 0
-        inFlush = 0
-        const start = process.hrtime.bigint()
-        const answer = (await client.call('session/prompt', {
-          sessionId,
-          prompt: [{ type: 'text', text: 'go' }],
-        })) as { stopReason: string }
-        const wall = Number(process.hrtime.bigint() - start) / 1e6
-        if (answer.stopReason !== 'end_turn') throw new Error(`the turn ended ${answer.stopReason}`)
-        if (client.updates === 0) throw new Error('the client saw no session/update line')
-        events = app.ctx.sessions.require(sessionId).length
-        if (run > 0) {
-          walls.push(wall)
-          stores.push(inStore)
-          flushes.push(inFlush)
-        }
-        await client.call('session/close', { sessionId })
-      }
+      for (let call = 0; call < CALLS_PER_STEP; call++)
+        writeFileSync(join(dir, `f${call}.txt`), `line ${call}\n`)
+      const scripted = await measureTurns(dir, false)
+      const toolsRun = await measureTurns(dir, true)
+      return [row(scripted, false), row(toolsRun, true)]
     } finally {
-      restore()
-      toServer.end()
-      await connection.settle()
-      await app.ctx.sessions.closeAll()
-      connection.dispose()
-      await app.ctx.stop()
       rmSync(dir, { recursive: true, force: true })
     }
-    const wall = median(walls)
-    return [
-      {
-        group: 'append',
-        name: `time in the store during a ${events}-event turn`,
-        ours: median(stores),
-        baselineName: 'the whole turn (prompt to answer), same run',
-        baseline: wall,
-        unit: 'ms',
-        better: 'lower',
-        target: 0.1,
-        note: `appends ${(((median(stores) - median(flushes)) / events) * 1000).toFixed(1)} µs/event, flushes ${median(flushes).toFixed(0)} ms; in-process app, JSONL store; ${RUNS} runs`,
-      },
-    ]
   },
 }
