@@ -49,14 +49,28 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
-/** The raw lines the agent wrote while answering `request` (the answer included). */
+/**
+ * The raw lines the agent wrote while answering `request`: the answer, and the updates that follow
+ * it (the command list, then the session's title, sent in a later turn: waited for).
+ */
 async function outputOf(agent: AgentProcess, request: () => Promise<unknown>): Promise<string[]> {
   const from = agent.audit.entries.length
   await request()
-  return agent.audit.entries
-    .slice(from)
-    .filter((e) => e.dir === 'out')
-    .map((e) => e.line)
+  const lines = () =>
+    agent.audit.entries
+      .slice(from)
+      .filter((e) => e.dir === 'out')
+      .map((e) => e.line)
+  const titleAfterAnswer = () => {
+    const all = lines()
+    const answer = all.findIndex((line) => line.includes('"result":'))
+    return (
+      answer !== -1 &&
+      all.slice(answer).some((line) => line.includes('"sessionUpdate":"session_info_update"'))
+    )
+  }
+  await expect.poll(titleAfterAnswer).toBe(true)
+  return lines()
 }
 
 describe('session/load of a stored session', () => {
