@@ -1,4 +1,12 @@
-import { createReadStream, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { appendFile, copyFile, open, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -214,22 +222,42 @@ async function readFirstLines(dir: string): Promise<number> {
   return count
 }
 
-/** Median time of a first page listed by a new backend over `storeDir` (no cache yet), five runs. */
-async function coldListTime(storeDir: string): Promise<number> {
-  const fresh: Context[] = []
+/**
+ * Median time of a first page listed by a new backend over `storeDir`, five runs: with no catalog
+ * (nothing cached: every file is read), or with the catalog the backend before it saved when it
+ * stopped (every file is stat'ed; none changed, so none is read). Each run's backend is stopped,
+ * and its catalog saved, before the next one starts.
+ */
+async function coldListTime(storeDir: string, withCatalog: boolean): Promise<number> {
+  let ctx: Context | undefined
   let persistence: JsonlPersistence | undefined
+  const stopPrevious = async () => {
+    await ctx?.stop()
+    await persistence?.idle()
+  }
+  const start = async () => {
+    ctx = new Context()
+    ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
+    await ctx.start()
+    persistence = new JsonlPersistence(ctx, { dir: storeDir })
+  }
+  const catalog = join(storeDir, '.catalog.json')
+  if (withCatalog) {
+    await start()
+    await (persistence as JsonlPersistence).list({ limit: 50 })
+  }
   const times = await timeEach(
     5,
     () => (persistence as JsonlPersistence).list({ limit: 50 }),
     async () => {
-      const ctx = new Context()
-      ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
-      await ctx.start()
-      fresh.push(ctx)
-      persistence = new JsonlPersistence(ctx, { dir: storeDir })
+      await stopPrevious()
+      if (!withCatalog) rmSync(catalog, { force: true })
+      else if (!existsSync(catalog)) throw new Error('the backend before saved no catalog')
+      await start()
     },
   )
-  for (const ctx of fresh) await ctx.stop()
+  await stopPrevious()
+  rmSync(catalog, { force: true })
   return times
 }
 
@@ -245,8 +273,9 @@ async function listRows(dir: string): Promise<BenchRow[]> {
     )
     writeFileSync(join(storeDir, `${id}.jsonl`), header(id, createdAt) + events.join(''), { mode: 0o600 })
   }
+  const cold = await coldListTime(storeDir, false)
+  const coldCatalog = await coldListTime(storeDir, true)
   const store = await startStore(storeDir)
-  const cold = await coldListTime(storeDir)
   const warm = await timeEach(5, () => store.sessions.list({ limit: 50 }))
   const baseline = await timeEach(5, () => readFirstLines(storeDir))
   await store.stop()
@@ -263,9 +292,14 @@ async function listRows(dir: string): Promise<BenchRow[]> {
   })
   return [
     row(
-      `list of ${LIST_SESSIONS} sessions, cold (new backend)`,
+      `list of ${LIST_SESSIONS} sessions, cold (new backend, no saved catalog)`,
       cold,
       'per file: open (+ fstat), one read, close; a file over 16 KiB: its tail too',
+    ),
+    row(
+      `list of ${LIST_SESSIONS} sessions, cold (new backend, the catalog the last one saved)`,
+      coldCatalog,
+      'reads the catalog, then one stat per file; no file changed, so none is read',
     ),
     row(`list of ${LIST_SESSIONS} sessions, warm`, warm, 'stat per file, cache by (ino, size, mtime)'),
   ]
@@ -287,7 +321,7 @@ async function readWholeFiles(dir: string): Promise<number> {
  * A cold list of sessions larger than the catalog's first read and without a title event: the
  * title search (the last own `session/title`, from the end) has to look at every byte of each.
  */
-async function midListRow(dir: string): Promise<BenchRow> {
+async function midListRow(dir: string): Promise<BenchRow[]> {
   const storeDir = join(dir, 'list-mid')
   mkdirSync(storeDir, { recursive: true, mode: 0o700 })
   for (let i = 0; i < MID_SESSIONS; i++) {
@@ -302,18 +336,23 @@ async function midListRow(dir: string): Promise<BenchRow> {
     }
     writeFileSync(join(storeDir, `${id}.jsonl`), lines.join(''), { mode: 0o600 })
   }
-  const cold = await coldListTime(storeDir)
+  const cold = await coldListTime(storeDir, false)
+  const coldCatalog = await coldListTime(storeDir, true)
   const baseline = await timeEach(5, () => readWholeFiles(storeDir))
-  return {
+  const row = (name: string, ours: number, note: string): BenchRow => ({
     group: 'persistence',
-    name: `list of ${MID_SESSIONS} sessions of ${MID_SESSION_BYTES / 1024} KB without a title event, cold`,
-    ours: cold,
+    name: `list of ${MID_SESSIONS} sessions of ${MID_SESSION_BYTES / 1024} KB without a title event, ${name}`,
+    ours,
     baselineName: `each of the ${MID_SESSIONS} files read whole`,
     baseline,
     unit: 'ms',
     better: 'lower',
-    note: 'the title search reads each file from the end to its start',
-  }
+    note,
+  })
+  return [
+    row('cold, no saved catalog', cold, 'the title search reads each file from the end to its start'),
+    row('cold, the catalog the last backend saved', coldCatalog, 'reads the catalog, then one stat per file'),
+  ]
 }
 
 export const suite = {
@@ -326,7 +365,7 @@ export const suite = {
         ...(await appendRows(dir)),
         ...(await bigSessionRows(dir)),
         ...(await listRows(dir)),
-        await midListRow(dir),
+        ...(await midListRow(dir)),
       ]
     } finally {
       rmSync(dir, { recursive: true, force: true })

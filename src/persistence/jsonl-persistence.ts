@@ -120,10 +120,13 @@ export class JsonlPersistence implements SessionPersistence {
     }
   }
 
-  /** Resolves when every queued write, flush and close of every session has finished. */
+  /**
+   * Resolves when every queued write, flush and close of every session has finished, and the list's
+   * catalog is saved (when it changed).
+   */
   async idle(): Promise<void> {
     const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
-    await Promise.allSettled([...all, ...this.closing.values()])
+    await Promise.allSettled([...all, ...this.closing.values(), this.catalog.saveNow()])
   }
 
   private created(session: Session): void {

@@ -10,8 +10,9 @@ import {
   paginate,
   withLiveSummaries,
 } from '../session/paginate.js'
+import { type CachedSummary, decodeCatalog, encodeCatalog } from './catalog-file.js'
 import { parseHeader } from './file-format.js'
-import { errnoOf, type FileReader, persistenceError, readAt } from './file-io.js'
+import { errnoOf, type FileReader, persistenceError, readAt, writeFully } from './file-io.js'
 import {
   type DirectoryWatch,
   type FileStat,
@@ -20,7 +21,7 @@ import {
   type OpenFile,
 } from './file-system.js'
 import { titleFromHead } from './head-title.js'
-import { lastTitleIn, type TitleScan } from './last-title.js'
+import { lastTitleIn } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 const WINDOW = 16 * 1024
@@ -29,12 +30,10 @@ const PARALLEL = 16
 const READ_ATTEMPTS = 4
 const NEWLINE = 0x0a
 
-interface CachedSummary {
-  readonly stat: FileStat
-  readonly summary: SessionSummary
-  /** Where the search for the last `session/title` event got to: a grown file is searched from there. */
-  readonly titles: TitleScan & { readonly createdAt: string }
-}
+/** A saved catalog larger than this is ignored (it would be from a store far beyond any real one). */
+const MAX_CATALOG_BYTES = 256 << 20
+/** How long after a list changed the cache the catalog is saved (unless it changes again). */
+const SAVE_DELAY_MS = 1000
 
 /** Pages kept for different options (cwd, cursor, limit) at most; more start the set afresh. */
 const MAX_PAGES = 64
@@ -70,6 +69,13 @@ export class SessionCatalog {
   private readonly pages = new Map<string, SessionPage>()
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
+  /** Whether the saved catalog was read into the cache (once, before the first full check). */
+  private restored = false
+  /** The cache changed since the catalog was last saved or restored. */
+  private unsaved = false
+  private saveTimer: NodeJS.Timeout | undefined
+  /** The catalog save under way, if any (it never rejects). */
+  private saving: Promise<void> = Promise.resolve()
 
   constructor(
     private readonly fs: FileSystem,
@@ -98,10 +104,101 @@ export class SessionCatalog {
     }
   }
 
+  /** Stops watching, and saves the catalog if the cache changed since it was last saved. */
   close(): void {
     this.watch?.close()
     this.watch = undefined
     this.checkedAll = Number.NEGATIVE_INFINITY
+    void this.saveNow()
+  }
+
+  /** Saves the catalog now if the cache changed since it was last saved; resolves when no save is under way. */
+  saveNow(): Promise<void> {
+    clearTimeout(this.saveTimer)
+    this.saveTimer = undefined
+    if (this.unsaved) this.startSave()
+    return this.saving
+  }
+
+  /**
+   * Reads the catalog a process saved into the empty cache: a new process then stats the files it
+   * knows instead of reading them, and reads only those whose (inode, size, mtime) changed. A
+   * missing, unreadable or malformed catalog is a cold cache (with a warning unless missing).
+   */
+  private async restore(): Promise<void> {
+    if (this.restored) return
+    this.restored = true
+    const path = this.paths.catalogFile()
+    let text: string
+    try {
+      const file = await this.fs.open(path, 'r')
+      try {
+        const size = (file.opened ?? (await file.stat())).size
+        if (size > MAX_CATALOG_BYTES) throw new Error(`${size} bytes, more than a catalog can be`)
+        text = (await readAt(file, 0, size)).toString('utf8')
+      } finally {
+        await file.close()
+      }
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT')
+        this.warn(`list: ignoring the catalog ${path}: ${(error as Error).message}`)
+      return
+    }
+    let entries: Map<SessionId, CachedSummary>
+    try {
+      entries = decodeCatalog(text)
+    } catch (error) {
+      this.warn(`list: ignoring the catalog ${path}: ${(error as Error).message}`)
+      return
+    }
+    for (const [id, entry] of entries) {
+      if (!this.cache.has(id)) this.cache.set(id, entry)
+    }
+    this.ordered = undefined
+  }
+
+  /** Saves the catalog a little after the last list that changed the cache (not keeping the process alive). */
+  private scheduleSave(): void {
+    if (!this.unsaved) return
+    clearTimeout(this.saveTimer)
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined
+      this.startSave()
+    }, SAVE_DELAY_MS)
+    this.saveTimer.unref()
+  }
+
+  private startSave(): void {
+    this.unsaved = false
+    const text = encodeCatalog(this.cache.values())
+    this.saving = this.saving.then(() =>
+      this.save(text).catch((error: unknown) => {
+        this.unsaved = true
+        this.warn(`list: could not save the catalog in ${this.paths.dir}: ${(error as Error).message}`)
+      }),
+    )
+  }
+
+  /**
+   * Writes the catalog to a temp file and renames it into place, so a reader sees a whole catalog
+   * or the one before. Not fsynced: it is a cache, and a catalog a crash left torn or empty is
+   * ignored.
+   */
+  private async save(text: string): Promise<void> {
+    const temp = this.paths.catalogTempFile()
+    const file = await this.fs.open(temp, 'wx', 0o600)
+    try {
+      await writeFully(file, Buffer.from(text), 0)
+    } catch (error) {
+      await file.close().catch(() => {})
+      await this.fs.unlink(temp).catch(() => {})
+      throw error
+    }
+    await file.close()
+    await this.fs.rename(temp, this.paths.catalogFile()).catch(async (error: unknown) => {
+      await this.fs.unlink(temp).catch(() => {})
+      throw error
+    })
   }
 
   private heard(name: string | undefined): void {
@@ -184,6 +281,7 @@ export class SessionCatalog {
       }
       await previous
       await this.refresh(writtenHere)
+      this.scheduleSave()
     })()
     if (this.watch) this.joinable = refreshed
     this.refreshing = refreshed.catch(() => {})
@@ -267,6 +365,7 @@ export class SessionCatalog {
 
   /** Reads the directory and stats every session file (reading those that changed). */
   private async checkAll(): Promise<void> {
+    await this.restore()
     const started = performance.now()
     this.changed.clear()
     const ids = await this.sessionIds()
@@ -303,7 +402,9 @@ export class SessionCatalog {
   }
 
   private forget(id: SessionId): void {
-    if (this.cache.delete(id)) this.ordered = undefined
+    if (!this.cache.delete(id)) return
+    this.ordered = undefined
+    this.unsaved = true
   }
 
   /**
@@ -340,6 +441,7 @@ export class SessionCatalog {
         const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
         this.cache.set(id, { stat, summary, titles })
         this.ordered = undefined
+        this.unsaved = true
         return summary
       } finally {
         await file.close()

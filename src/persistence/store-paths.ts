@@ -64,6 +64,16 @@ export class StorePaths {
     return this.inside(`.${id}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
   }
 
+  /** `<dir>/.catalog.json`: the list's cache of session summaries a process saved (see `catalog-file.ts`). */
+  catalogFile(): string {
+    return this.inside('.catalog.json')
+  }
+
+  /** A fresh temp name for the catalog, `<dir>/.catalog.json.<pid>.<random>.tmp`. */
+  catalogTempFile(): string {
+    return this.inside(`.catalog.json.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+  }
+
   /** The session id of a directory entry that is a session file, else undefined. */
   static sessionIdOf(name: string): SessionId | undefined {
     if (!name.endsWith(SESSION_FILE_SUFFIX) || name.startsWith('.')) return undefined

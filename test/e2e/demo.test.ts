@@ -33,8 +33,9 @@ describe('npm run demo (scripts/demo.ts against the built server)', () => {
 
     expect(text).toContain(facts.transcriptFile)
     expect(text).toContain(facts.storeDir)
+    // The two sessions, and the list's saved catalog (the demo lists the store).
     expect(readdirSync(facts.storeDir).sort()).toEqual(
-      [`${facts.child}.jsonl`, `${facts.parent}.jsonl`].sort(),
+      ['.catalog.json', `${facts.child}.jsonl`, `${facts.parent}.jsonl`].sort(),
     )
     expect(existsSync(facts.transcriptFile)).toBe(true)
     const methods = readFileSync(facts.transcriptFile, 'utf8')
