@@ -51,35 +51,12 @@ let inFlush = 0
 type Method = (this: unknown, arg?: unknown) => unknown
 
 /**
- * Wraps `target[name]`, a synchronous method taking at most one argument, so that the time inside
- * it adds to `inStore`. The wrapper has a fixed arity (no rest array per call): what it adds to the
- * measured time is two clock reads and a call.
- */
-function timeSync(target: object, name: string): () => void {
-  const methods = target as Record<string, Method>
-  const original = methods[name] as Method
-  if (typeof original !== 'function') throw new Error(`the bench cannot time ${name}: no such method`)
-  if (original.length > 1)
-    throw new Error(`the bench cannot time ${name}: it takes ${original.length} arguments`)
-  methods[name] = function (this: unknown, arg?: unknown) {
-    const start = performance.now()
-    try {
-      return original.call(this, arg)
-    } finally {
-      inStore += performance.now() - start
-    }
-  }
-  return () => {
-    methods[name] = original
-  }
-}
-
-/**
  * Wraps `target[name]` so that the synchronous part of each call adds to `inStore`: all of a
- * synchronous write, and of an asynchronous one what runs up to the promise it returns (handing
- * the request to libuv's thread pool).
+ * synchronous method (a write among them), and of an asynchronous one what runs up to the promise
+ * it returns (for a write, handing it to libuv's thread pool). The wrapper's own cost (two clock
+ * reads, a call and its argument array) counts as the store's.
  */
-function timeIssue(target: object, name: string): () => void {
+function timeCalls(target: object, name: string): () => void {
   const methods = target as Record<string, (this: unknown, ...args: unknown[]) => unknown>
   const original = methods[name]
   if (typeof original !== 'function') throw new Error(`the bench cannot time ${name}: no such method`)
@@ -98,23 +75,25 @@ function timeIssue(target: object, name: string): () => void {
 
 /**
  * Times the store's work on the main thread: `Session.append` (checks, the frozen copy, and the
- * backend's append hook, which serializes the event), the JSONL writer's synchronous batch work
- * outside `append` (joining and encoding a batch, indexing its line ends: private methods, found by
- * name), each write of a session file (synchronous, or the issuing of an asynchronous one) and the
- * issuing of each fdatasync, and every awaited `flush` (the turn waits for its fdatasync). The writes themselves and early
- * fdatasyncs then run on libuv's thread pool while the turn goes on; what the turn waits for of them
- * is in `flush`, which runs before the answer, inside the measured window.
+ * backend's append hook, which serializes and encodes the event), the JSONL writer's batch work
+ * outside `append` (taking a batch, indexing its line ends: private methods, found by name), each
+ * write of a session file (a synchronous one whole, an asynchronous one up to handing it to
+ * libuv's thread pool) and the issuing of each fdatasync, and every awaited `flush` (the turn
+ * waits for its fdatasync). Asynchronous writes and early fdatasyncs then run on the thread pool
+ * while the turn goes on; what the turn waits for of them is in `flush`, which runs before the
+ * answer, inside the measured window. A flush's own batch is counted twice (in the flush's time and
+ * by its wrapped calls): the store's share errs high, never low.
  */
 function measureStore(): () => void {
   const flush = SessionStore.prototype.flush
   const restore = [
-    timeSync(Session.prototype, 'append'),
-    timeSync(SessionWriter.prototype, 'takeBatch'),
-    timeSync(SessionWriter.prototype, 'batchWritten'),
-    timeIssue(NodeOpenFile.prototype, 'write'),
-    timeIssue(NodeOpenFile.prototype, 'writev'),
-    timeIssue(NodeOpenFile.prototype, 'writeSync'),
-    timeIssue(NodeOpenFile.prototype, 'datasync'),
+    timeCalls(Session.prototype, 'append'),
+    timeCalls(SessionWriter.prototype, 'takeBatch'),
+    timeCalls(SessionWriter.prototype, 'batchWritten'),
+    timeCalls(NodeOpenFile.prototype, 'write'),
+    timeCalls(NodeOpenFile.prototype, 'writev'),
+    timeCalls(NodeOpenFile.prototype, 'writeSync'),
+    timeCalls(NodeOpenFile.prototype, 'datasync'),
   ]
   SessionStore.prototype.flush = async function (this: SessionStore, id) {
     const start = performance.now()
@@ -272,7 +251,7 @@ function row(times: TurnTimes, runTools: boolean): BenchRow {
     unit: 'ms',
     better: 'lower',
     target: 0.1,
-    note: `appends ${(((store - flush) / events) * 1000).toFixed(1)} µs/event, flushes ${flush.toFixed(0)} ms; ${
+    note: `appends and writes ${(((store - flush) / events) * 1000).toFixed(1)} µs/event, flushes ${flush.toFixed(0)} ms; ${
       runTools ? 'each read_text_file reads its file' : 'no tool runs: only the agent loop, store and wire'
     }; in-process app, JSONL store; ${RUNS} runs`,
   }

@@ -1,4 +1,7 @@
-/** Size of the shared arena lines are encoded into; a line that may need over a quarter of it gets its own buffer. */
+/**
+ * Size of the shared arena lines are encoded into; a line that may need over a quarter of it gets
+ * a buffer of its own.
+ */
 const ARENA_BYTES = 256 << 10
 const OWN_BUFFER_BYTES = ARENA_BYTES >> 2
 const NEWLINE = 0x0a

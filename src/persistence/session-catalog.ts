@@ -76,6 +76,8 @@ export class SessionCatalog {
   private saveTimer: NodeJS.Timeout | undefined
   /** The catalog save under way, if any (it never rejects). */
   private saving: Promise<void> = Promise.resolve()
+  /** The last save failed (and was warned about). */
+  private saveFailed = false
 
   constructor(
     private readonly fs: FileSystem,
@@ -172,10 +174,19 @@ export class SessionCatalog {
     this.unsaved = false
     const text = encodeCatalog(this.cache.values())
     this.saving = this.saving.then(() =>
-      this.save(text).catch((error: unknown) => {
-        this.unsaved = true
-        this.warn(`list: could not save the catalog in ${this.paths.dir}: ${(error as Error).message}`)
-      }),
+      this.save(text).then(
+        () => {
+          this.saveFailed = false
+        },
+        (error: unknown) => {
+          this.unsaved = true
+          // Once per failure spell: a read-only store would otherwise warn after every list.
+          if (!this.saveFailed) {
+            this.warn(`list: could not save the catalog in ${this.paths.dir}: ${(error as Error).message}`)
+          }
+          this.saveFailed = true
+        },
+      ),
     )
   }
 
