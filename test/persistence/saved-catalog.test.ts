@@ -181,6 +181,28 @@ describe('the catalog a process saves', () => {
     expect(statSync(join(dir, '.catalog.json')).isFile()).toBe(true)
   })
 
+  it('a store it cannot be saved in still lists, and says so once while saving keeps failing', async () => {
+    const dir = storeDir()
+    const readOnly: FileSystem = {
+      ...nodeFileSystem,
+      open(path, flags, mode) {
+        if (flags === 'wx')
+          return Promise.reject(Object.assign(new Error(`EROFS: ${path}`), { code: 'EROFS' }))
+        return nodeFileSystem.open(path, flags, mode)
+      },
+    }
+    const warnings: string[] = []
+    const catalog = new SessionCatalog(readOnly, new StorePaths(dir), (message) => warnings.push(message))
+    for (const [i, id] of ['a', 'b', 'c'].entries()) {
+      sessionFile(dir, id, `question ${id}`, `2024-01-0${i + 2}T00:00:00.000Z`)
+      expect((await listed(catalog)).map((s) => s.sessionId)).toHaveLength(i + 1)
+      await catalog.saveNow()
+    }
+    expect(warnings).toEqual([expect.stringContaining('could not save the catalog')])
+    expect(existsSync(join(dir, '.catalog.json'))).toBe(false)
+    catalog.close()
+  })
+
   it('is not saved when nothing changed, and a store without one still lists', async () => {
     const dir = storeDir()
     expect(await processLifetime(dir)).toEqual([])
