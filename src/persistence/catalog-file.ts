@@ -1,11 +1,14 @@
 import type { SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
-import type { FileStat } from './file-system.js'
+import { errnoOf, readAt, writeFully } from './file-io.js'
+import type { FileStat, FileSystem } from './file-system.js'
 import type { TitleScan } from './last-title.js'
 import { StorePaths } from './store-paths.js'
 
 /** Version of the saved catalog's format; a file of another version is ignored. */
 const CATALOG_VERSION = 1
+/** A saved catalog larger than this is refused (it would be from a store far beyond any real one). */
+const MAX_CATALOG_BYTES = 256 << 20
 
 /** What the catalog knows of one stored session file, valid while the file's stat is the same. */
 export interface CachedSummary {
@@ -41,6 +44,53 @@ export function decodeCatalog(text: string): Map<SessionId, CachedSummary> {
     if (valid) entries.set(valid.summary.sessionId, valid)
   }
   return entries
+}
+
+/**
+ * The entries of the store's saved catalog; undefined when there is none. Throws when it cannot be
+ * read (it is not a regular file, it is too large, a read failed) or is not a catalog.
+ */
+export async function readCatalog(
+  fs: FileSystem,
+  paths: StorePaths,
+): Promise<Map<SessionId, CachedSummary> | undefined> {
+  let text: string
+  try {
+    const file = await fs.open(paths.catalogFile(), 'r')
+    try {
+      const size = (file.opened ?? (await file.stat())).size
+      if (size > MAX_CATALOG_BYTES) throw new Error(`${size} bytes, more than a catalog can be`)
+      text = (await readAt(file, 0, size)).toString('utf8')
+    } finally {
+      await file.close()
+    }
+  } catch (error) {
+    if (errnoOf(error) === 'ENOENT') return undefined
+    throw error
+  }
+  return decodeCatalog(text)
+}
+
+/**
+ * Writes `text` (from {@link encodeCatalog}) to a temp file, 0600, and renames it into place, so a
+ * reader sees a whole catalog or the one before. Not fsynced: it is a cache, and a catalog a crash
+ * left torn or empty is ignored. The temp file does not outlive a failure.
+ */
+export async function writeCatalog(fs: FileSystem, paths: StorePaths, text: string): Promise<void> {
+  const temp = paths.catalogTempFile()
+  const file = await fs.open(temp, 'wx', 0o600)
+  try {
+    await writeFully(file, Buffer.from(text), 0)
+  } catch (error) {
+    await file.close().catch(() => {})
+    await fs.unlink(temp).catch(() => {})
+    throw error
+  }
+  await file.close()
+  await fs.rename(temp, paths.catalogFile()).catch(async (error: unknown) => {
+    await fs.unlink(temp).catch(() => {})
+    throw error
+  })
 }
 
 type Fields = Record<string, unknown>

@@ -10,9 +10,9 @@ import {
   paginate,
   withLiveSummaries,
 } from '../session/paginate.js'
-import { type CachedSummary, decodeCatalog, encodeCatalog } from './catalog-file.js'
+import { type CachedSummary, encodeCatalog, readCatalog, writeCatalog } from './catalog-file.js'
 import { parseHeader } from './file-format.js'
-import { errnoOf, type FileReader, persistenceError, readAt, writeFully } from './file-io.js'
+import { errnoOf, type FileReader, persistenceError, readAt } from './file-io.js'
 import {
   type DirectoryWatch,
   type FileStat,
@@ -30,8 +30,6 @@ const PARALLEL = 16
 const READ_ATTEMPTS = 4
 const NEWLINE = 0x0a
 
-/** A saved catalog larger than this is ignored (it would be from a store far beyond any real one). */
-const MAX_CATALOG_BYTES = 256 << 20
 /** How long after a list changed the cache the catalog is saved (unless it changes again). */
 const SAVE_DELAY_MS = 1000
 
@@ -130,30 +128,14 @@ export class SessionCatalog {
   private async restore(): Promise<void> {
     if (this.restored) return
     this.restored = true
-    const path = this.paths.catalogFile()
-    let text: string
+    let entries: Map<SessionId, CachedSummary> | undefined
     try {
-      const file = await this.fs.open(path, 'r')
-      try {
-        const size = (file.opened ?? (await file.stat())).size
-        if (size > MAX_CATALOG_BYTES) throw new Error(`${size} bytes, more than a catalog can be`)
-        text = (await readAt(file, 0, size)).toString('utf8')
-      } finally {
-        await file.close()
-      }
+      entries = await readCatalog(this.fs, this.paths)
     } catch (error) {
-      if (errnoOf(error) !== 'ENOENT')
-        this.warn(`list: ignoring the catalog ${path}: ${(error as Error).message}`)
+      this.warn(`list: ignoring the catalog ${this.paths.catalogFile()}: ${(error as Error).message}`)
       return
     }
-    let entries: Map<SessionId, CachedSummary>
-    try {
-      entries = decodeCatalog(text)
-    } catch (error) {
-      this.warn(`list: ignoring the catalog ${path}: ${(error as Error).message}`)
-      return
-    }
-    for (const [id, entry] of entries) {
+    for (const [id, entry] of entries ?? []) {
       if (!this.cache.has(id)) this.cache.set(id, entry)
     }
     this.ordered = undefined
@@ -174,7 +156,7 @@ export class SessionCatalog {
     this.unsaved = false
     const text = encodeCatalog(this.cache.values())
     this.saving = this.saving.then(() =>
-      this.save(text).then(
+      writeCatalog(this.fs, this.paths, text).then(
         () => {
           this.saveFailed = false
         },
@@ -188,28 +170,6 @@ export class SessionCatalog {
         },
       ),
     )
-  }
-
-  /**
-   * Writes the catalog to a temp file and renames it into place, so a reader sees a whole catalog
-   * or the one before. Not fsynced: it is a cache, and a catalog a crash left torn or empty is
-   * ignored.
-   */
-  private async save(text: string): Promise<void> {
-    const temp = this.paths.catalogTempFile()
-    const file = await this.fs.open(temp, 'wx', 0o600)
-    try {
-      await writeFully(file, Buffer.from(text), 0)
-    } catch (error) {
-      await file.close().catch(() => {})
-      await this.fs.unlink(temp).catch(() => {})
-      throw error
-    }
-    await file.close()
-    await this.fs.rename(temp, this.paths.catalogFile()).catch(async (error: unknown) => {
-      await this.fs.unlink(temp).catch(() => {})
-      throw error
-    })
   }
 
   private heard(name: string | undefined): void {
