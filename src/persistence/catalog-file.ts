@@ -8,7 +8,7 @@ import { StorePaths } from './store-paths.js'
 /** Version of the saved catalog's format; a file of another version is ignored. */
 const CATALOG_VERSION = 1
 /** A saved catalog larger than this is refused (it would be from a store far beyond any real one). */
-const MAX_CATALOG_BYTES = 256 << 20
+const MAX_CATALOG_BYTES = 64 << 20
 
 /** What the catalog knows of one stored session file, valid while the file's stat is the same. */
 export interface CachedSummary {
