@@ -20,6 +20,15 @@ const SEED_BATCH = 4 << 20
  * one write never holds the event loop long.
  */
 const SYNC_BATCH_BYTES = 64 << 10
+/**
+ * A synchronous write that took longer than this (the disk is under pressure: page cache
+ * writeback throttling, a slow network file system) sends every writer's batches to the thread
+ * pool for {@link SLOW_DISK_BACKOFF_MS}: the event loop may stall once, not at every write.
+ */
+const SLOW_SYNC_WRITE_MS = 2
+const SLOW_DISK_BACKOFF_MS = 10_000
+/** Until when (`performance.now()`) writes go to the thread pool; shared, as the disk is. */
+let syncWritesResumeAt = 0
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
 const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
@@ -182,8 +191,14 @@ export class SessionWriter {
     if (this.pending.isEmpty || this.failure || !file) return
     const batch = this.takeBatch()
     try {
-      if (batch.bytes <= SYNC_BATCH_BYTES) writeFullySync(file, joined(batch.pieces), this.size)
-      else await writeAllFully(file, batch.pieces, this.size)
+      if (batch.bytes <= SYNC_BATCH_BYTES && performance.now() >= syncWritesResumeAt) {
+        const started = performance.now()
+        writeFullySync(file, joined(batch.pieces), this.size)
+        const ended = performance.now()
+        if (ended - started > SLOW_SYNC_WRITE_MS) syncWritesResumeAt = ended + SLOW_DISK_BACKOFF_MS
+      } else {
+        await writeAllFully(file, batch.pieces, this.size)
+      }
     } catch (error) {
       await file.truncate(this.size).catch((cut) => {
         this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
