@@ -112,7 +112,10 @@ export class SessionCatalog {
     void this.saveNow()
   }
 
-  /** Saves the catalog now if the cache changed since it was last saved; resolves when no save is under way. */
+  /**
+   * Saves the catalog now if the cache changed since it was last saved; resolves when no save is
+   * under way.
+   */
   saveNow(): Promise<void> {
     clearTimeout(this.saveTimer)
     this.saveTimer = undefined
@@ -141,7 +144,10 @@ export class SessionCatalog {
     this.ordered = undefined
   }
 
-  /** Saves the catalog a little after the last list that changed the cache (not keeping the process alive). */
+  /**
+   * Saves the catalog a little after the last list that changed the cache (the timer does not keep
+   * the process alive).
+   */
   private scheduleSave(): void {
     if (!this.unsaved) return
     clearTimeout(this.saveTimer)
