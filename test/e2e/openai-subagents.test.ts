@@ -60,6 +60,21 @@ async function childOf(run: OpenAiAgent, parent: string): Promise<acp.SessionInf
   return child
 }
 
+/**
+ * The agent for an editor with `fs/write_text_file` and the subagents capability, on the
+ * conversation whose child writes a file.
+ */
+function capable(client: ReturnType<typeof editor>) {
+  return {
+    script: conversationModel(WITH_WRITE).script,
+    clientCapabilities: {
+      fs: { readTextFile: false, writeTextFile: true },
+      subagents: {},
+    } as acp.ClientCapabilities,
+    setupClient: client.setupClient,
+  }
+}
+
 describe('delegate end to end', () => {
   it('--no-subagents: the model is not offered delegate', async () => {
     const run = await start({
@@ -318,14 +333,7 @@ describe('what the editor sees', () => {
 
   it('with the subagents capability: subagent_update on the parent before any child traffic, then the child’s own updates and requests', async () => {
     const client = editor()
-    const run = await start({
-      script: conversationModel(WITH_WRITE).script,
-      clientCapabilities: {
-        fs: { readTextFile: false, writeTextFile: true },
-        subagents: {},
-      } as acp.ClientCapabilities,
-      setupClient: client.setupClient,
-    })
+    const run = await start(capable(client))
     const parent = await run.newSession()
     await run.prompt(parent, REMEMBER)
     expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
@@ -371,14 +379,6 @@ describe('what the editor sees', () => {
 })
 
 describe('session/load of a parent that delegated, with the subagents capability', () => {
-  const capable = (client: ReturnType<typeof editor>) => ({
-    script: conversationModel(WITH_WRITE).script,
-    clientCapabilities: {
-      fs: { readTextFile: false, writeTextFile: true },
-      subagents: {},
-    } as acp.ClientCapabilities,
-    setupClient: client.setupClient,
-  })
   const kindOf = (n: acp.SessionNotification) => n.update.sessionUpdate
   /** From the parent's delegate tool_call to its result: what a client saw of the delegation. */
   const delegation = (updates: readonly acp.SessionNotification[]) => {
