@@ -19,6 +19,7 @@ import { readSessionFile } from './read-session-file.js'
 import { SessionCatalog } from './session-catalog.js'
 import { acquireLock, isAlive, liveHolder, releaseLock, removeIfStale } from './session-lock.js'
 import { SessionWriter, type WriterEnv } from './session-writer.js'
+import { SlowDiskValve } from './slow-disk-valve.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
 import { visitSessionFile } from './visit-session-file.js'
 
@@ -61,6 +62,7 @@ export class JsonlPersistence implements SessionPersistence {
         ctx.sessions.fail(id, error)
       },
       warn: (message) => this.logger.warn(message),
+      valve: new SlowDiskValve(),
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })

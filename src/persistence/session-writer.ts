@@ -9,6 +9,7 @@ import { LineBuffer, type TakenLines } from './line-buffer.js'
 import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
 import type { SessionFileContents } from './read-session-file.js'
 import { releaseLock } from './session-lock.js'
+import type { SlowDiskValve } from './slow-disk-valve.js'
 import type { StorePaths } from './store-paths.js'
 
 /** Serialized seed bytes written at once. */
@@ -17,18 +18,10 @@ const SEED_BATCH = 4 << 20
  * A batch of at most this many bytes is written synchronously: handing a write to libuv's thread
  * pool and taking its completion back costs the event loop about 8-10 µs, while a small `pwrite`
  * into the page cache takes 1-2 µs (64 KiB about 25 µs). Larger batches go to the thread pool, so
- * one write never holds the event loop long.
+ * one write never holds the event loop long; so do all batches while the store's
+ * {@link SlowDiskValve} finds the disk under pressure.
  */
 const SYNC_BATCH_BYTES = 64 << 10
-/**
- * A synchronous write that took longer than this (the disk is under pressure: page cache
- * writeback throttling, a slow network file system) sends every writer's batches to the thread
- * pool for {@link SLOW_DISK_BACKOFF_MS}: the event loop may stall once, not at every write.
- */
-const SLOW_SYNC_WRITE_MS = 2
-const SLOW_DISK_BACKOFF_MS = 10_000
-/** Until when (`performance.now()`) writes go to the thread pool; shared, as the disk is. */
-let syncWritesResumeAt = 0
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
 const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
@@ -39,6 +32,8 @@ export interface WriterEnv {
   /** Reports a failed write (the store makes the session read-only). */
   readonly fail: (id: SessionId, error: SessionError) => void
   readonly warn: (message: string) => void
+  /** Shared by the store's writers, as the disk is. */
+  readonly valve: SlowDiskValve
 }
 
 /**
@@ -191,11 +186,10 @@ export class SessionWriter {
     if (this.pending.isEmpty || this.failure || !file) return
     const batch = this.takeBatch()
     try {
-      if (batch.bytes <= SYNC_BATCH_BYTES && performance.now() >= syncWritesResumeAt) {
-        const started = performance.now()
+      const started = performance.now()
+      if (batch.bytes <= SYNC_BATCH_BYTES && this.env.valve.syncAllowed(started)) {
         writeFullySync(file, joined(batch.pieces), this.size)
-        const ended = performance.now()
-        if (ended - started > SLOW_SYNC_WRITE_MS) syncWritesResumeAt = ended + SLOW_DISK_BACKOFF_MS
+        this.env.valve.wrote(started, performance.now())
       } else {
         await writeAllFully(file, batch.pieces, this.size)
       }

@@ -9,10 +9,10 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup()
 })
 
-/** The real file system, recording how each session-file batch was written; the first synchronous write is slow. */
-function slowFirstSyncWrite(): { fs: FileSystem; writes: string[] } {
+/** The real file system, recording how each session-file batch was written; the first `slowWrites` synchronous writes are slow. */
+function slowSyncWrites(slowWrites: number): { fs: FileSystem; writes: string[] } {
   const writes: string[] = []
-  let slowOnce = true
+  let slowLeft = slowWrites
   const fs: FileSystem = {
     ...nodeFileSystem,
     async open(path, flags, mode) {
@@ -21,8 +21,8 @@ function slowFirstSyncWrite(): { fs: FileSystem; writes: string[] } {
       const recorded: OpenFile = Object.create(file)
       recorded.writeSync = (buffer, offset, length, position) => {
         writes.push('sync')
-        if (slowOnce) {
-          slowOnce = false
+        if (slowLeft > 0) {
+          slowLeft--
           const until = performance.now() + 5
           while (performance.now() < until) {}
         }
@@ -42,30 +42,41 @@ function slowFirstSyncWrite(): { fs: FileSystem; writes: string[] } {
   return { fs, writes }
 }
 
+/** Writes three turns, flushing each, into a store on `fs`; returns how its batches were written. */
+async function threeTurns(dir: string, fs: FileSystem, writes: string[]): Promise<void> {
+  const store: StoreFixture = await startStore(dir, { fs })
+  const session = store.sessions.create()
+  await store.sessions.flush(session.id)
+  writes.length = 0
+  for (const text of ['one', 'two', 'three']) {
+    appendTurn(session, text)
+    await store.sessions.flush(session.id)
+  }
+  const lines = readFileSync(join(dir, `${session.id}.jsonl`), 'utf8')
+    .trim()
+    .split('\n')
+    .slice(1)
+  expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(
+    session.events().map((event) => event.seq),
+  )
+  await store.stop()
+}
+
 describe('appends on a slow disk', () => {
-  it('go to the thread pool after a synchronous write was slow, and nothing is lost', async () => {
+  it('go to the thread pool after two slow synchronous writes, and nothing is lost', async () => {
     const { dir, cleanup } = tempDir()
     cleanups.push(cleanup)
-    const { fs, writes } = slowFirstSyncWrite()
-    const store: StoreFixture = await startStore(dir, { fs })
-    const session = store.sessions.create()
-    await store.sessions.flush(session.id)
-    writes.length = 0
-    appendTurn(session, 'one')
-    await store.sessions.flush(session.id)
-    appendTurn(session, 'two')
-    await store.sessions.flush(session.id)
-    appendTurn(session, 'three')
-    await store.sessions.flush(session.id)
-    // The first batch went out synchronously and took 5 ms: the next ones go to the thread pool.
-    expect(writes).toEqual(['sync', 'async', 'async'])
-    const lines = readFileSync(join(dir, `${session.id}.jsonl`), 'utf8')
-      .trim()
-      .split('\n')
-      .slice(1)
-    expect(lines.map((line) => (JSON.parse(line) as { seq: number }).seq)).toEqual(
-      session.events().map((event) => event.seq),
-    )
-    await store.stop()
+    const { fs, writes } = slowSyncWrites(2)
+    await threeTurns(dir, fs, writes)
+    // The first two batches went out synchronously and took 5 ms each: the next one goes to the thread pool.
+    expect(writes).toEqual(['sync', 'sync', 'async'])
+  })
+
+  it('stay synchronous after one slow write (a busy CPU, not a slow disk)', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const { fs, writes } = slowSyncWrites(1)
+    await threeTurns(dir, fs, writes)
+    expect(writes).toEqual(['sync', 'sync', 'sync'])
   })
 })
