@@ -15,12 +15,19 @@ import type { BenchRow } from './harness.js'
  * with nothing queued ahead of it. Ours: the built server (`--model openai` pointed at it), spawned
  * over stdio. Baseline, the same way: a relay that fetches the stream, parses SSE and writes one
  * line per chunk to its stdout.
+ *
+ * Each process answers twice. The issue's rows are the first answer of a fresh process, which
+ * includes its warm-up (V8 compiling the hot path, the young heap growing). The rows of the second
+ * answer (same process, same session) have no target: they show how much of the first answer's
+ * tail is that warm-up, which an editor's long-lived agent pays once.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
 const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
 const CHUNKS = 10_000
+/** Answers per process: the first is a fresh process's, the second a warm one's. */
+const ANSWERS = 2
 
 function sse(data: unknown): string {
   return `data: ${JSON.stringify(data)}\n\n`
@@ -191,12 +198,23 @@ process.stdin.on('data', async (text) => {
 `
 }
 
+/**
+ * A chunk slower than this stalled (a GC pause, a thread waiting for a core): the latencies are
+ * bimodal, ~0.1 ms or over this, and p99 falls among the stalls once they are over 1 % of chunks.
+ */
+const STALL_MS = 0.5
+
+/** How many of `latencies` (ms) are over {@link STALL_MS}, per 10,000. */
+function stalls(latencies: readonly number[]): number {
+  return Math.round((latencies.filter((ms) => ms > STALL_MS).length * 10_000) / latencies.length)
+}
+
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number
 }
 
-async function ours(model: PacedModel, url: string): Promise<number[]> {
+async function ours(model: PacedModel, url: string): Promise<number[][]> {
   const store = mkdtempSync(join(tmpdir(), 'dsh-bench-stream-'))
   const rpc = new Rpc(
     [
@@ -220,22 +238,30 @@ async function ours(model: PacedModel, url: string): Promise<number[]> {
     const { sessionId } = (await rpc.call('session/new', { cwd: store, mcpServers: [] })) as {
       sessionId: string
     }
-    model.reset()
-    await rpc.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] })
-    return model.latencies()
+    const answers: number[][] = []
+    for (let answer = 0; answer < ANSWERS; answer++) {
+      model.reset()
+      await rpc.call('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'go' }] })
+      answers.push(model.latencies())
+    }
+    return answers
   } finally {
     await rpc.stop()
     rmSync(store, { recursive: true, force: true })
   }
 }
 
-async function relay(model: PacedModel, url: string): Promise<number[]> {
+async function relay(model: PacedModel, url: string): Promise<number[][]> {
   const rpc = new Rpc(['--input-type=module', '-e', relayScript()], process.env, model)
   try {
     await rpc.call('initialize', {})
-    model.reset()
-    await rpc.call('session/prompt', { url })
-    return model.latencies()
+    const answers: number[][] = []
+    for (let answer = 0; answer < ANSWERS; answer++) {
+      model.reset()
+      await rpc.call('session/prompt', { url })
+      answers.push(model.latencies())
+    }
+    return answers
   } finally {
     await rpc.stop()
   }
@@ -252,20 +278,25 @@ export const suite = {
       const b = await relay(model, url)
       const c = await ours(model, url)
       const d = await relay(model, url)
-      const mine = [...a, ...c]
-      const theirs = [...b, ...d]
-      const row = (p: number): BenchRow => ({
+      const mine = (answer: number) => [...(a[answer] ?? []), ...(c[answer] ?? [])]
+      const theirs = (answer: number) => [...(b[answer] ?? []), ...(d[answer] ?? [])]
+      const row = (answer: number, p: number): BenchRow => ({
         group: 'streaming',
-        name: `model chunk to client agent_message_chunk, p${p}`,
-        ours: percentile(mine, p) * 1000,
+        name:
+          answer === 0
+            ? `model chunk to client agent_message_chunk, p${p}`
+            : `the same, p${p}, second answer of the process (no target)`,
+        ours: percentile(mine(answer), p) * 1000,
         baselineName: 'relay: fetch, parse SSE, one line per chunk',
-        baseline: percentile(theirs, p) * 1000,
+        baseline: percentile(theirs(answer), p) * 1000,
         unit: 'µs',
         better: 'lower',
-        target: 1.2,
-        note: `${CHUNKS} chunks x 2 runs each, interleaved; ${built} --model openai; one chunk in flight`,
+        ...(answer === 0 && { target: 1.2 }),
+        note: `${CHUNKS} chunks x 2 runs each, interleaved; ${built} --model openai; one chunk in flight; ${
+          answer === 0 ? 'first answer of a fresh process' : 'after one answer, same session'
+        }; chunks over ${STALL_MS * 1000} µs per 10,000: ours ${stalls(mine(answer))}, relay ${stalls(theirs(answer))}`,
       })
-      return [row(50), row(99)]
+      return [row(0, 50), row(0, 99), row(1, 50), row(1, 99)]
     } finally {
       await model.close()
     }
