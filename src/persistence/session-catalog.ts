@@ -4,7 +4,7 @@ import type { SessionId } from '../session/ids.js'
 import {
   compareByActivity,
   decodeCursor,
-  frozenPage,
+  PageCache,
   pageKey,
   pageSize,
   paginate,
@@ -32,9 +32,6 @@ const NEWLINE = 0x0a
 
 /** How long after a list changed the cache the catalog is saved (unless it changes again). */
 const SAVE_DELAY_MS = 1000
-
-/** Pages kept for different options (cwd, cursor, limit) at most; more start the set afresh. */
-const MAX_PAGES = 64
 
 /** With a watch, every file is still stat'ed again this often (in the background), should an event have been lost. */
 const FULL_CHECK_MS = 2000
@@ -64,7 +61,7 @@ export class SessionCatalog {
    * Pages of `ordered` by their options, while no session is live here: the same page object
    * for the same question until the cache changes (then they all go with `ordered`).
    */
-  private readonly pages = new Map<string, SessionPage>()
+  private readonly pages = new PageCache()
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
   /** Whether the saved catalog was read into the cache (once, before the first full check). */
@@ -229,14 +226,8 @@ export class SessionCatalog {
       this.pages.clear()
     }
     if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
-    const key = pageKey(options)
-    let page = this.pages.get(key)
-    if (!page) {
-      page = frozenPage(paginate(this.ordered, options, true))
-      if (this.pages.size >= MAX_PAGES) this.pages.clear()
-      this.pages.set(key, page)
-    }
-    return page
+    const ordered = this.ordered
+    return this.pages.get(options, () => paginate(ordered, options, true))
   }
 
   /**

@@ -24,7 +24,7 @@ export type { DisposeReason } from './lifecycle.js'
 
 import { StoredLogChecker, seedLog } from './log-building.js'
 import { LogState, turnsBefore } from './log-state.js'
-import { frozenPage, pageKey, paginate } from './paginate.js'
+import { PageCache, paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
@@ -489,17 +489,11 @@ export class SessionStore {
    */
   listNow(options: ListOptions = {}): SessionPage | undefined {
     if (this.persistence) return undefined
-    if (this.livePages.version !== this.liveVersion) {
-      this.livePages = { version: this.liveVersion, pages: new Map() }
+    if (this.livePagesVersion !== this.liveVersion) {
+      this.livePagesVersion = this.liveVersion
+      this.livePages.clear()
     }
-    const key = pageKey(options)
-    let page = this.livePages.pages.get(key)
-    if (!page) {
-      page = frozenPage(paginate(this.liveSummaries(), options))
-      if (this.livePages.pages.size >= MAX_LIVE_PAGES) this.livePages.pages.clear()
-      this.livePages.pages.set(key, page)
-    }
-    return page
+    return this.livePages.get(options, () => paginate(this.liveSummaries(), options))
   }
 
   /**
@@ -507,7 +501,9 @@ export class SessionStore {
    * let go): while it stands still, the same question gets the same frozen page (see `listNow`).
    */
   private liveVersion = 0
-  private livePages = { version: -1, pages: new Map<string, SessionPage>() }
+  private readonly livePages = new PageCache()
+  /** The `liveVersion` the pages in `livePages` were made at. */
+  private livePagesVersion = -1
 
   private *liveSummaries(): Iterable<SessionSummary> {
     for (const session of this.live.values()) yield session.summary()
@@ -570,6 +566,3 @@ export function sessionsPlugin(ctx: Context, config: SessionStoreConfig = {}): v
   ctx.set('sessions', new SessionStore(ctx, config))
 }
 sessionsPlugin.reusable = false
-
-/** Pages kept for the questions asked since the live sessions last changed, at most. */
-const MAX_LIVE_PAGES = 64
