@@ -6,8 +6,8 @@ import { createReadStream } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { Context } from 'cordis'
-import { routeLogsToStderr } from '../src/logging.js'
 import { persistencePlugin } from '../src/persistence/index.js'
+import { routeLogsToStderr } from '../src/process/logging.js'
 import { sessionsPlugin } from '../src/session/index.js'
 
 const [mode, dir, id] = process.argv.slice(2) as [string, string, string]

@@ -11,8 +11,8 @@ import { appendFile, copyFile, open, readdir, readFile, rm } from 'node:fs/promi
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
-import { routeLogsToStderr } from '../src/logging.js'
 import { JsonlPersistence, persistencePlugin } from '../src/persistence/index.js'
+import { routeLogsToStderr } from '../src/process/logging.js'
 import { type SessionStore, sessionsPlugin } from '../src/session/index.js'
 import { type BenchRow, collectGarbage, median } from './harness.js'
 

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path'
 import { Readable, Writable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
 import * as acp from '@agentclientprotocol/sdk/unstable'
-import { renderLineage } from '../src/lineage.js'
+import { renderLineage } from '../src/process/lineage.js'
 import type { SessionSummary } from '../src/session/index.js'
 
 /** What the demo showed, for a test to check the story's facts. */

@@ -1,4 +1,4 @@
-// Generates src/protocol/schema/*.gen.ts from the ACP JSON schema shipped by @agentclientprotocol/sdk:
+// Generates src/acp/schema/*.gen.ts from the ACP JSON schema shipped by @agentclientprotocol/sdk:
 // standalone ajv validators for the params of every agent-side method (no schema is compiled at
 // run time), and the table that types each method with the SDK's own types.
 // Usage: node scripts/generate-acp-validators.mjs [--check]   (--check: fail if a file would change)
@@ -11,7 +11,7 @@ import standaloneCodeModule from 'ajv/dist/standalone/index.js'
 
 const standaloneCode = standaloneCodeModule.default
 const require = createRequire(import.meta.url)
-const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'protocol', 'schema')
+const OUT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'acp', 'schema')
 
 const SCHEMA_DIR = dirname(require.resolve('@agentclientprotocol/sdk/schema/v1/schema.json'))
 const SDK_VERSION = JSON.parse(readFileSync(join(SCHEMA_DIR, '..', '..', 'package.json'), 'utf8')).version

@@ -3,8 +3,8 @@
 // event that is now durable: { seq, length, hash }. The parent SIGKILLs it at a random moment.
 import { createHash } from 'node:crypto'
 import { Context } from 'cordis'
-import { routeLogsToStderr } from '../dist/logging.js'
 import { persistencePlugin } from '../dist/persistence/index.js'
+import { routeLogsToStderr } from '../dist/process/logging.js'
 import { sessionsPlugin } from '../dist/session/index.js'
 
 const [dir, id] = process.argv.slice(2)

@@ -1,9 +1,9 @@
 import { Context } from 'cordis'
+import { acpPlugin, forkPlugin } from './acp/plugin.js'
+import type { AgentInfo } from './acp/server.js'
 import { agentPlugin, type ModelProvider, type SubagentConfig } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { persistencePlugin } from './persistence/index.js'
-import { acpPlugin, forkPlugin } from './protocol/plugin.js'
-import type { AgentInfo } from './protocol/server.js'
 import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
 
 export interface AppConfig {

@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
-import { promptCapabilitiesOf } from './agent/prompt-capabilities.js'
+import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
-import { type CliOptions, parseCli, USAGE } from './cli-args.js'
-import { capabilitiesAtStart, earlyInitialize } from './protocol/early-initialize.js'
-import { HeldInput } from './protocol/wire/held-input.js'
-import { DEFAULT_MAX_LINE_BYTES } from './protocol/wire/line-splitter.js'
-import type { ServeStart } from './serve.js'
+import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
+import { type CliOptions, parseCli, USAGE } from './process/cli-args.js'
+import { capabilitiesAtStart, earlyInitialize } from './process/early-start/early-initialize.js'
+import { HeldInput } from './process/early-start/held-input.js'
+import type { ServeStart } from './process/serve.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -61,7 +61,7 @@ async function serve(options: CliOptions): Promise<void> {
       ...(answer && { early: { client: answer.client, capabilities } }),
     }
   }
-  const served = await import('./serve.js')
+  const served = await import('./process/serve.js')
   try {
     await served.serve(options, start)
   } catch (error) {
@@ -95,8 +95,8 @@ async function main(): Promise<void> {
   if (options.command === 'sessions') {
     // Subcommands load their code only when run: starting the server must not pay for them.
     const [{ printLineage }, { LOG_LEVELS, routeLogsToStderr }, { resolveStoreDir }] = await Promise.all([
-      import('./sessions-command.js'),
-      import('./logging.js'),
+      import('./process/sessions-command.js'),
+      import('./process/logging.js'),
       import('./persistence/index.js'),
     ])
     routeLogsToStderr(LOG_LEVELS[options.logLevel])

@@ -1,10 +1,9 @@
-export { AbortedError, abortable, isAbortError, raceAbort, sleep } from './abort.js'
-export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './commands.js'
-export { contentToText, plainText } from './content.js'
+export { AbortedError, abortable, isAbortError, raceAbort, sleep } from '../lib/abort.js'
+export * from './config/modes.js'
+export * from './config/permissions.js'
+export * from './config/session-config.js'
 export * from './errors.js'
 export { AGENT_EVENT_TYPES } from './events.js'
-export * from './modes.js'
-export * from './permissions.js'
 export * from './providers/index.js'
 export {
   type AgentConfig,
@@ -13,8 +12,9 @@ export {
   type SubagentConfig,
   turnOutcome,
 } from './service.js'
-export * from './session-config.js'
 export * from './subagents/index.js'
 export * from './tools/index.js'
-export { CANCELLED_TOOL_OUTPUT } from './turn-run.js'
+export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './turn/commands.js'
+export { contentToText, plainText } from './turn/content.js'
+export { CANCELLED_TOOL_OUTPUT } from './turn/turn-run.js'
 export type * from './types.js'

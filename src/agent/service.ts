@@ -6,23 +6,23 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
-import { TurnInProgressError } from './errors.js'
-import { McpSessions } from './mcp/session-mcp.js'
-import { errorMessage } from './model-step.js'
-import { type SessionMode, sessionMode } from './permissions.js'
-import { promptCapabilitiesOf } from './prompt-capabilities.js'
+import { type SessionMode, sessionMode } from './config/permissions.js'
+import { promptCapabilitiesOf } from './config/prompt-capabilities.js'
 import {
   type ConfigOptionSpec,
   configOptionSpecs,
   type EffectiveConfig,
   effectiveConfig,
   setSessionConfig,
-} from './session-config.js'
+} from './config/session-config.js'
+import { TurnInProgressError } from './errors.js'
+import { McpSessions } from './mcp/session-mcp.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/tool.js'
-import { type TurnEnding, TurnRun } from './turn-run.js'
+import { errorMessage } from './turn/model-step.js'
+import { type TurnEnding, TurnRun } from './turn/turn-run.js'
 import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
 
 declare module 'cordis' {

@@ -6,7 +6,7 @@ import type {
   TokenUsage,
   TurnEndReason,
 } from '../session/index.js'
-import type { PermissionAnswer } from './permissions.js'
+import type { PermissionAnswer } from './config/permissions.js'
 import type { ToolLocation } from './tools/tool.js'
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */

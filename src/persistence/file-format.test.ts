@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '../session/events.js'
+import type { SessionEvent } from '../session/log/events.js'
 import { eventLine } from './file-format.js'
 
 describe('eventLine', () => {

@@ -1,7 +1,7 @@
 import { SessionError, SessionErrorCode } from '../session/errors.js'
-import type { SessionEvent } from '../session/events.js'
 import type { SessionHeader } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
+import type { SessionEvent } from '../session/log/events.js'
 
 /** Version of the session file format, the header's `version`. */
 export const FILE_VERSION = 1

@@ -1,12 +1,12 @@
-export { type Fault, FaultyFileSystem, type FaultyOperation } from './faulty-file-system.js'
 export { FILE_VERSION, headerLine, parseHeader } from './file-format.js'
-export type { FileStat, FileSystem, OpenFile } from './file-system.js'
-export { nodeFileSystem } from './file-system.js'
+export { type Fault, FaultyFileSystem, type FaultyOperation } from './fs/faulty-file-system.js'
+export type { FileStat, FileSystem, OpenFile } from './fs/file-system.js'
+export { nodeFileSystem } from './fs/file-system.js'
 export {
   JsonlPersistence,
   type JsonlPersistenceConfig,
   jsonlPersistencePlugin,
   persistencePlugin,
 } from './jsonl-persistence.js'
-export { readSessionFile, type SessionFileContents } from './read-session-file.js'
+export { readSessionFile, type SessionFileContents } from './read/read-session-file.js'
 export { resolveStoreDir, StorePaths } from './store-paths.js'

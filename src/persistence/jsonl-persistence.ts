@@ -2,9 +2,9 @@ import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs
 import { join } from 'node:path'
 import type { Context, Logger } from 'cordis'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
-import type { SessionEvent } from '../session/events.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
+import type { SessionEvent } from '../session/log/events.js'
 import type {
   SessionPersistence,
   StoredEventListener,
@@ -12,16 +12,16 @@ import type {
 } from '../session/persistence-port.js'
 import type { Session } from '../session/session.js'
 import type { DisposeReason } from '../session/store.js'
-import { BodyFile, KEEP_OUT_BYTES } from './body-file.js'
-import { errnoOf, persistenceError } from './file-io.js'
-import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './file-system.js'
-import { readSessionFile } from './read-session-file.js'
-import { SessionCatalog } from './session-catalog.js'
+import { SessionCatalog } from './catalog/session-catalog.js'
+import { errnoOf, persistenceError } from './fs/file-io.js'
+import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
+import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
+import { readSessionFile } from './read/read-session-file.js'
+import { visitSessionFile } from './read/visit-session-file.js'
 import { acquireLock, isAlive, liveHolder, releaseLock, removeIfStale } from './session-lock.js'
-import { SessionWriter, type WriterEnv } from './session-writer.js'
-import { SlowDiskValve } from './slow-disk-valve.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
-import { visitSessionFile } from './visit-session-file.js'
+import { SessionWriter, type WriterEnv } from './write/session-writer.js'
+import { SlowDiskValve } from './write/slow-disk-valve.js'
 
 export interface JsonlPersistenceConfig {
   /** The store directory (`--store DIR`). Default: {@link resolveStoreDir} of the environment. */

@@ -1,4 +1,4 @@
-import { TranscriptFormatError } from '../protocol/wire/index.js'
+import { TranscriptFormatError } from '../jsonrpc/index.js'
 import { describeExit, exitStatus } from './agent-exit.js'
 import { parseToolCommandLine, type ReplayCommandLine, UsageError } from './command-line.js'
 import { ReplayStartError } from './engine.js'

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { isDeepStrictEqual } from 'node:util'
-import type { WireDirection } from '../protocol/wire/index.js'
+import type { WireDirection } from '../jsonrpc/index.js'
 import { type AgentExit, describeExit } from './agent-exit.js'
 import { Expectations } from './expectations.js'
 import { type AgentLaunch, type AgentLine, LiveAgent } from './live-agent.js'

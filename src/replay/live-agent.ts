@@ -1,6 +1,6 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { LineSplitter } from '../protocol/wire/index.js'
+import { LineSplitter } from '../jsonrpc/index.js'
 import type { AgentExit } from './agent-exit.js'
 import type { AgentCommand } from './record.js'
 

@@ -1,6 +1,6 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import type { WireDirection } from '../protocol/wire/index.js'
+import type { WireDirection } from '../jsonrpc/index.js'
 import type { CompiledRule } from './rules.js'
 
 /**

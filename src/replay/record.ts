@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import type { Readable, Writable } from 'node:stream'
-import { redactMcpSecrets } from '../protocol/mcp-servers.js'
-import { LineSplitter, TranscriptRecorder, type WireDirection } from '../protocol/wire/index.js'
+import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
+import { LineSplitter, TranscriptRecorder, type WireDirection } from '../jsonrpc/index.js'
 import type { AgentExit } from './agent-exit.js'
 
 /** The agent to start: an executable (looked up on PATH) and its arguments. */

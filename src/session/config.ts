@@ -1,4 +1,4 @@
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from './log/events.js'
 
 /** A configuration value as the log records it (ACP select options are strings, toggles booleans). */
 export type ConfigValue = string | boolean

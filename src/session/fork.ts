@@ -1,6 +1,6 @@
 import { SessionErrorCode, SessionForkError } from './errors.js'
 import type { SessionId } from './ids.js'
-import { boundaryStatus } from './log-state.js'
+import { boundaryStatus } from './log/log-state.js'
 import { Session } from './session.js'
 
 /**

@@ -1,7 +1,7 @@
-import type { SessionEvent } from './events.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
-import type { storedEvent } from './stored-event.js'
+import type { SessionEvent } from './log/events.js'
+import type { storedEvent } from './log/stored-event.js'
 
 /**
  * Hears each stored event as it is read back; what it returns (a promise) paces the read. A backend

@@ -1,12 +1,12 @@
 import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
-import type { AnyEventInput, CoreEvent, SessionEvent } from './events.js'
-import { storableEventData } from './frozen.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
-import type { LogState, TurnSpan } from './log-state.js'
+import type { AnyEventInput, CoreEvent, SessionEvent } from './log/events.js'
+import { storableEventData } from './log/frozen.js'
+import type { LogState, TurnSpan } from './log/log-state.js'
+import { assertEventShape } from './log/validate-event.js'
 import { titleFromContent } from './title.js'
-import { assertEventShape } from './validate-event.js'
 
 /** What a Session needs from the store that owns it. */
 export interface SessionHost {

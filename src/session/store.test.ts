@@ -9,7 +9,7 @@ import {
   thrown,
 } from '../../test/support/session-store.js'
 import { SessionError, SessionErrorCode } from './errors.js'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from './log/events.js'
 import type { Session } from './session.js'
 import { SessionStore, sessionsPlugin } from './store.js'
 

@@ -1,6 +1,5 @@
 import type { Context } from 'cordis'
 import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import type { SessionEvent } from './events.js'
 import { liveForkSource, resolveForkBoundary } from './fork.js'
 import type {
   ListOptions,
@@ -19,17 +18,18 @@ import {
   systemClock,
 } from './ids.js'
 import type { DisposeReason } from './lifecycle.js'
+import type { SessionEvent } from './log/events.js'
 
 export type { DisposeReason } from './lifecycle.js'
 
-import { StoredLogChecker, seedLog } from './log-building.js'
-import { LogState, turnsBefore } from './log-state.js'
+import { StoredLogChecker, seedLog } from './log/log-building.js'
+import { LogState, turnsBefore } from './log/log-state.js'
+import { assertEventShape } from './log/validate-event.js'
 import { PageCache, paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 import { forkTitle } from './title.js'
-import { assertEventShape } from './validate-event.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock

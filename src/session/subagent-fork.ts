@@ -1,6 +1,6 @@
 import { SessionErrorCode, SessionForkError } from './errors.js'
 import type { SubagentMarker } from './header.js'
-import { boundaryStatus } from './log-state.js'
+import { boundaryStatus } from './log/log-state.js'
 import type { Session } from './session.js'
 
 /**

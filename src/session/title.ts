@@ -1,4 +1,4 @@
-import type { ContentBlock } from './events.js'
+import type { ContentBlock } from './log/events.js'
 
 /** Longest title derived from a prompt, in characters (an ellipsis marks a cut). */
 export const DERIVED_TITLE_LENGTH = 80

@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FileSystem, nodeFileSystem } from '../../src/persistence/file-system.js'
-import { SessionCatalog } from '../../src/persistence/session-catalog.js'
+import { SessionCatalog } from '../../src/persistence/catalog/session-catalog.js'
+import { type FileSystem, nodeFileSystem } from '../../src/persistence/fs/file-system.js'
 import { StorePaths } from '../../src/persistence/store-paths.js'
 
 const dirs: string[] = []

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { processMemory } from '../../src/memory-release.js'
+import { processMemory } from '../../src/process/memory-release.js'
 import { projectHistory, type Session } from '../../src/session/index.js'
 import { appendTurn, startStore, tempDir } from './store-fixture.js'
 

@@ -13,9 +13,9 @@ import {
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { decodeCatalog } from '../../src/persistence/catalog-file.js'
-import { type FileSystem, nodeFileSystem } from '../../src/persistence/file-system.js'
-import { SessionCatalog } from '../../src/persistence/session-catalog.js'
+import { decodeCatalog } from '../../src/persistence/catalog/catalog-file.js'
+import { SessionCatalog } from '../../src/persistence/catalog/session-catalog.js'
+import { type FileSystem, nodeFileSystem } from '../../src/persistence/fs/file-system.js'
 import { StorePaths } from '../../src/persistence/store-paths.js'
 
 const dirs: string[] = []

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { type FileSystem, nodeFileSystem, type OpenFile } from '../../src/persistence/file-system.js'
+import { type FileSystem, nodeFileSystem, type OpenFile } from '../../src/persistence/fs/file-system.js'
 import { appendTurn, type StoreFixture, startStore, tempDir } from './store-fixture.js'
 
 const cleanups: Array<() => void> = []

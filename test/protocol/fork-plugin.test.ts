@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
+import { forkPlugin } from '../../src/acp/plugin.js'
 import { type App, createApp } from '../../src/app.js'
-import { forkPlugin } from '../../src/protocol/plugin.js'
 import { createSequentialIdGenerator } from '../../src/session/index.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { TestPeer } from '../support/wire/test-peer.js'

@@ -1,4 +1,4 @@
-import type { SessionEvent } from '../../src/session/events.js'
+import type { SessionEvent } from '../../src/session/log/events.js'
 
 /**
  * The fork oracle, computed from the events alone: whether each prefix length b ends outside an

@@ -1,6 +1,6 @@
 import { Context } from 'cordis'
-import type { AnyEventInput } from '../../src/session/events.js'
 import { createSequentialIdGenerator } from '../../src/session/ids.js'
+import type { AnyEventInput } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
 import { type SessionStore, type SessionStoreConfig, sessionsPlugin } from '../../src/session/store.js'
 

@@ -1,5 +1,5 @@
 import fc from 'fast-check'
-import type { AnyEventInput, JsonValue } from '../../src/session/events.js'
+import type { AnyEventInput, JsonValue } from '../../src/session/log/events.js'
 
 /**
  * An independent model of the session log rules (DESIGN.md, "The session store"), written for the

@@ -1,7 +1,7 @@
 import type { Logger } from 'cordis'
 import type { Session, SessionUpdate } from '../../session/index.js'
-import { errorMessage } from '../model-step.js'
 import type { ToolRegistry } from '../tools/registry.js'
+import { errorMessage } from '../turn/model-step.js'
 import type { McpConnection } from './mcp-connection.js'
 import type { McpServerConfig } from './server-config.js'
 

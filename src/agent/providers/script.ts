@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
+import { sleep } from '../../lib/abort.js'
 import type { ModelMessage } from '../../session/index.js'
-import { sleep } from '../abort.js'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
 import { type ModelScript, parseModelScript, type ScriptItem } from './script-format.js'

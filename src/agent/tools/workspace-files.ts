@@ -1,7 +1,7 @@
 import { constants } from 'node:fs'
 import { mkdir, open, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { raceAbort } from '../abort.js'
+import { raceAbort } from '../../lib/abort.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
 import { type ToolContext, ToolFailure } from './tool.js'
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent } from '../events.js'
+import type { SessionEvent } from '../log/events.js'
 import { HistoryProjector, projectHistory } from './history.js'
 
 const callId = fc.constantFrom('call_1', 'call_2', 'call_3')

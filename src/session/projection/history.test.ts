@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
-import type { AnyEventInput } from '../events.js'
+import type { AnyEventInput } from '../log/events.js'
 import { projectHistory, unansweredCallResult } from './history.js'
 
 let f: StoreFixture

@@ -4,7 +4,7 @@ import {
   type CoreEvent,
   type JsonValue,
   type SessionEvent,
-} from '../events.js'
+} from '../log/events.js'
 
 export interface ModelToolCall {
   readonly id: string

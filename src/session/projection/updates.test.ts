@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { validateAcpDefinition, validateAcpMessage } from '../../../test/support/acp-schema.js'
 import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
-import type { AnyEventInput, SessionEvent } from '../events.js'
+import type { AnyEventInput, SessionEvent } from '../log/events.js'
 import { unansweredCallResult } from './history.js'
 import { projectUpdates, type SessionUpdateNotification } from './updates.js'
 

@@ -1,7 +1,7 @@
 import type { ConfigValue } from '../config.js'
-import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../events.js'
 import type { SessionId } from '../ids.js'
-import { messageIdOf } from '../message-ids.js'
+import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../log/events.js'
+import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
 import { unansweredCallResult } from './history.js'
 

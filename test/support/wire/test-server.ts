@@ -4,7 +4,7 @@ import {
   createNdjsonConnection,
   type NdjsonConnection,
   type NdjsonConnectionOptions,
-} from '../../../src/protocol/wire/connection.js'
+} from '../../../src/jsonrpc/connection.js'
 import { TestPeer } from './test-peer.js'
 
 export interface TestServer extends NdjsonConnection {

@@ -8,7 +8,7 @@ import {
   startFakeOpenAi,
 } from '../../../../test/support/fake-openai.js'
 import type { ModelMessage } from '../../../session/index.js'
-import { systemPrompt } from '../../system-prompt.js'
+import { systemPrompt } from '../../turn/system-prompt.js'
 import type { ModelRequest, ToolSpec } from '../../types.js'
 import { createOpenAiProvider, type OpenAiProviderOptions } from './index.js'
 

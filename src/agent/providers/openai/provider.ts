@@ -1,5 +1,5 @@
 import type { Logger } from 'cordis'
-import { systemPrompt } from '../../system-prompt.js'
+import { systemPrompt } from '../../turn/system-prompt.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'

@@ -1,0 +1,89 @@
+import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
+import { defineMethod } from '../method.js'
+import { checkedDirectories, recordDirectories } from '../requests/directories.js'
+import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
+import { assertWorkingDirectory } from '../requests/params.js'
+import { assertSameCwd, assertSessionId, openSessionInCwd } from '../requests/session-access.js'
+import { configUpdates, sessionSetup } from '../views/config-options.js'
+import { announceSession } from '../views/session-announce.js'
+import { subagentReplay } from '../views/subagent-replay.js'
+
+/**
+ * `session/load`: makes the session live and replays its whole history (the store's projection,
+ * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
+ * servers, then answers. A stored
+ * session is replayed while its file is read: each event is sent once it passed every check, and
+ * the read waits while the client is slow to take the updates (the output holds about one read
+ * chunk's updates at most). Should a later line turn out
+ * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
+ * and the session is not loaded: the client drops what it was shown, as for any failed load. The
+ * answer carries the session's `configOptions` and `modes` as its log left them.
+ */
+export const sessionLoadMethod = defineMethod({
+  name: 'session/load',
+  advertise(capabilities) {
+    capabilities.loadSession = true
+  },
+  async handle(params, call) {
+    assertSessionId(params.sessionId)
+    assertWorkingDirectory('session/load', 'cwd', params.cwd)
+    const servers = mcpServerConfigs('session/load', params.mcpServers)
+    const directories = await checkedDirectories('session/load', params.additionalDirectories)
+    let projector: UpdateProjector | undefined
+    const projectorFor = (header: SessionHeader) =>
+      new UpdateProjector(header.id, {
+        configUpdates: configUpdates(call.agent),
+        ...(header.title !== undefined && { headerTitle: header.title }),
+      })
+    let replayed = 0
+    let lastSent: Promise<void> | undefined
+    // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
+    const subagents = subagentReplay(call)
+    const send = (event: SessionEvent, header: SessionHeader, line?: Uint8Array) => {
+      projector ??= projectorFor(header)
+      // The line is valid during this call only: its long strings are copied now or never.
+      const from = line && { event, line }
+      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event), from) ?? lastSent
+      else
+        for (const update of projector.updatesFor(event)) {
+          lastSent = call.notify(update, from)
+        }
+      replayed = event.seq
+    }
+    const session = await call.sessions
+      .open(params.sessionId, (event, header, line) => {
+        // Checked before the first update leaves: nothing of another directory's session is sent.
+        if (replayed === 0 && header.cwd !== params.cwd)
+          assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
+        send(event, header, line)
+        // The read waits (once per chunk it reads) until the output took what the chunk made, so no
+        // more than about one chunk's updates wait in memory for a slow pipe.
+        return lastSent
+      })
+      .finally(() => subagents?.drained())
+    assertSameCwd(session, params.cwd, 'session/load')
+    for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    await subagents?.drained()
+    await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
+    announceSession(call, session)
+    return sessionSetup(call.agent, session)
+  },
+})
+
+/** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
+export const sessionResumeMethod = defineMethod({
+  name: 'session/resume',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.resume = {}
+  },
+  async handle(params, call) {
+    const servers = mcpServerConfigs('session/resume', params.mcpServers)
+    const directories = await checkedDirectories('session/resume', params.additionalDirectories)
+    const session = await openSessionInCwd(params, 'session/resume', call)
+    await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
+    announceSession(call, session)
+    return sessionSetup(call.agent, session)
+  },
+})

@@ -1,0 +1,28 @@
+import { defineMethod } from '../method.js'
+import { checkedDirectories, recordDirectories } from '../requests/directories.js'
+import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
+import { assertWorkingDirectory } from '../requests/params.js'
+import { sessionSetup } from '../views/config-options.js'
+import { announceSession } from '../views/session-announce.js'
+
+/**
+ * `session/new`: a new session in `cwd` (an existing directory, see `assertWorkingDirectory`), answered
+ * once its header is durable, with its `configOptions` and `modes` (all defaults); its MCP servers connected
+ * (or failed, which is reported right after the response).
+ */
+export const sessionNewMethod = defineMethod({
+  name: 'session/new',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.additionalDirectories = {}
+  },
+  async handle(params, call) {
+    const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
+    const servers = mcpServerConfigs('session/new', params.mcpServers)
+    const directories = await checkedDirectories('session/new', params.additionalDirectories)
+    const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
+    await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
+    announceSession(call, session)
+    return { sessionId: session.id, ...sessionSetup(call.agent, session) }
+  },
+})

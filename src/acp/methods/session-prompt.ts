@@ -1,0 +1,44 @@
+import { ErrorCode, ProtocolError } from '../errors.js'
+import { defineMethod } from '../method.js'
+import { promptBlocks } from '../requests/content-blocks.js'
+import { openSession } from '../requests/session-access.js'
+
+/**
+ * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
+ * `_meta.dsh.seq`), and answers `{ stopReason, _meta: { dsh: { seq } } }` with the seq of the
+ * turn's `turn/end` once the turn is durable. Cancelling the request (`$/cancel_request`) cancels
+ * the turn like `session/cancel`. A model failure is recorded (`turn/end` reason `error`) and
+ * answered with `ModelFailed` saying what failed.
+ */
+export const sessionPromptMethod = defineMethod({
+  name: 'session/prompt',
+  handlesCancellation: true,
+  async handle(params, call) {
+    const sessionId = params.sessionId
+    const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
+    const session = await openSession(call, sessionId)
+    const outcome = await call.agent.runTurn(session, {
+      prompt,
+      signal: call.signal,
+      sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+      client: call.clientBridge(sessionId),
+      commands: true,
+      openSubagent: (link) => call.openSubagent(link),
+    })
+    if (outcome.error !== undefined) {
+      throw new ProtocolError(ErrorCode.ModelFailed, `the model failed: ${outcome.error}`, {
+        sessionId,
+        seq: outcome.seq,
+      })
+    }
+    return { stopReason: outcome.stopReason, _meta: { dsh: { seq: outcome.seq } } }
+  },
+})
+
+/** `session/cancel` (notification): the session's running turn stops and ends `cancelled`. */
+export const sessionCancelMethod = defineMethod({
+  name: 'session/cancel',
+  handle(params, call) {
+    void call.agent.cancel(params.sessionId)
+  },
+})

@@ -1,0 +1,40 @@
+import type { ConfigValue, Session } from '../../session/index.js'
+import { CONFIG_OPTION } from '../../session/index.js'
+import { defineMethod, type MethodCall } from '../method.js'
+import { openSession } from '../requests/session-access.js'
+import { configOptionsFor, configUpdates } from '../views/config-options.js'
+
+/**
+ * Sets one option through the agent (a `config/set` in the log, durable before the answer) and,
+ * when the value changed, sends the updates a replay will show for it.
+ */
+async function setOption(call: MethodCall, session: Session, option: string, value: ConfigValue) {
+  const event = await call.agent.setConfig(session, option, value)
+  if (event === undefined) return
+  for (const update of configUpdates(call.agent)(session.config.values, option)) {
+    call.notify({ sessionId: session.id, update, _meta: { dsh: { seq: event.seq } } })
+  }
+}
+
+/**
+ * `session/set_config_option`: sets `mode`, `model` or `thought_level` and answers every option
+ * with its current value. An option or value this agent does not offer is -32602; nothing changes.
+ */
+export const sessionSetConfigOptionMethod = defineMethod({
+  name: 'session/set_config_option',
+  async handle(params, call) {
+    const session = await openSession(call, params.sessionId)
+    await setOption(call, session, params.configId, params.value)
+    return { configOptions: configOptionsFor(call.agent, session.config.values) }
+  },
+})
+
+/** `session/set_mode`: the `mode` option by another name (clients use either). */
+export const sessionSetModeMethod = defineMethod({
+  name: 'session/set_mode',
+  async handle(params, call) {
+    const session = await openSession(call, params.sessionId)
+    await setOption(call, session, CONFIG_OPTION.mode, params.modeId)
+    return {}
+  },
+})

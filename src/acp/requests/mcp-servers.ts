@@ -1,0 +1,104 @@
+import type * as acp from '@agentclientprotocol/sdk'
+import type { McpServerConfig } from '../../agent/mcp/server-config.js'
+import type { Session } from '../../session/index.js'
+import { ProtocolError } from '../errors.js'
+import type { MethodCall } from '../method.js'
+
+/**
+ * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
+ * with -32602 since `mcpCapabilities.sse` is not advertised. Server names must be unique.
+ */
+export function mcpServerConfigs(
+  method: string,
+  servers: readonly (acp.McpServer | { readonly type: string; readonly name: string })[] | undefined,
+): McpServerConfig[] {
+  const configs: McpServerConfig[] = []
+  const names = new Set<string>()
+  for (const [i, server] of (servers ?? []).entries()) {
+    if (names.has(server.name)) {
+      throw ProtocolError.invalidParams(
+        `${method}: mcpServers[${i}]: the name ${JSON.stringify(server.name)} is used twice`,
+      )
+    }
+    names.add(server.name)
+    const type = 'type' in server ? server.type : 'stdio'
+    if (type !== 'stdio' && type !== 'http') {
+      throw ProtocolError.invalidParams(
+        `${method}: mcpServers[${i}] (${server.name}): ${type} MCP servers are not supported (only stdio and http are advertised)`,
+      )
+    }
+    if (type === 'http') {
+      const http = server as acp.McpServerHttp
+      configs.push({ transport: 'http', name: http.name, url: http.url, headers: http.headers })
+    } else {
+      const stdio = server as acp.McpServerStdio
+      configs.push({
+        transport: 'stdio',
+        name: stdio.name,
+        command: stdio.command,
+        args: stdio.args,
+        env: stdio.env,
+      })
+    }
+  }
+  return configs
+}
+
+/**
+ * Connects `configs` for `session`, reporting failures to this connection's client as
+ * `session/update`s (sent after the method's response).
+ */
+export function connectMcpServers(
+  call: MethodCall,
+  session: Session,
+  configs: readonly McpServerConfig[],
+): Promise<void> {
+  const sessionId = session.id
+  return call.agent.mcp.connect(session, configs, (update, seq) =>
+    call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+  )
+}
+
+/**
+ * A wire line with the secret values of any `mcpServers` it carries (env values, header values)
+ * replaced by `***`: what the transcript records. Lines without `mcpServers` are returned as they
+ * are. The line is never re-serialized (a hostile message may nest too deep for that): each
+ * secret's JSON text is replaced in place, and a line where that cannot be done is withheld.
+ */
+export function redactMcpSecrets(line: string): string {
+  if (!line.includes('"mcpServers"')) return line
+  let message: { params?: { mcpServers?: unknown } }
+  try {
+    message = JSON.parse(line) as typeof message
+  } catch {
+    return line
+  }
+  const servers = message?.params?.mcpServers
+  if (!Array.isArray(servers)) return line
+  let out = line
+  for (const value of secretValues(servers)) {
+    const encoded = JSON.stringify(value)
+    if (!out.includes(encoded)) return WITHHELD_LINE
+    out = out.split(encoded).join('"***"')
+  }
+  return out
+}
+
+/** What the transcript records instead of a line whose secrets could not be found to redact. */
+const WITHHELD_LINE = JSON.stringify({
+  withheld: 'a message carrying MCP server secrets in an unusual encoding',
+})
+
+function secretValues(servers: readonly unknown[]): string[] {
+  const values: string[] = []
+  for (const server of servers as Record<string, unknown>[]) {
+    for (const key of ['env', 'headers']) {
+      const pairs = server?.[key]
+      if (!Array.isArray(pairs)) continue
+      for (const pair of pairs as Record<string, unknown>[]) {
+        if (typeof pair?.value === 'string' && pair.value !== '') values.push(pair.value)
+      }
+    }
+  }
+  return values
+}

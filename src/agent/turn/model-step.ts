@@ -1,0 +1,119 @@
+import { abortable } from '../../lib/abort.js'
+import {
+  HistoryProjector,
+  type JsonValue,
+  messageChunk,
+  messageIdOf,
+  type Session,
+  type TokenUsage,
+  thoughtChunk,
+} from '../../session/index.js'
+import type { ModelProvider, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from '../types.js'
+
+/** Each live session's model history, folded forward step by step (dropped with the session). */
+const projectors = new WeakMap<Session, HistoryProjector>()
+
+function historyOf(session: Session) {
+  let projector = projectors.get(session)
+  if (!projector) {
+    projector = new HistoryProjector()
+    projectors.set(session, projector)
+  }
+  return projector.project(session.events())
+}
+
+/** A tool call as the provider streamed it, before the loop records it. */
+export interface StreamedCall {
+  readonly callId: string
+  readonly name: string
+  readonly input: JsonValue
+  readonly result?: ToolResult
+}
+
+/** Everything one model step streamed, and how the stream ended. */
+export interface StreamedStep {
+  text: string
+  thought: string
+  usage?: TokenUsage
+  calls: StreamedCall[]
+  stop?: ModelStopReason
+  /** The turn's signal aborted while streaming. */
+  aborted: boolean
+  /** The provider failed (not by abort): its message. */
+  error?: string
+}
+
+/**
+ * Streams one step from `provider`, forwarding text and thought deltas (and usage with a context
+ * window) live through `request.sendUpdate`, tagged with `seq`: the seq the step's
+ * `assistant/message` will get. Never throws: an abort or a provider failure is reported in the
+ * result, together with everything streamed before it. Stops at once when `signal` aborts, even if
+ * the provider ignores its signal. `choice` is the session's model and reasoning effort for this
+ * request.
+ */
+export async function streamModelStep(
+  session: Session,
+  provider: ModelProvider,
+  tools: readonly ToolSpec[],
+  signal: AbortSignal,
+  send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
+  choice: { readonly model?: string; readonly thoughtLevel?: string } = {},
+): Promise<StreamedStep> {
+  const seq = session.lastSeq + 1
+  const messageId = messageIdOf(seq)
+  const step: StreamedStep = { text: '', thought: '', calls: [], aborted: false }
+  try {
+    const modelRequest = {
+      sessionId: session.id,
+      cwd: session.cwd,
+      messages: historyOf(session),
+      tools,
+      ...(choice.model !== undefined && { model: choice.model }),
+      ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
+    }
+    for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
+      switch (chunk.type) {
+        case 'text':
+          if (chunk.text === '') break
+          step.text += chunk.text
+          send(messageChunk(chunk.text, messageId), seq)
+          break
+        case 'thought':
+          if (chunk.text === '') break
+          step.thought += chunk.text
+          send(thoughtChunk(chunk.text, messageId), seq)
+          break
+        case 'tool_call':
+          step.calls.push({
+            callId: chunk.callId,
+            name: chunk.name,
+            input: chunk.input,
+            ...(chunk.result !== undefined && { result: chunk.result }),
+          })
+          break
+        case 'usage':
+          step.usage = chunk.usage
+          if (chunk.contextWindow !== undefined) {
+            const used = chunk.usage.inputTokens + chunk.usage.outputTokens
+            send({ sessionUpdate: 'usage_update', used, size: chunk.contextWindow }, seq)
+          }
+          break
+        case 'stop':
+          step.stop = chunk.reason
+          break
+        default:
+          break
+      }
+    }
+    if (signal.aborted) step.aborted = true
+  } catch (error) {
+    if (signal.aborted) step.aborted = true
+    else step.error = `model ${provider.name} failed: ${errorMessage(error)}`
+  }
+  return step
+}
+
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name
+  return String(error)
+}

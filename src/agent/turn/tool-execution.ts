@@ -1,0 +1,150 @@
+import { isAbortError, raceAbort } from '../../lib/abort.js'
+import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session/index.js'
+import { toolOutputText } from '../../session/index.js'
+import {
+  decidePermission,
+  PERMISSION_ALWAYS_EVENT,
+  type PermissionAlwaysData,
+  permissionScope,
+  type SessionMode,
+  standingAnswersOf,
+} from '../config/permissions.js'
+import type { RegisteredTool, ToolSet } from '../tools/registry.js'
+import type { Tool, ToolContext } from '../tools/tool.js'
+import type { ToolResult, TurnRequest } from '../types.js'
+import { errorMessage } from './model-step.js'
+
+/** The result a tool call gets when the turn is cancelled before it finished. */
+export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'
+
+/** Longest tool output (in characters) the model reads; longer output is cut with a note. */
+export const MODEL_OUTPUT_LIMIT = 30_000
+
+/** Everything one tool call needs from its turn. */
+export interface ToolCallEnvironment {
+  readonly session: Session
+  readonly turn: number
+  readonly tools: ToolSet
+  readonly mode: SessionMode
+  /** The turn's request: its client bridge, its tool allowance (a subagent's) and subagent view. */
+  readonly request: Pick<TurnRequest, 'client' | 'allowedTools' | 'openSubagent'>
+  readonly signal: AbortSignal
+  /** Sends a `session/update` tagged with `seq`. */
+  readonly send: (update: SessionUpdate, seq: number) => void
+}
+
+/**
+ * Runs one recorded call: validates its input against the tool's schema, applies the permission
+ * policy (asking the user when it says so, and recording an "always" answer as a
+ * `permission:always` event), announces `in_progress`, runs the tool and cuts very long output for
+ * the model (the editor still gets the whole text). Never throws: every failure, refusal and
+ * cancellation becomes an error result.
+ */
+export async function executeToolCall(
+  call: CoreEvent<'tool/call'>,
+  env: ToolCallEnvironment,
+): Promise<ToolResult> {
+  const { name, input } = call.data
+  if (env.signal.aborted) return cancelled()
+  const entry = env.tools.get(name)
+  if (!entry) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
+  const allowed = env.request.allowedTools
+  if (allowed && !allowed.has(name))
+    return { output: `The tool ${name} is not available here.`, isError: true }
+  const invalid = await entry.invalid(input)
+  if (invalid !== undefined) return { output: `Invalid input for ${name}: ${invalid}.`, isError: true }
+  if (env.signal.aborted) return cancelled()
+  try {
+    const refusal = await checkPermission(entry, call, env)
+    if (refusal !== undefined) return { output: refusal, isError: true }
+    if (env.signal.aborted) return cancelled()
+    if (entry.tool.ownsProgress !== true) {
+      env.send(
+        { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress' },
+        call.seq,
+      )
+    }
+    const running = Promise.resolve().then(() => entry.tool.run(input, contextFor(call, env)))
+    return cutForModel(await (entry.tool.settlesOnAbort ? running : raceAbort(running, env.signal)))
+  } catch (error) {
+    if (env.signal.aborted || isAbortError(error)) return cancelled()
+    return { output: `${name} failed: ${errorMessage(error)}`, isError: true }
+  }
+}
+
+function cancelled(): ToolResult {
+  return { output: CANCELLED_TOOL_OUTPUT, isError: true }
+}
+
+function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): ToolContext {
+  const { allowedTools, openSubagent } = env.request
+  return {
+    sessionId: env.session.id,
+    cwd: env.session.cwd,
+    callId: call.data.callId,
+    turn: env.turn,
+    client: env.request.client,
+    signal: env.signal,
+    additionalDirectories: env.session.additionalDirectories,
+    mode: env.mode,
+    ...(allowedTools && { allowedTools }),
+    ...(openSubagent && { openSubagent }),
+    progress: (content) =>
+      env.send(
+        { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress', content },
+        call.seq,
+      ),
+  }
+}
+
+/** Undefined when the call may run, else the error result's text. */
+async function checkPermission(
+  entry: RegisteredTool,
+  call: CoreEvent<'tool/call'>,
+  env: ToolCallEnvironment,
+): Promise<string | undefined> {
+  const { tool } = entry
+  const scope = permissionScope(tool, call.data.input)
+  const decision = decidePermission(tool, scope, env.mode, standingAnswersOf(env.session))
+  if (decision.verdict === 'allow') return undefined
+  if (decision.verdict === 'refuse') return `Not run: ${decision.reason}.`
+  if (!env.request.client.requestPermission) {
+    return `Not run: ${tool.spec.name} needs the user's permission and the client cannot ask for it.`
+  }
+  const answer = await env.request.client.requestPermission(
+    {
+      sessionId: env.session.id,
+      toolCallId: call.data.callId,
+      title: call.data.title ?? tool.spec.name,
+      kind: tool.kind,
+      rawInput: call.data.input,
+      ...(call.data.locations !== undefined && { locations: call.data.locations as never }),
+    },
+    env.signal,
+  )
+  if (answer === 'cancelled') throw new DOMException('the permission request was cancelled', 'AbortError')
+  if (answer === 'allow_always' || answer === 'reject_always') {
+    recordAlways(env.session, tool, scope, answer === 'allow_always')
+  }
+  if (answer === 'allow_once' || answer === 'allow_always') return undefined
+  return `Not run: the user refused permission for ${call.data.title ?? tool.spec.name}.`
+}
+
+function recordAlways(session: Session, tool: Tool, scope: string, allow: boolean): void {
+  const data: PermissionAlwaysData = { tool: tool.spec.name, scope, allow }
+  session.append({ type: PERMISSION_ALWAYS_EVENT, data })
+}
+
+/**
+ * Output longer than {@link MODEL_OUTPUT_LIMIT} characters: the model reads its head and a note
+ * saying how much was cut, while the editor's content keeps the whole text.
+ */
+export function cutForModel(result: ToolResult): ToolResult {
+  const text = toolOutputText(result.output)
+  if (text.length <= MODEL_OUTPUT_LIMIT) return result
+  const note = `\n[output cut for the model: showing the first ${MODEL_OUTPUT_LIMIT} of ${text.length} characters]`
+  const content: readonly JsonValue[] = result.content ?? [
+    { type: 'content', content: { type: 'text', text } },
+  ]
+  return { ...result, output: text.slice(0, MODEL_OUTPUT_LIMIT) + note, content }
+}

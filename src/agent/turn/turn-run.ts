@@ -1,0 +1,328 @@
+import {
+  type CoreEvent,
+  messageChunk,
+  messageIdOf,
+  type Session,
+  SessionError,
+  SessionErrorCode,
+  type SessionStore,
+  type SessionUpdate,
+  type TurnEndReason,
+  titleUpdate,
+  toolCallUpdate,
+  toolResultUpdate,
+} from '../../session/index.js'
+import { offeredIn, type SessionMode } from '../config/permissions.js'
+import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
+import type { ToolRegistry, ToolSet } from '../tools/registry.js'
+import type { ToolLocation } from '../tools/tool.js'
+import type { ModelProvider, ToolResult, TurnRequest } from '../types.js'
+import { parseCommand, type SlashCommand } from './commands.js'
+import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
+import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
+
+export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
+
+export interface TurnRunOptions {
+  readonly provider: ModelProvider
+  /** The store, for slash commands that fork. */
+  readonly sessions: SessionStore
+  readonly tools: ToolRegistry
+  /** The session's mode, read at each step (it decides which tools are offered and what asks). */
+  readonly mode: () => SessionMode
+  /** Called before each step, with the turn's update channel, while the log may take standalone events. */
+  readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
+  /** The session options: each model request reads the session's mode, model and effort anew. */
+  readonly configSpecs: readonly ConfigOptionSpec[]
+  readonly maxSteps: number
+  /** How many calls of `concurrent` tools (delegations) of one step run at once. */
+  readonly maxConcurrent: number
+  /** Where a failed `sendUpdate` is reported; it never stops the turn. */
+  readonly onSendError?: (error: unknown) => void
+}
+
+/** A call as recorded in the log, with the result its provider answered itself, if any. */
+interface RecordedCall {
+  readonly event: CoreEvent<'tool/call'>
+  readonly preset?: ToolResult
+}
+
+/** How the body of a turn ended: the `turn/end` reason still to be written. */
+export interface TurnEnding {
+  readonly reason: TurnEndReason
+  readonly message?: string
+}
+
+/**
+ * Runs one turn's body on `session`: appends `turn/start`, `user/message` and the steps (model,
+ * then tools, until the model stops, the signal aborts, the provider fails or `maxSteps` is
+ * reached), and returns the reason the caller writes in `turn/end`. On return no step is open and
+ * every recorded tool call has a result. It throws only when the log itself refuses an append.
+ */
+export class TurnRun {
+  readonly turn: number
+  private readonly usedCallIds = new Set<string>()
+
+  constructor(
+    private readonly session: Session,
+    private readonly request: TurnRequest,
+    private readonly options: TurnRunOptions,
+    private readonly signal: AbortSignal,
+  ) {
+    this.turn = session.lastTurn + 1
+    for (const event of session.events()) {
+      if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
+    }
+  }
+
+  async run(): Promise<TurnEnding> {
+    const { session, turn } = this
+    const start = session.append({ type: 'turn/start', data: { turn } })
+    const titleBefore = session.title
+    const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    if (this.request.announcePrompt) {
+      const messageId = messageIdOf(user.seq)
+      for (const content of this.request.prompt)
+        this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
+    }
+    if (titleBefore === undefined && session.title !== undefined) {
+      this.send(titleUpdate(session.title, user.time), user.seq)
+    }
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
+    const maxSteps = this.request.maxSteps ?? this.options.maxSteps
+    for (let step = 1; step <= maxSteps; step++) {
+      if (this.signal.aborted) return { reason: 'cancelled' }
+      const ending = await this.runStep(step)
+      if (ending) return ending
+    }
+    return { reason: 'max-turn-requests' }
+  }
+
+  /**
+   * A slash command's turn: one step whose assistant message is the command's answer (a command
+   * that throws answers with its failure); the model is not asked.
+   */
+  private async runCommand(command: SlashCommand, args: string, turnStart: number): Promise<TurnEnding> {
+    const { session, turn } = this
+    session.append({ type: 'step/start', data: { turn, step: 1 } })
+    let reply: string
+    try {
+      reply = await command.run({
+        session,
+        sessions: this.options.sessions,
+        args,
+        turnStart,
+        send: (update, seq) => this.send(update, seq),
+      })
+    } catch (error) {
+      reply = `/${command.name} failed: ${errorMessage(error)}`
+    }
+    const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
+    this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
+    session.append({ type: 'step/end', data: { turn, step: 1 } })
+    return { reason: 'completed' }
+  }
+
+  /** One step; undefined when the loop goes on to the next. */
+  private async runStep(step: number): Promise<TurnEnding | undefined> {
+    const { session, turn, options } = this
+    options.beforeStep?.((update, seq) => this.send(update, seq))
+    session.append({ type: 'step/start', data: { turn, step } })
+    const tools = options.tools.forSession(this.request.toolScope ?? session.id)
+    const mode = options.mode()
+    const config = effectiveConfig(options.configSpecs, session.config)
+    const streamed = await streamModelStep(
+      session,
+      options.provider,
+      tools.specs((tool) => offeredIn(mode, tool)),
+      this.signal,
+      (update, seq) => this.send(update, seq),
+      {
+        model: config.model,
+        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+      },
+    )
+    this.recordAssistant(step, streamed)
+    const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))
+    const ending = this.endingOf(streamed)
+    if (ending === undefined) {
+      await this.executeAll(step, calls, tools, mode)
+    } else {
+      const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
+      for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
+    }
+    session.append({ type: 'step/end', data: { turn, step } })
+    if (ending) return ending
+    if (this.signal.aborted) return { reason: 'cancelled' }
+    return calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  /** Undefined when the step's tool calls are to run; else how the turn ends after this step. */
+  private endingOf(streamed: StreamedStep): TurnEnding | undefined {
+    if (streamed.aborted) return { reason: 'cancelled' }
+    if (streamed.error !== undefined) return { reason: 'error', message: streamed.error }
+    if (streamed.stop === 'max_tokens') return { reason: 'max-tokens' }
+    if (streamed.stop === 'refusal') return { reason: 'refusal' }
+    return streamed.calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  private recordAssistant(step: number, streamed: StreamedStep): void {
+    const { text, thought, usage } = streamed
+    if (text === '' && thought === '' && usage === undefined) return
+    const expected = this.session.lastSeq + 1
+    const event = this.session.append({
+      type: 'assistant/message',
+      data: {
+        turn: this.turn,
+        step,
+        content: text,
+        ...(thought !== '' && { thought }),
+        ...(usage !== undefined && { usage }),
+      },
+    })
+    if (event.seq !== expected) {
+      throw new Error(`assistant/message got seq ${event.seq}, but its chunks were streamed as ${expected}`)
+    }
+  }
+
+  private recordCall(step: number, call: StreamedCall, tools: ToolSet): RecordedCall {
+    const tool = tools.get(call.name)?.tool
+    const callId = this.uniqueCallId(call.callId, step)
+    const locations = tool?.locations
+      ? safeLocations(() => tool.locations?.(call.input, this.session.cwd))
+      : []
+    const event = this.session.append({
+      type: 'tool/call',
+      data: {
+        turn: this.turn,
+        step,
+        callId,
+        name: call.name,
+        input: call.input,
+        title: tool ? safeTitle(() => tool.title(call.input), call.name) : call.name,
+        kind: tool?.kind ?? 'other',
+        ...(locations.length > 0 && { locations }),
+      },
+    }) as CoreEvent<'tool/call'>
+    this.send(toolCallUpdate(event.data), event.seq)
+    return call.result !== undefined ? { event, preset: call.result } : { event }
+  }
+
+  /**
+   * Runs a step's calls and records their results in call order. Calls of `concurrent` tools all
+   * start at once (at most `maxConcurrent` running); any other call starts only after every call
+   * before it was recorded, as a lone call always has.
+   */
+  private async executeAll(
+    step: number,
+    calls: readonly RecordedCall[],
+    tools: ToolSet,
+    mode: SessionMode,
+  ): Promise<void> {
+    const limit = limiter(this.options.maxConcurrent)
+    const started = calls.map((call) =>
+      call.preset === undefined && tools.get(call.event.data.name)?.tool.concurrent === true
+        ? limit(() => this.execute(call, tools, mode))
+        : undefined,
+    )
+    for (const [index, call] of calls.entries()) {
+      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, mode)))
+    }
+  }
+
+  /** Runs a recorded call. Never throws: failures and cancellation become error results. */
+  private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
+    if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
+    if (call.preset !== undefined) return call.preset
+    return executeToolCall(call.event, {
+      session: this.session,
+      turn: this.turn,
+      tools,
+      mode,
+      request: this.request,
+      signal: this.signal,
+      send: (update, seq) => this.send(update, seq),
+    })
+  }
+
+  private recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
+    const data = { turn: this.turn, step, callId: call.data.callId }
+    let event: CoreEvent<'tool/result'>
+    try {
+      event = this.session.append({
+        type: 'tool/result',
+        data: {
+          ...data,
+          output: result.output,
+          ...(result.isError === true && { isError: true }),
+          ...(result.content !== undefined && { content: result.content }),
+        },
+      }) as CoreEvent<'tool/result'>
+    } catch (error) {
+      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
+      const output = `${call.data.name} returned a result that is not JSON: ${error.message}`
+      event = this.session.append({
+        type: 'tool/result',
+        data: { ...data, output, isError: true },
+      }) as CoreEvent<'tool/result'>
+    }
+    const { callId, output, isError, content } = event.data
+    this.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
+  }
+
+  /** The provider's id if it is usable and new in this turn, else a minted one. */
+  private uniqueCallId(proposed: string, step: number): string {
+    let id = typeof proposed === 'string' && proposed !== '' ? proposed : `call_${this.turn}_${step}`
+    for (let n = 2; this.usedCallIds.has(id); n++) id = `${proposed || `call_${this.turn}_${step}`}_${n}`
+    this.usedCallIds.add(id)
+    return id
+  }
+
+  private send(update: SessionUpdate, seq: number): void {
+    try {
+      this.request.sendUpdate(update, seq)
+    } catch (error) {
+      this.options.onSendError?.(error)
+    }
+  }
+}
+
+/** Runs tasks with at most `max` of them in flight at once. */
+function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const waiting: Array<() => void> = []
+  return async (task) => {
+    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve))
+    else active++
+    try {
+      return await task()
+    } finally {
+      // A finished task hands its slot straight to the next waiting one.
+      const next = waiting.shift()
+      if (next) next()
+      else active--
+    }
+  }
+}
+
+function notRunOutput(ending: TurnEnding): string {
+  if (ending.reason === 'error') return `Not run: the model failed (${ending.message ?? 'error'}).`
+  return `Not run: the model stopped (${ending.reason}) while making this call.`
+}
+
+function safeLocations(locations: () => readonly ToolLocation[] | undefined): ToolLocation[] {
+  try {
+    return [...(locations() ?? [])]
+  } catch {
+    return []
+  }
+}
+
+function safeTitle(title: () => string, fallback: string): string {
+  try {
+    return title()
+  } catch {
+    return fallback
+  }
+}

@@ -1,0 +1,545 @@
+import { SessionError, SessionErrorCode } from '../../session/errors.js'
+import type { ListOptions, SessionPage, SessionSummary } from '../../session/header.js'
+import type { SessionId } from '../../session/ids.js'
+import {
+  compareByActivity,
+  decodeCursor,
+  PageCache,
+  pageKey,
+  pageSize,
+  paginate,
+  withLiveSummaries,
+} from '../../session/paginate.js'
+import { parseHeader } from '../file-format.js'
+import { errnoOf, type FileReader, persistenceError, readAt } from '../fs/file-io.js'
+import {
+  type DirectoryWatch,
+  type FileStat,
+  type FileSystem,
+  NotRegularFileError,
+  type OpenFile,
+} from '../fs/file-system.js'
+import { titleFromHead } from '../read/head-title.js'
+import { lastTitleIn } from '../read/last-title.js'
+import { StorePaths } from '../store-paths.js'
+import { type CachedSummary, encodeCatalog, readCatalog, writeCatalog } from './catalog-file.js'
+
+const WINDOW = 16 * 1024
+const PARALLEL = 16
+/** Reads of one file before a list fails (with short waits: descriptors free up). */
+const READ_ATTEMPTS = 4
+const NEWLINE = 0x0a
+
+/** How long after a list changed the cache the catalog is saved (unless it changes again). */
+const SAVE_DELAY_MS = 1000
+
+/** With a watch, every file is still stat'ed again this often (in the background), should an event have been lost. */
+const FULL_CHECK_MS = 2000
+
+/**
+ * Summaries of stored sessions for `list`, from each file's first bytes (the header line, and the
+ * first prompt for a title derived as a live session derives it) and its last line. An in-memory
+ * cache keyed by (inode, size, mtime) avoids rereading files that did not change. Where the file
+ * system can watch the directory, only files it reported changed are looked at again; in case the
+ * kernel dropped an event, every file is also stat'ed again in the background every
+ * {@link FULL_CHECK_MS} (lists do not wait for that; those after it read what it found changed).
+ * Without a watch each `list` stats every file. Either way it stays correct when other processes write, crash or
+ * delete. `title` is what a live session's would be: the last own `session/title` event (searched
+ * from the end of the file, and once cached only in the bytes appended since), else the header's,
+ * else the one derived from the first prompt.
+ */
+export class SessionCatalog {
+  private readonly cache = new Map<SessionId, CachedSummary>()
+  private watch: DirectoryWatch | undefined
+  /** Files the watch reported since they were last looked at. */
+  private readonly changed = new Set<SessionId>()
+  /** When every file was last looked at (readdir and stats); -Infinity: the cache is not trusted. */
+  private checkedAll = Number.NEGATIVE_INFINITY
+  /** The cached summaries in activity order, rebuilt when the cache changes. */
+  private ordered: SessionSummary[] | undefined
+  /**
+   * Pages of `ordered` by their options, while no session is live here: the same page object
+   * for the same question until the cache changes (then they all go with `ordered`).
+   */
+  private readonly pages = new PageCache()
+  /** Refreshes run one after another, so concurrent lists never read the same file twice. */
+  private refreshing: Promise<void> = Promise.resolve()
+  /** Whether the saved catalog was read into the cache (once, before the first full check). */
+  private restored = false
+  /** The cache changed since the catalog was last saved or restored. */
+  private unsaved = false
+  private saveTimer: NodeJS.Timeout | undefined
+  /** The catalog save under way, if any (it never rejects). */
+  private saving: Promise<void> = Promise.resolve()
+  /** The last save failed (and was warned about). */
+  private saveFailed = false
+
+  constructor(
+    private readonly fs: FileSystem,
+    private readonly paths: StorePaths,
+    private readonly warn: (message: string) => void,
+    /** How often every file is stat'ed again while watching (default {@link FULL_CHECK_MS}). */
+    private readonly fullCheckMs = FULL_CHECK_MS,
+  ) {}
+
+  /** Starts watching the store directory (where the file system can); `close` stops. */
+  open(): void {
+    if (this.watch || !this.fs.watch) return
+    try {
+      this.watch = this.fs.watch(
+        this.paths.dir,
+        (name) => this.heard(name),
+        () => {
+          this.watch = undefined
+          this.checkedAll = Number.NEGATIVE_INFINITY
+        },
+      )
+    } catch (error) {
+      this.warn(
+        `list: cannot watch ${this.paths.dir} (${(error as Error).message}); every list reads the directory`,
+      )
+    }
+  }
+
+  /** Stops watching, and saves the catalog if the cache changed since it was last saved. */
+  close(): void {
+    this.watch?.close()
+    this.watch = undefined
+    this.checkedAll = Number.NEGATIVE_INFINITY
+    void this.saveNow()
+  }
+
+  /**
+   * Saves the catalog now if the cache changed since it was last saved; resolves when no save is
+   * under way.
+   */
+  saveNow(): Promise<void> {
+    clearTimeout(this.saveTimer)
+    this.saveTimer = undefined
+    if (this.unsaved) this.startSave()
+    return this.saving
+  }
+
+  /**
+   * Reads the catalog a process saved into the empty cache: a new process then stats the files it
+   * knows instead of reading them, and reads only those whose (inode, size, mtime) changed. A
+   * missing, unreadable or malformed catalog is a cold cache (with a warning unless missing).
+   */
+  private async restore(): Promise<void> {
+    if (this.restored) return
+    this.restored = true
+    let entries: Map<SessionId, CachedSummary> | undefined
+    try {
+      entries = await readCatalog(this.fs, this.paths)
+    } catch (error) {
+      this.warn(`list: ignoring the catalog ${this.paths.catalogFile()}: ${(error as Error).message}`)
+      return
+    }
+    for (const [id, entry] of entries ?? []) {
+      if (!this.cache.has(id)) this.cache.set(id, entry)
+    }
+    this.ordered = undefined
+  }
+
+  /**
+   * Saves the catalog a little after the last list that changed the cache (the timer does not keep
+   * the process alive).
+   */
+  private scheduleSave(): void {
+    if (!this.unsaved) return
+    clearTimeout(this.saveTimer)
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined
+      this.startSave()
+    }, SAVE_DELAY_MS)
+    this.saveTimer.unref()
+  }
+
+  private startSave(): void {
+    this.unsaved = false
+    const text = encodeCatalog(this.cache.values())
+    this.saving = this.saving.then(() =>
+      writeCatalog(this.fs, this.paths, text).then(
+        () => {
+          this.saveFailed = false
+        },
+        (error: unknown) => {
+          this.unsaved = true
+          // Once per failure spell: a read-only store would otherwise warn after every list.
+          if (!this.saveFailed) {
+            this.warn(`list: could not save the catalog in ${this.paths.dir}: ${(error as Error).message}`)
+          }
+          this.saveFailed = true
+        },
+      ),
+    )
+  }
+
+  private heard(name: string | undefined): void {
+    const id = name === undefined ? undefined : StorePaths.sessionIdOf(name)
+    if (id !== undefined) this.changed.add(id)
+    else if (name === undefined) this.checkedAll = Number.NEGATIVE_INFINITY
+  }
+
+  /**
+   * One page of stored sessions, most recent activity first. `writtenHere(id)` names sessions this
+   * process is writing: their files change all the time, so they are not read again while they are
+   * written here; `live(id)` gives their current summary, which replaces the stored one and orders
+   * them by their current activity. Without `live` (no session is live here), the same question
+   * gets the same frozen page object until a stored session changes, appears or goes.
+   */
+  list(
+    options: ListOptions,
+    writtenHere: (id: SessionId) => boolean = () => false,
+    live?: (id: SessionId) => SessionSummary | undefined,
+  ): Promise<SessionPage> {
+    try {
+      pageSize(options.limit)
+      if (options.cursor !== undefined) decodeCursor(options.cursor)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const refreshed = this.joinable ?? this.startRefresh(writtenHere)
+    if (live || refreshed !== this.joinable) return refreshed.then(() => this.pageOf(options, live))
+    // Lists that join one refresh with the same question get the same page: they share one promise.
+    if (this.sharedFor !== refreshed) {
+      this.sharedFor = refreshed
+      this.shared.clear()
+    }
+    const key = pageKey(options)
+    let page = this.shared.get(key)
+    if (!page) {
+      page = refreshed.then(() => this.pageOf(options))
+      this.shared.set(key, page)
+    }
+    return page
+  }
+
+  /** The refresh whose pages `shared` holds, and those pages by question. */
+  private sharedFor: Promise<void> | undefined
+  private readonly shared = new Map<string, Promise<SessionPage>>()
+
+  /** The page of the cache as it is now (see {@link list}). */
+  private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
+    if (this.ordered === undefined) {
+      this.ordered = [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
+      this.pages.clear()
+    }
+    if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
+    const ordered = this.ordered
+    return this.pages.get(options, () => paginate(ordered, options, true))
+  }
+
+  /**
+   * A refresh that lists asked for before its first loop turn ended may share: the changes they
+   * must see are all reported by its second turn.
+   */
+  private joinable: Promise<void> | undefined
+
+  private startRefresh(writtenHere: (id: SessionId) => boolean): Promise<void> {
+    const previous = this.refreshing
+    const refreshed = (async () => {
+      if (this.watch) {
+        // Two turns of the event loop: every change made before this list was asked for has been
+        // reported by then (the kernel queues the event before the write returns; the loop reads
+        // it in the poll phase of the next turn at the latest).
+        await nextTurn()
+        this.joinable = undefined
+        await nextTurn()
+      }
+      await previous
+      await this.refresh(writtenHere)
+      this.scheduleSave()
+    })()
+    if (this.watch) this.joinable = refreshed
+    this.refreshing = refreshed.catch(() => {})
+    return refreshed
+  }
+
+  private async refresh(writtenHere: (id: SessionId) => boolean): Promise<void> {
+    if (!this.watch || this.checkedAll === Number.NEGATIVE_INFINITY) {
+      await this.checkAll()
+      return
+    }
+    if (performance.now() - this.checkedAll > this.fullCheckMs) this.startSweep()
+    for (const id of [...this.changed]) {
+      if (writtenHere(id) && this.cache.has(id)) continue
+      await this.summary(id)
+      // Only once read: a list that failed on it reads it again next time.
+      this.changed.delete(id)
+    }
+  }
+
+  /** Whether a sweep runs (at most one at a time). */
+  private sweeping = false
+
+  /**
+   * Starts a {@link sweep} in the background: lists do not wait for it; the lists after it see
+   * what it found. If it fails, the next list checks every file itself (and fails as it would).
+   */
+  private startSweep(): void {
+    if (this.sweeping) return
+    this.sweeping = true
+    const started = performance.now()
+    this.sweep().then(
+      () => {
+        this.sweeping = false
+        // Not when the cache stopped being trusted meanwhile (an event without a name, a broken watch).
+        if (this.watch && this.checkedAll !== Number.NEGATIVE_INFINITY) this.checkedAll = started
+      },
+      (error: unknown) => {
+        this.sweeping = false
+        this.checkedAll = Number.NEGATIVE_INFINITY
+        this.warn(`list: background check of ${this.paths.dir} failed: ${(error as Error).message}`)
+      },
+    )
+  }
+
+  /**
+   * The watch's safety net: reads the directory and stats every session file, and marks changed
+   * each one that is new, gone, or differs from its cached stat, for the next refresh to read. It
+   * writes nothing into the cache itself, so it never races a refresh reading the same file.
+   */
+  private async sweep(): Promise<void> {
+    const ids = await this.sessionIds()
+    const present = new Set(ids)
+    for (const id of this.cache.keys()) {
+      if (!present.has(id)) this.changed.add(id)
+    }
+    let next = 0
+    const worker = async () => {
+      while (next < ids.length) {
+        const id = ids[next++] as SessionId
+        const cached = this.cache.get(id)
+        if (
+          !cached ||
+          !sameFile(await this.fs.stat(this.paths.sessionFile(id)).catch(() => undefined), cached.stat)
+        ) {
+          this.changed.add(id)
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
+  }
+
+  private async sessionIds(): Promise<SessionId[]> {
+    const ids: SessionId[] = []
+    for (const name of await this.readDirectory()) {
+      const id = StorePaths.sessionIdOf(name)
+      if (id !== undefined) ids.push(id)
+    }
+    return ids
+  }
+
+  /** Reads the directory and stats every session file (reading those that changed). */
+  private async checkAll(): Promise<void> {
+    await this.restore()
+    const started = performance.now()
+    this.changed.clear()
+    const ids = await this.sessionIds()
+    const present = new Set(ids)
+    for (const id of this.cache.keys()) {
+      if (!present.has(id)) this.forget(id)
+    }
+    let next = 0
+    const worker = async () => {
+      while (next < ids.length) await this.summary(ids[next++] as SessionId)
+    }
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
+    if (this.watch) this.checkedAll = started
+  }
+
+  /** The store directory's entries; retried like a file, then `PERSISTENCE_FAILED` (never -32603). */
+  private async readDirectory(): Promise<string[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.fs.readdir(this.paths.dir)
+      } catch (error) {
+        if (attempt >= READ_ATTEMPTS) {
+          const errno = errnoOf(error)
+          throw new SessionError(
+            SessionErrorCode.PERSISTENCE_FAILED,
+            `list: read directory ${this.paths.dir} failed: ${(error as Error).message}`,
+            { op: 'readdir', path: this.paths.dir, ...(errno !== undefined && { errno }) },
+            { cause: error },
+          )
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+      }
+    }
+  }
+
+  private forget(id: SessionId): void {
+    if (!this.cache.delete(id)) return
+    this.ordered = undefined
+    this.unsaved = true
+  }
+
+  /**
+   * The summary of one stored session; undefined if it vanished, is not a regular file or its
+   * header is unreadable (each skipped with a warning: they are no sessions). A file that could
+   * not be read (no descriptors left, EIO, EACCES) is retried a few times, then fails the list
+   * with `PERSISTENCE_FAILED`: a list never silently leaves a session out.
+   */
+  async summary(id: SessionId): Promise<SessionSummary | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.readSummaryOf(id)
+      } catch (error) {
+        const path = this.paths.sessionFile(id)
+        if (attempt >= READ_ATTEMPTS) throw persistenceError(id, 'list: read', path, error)
+        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+      }
+    }
+  }
+
+  /** {@link summary}, once; throws only on a failure to read. */
+  private async readSummaryOf(id: SessionId): Promise<SessionSummary | undefined> {
+    const path = this.paths.sessionFile(id)
+    const cached = this.cache.get(id)
+    try {
+      if (cached) {
+        const stat = await this.fs.stat(path)
+        if (sameFile(stat, cached.stat)) return cached.summary
+      }
+      const file = await this.fs.open(path, 'r')
+      try {
+        const stat = file.opened ?? (await file.stat())
+        const grown = cached && cached.stat.ino === stat.ino ? cached.titles : undefined
+        const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
+        this.cache.set(id, { stat, summary, titles })
+        this.ordered = undefined
+        this.unsaved = true
+        return summary
+      } finally {
+        await file.close()
+      }
+    } catch (error) {
+      this.forget(id)
+      if (errnoOf(error) === 'ENOENT') return undefined
+      if (error instanceof NotRegularFileError || error instanceof SessionError || !errnoOf(error)) {
+        this.warn(`list: skipping ${path}: ${(error as Error).message}`)
+        return undefined
+      }
+      throw error
+    }
+  }
+}
+
+function sameFile(a: FileStat | undefined, b: FileStat): boolean {
+  return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
+}
+
+async function readSummary(
+  file: OpenFile,
+  size: number,
+  path: string,
+  id: SessionId,
+  grown?: CachedSummary['titles'],
+): Promise<Pick<CachedSummary, 'summary' | 'titles'>> {
+  let head = await readAt(file, 0, Math.min(size, WINDOW))
+  let headerEnd = head.indexOf(NEWLINE)
+  while (headerEnd === -1 && head.length < size) {
+    head = Buffer.concat([
+      head,
+      await readAt(file, head.length, Math.min(size - head.length, head.length * 4)),
+    ])
+    headerEnd = head.indexOf(NEWLINE)
+  }
+  if (headerEnd === -1) throw new Error('no complete header line')
+  const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
+  // What the first read took (the whole of a small file) and the title search's read from the end
+  // serve the reads after them: a file is read at most once per range.
+  const reader = new LastReadReader(file, head)
+  const titles = await lastOwnTitle(reader, size, headerEnd + 1, header, grown)
+  const last = await lastLine(reader, size, headerEnd + 1)
+  const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
+  let updatedAt = header.createdAt
+  if (last !== undefined) {
+    try {
+      const time = (JSON.parse(last) as { time?: unknown }).time
+      // Never before creation: a fork child's inherited last event can be older than the child.
+      if (typeof time === 'string' && time > updatedAt) updatedAt = time
+    } catch {
+      // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
+    }
+  }
+  const summary: SessionSummary = {
+    sessionId: id,
+    cwd: header.cwd,
+    createdAt: header.createdAt,
+    updatedAt,
+    ...(title !== undefined && { title }),
+    ...(header.parentSession !== undefined && { parentSession: header.parentSession }),
+    ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
+    ...(header.subagent !== undefined && { subagent: header.subagent }),
+    live: false,
+  }
+  return { summary, titles }
+}
+
+/** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
+async function lastOwnTitle(
+  file: FileReader,
+  size: number,
+  eventsStart: number,
+  header: { readonly createdAt: string; readonly seedLength?: number },
+  grown: CachedSummary['titles'] | undefined,
+): Promise<CachedSummary['titles']> {
+  const inherited = header.seedLength ?? 0
+  const { createdAt } = header
+  if (grown && grown.createdAt === createdAt && grown.complete >= eventsStart && grown.complete <= size) {
+    const since = await lastTitleIn(file, grown.complete, size, inherited)
+    return {
+      title: since.title ?? grown.title,
+      complete: Math.max(since.complete, grown.complete),
+      createdAt,
+    }
+  }
+  return { ...(await lastTitleIn(file, eventsStart, size, inherited)), createdAt }
+}
+
+/** The last complete line after `from` (text without `\n`), reading a growing window from the end. */
+async function lastLine(file: FileReader, size: number, from: number): Promise<string | undefined> {
+  let window = WINDOW
+  for (;;) {
+    const start = Math.max(from, size - window)
+    const bytes = await readAt(file, start, size - start)
+    const end = bytes.lastIndexOf(NEWLINE)
+    if (end === -1) {
+      if (start === from) return undefined
+    } else {
+      const begin = bytes.lastIndexOf(NEWLINE, end - 1)
+      if (begin !== -1 || start === from) return bytes.toString('utf8', begin + 1, end)
+    }
+    window *= 4
+  }
+}
+
+/**
+ * Reads a file, serving a read that falls inside the bytes it last read (at first: `head`, read
+ * from offset 0) from memory. The buffers read into are kept, not copied: callers hand over
+ * buffers they never write to again.
+ */
+class LastReadReader implements FileReader {
+  private at = 0
+
+  constructor(
+    private readonly file: FileReader,
+    private last: Buffer,
+  ) {}
+
+  async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
+    if (position >= this.at && position + length <= this.at + this.last.length) {
+      return this.last.copy(buffer, offset, position - this.at, position - this.at + length)
+    }
+    const read = await this.file.read(buffer, offset, length, position)
+    this.at = position
+    this.last = Buffer.from(buffer.buffer, buffer.byteOffset + offset, read)
+    return read
+  }
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}

@@ -1,0 +1,53 @@
+import type { OpenFile } from '../fs/file-system.js'
+
+const CHUNK = 1 << 20
+const NEWLINE = 0x0a
+
+export interface ScanResult {
+  /** Offset just after the last `\n`: where complete lines end. */
+  readonly completeEnd: number
+  /** Offset of the end of the file as read. */
+  readonly end: number
+}
+
+/**
+ * Streams `file` from `start`, calling `onLine` for every complete line (without its `\n`) with the
+ * offset where it starts. Splits on `\n` bytes, never decodes more than one line at a time, so files
+ * larger than the maximum string length work. `line` is only valid during the call. Bytes after the
+ * last `\n` are not passed; the result says where they start. When `onLine` returns a promise, the
+ * next chunk is read once the last such promise of this chunk settled (the consumer paces the read).
+ */
+export async function scanLines(
+  file: OpenFile,
+  start: number,
+  onLine: (line: Buffer, offset: number) => void | Promise<void>,
+): Promise<ScanResult> {
+  const chunk = Buffer.allocUnsafe(CHUNK)
+  let position = start
+  let completeEnd = start
+  let carry: Buffer[] = []
+  let pace: Promise<void> | undefined
+  for (;;) {
+    const read = await file.read(chunk, 0, CHUNK, position)
+    if (read === 0) break
+    let from = 0
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, from)
+      if (nl === -1 || nl >= read) break
+      const piece = chunk.subarray(from, nl)
+      const line = carry.length > 0 ? Buffer.concat([...carry, piece]) : piece
+      carry = []
+      const paced = onLine(line, completeEnd)
+      if (paced) pace = paced
+      completeEnd = position + nl + 1
+      from = nl + 1
+    }
+    if (from < read) carry.push(Buffer.from(chunk.subarray(from, read)))
+    position += read
+    if (pace) {
+      await pace
+      pace = undefined
+    }
+  }
+  return { completeEnd, end: position }
+}

@@ -1,0 +1,317 @@
+import type { SessionError } from '../../session/errors.js'
+import type { SessionHeader } from '../../session/header.js'
+import type { SessionId } from '../../session/ids.js'
+import type { SessionEvent } from '../../session/log/events.js'
+import { eventLine, headerLine } from '../file-format.js'
+import { persistenceError, writeAllFully, writeFully, writeFullySync } from '../fs/file-io.js'
+import type { FileSystem, OpenFile } from '../fs/file-system.js'
+import type { SessionFileContents } from '../read/read-session-file.js'
+import { releaseLock } from '../session-lock.js'
+import type { StorePaths } from '../store-paths.js'
+import { LineBuffer, type TakenLines } from './line-buffer.js'
+import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
+import type { SlowDiskValve } from './slow-disk-valve.js'
+
+/** Serialized seed bytes written at once. */
+const SEED_BATCH = 4 << 20
+/**
+ * A batch of at most this many bytes is written synchronously: handing a write to libuv's thread
+ * pool and taking its completion back costs the event loop about 8-10 µs, while a small `pwrite`
+ * into the page cache takes 1-2 µs (64 KiB about 25 µs). Larger batches go to the thread pool, so
+ * one write never holds the event loop long; so do all batches while the store's
+ * {@link SlowDiskValve} finds the disk under pressure.
+ */
+const SYNC_BATCH_BYTES = 64 << 10
+/** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
+const EARLY_SYNC_BYTES = 256 << 10
+const noop = () => {}
+
+export interface WriterEnv {
+  readonly fs: FileSystem
+  readonly paths: StorePaths
+  /** Reports a failed write (the store makes the session read-only). */
+  readonly fail: (id: SessionId, error: SessionError) => void
+  readonly warn: (message: string) => void
+  /** Shared by the store's writers, as the disk is. */
+  readonly valve: SlowDiskValve
+}
+
+/**
+ * The one writer of one session file. Every operation (create, appends, fork snapshots, flush,
+ * close) runs in order through a promise queue. Appends are written in batches as the queue gets
+ * to them (one `pwritev` per batch: a process crash loses nothing written); `flush` writes what is
+ * pending and fdatasyncs once for everything before it (group commit). After a failed write or
+ * fsync the writer stops, reports the error once and rejects every flush; a failed append is cut
+ * back to the last complete line so the file stays loadable.
+ */
+export class SessionWriter {
+  private file: OpenFile | undefined
+  private size = 0
+  private synced = 0
+  private headerEnd = 0
+  private ends: number[] = []
+  /** Serialized events not yet written. */
+  private readonly pending = new LineBuffer()
+  private drainQueued = false
+  private earlySyncQueued = false
+  private chain: Promise<unknown> = Promise.resolve()
+  private failure: SessionError | undefined
+  private unserializable = false
+
+  constructor(
+    readonly id: SessionId,
+    private readonly env: WriterEnv,
+  ) {}
+
+  private get path(): string {
+    return this.env.paths.sessionFile(this.id)
+  }
+
+  /** A writer for a file `open` just read (and repaired): appends go after its last event. */
+  static opened(id: SessionId, env: WriterEnv, file: OpenFile, contents: SessionFileContents): SessionWriter {
+    const writer = new SessionWriter(id, env)
+    writer.file = file
+    writer.size = contents.size
+    writer.synced = contents.size
+    writer.headerEnd = contents.headerEnd
+    writer.ends = contents.ends
+    return writer
+  }
+
+  private enqueue<T>(op: () => Promise<T>): Promise<T> {
+    const result = this.chain.then(op)
+    this.chain = result.catch(noop)
+    return result
+  }
+
+  /**
+   * Queues the creation of the file: header and seed written to a temp file (O_EXCL), fdatasynced,
+   * renamed into place, directory fsynced. The seed comes from `prefix` (a byte range of the
+   * parent's file) when given, else is serialized from `seed`.
+   */
+  create(
+    header: SessionHeader,
+    seed: readonly SessionEvent[],
+    prefix?: Promise<PrefixSnapshot | undefined>,
+  ): void {
+    void this.enqueue(() => this.createFile(header, seed, prefix))
+  }
+
+  private async createFile(
+    header: SessionHeader,
+    seed: readonly SessionEvent[],
+    prefix: Promise<PrefixSnapshot | undefined> | undefined,
+  ): Promise<void> {
+    const { fs, paths } = this.env
+    const temp = paths.tempFile(this.id)
+    const snapshot = await prefix
+    let file: OpenFile | undefined
+    let op = 'open'
+    let renamed = false
+    try {
+      file = await fs.open(temp, 'wx', 0o600)
+      op = 'write'
+      const head = Buffer.from(headerLine(header))
+      await writeFully(file, head, 0)
+      const ends =
+        snapshot && snapshot.ends.length === seed.length
+          ? await copyPrefix(snapshot, file, head.length)
+          : await writeEvents(file, seed, head.length)
+      op = 'fdatasync'
+      await file.datasync()
+      op = 'rename'
+      await fs.rename(temp, this.path)
+      renamed = true
+      op = 'fsync directory'
+      await fs.syncDir(paths.dir)
+      this.file = file
+      this.headerEnd = head.length
+      this.ends = ends
+      this.size = ends.length > 0 ? (ends[ends.length - 1] as number) : head.length
+      this.synced = this.size
+    } catch (error) {
+      await file?.close().catch(noop)
+      // A create that failed leaves nothing behind: not the temp file, nor a file already renamed
+      // into place whose directory entry could not be made durable.
+      await fs.unlink(renamed ? this.path : temp).catch(noop)
+      if (renamed) await fs.syncDir(paths.dir).catch(noop)
+      this.failWith(op, renamed ? this.path : temp, error)
+    } finally {
+      await snapshot?.file.close().catch(noop)
+    }
+  }
+
+  /**
+   * Queues a snapshot of this session's first `count` events for a fork child: everything appended
+   * before is written first, and the range is fixed then, so the child gets exactly events 1..count.
+   * Resolves undefined when this writer has no sound file (the child then serializes from memory).
+   */
+  snapshotPrefix(count: number): Promise<PrefixSnapshot | undefined> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure || !this.file || this.ends.length < count) return undefined
+      const file = await this.env.fs.open(this.path, 'r')
+      const end = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      return { file, start: this.headerEnd, end, ends: this.ends.slice(0, count) }
+    }).catch(() => undefined)
+  }
+
+  /** Takes one appended event; it is written with the next batch. */
+  append(event: SessionEvent): void {
+    if (this.failure || this.unserializable) return
+    let line: string
+    try {
+      line = eventLine(event)
+    } catch (error) {
+      // The store only admits events that serialize (see MAX_JSON_DEPTH); should one still fail,
+      // writing later events after a gap would make the file unloadable: stop here instead.
+      // Lines before it are still written; nothing after it is.
+      this.unserializable = true
+      void this.enqueue(async () => {
+        await this.drain()
+        this.failWith(`serialize event ${event.seq} for`, this.path, error)
+      })
+      return
+    }
+    this.pending.add(line)
+    if (!this.drainQueued) {
+      this.drainQueued = true
+      void this.enqueue(() => this.drain())
+    }
+  }
+
+  private async drain(): Promise<void> {
+    this.drainQueued = false
+    const file = this.file
+    if (this.pending.isEmpty || this.failure || !file) return
+    const batch = this.takeBatch()
+    try {
+      const started = performance.now()
+      if (batch.bytes <= SYNC_BATCH_BYTES && this.env.valve.syncAllowed(started)) {
+        writeFullySync(file, joined(batch.pieces), this.size)
+        this.env.valve.wrote(started, performance.now())
+      } else {
+        await writeAllFully(file, batch.pieces, this.size)
+      }
+    } catch (error) {
+      await file.truncate(this.size).catch((cut) => {
+        this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
+      })
+      this.failWith('write', this.path, error)
+      return
+    }
+    this.batchWritten(batch)
+  }
+
+  /** The pending lines, as the pieces of one write. */
+  private takeBatch(): TakenLines {
+    return this.pending.take()
+  }
+
+  /** Records where the batch's lines end; starts an early sync once much is unsynced. */
+  private batchWritten(batch: TakenLines): void {
+    let end = this.size
+    for (const length of batch.lengths) {
+      end += length
+      this.ends.push(end)
+    }
+    this.size = end
+    if (this.size - this.synced >= EARLY_SYNC_BYTES && !this.earlySyncQueued) {
+      this.earlySyncQueued = true
+      void this.enqueue(() => this.earlySync())
+    }
+  }
+
+  /**
+   * An fdatasync nobody waits for, once much was written since the last: a long turn then finds
+   * little left to sync when its end is acknowledged. It promises nothing (flush still syncs
+   * whatever is left); a failure is reported like any other and makes the session read-only.
+   */
+  private async earlySync(): Promise<void> {
+    this.earlySyncQueued = false
+    if (this.failure || !this.file || this.synced === this.size) return
+    const size = this.size
+    try {
+      await this.file.datasync()
+    } catch (error) {
+      this.failWith('fdatasync', this.path, error)
+      return
+    }
+    this.synced = size
+  }
+
+  /** Resolves when every event appended so far is written and fdatasynced; rejects if not. */
+  flush(): Promise<void> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure) throw this.failure
+      if (!this.file || this.synced === this.size) return
+      const size = this.size
+      try {
+        await this.file.datasync()
+      } catch (error) {
+        this.failWith('fdatasync', this.path, error)
+        throw this.failure
+      }
+      this.synced = size
+    })
+  }
+
+  /**
+   * Queues the end: writes what is pending, fdatasyncs (when `sync`), closes the file and releases
+   * the lock. Rejects, after releasing, with a write or fsync error that happened while closing
+   * (one reported before was already rejected by `flush`).
+   */
+  close(sync: boolean): Promise<void> {
+    return this.enqueue(async () => {
+      const reported = this.failure
+      try {
+        if (sync) {
+          await this.drain()
+          if (this.file && !this.failure && this.synced < this.size) {
+            await this.file.datasync().catch((error) => this.failWith('fdatasync', this.path, error))
+          }
+        }
+      } finally {
+        await this.file?.close().catch(noop)
+        this.file = undefined
+        releaseLock(this.env.paths.lockFile(this.id))
+      }
+      if (this.failure && this.failure !== reported) throw this.failure
+    })
+  }
+
+  private failWith(op: string, path: string, error: unknown): void {
+    if (this.failure) return
+    this.failure = persistenceError(this.id, op, path, error)
+    this.pending.clear()
+    this.env.fail(this.id, this.failure)
+  }
+}
+
+async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: number): Promise<number[]> {
+  const ends: number[] = []
+  let batch: Buffer[] = []
+  let batchBytes = 0
+  let position = at
+  const write = async () => {
+    await writeFully(to, Buffer.concat(batch), position)
+    position += batchBytes
+    batch = []
+    batchBytes = 0
+  }
+  for (const event of events) {
+    const line = Buffer.from(`${JSON.stringify(event)}\n`)
+    batch.push(line)
+    batchBytes += line.length
+    ends.push(position + batchBytes)
+    if (batchBytes >= SEED_BATCH) await write()
+  }
+  if (batchBytes > 0) await write()
+  return ends
+}
+
+/** The pieces as one buffer (the piece itself when there is one). */
+function joined(pieces: readonly Buffer[]): Buffer {
+  return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces)
+}

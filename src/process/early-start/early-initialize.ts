@@ -1,0 +1,72 @@
+import { isUtf8 } from 'node:buffer'
+import type * as acp from '@agentclientprotocol/sdk'
+import type { AgentCapabilities } from '../../acp/capabilities.js'
+import { answerInitialize } from '../../acp/initialize-answer.js'
+import type { ClientState } from '../../acp/method.js'
+import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
+import type { AgentInfo } from '../../acp/server.js'
+import type { PromptCapabilities } from '../../agent/types.js'
+import { classify } from '../../jsonrpc/envelope.js'
+
+/** What decides the capabilities a server advertises when it starts. */
+export interface StartupFeatures {
+  /** `session/fork` is served (the fork plugin runs). */
+  readonly fork: boolean
+  readonly promptCapabilities: PromptCapabilities
+}
+
+/**
+ * The `agentCapabilities` of a freshly built server with `features`: what `AcpServer.capabilities()`
+ * answers once `createApp` has registered its methods (in that order, so the JSON is the same
+ * byte for byte). test/early-initialize.test.ts holds the two equal for every configuration, and
+ * the server checks it again after an early answer (serve.ts).
+ */
+export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilities {
+  return {
+    promptCapabilities: { ...features.promptCapabilities },
+    mcpCapabilities: { http: true, sse: false },
+    sessionCapabilities: {
+      additionalDirectories: {},
+      resume: {},
+      list: {},
+      close: {},
+      delete: {},
+      ...(features.fork && { fork: {} }),
+    },
+    loadSession: true,
+  }
+}
+
+export interface EarlyAnswer {
+  /** The response line, without its `\n`. */
+  readonly response: string
+  /** What the connection must know of the client, as the `initialize` method would record it. */
+  readonly client: ClientState
+}
+
+/**
+ * Answers `line` (the first input line, without its `\n`) when it is a well-formed `initialize`
+ * request whose params pass the official schema: the same response the built server would write,
+ * so it can be written while the server is still being built. Anything else (another method, a
+ * notification, bad JSON, bad params, a `\r`) gives undefined: the connection then reads the line
+ * itself and answers it as always.
+ */
+export function earlyInitialize(
+  line: Buffer,
+  capabilities: AgentCapabilities,
+  agentInfo: AgentInfo,
+): EarlyAnswer | undefined {
+  if (line.length === 0 || line[line.length - 1] === 0x0d || !isUtf8(line)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(line.toString('utf8'))
+  } catch {
+    return undefined
+  }
+  const envelope = classify(value)
+  if (envelope.kind !== 'request' || envelope.message.method !== 'initialize') return undefined
+  const params = envelope.message.params === undefined ? {} : envelope.message.params
+  if (!InitializeRequest(params)) return undefined
+  const { client, result } = answerInitialize(params as acp.InitializeRequest, capabilities, agentInfo)
+  return { response: JSON.stringify({ jsonrpc: '2.0', id: envelope.message.id, result }), client }
+}

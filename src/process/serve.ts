@@ -1,0 +1,93 @@
+import type { Readable } from 'node:stream'
+import type { AgentCapabilities } from '../acp/capabilities.js'
+import type { ClientState } from '../acp/method.js'
+import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
+import type { AgentInfo } from '../acp/server.js'
+import type { ModelProvider } from '../agent/index.js'
+import { createApp } from '../app.js'
+import { TranscriptRecorder } from '../jsonrpc/index.js'
+import { resolveStoreDir } from '../persistence/index.js'
+import { createSequentialIdGenerator } from '../session/index.js'
+import type { CliOptions } from './cli-args.js'
+import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
+import { releaseMemoryOnClose } from './memory-release.js'
+
+/** What the command line did before the server was built (cli.ts). */
+export interface ServeStart {
+  readonly provider: ModelProvider
+  readonly agentInfo: AgentInfo
+  /** The input to serve, given back by whoever held it; paused until the connection reads it. */
+  readonly takeInput: () => Readable
+  /** The `initialize` already answered on that input, and the capabilities it advertised. */
+  readonly early?: { readonly client: ClientState; readonly capabilities: AgentCapabilities }
+}
+
+/**
+ * Builds the server (cordis app, store, agent) and serves ACP on stdio until the input ends, the
+ * output closes or a signal arrives; then settles, flushes every session and stops.
+ */
+export async function serve(options: CliOptions, start: ServeStart): Promise<void> {
+  routeLogsToStderr(LOG_LEVELS[options.logLevel])
+  const app = await createApp({
+    storeDir: options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir,
+    model: options.model,
+    provider: start.provider,
+    ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
+    ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
+    subagents: options.subagents,
+    fork: options.fork,
+    ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
+    agentInfo: start.agentInfo,
+    ...(options.fakeClock !== undefined && { clock: () => options.fakeClock as number }),
+    ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
+  })
+  const logger = app.ctx.logger('dsh-acp')
+  if (start.early) {
+    const advertised = JSON.stringify(start.early.capabilities)
+    const served = JSON.stringify(app.ctx.acp.capabilities())
+    if (advertised !== served) {
+      logger.error(
+        `initialize was answered early with capabilities ${advertised}, but the server has ${served}`,
+      )
+    }
+  }
+  const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
+  const input = start.takeInput()
+  const connection = app.ctx.acp.serve(input, process.stdout, {
+    ...(recorder && {
+      onWireLine: (direction: 'in' | 'out', line: string) =>
+        recorder.record(direction, redactMcpSecrets(line)),
+    }),
+    ...(start.early && { client: start.early.client }),
+  })
+  input.resume()
+  app.ctx.on('session/disposed', releaseMemoryOnClose())
+  let stopping = false
+  const shutdown = async (why: string, cancelTurns: boolean) => {
+    if (stopping) return
+    stopping = true
+    logger.info(`shutting down: ${why}`)
+    if (cancelTurns) await Promise.all(app.ctx.sessions.liveSessions().map((s) => app.ctx.agent.cancel(s.id)))
+    await connection.settle()
+    try {
+      await app.ctx.sessions.closeAll()
+    } catch (error) {
+      logger.error(`some sessions could not be flushed: ${(error as Error).message}`)
+      process.exitCode = 1
+    }
+    await connection.drain()
+    connection.dispose()
+    await app.ctx.stop()
+    await recorder?.close()
+    process.stdin.destroy()
+  }
+  // SIGHUP: the editor closed its terminal. Every one ends like SIGTERM: turns cancelled and recorded.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => void shutdown(signal, true))
+  }
+  const reason = await Promise.race([
+    connection.closed.then(() => 'stdin closed'),
+    connection.outputClosed.then(() => 'stdout closed'),
+  ])
+  await shutdown(reason, reason === 'stdout closed')
+}

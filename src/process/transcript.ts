@@ -1,0 +1,183 @@
+import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
+import type { Writable } from 'node:stream'
+import type { WireDirection } from '../jsonrpc/connection.js'
+
+/**
+ * One transcript line (`schemas/transcript.schema.json`): the direction, optionally the time
+ * offset in milliseconds since recording started (`ms`), and either the parsed message (`msg`)
+ * or, for a line that is not JSON, the line itself (`raw`, or `rawBase64` when it was not UTF-8).
+ * Transcripts written before `raw` existed kept such lines as `msg: {raw}`; `parseTranscriptLine`
+ * reads those as raw lines too.
+ */
+export type TranscriptEntry =
+  | { readonly dir: WireDirection; readonly ms?: number; readonly msg: unknown }
+  | { readonly dir: WireDirection; readonly ms?: number; readonly raw: string }
+  | { readonly dir: WireDirection; readonly ms?: number; readonly rawBase64: string }
+
+export interface TranscriptRecorderOptions {
+  /** `'a'` (default) appends to the file, `'w'` truncates it. */
+  readonly flags?: 'a' | 'w'
+  /** Milliseconds since recording started; when given, every entry carries it as `ms`. */
+  readonly elapsed?: () => number
+}
+
+/**
+ * Records wire lines as JSONL, one entry per line, in the order they are recorded.
+ * Pass `record` as (or from) the connection's `onWireLine` tap.
+ *
+ * Durability: with a file path, each entry is one `fs.writeSync` on an fd opened for appending
+ * (`flags` default `'a'`; pass `'w'` to truncate), so a crash of this process loses at most the
+ * entry being written; `close()` fsyncs and closes the file. With a `Writable`, entries go through
+ * its buffer in order and `close()` ends it and waits for `'finish'`.
+ *
+ * Messages are re-serialized from the parsed value (one JSON value, no raw newline); a line that
+ * is not JSON (or too deeply nested to serialize again) is kept verbatim as `raw`. After `close()`, `record` does nothing.
+ */
+export class TranscriptRecorder {
+  private fd: number | undefined
+  private stream: Writable | undefined
+  private closed = false
+  private readonly elapsed: (() => number) | undefined
+
+  constructor(target: string | Writable, options: TranscriptRecorderOptions = {}) {
+    if (typeof target === 'string') this.fd = openSync(target, options.flags ?? 'a', 0o600)
+    else this.stream = target
+    this.elapsed = options.elapsed
+  }
+
+  /** Records one wire line (bound, so it can be passed around as a callback). */
+  readonly record = (dir: WireDirection, line: string): void => {
+    if (this.closed) return
+    const entry = transcriptEntry(dir, line, this.elapsed?.())
+    let text: string
+    try {
+      text = formatTranscriptEntry(entry)
+    } catch {
+      // A message too deeply nested to serialize again is kept verbatim, like one that did not parse.
+      const ms = entry.ms
+      text = formatTranscriptEntry({ dir, ...(ms !== undefined && { ms }), raw: line })
+    }
+    this.write(`${text}\n`)
+  }
+
+  /** Records one line that was not valid UTF-8, as base64 of its bytes. */
+  readonly recordBytes = (dir: WireDirection, bytes: Buffer): void => {
+    if (this.closed) return
+    const ms = this.elapsed?.()
+    const entry: TranscriptEntry = {
+      dir,
+      ...(ms !== undefined && { ms }),
+      rawBase64: bytes.toString('base64'),
+    }
+    this.write(`${formatTranscriptEntry(entry)}\n`)
+  }
+
+  private write(text: string): void {
+    if (this.fd !== undefined) writeAll(this.fd, text)
+    else this.stream?.write(text)
+  }
+
+  /** Flushes and releases the target. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    if (this.fd !== undefined) {
+      const fd = this.fd
+      this.fd = undefined
+      try {
+        fsyncSync(fd)
+      } finally {
+        closeSync(fd)
+      }
+      return
+    }
+    const stream = this.stream
+    if (!stream || stream.writableFinished) return
+    await new Promise<void>((resolve) => {
+      stream.once('error', () => resolve())
+      stream.end(() => resolve())
+    })
+  }
+}
+
+/** The entry for one wire line: its parsed message, or the line as `raw` when it is not JSON. */
+export function transcriptEntry(dir: WireDirection, line: string, ms?: number): TranscriptEntry {
+  const time = ms !== undefined ? { ms: Math.round(ms * 1000) / 1000 } : {}
+  try {
+    return { dir, ...time, msg: JSON.parse(line) as unknown }
+  } catch {
+    return { dir, ...time, raw: line }
+  }
+}
+
+/** One entry as one line of JSON (without the `\n`), keys in the order `dir`, `ms`, `msg`/`raw`. */
+export function formatTranscriptEntry(entry: TranscriptEntry): string {
+  return JSON.stringify(entry)
+}
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8')
+  let offset = 0
+  while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset)
+}
+
+/** A transcript line that is not an entry; `line` is 1-based. */
+export class TranscriptFormatError extends Error {
+  constructor(
+    readonly line: number,
+    reason: string,
+  ) {
+    super(`transcript line ${line}: ${reason}`)
+    this.name = 'TranscriptFormatError'
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+const ENTRY_KEYS = ['dir', 'ms', 'msg', 'raw', 'rawBase64']
+
+/**
+ * Reads one transcript line (1-based `lineNumber`, for errors). Accepts the old `msg: {raw}` form
+ * of unparsable lines and returns it as `raw`. Throws {@link TranscriptFormatError}.
+ */
+export function parseTranscriptLine(text: string, lineNumber: number): TranscriptEntry {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    throw new TranscriptFormatError(lineNumber, 'not JSON')
+  }
+  if (!isObject(value)) throw new TranscriptFormatError(lineNumber, 'not a JSON object')
+  const { dir, ms } = value
+  if (dir !== 'in' && dir !== 'out') throw new TranscriptFormatError(lineNumber, 'dir must be "in" or "out"')
+  if (ms !== undefined && (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)) {
+    throw new TranscriptFormatError(lineNumber, 'ms must be a number of milliseconds, at least 0')
+  }
+  const unknown = Object.keys(value).find((key) => !ENTRY_KEYS.includes(key))
+  if (unknown !== undefined)
+    throw new TranscriptFormatError(lineNumber, `unknown field ${JSON.stringify(unknown)}`)
+  const time = ms !== undefined ? { ms } : {}
+  const forms = ['msg', 'raw', 'rawBase64'].filter((key) => Object.hasOwn(value, key))
+  if (forms.length !== 1)
+    throw new TranscriptFormatError(lineNumber, 'needs exactly one of msg, raw, rawBase64')
+  if (Object.hasOwn(value, 'msg')) {
+    const msg = value.msg
+    const keys = isObject(msg) ? Object.keys(msg) : []
+    if (isObject(msg) && keys.length === 1 && typeof msg.raw === 'string')
+      return { dir, ...time, raw: msg.raw }
+    return { dir, ...time, msg }
+  }
+  if (typeof value.raw === 'string') return { dir, ...time, raw: value.raw }
+  if (typeof value.rawBase64 === 'string') return { dir, ...time, rawBase64: value.rawBase64 }
+  throw new TranscriptFormatError(lineNumber, 'raw and rawBase64 must be strings')
+}
+
+/** Parses a transcript file's text into entries, skipping blank lines. Throws {@link TranscriptFormatError}. */
+export function parseTranscript(text: string): TranscriptEntry[] {
+  return text
+    .split('\n')
+    .map((line, index) => ({ line, index }))
+    .filter(({ line }) => line.trim().length > 0)
+    .map(({ line, index }) => parseTranscriptLine(line, index + 1))
+}
