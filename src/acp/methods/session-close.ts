@@ -1,4 +1,3 @@
-import { isValidSessionId, SessionError, SessionErrorCode } from '../../session/index.js'
 import { defineMethod } from '../method.js'
 import { assertSessionId } from '../requests/session-access.js'
 
@@ -13,28 +12,6 @@ export const sessionCloseMethod = defineMethod({
     call.sessions.require(sessionId)
     await call.agent.cancel(sessionId)
     await call.sessions.close(sessionId)
-    return {}
-  },
-})
-
-/**
- * `session/delete`: cancels a running turn, then removes the session from memory and disk. A
- * session that does not exist (never did, or was already deleted) is deleted already: the answer
- * is the same `{}` (ACP: SHOULD succeed silently).
- */
-export const sessionDeleteMethod = defineMethod({
-  name: 'session/delete',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.delete = {}
-  },
-  async handle(params, call) {
-    if (!isValidSessionId(params.sessionId)) return {}
-    await call.agent.cancel(params.sessionId)
-    try {
-      await call.sessions.delete(params.sessionId)
-    } catch (error) {
-      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_NOT_FOUND) throw error
-    }
     return {}
   },
 })

@@ -3,7 +3,7 @@ import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
-import { assertSameCwd, assertSessionId, openSessionInCwd } from '../requests/session-access.js'
+import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
 import { configUpdates, sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
 import { subagentReplay } from '../views/subagent-replay.js'
@@ -64,23 +64,6 @@ export const sessionLoadMethod = defineMethod({
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
     await subagents?.drained()
-    await recordDirectories(call, session, directories)
-    await connectMcpServers(call, session, servers)
-    announceSession(call, session)
-    return sessionSetup(call.agent, session)
-  },
-})
-
-/** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
-export const sessionResumeMethod = defineMethod({
-  name: 'session/resume',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.resume = {}
-  },
-  async handle(params, call) {
-    const servers = mcpServerConfigs('session/resume', params.mcpServers)
-    const directories = await checkedDirectories('session/resume', params.additionalDirectories)
-    const session = await openSessionInCwd(params, 'session/resume', call)
     await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
     announceSession(call, session)

@@ -34,11 +34,3 @@ export const sessionPromptMethod = defineMethod({
     return { stopReason: outcome.stopReason, _meta: { dsh: { seq: outcome.seq } } }
   },
 })
-
-/** `session/cancel` (notification): the session's running turn stops and ends `cancelled`. */
-export const sessionCancelMethod = defineMethod({
-  name: 'session/cancel',
-  handle(params, call) {
-    void call.agent.cancel(params.sessionId)
-  },
-})

@@ -1,5 +1,4 @@
 import type { ConfigValue, Session } from '../../session/index.js'
-import { CONFIG_OPTION } from '../../session/index.js'
 import { defineMethod, type MethodCall } from '../method.js'
 import { openSession } from '../requests/session-access.js'
 import { configOptionsFor, configUpdates } from '../views/config-options.js'
@@ -8,7 +7,7 @@ import { configOptionsFor, configUpdates } from '../views/config-options.js'
  * Sets one option through the agent (a `config/set` in the log, durable before the answer) and,
  * when the value changed, sends the updates a replay will show for it.
  */
-async function setOption(call: MethodCall, session: Session, option: string, value: ConfigValue) {
+export async function setOption(call: MethodCall, session: Session, option: string, value: ConfigValue) {
   const event = await call.agent.setConfig(session, option, value)
   if (event === undefined) return
   for (const update of configUpdates(call.agent)(session.config.values, option)) {
@@ -26,15 +25,5 @@ export const sessionSetConfigOptionMethod = defineMethod({
     const session = await openSession(call, params.sessionId)
     await setOption(call, session, params.configId, params.value)
     return { configOptions: configOptionsFor(call.agent, session.config.values) }
-  },
-})
-
-/** `session/set_mode`: the `mode` option by another name (clients use either). */
-export const sessionSetModeMethod = defineMethod({
-  name: 'session/set_mode',
-  async handle(params, call) {
-    const session = await openSession(call, params.sessionId)
-    await setOption(call, session, CONFIG_OPTION.mode, params.modeId)
-    return {}
   },
 })

@@ -1,0 +1,24 @@
+import { isValidSessionId, SessionError, SessionErrorCode } from '../../session/index.js'
+import { defineMethod } from '../method.js'
+
+/**
+ * `session/delete`: cancels a running turn, then removes the session from memory and disk. A
+ * session that does not exist (never did, or was already deleted) is deleted already: the answer
+ * is the same `{}` (ACP: SHOULD succeed silently).
+ */
+export const sessionDeleteMethod = defineMethod({
+  name: 'session/delete',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.delete = {}
+  },
+  async handle(params, call) {
+    if (!isValidSessionId(params.sessionId)) return {}
+    await call.agent.cancel(params.sessionId)
+    try {
+      await call.sessions.delete(params.sessionId)
+    } catch (error) {
+      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_NOT_FOUND) throw error
+    }
+    return {}
+  },
+})

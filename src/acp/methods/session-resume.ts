@@ -1,0 +1,23 @@
+import { defineMethod } from '../method.js'
+import { checkedDirectories, recordDirectories } from '../requests/directories.js'
+import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
+import { openSessionInCwd } from '../requests/session-access.js'
+import { sessionSetup } from '../views/config-options.js'
+import { announceSession } from '../views/session-announce.js'
+
+/** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
+export const sessionResumeMethod = defineMethod({
+  name: 'session/resume',
+  advertise(capabilities) {
+    capabilities.sessionCapabilities.resume = {}
+  },
+  async handle(params, call) {
+    const servers = mcpServerConfigs('session/resume', params.mcpServers)
+    const directories = await checkedDirectories('session/resume', params.additionalDirectories)
+    const session = await openSessionInCwd(params, 'session/resume', call)
+    await recordDirectories(call, session, directories)
+    await connectMcpServers(call, session, servers)
+    announceSession(call, session)
+    return sessionSetup(call.agent, session)
+  },
+})
