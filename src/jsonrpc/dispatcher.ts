@@ -220,7 +220,7 @@ export class InboundDispatcher {
     result.then(
       (value) =>
         this.answerAll(result, members, {
-          result: value === undefined ? null : (value as ResponseMessage['result']),
+          result: value === undefined ? null : (value as Exclude<ResponseMessage['result'], undefined>),
         }),
       (error: unknown) => this.answerAll(result, members, { error }),
     )
@@ -229,7 +229,7 @@ export class InboundDispatcher {
   private answerAll(
     promise: PromiseLike<unknown>,
     members: readonly RunningRequest[],
-    outcome: { result: ResponseMessage['result'] } | { error: unknown },
+    outcome: { result: Exclude<ResponseMessage['result'], undefined> } | { error: unknown },
   ): void {
     if (this.pending?.promise === promise) this.pending = undefined
     for (const running of members) {

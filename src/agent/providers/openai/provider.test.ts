@@ -29,13 +29,18 @@ function request(messages: ModelMessage[] = [], tools: ToolSpec[] = []): ModelRe
   return { sessionId: 'ses_1', cwd: '/w', messages, tools }
 }
 
-function provider(fake: FakeOpenAi, options: Partial<OpenAiProviderOptions> = {}) {
+/** `apiKey: undefined` leaves the key out. */
+function provider(
+  fake: FakeOpenAi,
+  options: Partial<Omit<OpenAiProviderOptions, 'apiKey'>> & { apiKey?: string | undefined } = {},
+) {
+  const { apiKey, ...rest } = 'apiKey' in options ? options : { ...options, apiKey: KEY }
   return createOpenAiProvider({
     baseUrl: fake.url,
     model: 'fake-model',
-    apiKey: KEY,
+    ...(apiKey !== undefined && { apiKey }),
     retryBaseMs: 1,
-    ...options,
+    ...rest,
   })
 }
 
