@@ -1,13 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { PERMISSION_ALWAYS_EVENT } from '../src/agent/config/permissions.js'
 import { AGENT_EVENT_TYPES } from '../src/agent/events.js'
+import { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from '../src/agent/mcp/session-mcp.js'
 import { parseTranscriptLine } from '../src/jsonrpc/index.js'
 import { parseCli, USAGE } from '../src/process/cli-args.js'
 import { SESSION_ID_PATTERN } from '../src/session/ids.js'
+import { SUBAGENT_SPAWNED } from '../src/session/index.js'
+import { CORE_EVENTS, EXTENSION_EVENTS } from '../src/session/log/event-definitions.js'
+import * as fields from '../src/session/log/event-fields.js'
 import { CLEAN_TURN_END_REASONS, CORE_EVENT_TYPES, EXTENSION_EVENT_TYPE } from '../src/session/log/events.js'
-import { assertEventShape, EVENT_DATA_SHAPES } from '../src/session/log/validate-event.js'
+import { eventsSchema, sessionFileEventSchema } from '../src/session/log/events-schema.js'
+import { assertEventShape } from '../src/session/log/validate-event.js'
 import { appendAll, startStore } from './support/session-store.js'
 import { SNAPSHOT_ROOT } from './support/snapshot-scenario.js'
 import { publishedSchema, publishedSchemaErrors } from './support/snapshot-schemas.js'
@@ -27,27 +34,76 @@ const storedEvents = readSnapshotStores().flatMap(({ scenario, file, lines }) =>
 )
 
 describe('schemas/events.schema.json', () => {
-  it('lists exactly the core event types and the extension type pattern of the code', () => {
+  it('is what the event definitions generate (npm run generate), and so is session-file.schema.json', () => {
+    expect(events).toEqual(eventsSchema())
+    expect((publishedSchema('session-file') as Json).$defs.event).toEqual(sessionFileEventSchema())
+  })
+
+  it('lists exactly the core event types, the extension type pattern and every agent event', () => {
     expect(events.$defs.coreEventType.enum).toEqual(CORE_EVENT_TYPES)
     expect(events.$defs.extensionEventType.pattern).toBe(EXTENSION_EVENT_TYPE.source)
+    expect(AGENT_EVENT_TYPES).toEqual(Object.keys(EXTENSION_EVENTS))
+    expect(AGENT_EVENT_TYPES).toEqual(
+      expect.arrayContaining([
+        PERMISSION_ALWAYS_EVENT,
+        MCP_CONNECTED_EVENT,
+        MCP_FAILED_EVENT,
+        SUBAGENT_SPAWNED,
+      ]),
+    )
     const described = [...CORE_EVENT_TYPES, ...AGENT_EVENT_TYPES]
-    expect(Object.keys(events.$defs.data).sort()).toEqual([...described].sort())
-    const dispatched = (events.allOf as Json[]).map((rule) => rule.if.properties.type.const)
-    expect(dispatched).toEqual(described)
+    expect(Object.keys(events.$defs.data)).toEqual(described)
     for (const type of AGENT_EVENT_TYPES) expect(type).toMatch(EXTENSION_EVENT_TYPE)
     expect(events.$defs.turnEndReason.anyOf[0].enum).toEqual(
       expect.arrayContaining([...CLEAN_TURN_END_REASONS]),
     )
   })
 
+  it('each data field check accepts exactly what its schema accepts', () => {
+    const ajv = new Ajv2020({ strict: false })
+    ajv.addSchema({ $id: 'shared', $defs: fields.SHARED_DEFS })
+    const near = [
+      ...[0, 1, -1, 1.5, 2 ** 53, Number.MAX_SAFE_INTEGER, '', 'x', true, null, {}, [], [''], [1]],
+      ...[[{ type: 'text' }], [{ type: 1 }], [[]], [{ path: '/a' }], [{ path: '/a', line: -1 }]],
+      ...[[{ path: '/a', line: 2 }], [{ path: 1 }], [{ type: 'diff' }], [{ type: 'other' }]],
+      ...[
+        { inputTokens: 1, outputTokens: 0 },
+        { inputTokens: 1 },
+        { inputTokens: 1, outputTokens: 2, reasoningTokens: -1 },
+      ],
+    ]
+    const isField = (value: unknown): value is fields.Field<unknown> =>
+      typeof value === 'object' && value !== null && 'check' in value
+    const kinds = Object.entries(fields).flatMap(([name, value]) =>
+      isField(value) ? [[name, value] as const] : [],
+    )
+    expect(kinds.length).toBeGreaterThan(10)
+    for (const [name, field] of kinds) {
+      const schema = JSON.parse(JSON.stringify(field.schema).replaceAll('"#/$defs/', '"shared#/$defs/'))
+      const validate = ajv.compile(schema)
+      const agrees = (value: unknown) =>
+        expect(field.check(value), `${name} ${JSON.stringify(value)}`).toBe(validate(value))
+      for (const value of near) agrees(value)
+      fc.assert(
+        fc.property(fc.jsonValue(), (value) => {
+          agrees(value)
+        }),
+        { numRuns: 200 },
+      )
+    }
+  })
+
   it('has, for each core type, the required and optional data fields the store checks', () => {
     for (const type of CORE_EVENT_TYPES) {
       const data = events.$defs.data[type]
-      const shape = EVENT_DATA_SHAPES[type]
-      const required = Object.keys(shape.required).sort()
-      expect(data.required.slice().sort(), type).toEqual(required)
+      const definition: { required: object; optional?: object } = CORE_EVENTS[type]
+      const required = Object.keys(definition.required)
+      expect(data.required, type).toEqual(required)
+      for (const field of required) {
+        expect(() => assertEventShape(type, {}), `${type} without ${field}`).toThrow()
+      }
       const optional = Object.keys(data.properties).filter((field) => !required.includes(field))
-      expect(optional.sort(), type).toEqual(Object.keys(shape.optional ?? {}).sort())
+      expect(optional, type).toEqual(Object.keys(definition.optional ?? {}))
     }
   })
 

@@ -1,9 +1,7 @@
-import { PERMISSION_ALWAYS_EVENT } from './config/permissions.js'
-import { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from './mcp/session-mcp.js'
+import { KNOWN_EXTENSION_EVENT_TYPES } from '../session/index.js'
 
-/** The namespaced log events the agent writes (each described in `schemas/events.schema.json`). */
-export const AGENT_EVENT_TYPES: readonly string[] = [
-  PERMISSION_ALWAYS_EVENT,
-  MCP_CONNECTED_EVENT,
-  MCP_FAILED_EVENT,
-]
+/**
+ * The namespaced log events the agent writes: every type of the session layer's extension event
+ * registry (`EXTENSION_EVENTS`, which `schemas/events.schema.json` describes).
+ */
+export const AGENT_EVENT_TYPES: readonly string[] = KNOWN_EXTENSION_EVENT_TYPES

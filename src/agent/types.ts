@@ -4,6 +4,7 @@ import type {
   ModelMessage,
   SessionUpdate,
   TokenUsage,
+  ToolCallContent,
   TurnEndReason,
 } from '../session/index.js'
 import type { PermissionAnswer } from './config/permissions.js'
@@ -91,7 +92,7 @@ export interface ToolResult {
    * What the editor shows for the finished call (ACP `ToolCallContent`: `content`, `diff` or
    * `terminal`). Omitted: the output as text.
    */
-  readonly content?: readonly JsonValue[]
+  readonly content?: readonly ToolCallContent[]
 }
 
 /** What the editor can do for tools, bridged by the protocol layer (absent when the client can't). */

@@ -10,7 +10,7 @@ import { createProvider, providerNames } from './index.js'
 import { createScriptProvider, scriptPosition } from './script.js'
 import { parseModelScript } from './script-format.js'
 
-const text = (t: string) => ({ type: 'text', text: t })
+const text = (t: string) => ({ type: 'text' as const, text: t })
 const user = (t: string): ModelMessage => ({ role: 'user', content: [text(t)] })
 const assistant = (t: string): ModelMessage => ({ role: 'assistant', content: t, toolCalls: [] })
 
@@ -44,7 +44,7 @@ describe('echo', () => {
     const provider = createProvider('')
     expect(provider.name).toBe('echo')
     expect(provider.promptCapabilities).toEqual({ image: false, audio: false, embeddedContext: true })
-    const resource = { type: 'resource', resource: { uri: 'file:///a.md', text: 'notes' } }
+    const resource = { type: 'resource' as const, resource: { uri: 'file:///a.md', text: 'notes' } }
     const chunks = await collect(provider, [{ role: 'user', content: [text('see'), resource] }])
     const answer = chunks.map((c) => (c.type === 'text' ? c.text : '')).join('')
     expect(answer).toContain('notes')

@@ -42,8 +42,8 @@ const call = (callId: string, name: string, input: unknown): ModelChunk =>
 /** The text of the last user message of a request (the task, for a child's first request). */
 function lastUser(req: ModelRequest): string {
   const users = req.messages.filter((m) => m.role === 'user')
-  const content = users.at(-1)?.content as readonly ContentBlock[] | undefined
-  return (content?.[0]?.text as string | undefined) ?? ''
+  const first = (users.at(-1)?.content as readonly ContentBlock[] | undefined)?.[0]
+  return first?.type === 'text' ? first.text : ''
 }
 
 /** True when the request's last message is a tool result (the model's turn to go on). */

@@ -61,7 +61,7 @@ async function runInEditorTerminal(
     { command: '/bin/sh', args: ['-c', command], cwd: context.cwd, outputByteLimit: COMMAND_OUTPUT_LIMIT },
     context.signal,
   )
-  const embedded = [{ type: 'terminal', terminalId }]
+  const embedded = [{ type: 'terminal' as const, terminalId }]
   let released = false
   const release = async () => {
     if (released) return

@@ -45,7 +45,7 @@ describe('long tool output', () => {
 
   it('short output and a tool’s own content stay as they are', () => {
     expect(cutForModel({ output: 'short' })).toEqual({ output: 'short' })
-    const diff = [{ type: 'diff', path: '/a', oldText: null, newText: 'x' }]
+    const diff = [{ type: 'diff' as const, path: '/a', oldText: null, newText: 'x' }]
     const cut = cutForModel({ output: 'z'.repeat(MODEL_OUTPUT_LIMIT + 1), content: diff })
     expect(cut.content).toBe(diff)
   })

@@ -1,5 +1,5 @@
 import { isAbortError, raceAbort } from '../../lib/abort.js'
-import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session/index.js'
+import type { CoreEvent, Session, SessionUpdate, ToolCallContent } from '../../session/index.js'
 import { toolOutputText } from '../../session/index.js'
 import {
   decidePermission,
@@ -143,7 +143,7 @@ export function cutForModel(result: ToolResult): ToolResult {
   const text = toolOutputText(result.output)
   if (text.length <= MODEL_OUTPUT_LIMIT) return result
   const note = `\n[output cut for the model: showing the first ${MODEL_OUTPUT_LIMIT} of ${text.length} characters]`
-  const content: readonly JsonValue[] = result.content ?? [
+  const content: readonly ToolCallContent[] = result.content ?? [
     { type: 'content', content: { type: 'text', text } },
   ]
   return { ...result, output: text.slice(0, MODEL_OUTPUT_LIMIT) + note, content }

@@ -1,3 +1,6 @@
+import { CORE_EVENTS, EXTENSION_EVENTS } from './event-definitions.js'
+import { type DataOf, isDataOf } from './event-fields.js'
+
 /**
  * The event vocabulary of a session log. A log is an append-only sequence of `SessionEvent`s whose
  * `seq` starts at 1 and grows by exactly 1. Every event is JSON: what the store holds is exactly
@@ -9,7 +12,8 @@ export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: 
 export type JsonObject = { readonly [key: string]: JsonValue }
 
 /** An ACP content block (text, image, audio, resource_link, resource), kept as the client sent it. */
-export type ContentBlock = JsonObject & { readonly type: string }
+/** ACP `ToolCallContent` (content, diff, terminal) and `ToolCallLocation`, as tool events hold them. */
+export type { ContentBlock, ToolCallContent, ToolCallLocation } from '@agentclientprotocol/sdk'
 
 export interface TokenUsage {
   readonly inputTokens: number
@@ -41,54 +45,16 @@ export const CLEAN_TURN_END_REASONS: ReadonlySet<string> = new Set([
   'refusal',
 ])
 
-export interface EventDataMap {
-  'turn/start': { readonly turn: number }
-  'user/message': { readonly turn: number; readonly content: readonly ContentBlock[] }
-  'step/start': { readonly turn: number; readonly step: number }
-  'assistant/message': {
-    readonly turn: number
-    readonly step: number
-    readonly content: string
-    readonly thought?: string
-    readonly usage?: TokenUsage
-  }
-  'tool/call': {
-    readonly turn: number
-    readonly step: number
-    readonly callId: string
-    readonly name: string
-    readonly input: JsonValue
-    readonly title?: string
-    readonly kind?: string
-    /** ACP `ToolCallLocation`s: the files the call touches. */
-    readonly locations?: readonly JsonValue[]
-  }
-  'tool/result': {
-    readonly turn: number
-    readonly step: number
-    readonly callId: string
-    readonly output: JsonValue
-    readonly isError?: boolean
-    /** ACP `ToolCallContent` the editor was shown for the result (a diff, a terminal, text). */
-    readonly content?: readonly JsonValue[]
-  }
-  'step/end': { readonly turn: number; readonly step: number }
-  'turn/end': { readonly turn: number; readonly reason: TurnEndReason; readonly message?: string }
-  /** Standalone: the session's title changed. */
-  'session/title': { readonly title: string }
-  /** Standalone: a note added to the model's context between turns. */
-  'context/note': { readonly text: string }
-  /**
-   * Standalone, anywhere: a session configuration option (`mode`, `model`, `thought_level`, ...)
-   * got a new value. The session's current configuration is the last value per option.
-   */
-  'config/set': { readonly option: string; readonly value: string | boolean }
-  /**
-   * Standalone, anywhere: the session's additional workspace directories (ACP
-   * `additionalDirectories`, absolute) are now these. The last one holds; none: only `cwd`.
-   */
-  'session/directories': { readonly directories: readonly string[] }
+/** The data of each core event type, as {@link CORE_EVENTS} defines it. */
+export type EventDataMap = { readonly [T in keyof typeof CORE_EVENTS]: DataOf<(typeof CORE_EVENTS)[T]> }
+
+/** The data of each registered extension event type, as {@link EXTENSION_EVENTS} defines it. */
+export type ExtensionEventDataMap = {
+  readonly [T in keyof typeof EXTENSION_EVENTS]: DataOf<(typeof EXTENSION_EVENTS)[T]>
 }
+
+/** A registered extension event type: one dsh-acp itself writes. */
+export type KnownExtensionEventType = keyof ExtensionEventDataMap
 
 export type CoreEventType = keyof EventDataMap
 
@@ -97,20 +63,10 @@ export type ExtensionEventType = `${string}:${string}`
 
 export type EventType = CoreEventType | ExtensionEventType
 
-export const CORE_EVENT_TYPES: readonly CoreEventType[] = [
-  'turn/start',
-  'user/message',
-  'step/start',
-  'assistant/message',
-  'tool/call',
-  'tool/result',
-  'step/end',
-  'turn/end',
-  'session/title',
-  'context/note',
-  'config/set',
-  'session/directories',
-]
+export const CORE_EVENT_TYPES = Object.keys(CORE_EVENTS) as readonly CoreEventType[]
+
+/** The registered extension event types, in registry order. */
+export const KNOWN_EXTENSION_EVENT_TYPES = Object.keys(EXTENSION_EVENTS) as readonly KnownExtensionEventType[]
 
 export const EXTENSION_EVENT_TYPE = /^[a-z][a-z0-9-]*:[A-Za-z0-9_./-]+$/
 
@@ -145,4 +101,21 @@ export function isCoreEventType(type: string): type is CoreEventType {
 
 export function isCoreEvent<T extends CoreEventType>(event: SessionEvent, type: T): event is CoreEvent<T> {
   return event.type === type
+}
+
+/** Whether `event` is an extension (`namespace:name`) event: every event a core fold does not own. */
+export function isExtensionEvent(event: SessionEvent): event is ExtensionEvent {
+  return !CORE_EVENT_TYPE_SET.has(event.type)
+}
+
+/**
+ * The data of a registered extension event of type `type`, checked against its definition;
+ * undefined when `event` is another type or its data is not what the registry says.
+ */
+export function extensionData<T extends KnownExtensionEventType>(
+  event: SessionEvent,
+  type: T,
+): ExtensionEventDataMap[T] | undefined {
+  if (event.type !== type || !isDataOf(EXTENSION_EVENTS[type], event.data)) return undefined
+  return event.data as ExtensionEventDataMap[T]
 }

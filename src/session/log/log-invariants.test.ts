@@ -164,7 +164,7 @@ describe('log invariants: a violating append throws a typed SessionError and lea
 describe('the log cannot be changed by anyone', () => {
   it('mutating the object passed to append never changes the log', () => {
     const s = f.sessions.create()
-    const data = { turn: 1, content: [{ type: 'text', text: 'original' }] }
+    const data = { turn: 1, content: [{ type: 'text' as const, text: 'original' }] }
     s.append(turn1)
     s.append({ type: 'user/message', data })
     data.content[0] = { type: 'text', text: 'changed' }

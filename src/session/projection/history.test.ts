@@ -11,7 +11,7 @@ afterEach(async () => {
   await f.stop()
 })
 
-const text = (t: string) => [{ type: 'text', text: t }]
+const text = (t: string) => [{ type: 'text' as const, text: t }]
 
 describe('projectHistory', () => {
   it('history: per step one assistant message (text, thought, tool calls) then one tool message per call', () => {

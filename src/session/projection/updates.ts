@@ -1,12 +1,29 @@
+import type { SessionUpdate as AcpSessionUpdate, ToolCallContent, ToolKind } from '@agentclientprotocol/sdk'
+import { assertNever } from '../../lib/assert-never.js'
 import type { ConfigValue } from '../config.js'
 import type { SessionId } from '../ids.js'
-import { CLEAN_TURN_END_REASONS, type JsonObject, type JsonValue, type SessionEvent } from '../log/events.js'
+import {
+  CLEAN_TURN_END_REASONS,
+  type EventDataMap,
+  type ExtensionEvent,
+  type ExtensionEventDataMap,
+  extensionData,
+  isExtensionEvent,
+  type JsonValue,
+  type SessionEvent,
+} from '../log/events.js'
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
 import { unansweredCallResult } from './history.js'
 
-/** An ACP `session/update` variant, as the wire carries it (discriminated by `sessionUpdate`). */
-export type SessionUpdate = JsonObject & { readonly sessionUpdate: string }
+/** An ACP `session/update` variant (discriminated by `sessionUpdate`), as the SDK types it. */
+export type { AcpSessionUpdate }
+
+/**
+ * What one `session/update` carries: an {@link AcpSessionUpdate} (everything this layer projects
+ * is one, checked against the SDK) or a variant the ACP layer adds of its own.
+ */
+export type SessionUpdate = { readonly sessionUpdate: string; readonly [key: string]: unknown }
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
@@ -24,7 +41,7 @@ export function toolOutputText(output: JsonValue): string {
 }
 
 /** The tool kinds ACP defines; a call whose `kind` is anything else is shown as `other`. */
-export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set([
+export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set<ToolKind>([
   'read',
   'edit',
   'delete',
@@ -41,37 +58,36 @@ export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set([
  * The update that announces a tool call: `pending` (ACP: not running yet, e.g. awaiting the user's
  * approval) until its result arrives as `completed` or `failed`.
  */
-export function toolCallUpdate(data: {
-  callId: string
-  name: string
-  input: JsonValue
-  title?: string
-  kind?: string
-  locations?: readonly JsonValue[]
-}): SessionUpdate {
+export function toolCallUpdate(
+  data: Pick<EventDataMap['tool/call'], 'callId' | 'name' | 'input' | 'title' | 'kind' | 'locations'>,
+): AcpSessionUpdate {
   return {
     sessionUpdate: 'tool_call',
     toolCallId: data.callId,
     title: data.title ?? data.name,
-    kind: data.kind !== undefined && ACP_TOOL_KINDS.has(data.kind) ? data.kind : 'other',
+    kind: toolKind(data.kind),
     status: 'pending',
-    ...(data.locations !== undefined && data.locations.length > 0 && { locations: data.locations }),
+    ...(data.locations !== undefined && data.locations.length > 0 && { locations: [...data.locations] }),
     rawInput: data.input,
   }
 }
 
+function toolKind(kind: string | undefined): ToolKind {
+  return kind !== undefined && ACP_TOOL_KINDS.has(kind) ? (kind as ToolKind) : 'other'
+}
+
 /** `session_info_update` with a title (ACP: sent when the title is derived or changes). */
-export function titleUpdate(title: string, updatedAt: string): SessionUpdate {
+export function titleUpdate(title: string, updatedAt: string): AcpSessionUpdate {
   return { sessionUpdate: 'session_info_update', title, updatedAt }
 }
 
 /** A chunk of an agent message; `messageId` names the `assistant/message` (see {@link messageIdOf}). */
-export function messageChunk(text: string, messageId: string): SessionUpdate {
+export function messageChunk(text: string, messageId: string): AcpSessionUpdate {
   return { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text }, messageId }
 }
 
 /** A chunk of an agent thought; it shares the `messageId` of its `assistant/message`. */
-export function thoughtChunk(text: string, messageId: string): SessionUpdate {
+export function thoughtChunk(text: string, messageId: string): AcpSessionUpdate {
   return { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text }, messageId }
 }
 
@@ -83,18 +99,18 @@ export function toolResultUpdate(
   callId: string,
   output: JsonValue,
   isError: boolean,
-  content?: readonly JsonValue[],
-): SessionUpdate {
+  content?: readonly ToolCallContent[],
+): AcpSessionUpdate {
   return {
     sessionUpdate: 'tool_call_update',
     toolCallId: callId,
     status: isError ? 'failed' : 'completed',
-    content: content ?? [textContent(toolOutputText(output))],
+    content: content !== undefined ? [...content] : [textContent(toolOutputText(output))],
     rawOutput: output,
   }
 }
 
-function textContent(text: string): JsonObject {
+function textContent(text: string): ToolCallContent {
   return { type: 'content', content: { type: 'text', text } }
 }
 
@@ -103,18 +119,11 @@ function textContent(text: string): JsonObject {
  * process that ran it) becomes the output as text; everything else stays.
  */
 export function replayContent(
-  content: readonly JsonValue[] | undefined,
+  content: readonly ToolCallContent[] | undefined,
   output: JsonValue,
-): JsonValue[] | undefined {
+): ToolCallContent[] | undefined {
   if (content === undefined) return undefined
-  return content.map((item) =>
-    typeof item === 'object' &&
-    item !== null &&
-    !Array.isArray(item) &&
-    (item as JsonObject).type === 'terminal'
-      ? textContent(toolOutputText(output))
-      : item,
-  )
+  return content.map((item) => (item.type === 'terminal' ? textContent(toolOutputText(output)) : item))
 }
 
 /** What the projection needs from outside the log. */
@@ -134,22 +143,19 @@ export interface ProjectionOptions {
 }
 
 /** The event a delegation appends to its parent when it spawned a subagent (a plugin event). */
-export const SUBAGENT_SPAWNED = 'subagent:spawned'
+export const SUBAGENT_SPAWNED = 'subagent:spawned' satisfies keyof ExtensionEventDataMap
 
 /** The data of a `subagent:spawned` event: the child and the parent's tool call it answers. */
-export interface SubagentSpawned {
-  readonly turn: number
-  readonly callId: string
-  readonly sessionId: SessionId
-  readonly title: string
-  readonly task: string
-}
+export type SubagentSpawned = ExtensionEventDataMap[typeof SUBAGENT_SPAWNED]
 
 /**
  * The update on the parent's delegate call that says which subagent runs it (live and in a
  * replay): `in_progress`, the child's title, its session id in `_meta.dsh.subagent`.
  */
-export function subagentProgressUpdate(spawned: Omit<SubagentSpawned, 'turn'>, text?: string): SessionUpdate {
+export function subagentProgressUpdate(
+  spawned: Omit<SubagentSpawned, 'turn'>,
+  text?: string,
+): AcpSessionUpdate {
   return {
     sessionUpdate: 'tool_call_update',
     toolCallId: spawned.callId,
@@ -193,10 +199,11 @@ export class UpdateProjector {
   }
 
   private variantsFor(event: SessionEvent): SessionUpdate[] {
+    if (isExtensionEvent(event)) return this.extensionVariants(event)
     switch (event.type) {
       case 'user/message': {
         const messageId = messageIdOf(event.seq)
-        const out: SessionUpdate[] = event.data.content.map((content) => ({
+        const out: AcpSessionUpdate[] = event.data.content.map((content) => ({
           sessionUpdate: 'user_message_chunk',
           content,
           messageId,
@@ -213,7 +220,7 @@ export class UpdateProjector {
         return out
       }
       case 'assistant/message': {
-        const out: SessionUpdate[] = []
+        const out: AcpSessionUpdate[] = []
         const messageId = messageIdOf(event.seq)
         if (event.data.thought) out.push(thoughtChunk(event.data.thought, messageId))
         if (event.data.content) out.push(messageChunk(event.data.content, messageId))
@@ -248,13 +255,22 @@ export class UpdateProjector {
       case 'config/set':
         this.config[event.data.option] = event.data.value
         return this.options.configUpdates?.({ ...this.config }, event.data.option) ?? []
-      case SUBAGENT_SPAWNED: {
-        const spawned = event.data as unknown as SubagentSpawned
-        return this.openCalls.has(spawned.callId) ? [subagentProgressUpdate(spawned)] : []
-      }
-      default:
+      case 'step/start':
+      case 'step/end':
+      case 'context/note':
+      case 'session/directories':
         return []
+      default:
+        return assertNever(event, 'event')
     }
+  }
+
+  /** Of the extension events, only a registered `subagent:spawned` on an open call shows. */
+  private extensionVariants(event: ExtensionEvent): SessionUpdate[] {
+    const spawned = extensionData(event, SUBAGENT_SPAWNED)
+    return spawned !== undefined && this.openCalls.has(spawned.callId)
+      ? [subagentProgressUpdate(spawned)]
+      : []
   }
 }
 

@@ -128,7 +128,7 @@ describe('toChatMessages', () => {
         ],
       },
     ])
-    const textOnly = [{ role: 'user' as const, content: [{ type: 'text', text: 'plain' }] }]
+    const textOnly = [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'plain' }] }]
     expect(toChatMessages(textOnly, { images: true })).toEqual([{ role: 'user', content: 'plain' }])
   })
 })

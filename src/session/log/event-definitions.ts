@@ -1,0 +1,128 @@
+import {
+  boolean,
+  contentBlocks,
+  described,
+  type EventDefinition,
+  json,
+  nonEmptyString,
+  positiveInt,
+  string,
+  stringList,
+  stringOrBoolean,
+  tokenUsage,
+  toolCallContents,
+  toolCallLocations,
+  turnEndReason,
+} from './event-fields.js'
+
+/**
+ * The one definition of every event type's data. The types (`EventDataMap`,
+ * `ExtensionEventDataMap`), the check on append and on load (`assertEventShape`) and
+ * `schemas/events.schema.json` (scripts/generate-event-schema.mjs) all come from here. Order
+ * matters: it is the order of `CORE_EVENT_TYPES` and of the schema.
+ */
+export const CORE_EVENTS = {
+  'turn/start': {
+    description: 'A turn opens. Turns do not nest.',
+    required: { turn: positiveInt },
+  },
+  'user/message': {
+    description: "The user's prompt of the open turn.",
+    required: { turn: positiveInt, content: contentBlocks },
+  },
+  'step/start': {
+    description: 'One model call of the open turn begins.',
+    required: { turn: positiveInt, step: positiveInt },
+  },
+  'assistant/message': {
+    description: 'What the model said in a step, with its reasoning and token usage when known.',
+    required: { turn: positiveInt, step: positiveInt, content: string },
+    optional: { thought: string, usage: tokenUsage },
+  },
+  'tool/call': {
+    description: 'The model asked for a tool; a tool/result with the same callId answers it.',
+    required: {
+      turn: positiveInt,
+      step: positiveInt,
+      callId: nonEmptyString,
+      name: nonEmptyString,
+      input: described(json, 'Any JSON value.'),
+    },
+    optional: { title: string, kind: string, locations: toolCallLocations },
+  },
+  'tool/result': {
+    description: 'The answer to an open tool/call.',
+    required: {
+      turn: positiveInt,
+      step: positiveInt,
+      callId: nonEmptyString,
+      output: described(json, 'Any JSON value: what the model read (cut with a note when it was very long).'),
+    },
+    optional: { isError: boolean, content: toolCallContents },
+  },
+  'step/end': {
+    description: 'The step closes.',
+    required: { turn: positiveInt, step: positiveInt },
+  },
+  'turn/end': {
+    description: 'The open turn closes; its seq is a boundary a fork may use.',
+    required: { turn: positiveInt, reason: turnEndReason },
+    optional: { message: string },
+  },
+  'session/title': {
+    description: "Standalone, between turns: the session's title changed.",
+    required: { title: string },
+  },
+  'context/note': {
+    description: "Standalone, between turns: a note added to the model's context.",
+    required: { text: string },
+  },
+  'config/set': {
+    description:
+      'Standalone, anywhere (also inside a turn): a session configuration option got a new value. The current configuration is the last value per option; a fork child inherits the values of its prefix. Options dsh-acp sets: mode (ask, accept-edits, read-only), model (a model id the server offers), thought_level (a reasoning effort).',
+    required: { option: nonEmptyString, value: stringOrBoolean },
+  },
+  'session/directories': {
+    description:
+      "Standalone, anywhere: the session's additional workspace directories (ACP additionalDirectories) are now these absolute paths; the file tools may work inside them as inside cwd. The last one holds.",
+    required: { directories: stringList },
+  },
+} as const satisfies Readonly<Record<string, EventDefinition>>
+
+/**
+ * The registry of the namespaced (`namespace:name`) events dsh-acp itself writes: every agent
+ * event. The store keeps any extension event's data as the JSON object it was given; readers take
+ * a registered one's data through `extensionData`, which checks it against this definition.
+ */
+export const EXTENSION_EVENTS = {
+  'permission:always': {
+    description:
+      'The user answered a permission request with allow_always or reject_always: calls in scope (a tool name, or run_command:<command line>) are allowed or refused from now on without asking. Load keeps it; a fork child inherits it at its boundary.',
+    required: { tool: nonEmptyString, scope: nonEmptyString, allow: boolean },
+    closed: true,
+  },
+  'mcp:connected': {
+    description:
+      "An MCP server of the session connected; its tools (registered names mcp__<server>__<tool>) are offered. Appended only when the log's last mcp:connected or mcp:failed for that server says otherwise (so a load with the same servers adds none). Never holds the server's command, env, url or headers.",
+    required: { server: string, tools: stringList },
+    closed: true,
+  },
+  'mcp:failed': {
+    description:
+      "An MCP server of the session failed to start, timed out or stopped working; its tools were withdrawn and the user was told. The reason never holds the server's secrets.",
+    required: { server: string, reason: string },
+    closed: true,
+  },
+  'subagent:spawned': {
+    description:
+      "A delegate call of turn spawned the subagent session sessionId (a fork of this session marked with the call) to do task; title is the child's. Replays show the call in progress with the child's id.",
+    required: {
+      turn: positiveInt,
+      callId: nonEmptyString,
+      sessionId: string,
+      title: string,
+      task: string,
+    },
+    closed: true,
+  },
+} as const satisfies Readonly<Record<`${string}:${string}`, EventDefinition>>
