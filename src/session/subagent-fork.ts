@@ -30,7 +30,7 @@ export function checkSubagentMarker(marker: unknown): SubagentMarker {
     throw new SessionForkError(
       SessionErrorCode.INVALID_SUBAGENT_MARKER,
       'a subagent marker is { turn: a positive integer, callId: a non-empty string }',
-      { marker: (marker ?? null) as never },
+      { marker: marker ?? null },
     )
   }
   return { turn: m.turn as number, callId: m.callId }

@@ -1,4 +1,5 @@
-import type { Session } from '../../session/index.js'
+import { assertNever } from '../../lib/assert-never.js'
+import { isKnownTurnEndReason, type Session } from '../../session/index.js'
 import type { ToolResult, TurnOutcome } from '../types.js'
 
 /** The text of the last assistant message of the child's latest turn that said anything. */
@@ -20,7 +21,10 @@ function lastAnswer(child: Session): string {
 export function finalAnswer(child: Session, outcome: TurnOutcome): ToolResult {
   const answer = lastAnswer(child)
   const said = answer === '' ? '' : ` Its last message:\n${answer}`
-  switch (outcome.endReason) {
+  const reason = outcome.endReason
+  const stopped = { output: `Subagent ${child.id} stopped (${reason}).${said}`, isError: true }
+  if (!isKnownTurnEndReason(reason)) return stopped
+  switch (reason) {
     case 'completed':
       return { output: answer === '' ? `Subagent ${child.id} finished without an answer.` : answer }
     case 'cancelled':
@@ -32,7 +36,12 @@ export function finalAnswer(child: Session, outcome: TurnOutcome): ToolResult {
         output: `Subagent ${child.id} stopped at its step bound without a final answer.${said}`,
         isError: true,
       }
+    case 'max-tokens':
+    case 'refusal':
+    case 'interrupted':
+    case 'disposed':
+      return stopped
     default:
-      return { output: `Subagent ${child.id} stopped (${outcome.endReason}).${said}`, isError: true }
+      return assertNever(reason, 'turn end reason')
   }
 }

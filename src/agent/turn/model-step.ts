@@ -1,4 +1,5 @@
 import { abortable } from '../../lib/abort.js'
+import { assertNever } from '../../lib/assert-never.js'
 import {
   HistoryProjector,
   type JsonValue,
@@ -102,7 +103,7 @@ export async function streamModelStep(
           step.stop = chunk.reason
           break
         default:
-          break
+          assertNever(chunk, 'model chunk')
       }
     }
     if (signal.aborted) step.aborted = true

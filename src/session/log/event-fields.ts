@@ -35,6 +35,21 @@ const isOptionalNonNegativeNumber = (v: unknown) => v === undefined || isNonNega
 const isNonEmptyString = (v: unknown) => typeof v === 'string' && v.length > 0
 const isPositiveInt = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 1
 
+/**
+ * The turn end reasons dsh-acp itself writes. The set of reasons is open: any other non-empty
+ * string is a reason too (and says the turn was cut short).
+ */
+export const KNOWN_TURN_END_REASONS = [
+  'completed',
+  'cancelled',
+  'error',
+  'max-tokens',
+  'max-turn-requests',
+  'refusal',
+  'interrupted',
+  'disposed',
+] as const
+
 /** The schemas the fields share, named in the generated schema's `$defs`. */
 export const SHARED_DEFS: Readonly<Record<string, SchemaNode>> = {
   positiveInt: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
@@ -58,21 +73,7 @@ export const SHARED_DEFS: Readonly<Record<string, SchemaNode>> = {
   turnEndReason: {
     description:
       'Why a turn ended. completed, max-tokens, max-turn-requests and refusal end it cleanly; every other reason (the known ones below, or any other non-empty string) says it was cut short.',
-    anyOf: [
-      {
-        enum: [
-          'completed',
-          'cancelled',
-          'error',
-          'max-tokens',
-          'max-turn-requests',
-          'refusal',
-          'interrupted',
-          'disposed',
-        ],
-      },
-      { type: 'string', minLength: 1 },
-    ],
+    anyOf: [{ enum: [...KNOWN_TURN_END_REASONS] }, { type: 'string', minLength: 1 }],
   },
 }
 

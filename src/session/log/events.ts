@@ -1,5 +1,5 @@
 import { CORE_EVENTS, EXTENSION_EVENTS } from './event-definitions.js'
-import { type DataOf, isDataOf } from './event-fields.js'
+import { type DataOf, isDataOf, KNOWN_TURN_END_REASONS } from './event-fields.js'
 
 /**
  * The event vocabulary of a session log. A log is an append-only sequence of `SessionEvent`s whose
@@ -27,16 +27,18 @@ export interface TokenUsage {
  * (no open step, no unanswered tool call). Every other reason says the turn was cut short, and may
  * close an open step and unanswered tool calls. The set is open: unknown reasons count as cut short.
  */
-export type TurnEndReason =
-  | 'completed'
-  | 'cancelled'
-  | 'error'
-  | 'max-tokens'
-  | 'max-turn-requests'
-  | 'refusal'
-  | 'interrupted'
-  | 'disposed'
-  | (string & {})
+export type TurnEndReason = KnownTurnEndReason | (string & {})
+
+/** A reason dsh-acp itself writes (see {@link KNOWN_TURN_END_REASONS}). */
+export type KnownTurnEndReason = (typeof KNOWN_TURN_END_REASONS)[number]
+
+export { KNOWN_TURN_END_REASONS }
+
+const KNOWN_TURN_END_REASON_SET: ReadonlySet<string> = new Set(KNOWN_TURN_END_REASONS)
+
+export function isKnownTurnEndReason(reason: TurnEndReason): reason is KnownTurnEndReason {
+  return KNOWN_TURN_END_REASON_SET.has(reason)
+}
 
 export const CLEAN_TURN_END_REASONS: ReadonlySet<string> = new Set([
   'completed',

@@ -1,5 +1,6 @@
+import { assertNever } from '../../lib/assert-never.js'
 import { SessionError, SessionErrorCode } from '../errors.js'
-import { CLEAN_TURN_END_REASONS, type SessionEvent } from './events.js'
+import { CLEAN_TURN_END_REASONS, isExtensionEvent, type SessionEvent } from './events.js'
 
 /** A turn's extent in the log: `end` is undefined while the turn is open. */
 export interface TurnSpan {
@@ -54,86 +55,94 @@ export class LogState {
     if (event.seq !== this.lastSeq + 1) {
       violation(`seq ${event.seq} does not follow ${this.lastSeq}`, event, { expectedSeq: this.lastSeq + 1 })
     }
-    const d = event.data as Record<string, unknown>
+    if (isExtensionEvent(event)) return
     const open = this.openTurn
     switch (event.type) {
-      case 'turn/start':
-        if (open !== undefined) violation(`turn ${d.turn} starts inside open turn ${open}`, event)
-        if (d.turn !== this.lastTurn + 1)
-          violation(`turn ${d.turn} does not follow turn ${this.lastTurn}`, event)
-        return
-      case 'user/message':
-        this.requireTurn(event, d)
-        if (this.openStep !== undefined) violation('user/message inside an open step', event)
-        return
-      case 'step/start':
-        this.requireTurn(event, d)
-        if (this.openStep !== undefined)
-          violation(`step ${d.step} starts inside open step ${this.openStep}`, event)
-        if (d.step !== this.lastStep + 1)
-          violation(`step ${d.step} does not follow step ${this.lastStep}`, event)
-        return
-      case 'assistant/message':
-        this.requireStep(event, d)
-        return
-      case 'tool/call':
-        this.requireStep(event, d)
-        if (this.turnCallIds.has(d.callId as string))
-          violation(`tool call id ${d.callId} reused in turn`, event)
-        return
-      case 'tool/result': {
-        this.requireStep(event, d)
-        const call = this.openCalls.get(d.callId as string)
-        if (!call) violation(`tool/result ${d.callId} answers no open tool call`, event)
+      case 'turn/start': {
+        const { turn } = event.data
+        if (open !== undefined) violation(`turn ${turn} starts inside open turn ${open}`, event)
+        if (turn !== this.lastTurn + 1) violation(`turn ${turn} does not follow turn ${this.lastTurn}`, event)
         return
       }
+      case 'user/message':
+        this.requireTurn(event, event.data)
+        if (this.openStep !== undefined) violation('user/message inside an open step', event)
+        return
+      case 'step/start': {
+        const { step } = event.data
+        this.requireTurn(event, event.data)
+        if (this.openStep !== undefined)
+          violation(`step ${step} starts inside open step ${this.openStep}`, event)
+        if (step !== this.lastStep + 1) violation(`step ${step} does not follow step ${this.lastStep}`, event)
+        return
+      }
+      case 'assistant/message':
+        this.requireStep(event, event.data)
+        return
+      case 'tool/call':
+        this.requireStep(event, event.data)
+        if (this.turnCallIds.has(event.data.callId))
+          violation(`tool call id ${event.data.callId} reused in turn`, event)
+        return
+      case 'tool/result':
+        this.requireStep(event, event.data)
+        if (!this.openCalls.has(event.data.callId))
+          violation(`tool/result ${event.data.callId} answers no open tool call`, event)
+        return
       case 'step/end':
-        this.requireStep(event, d)
+        this.requireStep(event, event.data)
         if (this.openCalls.size > 0) {
-          violation(`step ${d.step} ends with unanswered tool calls`, event, {
+          violation(`step ${event.data.step} ends with unanswered tool calls`, event, {
             callIds: this.unansweredCalls,
           })
         }
         return
-      case 'turn/end':
-        this.requireTurn(event, d)
-        if (CLEAN_TURN_END_REASONS.has(d.reason as string)) {
+      case 'turn/end': {
+        const { reason } = event.data
+        this.requireTurn(event, event.data)
+        if (CLEAN_TURN_END_REASONS.has(reason)) {
           if (this.openStep !== undefined)
-            violation(`turn ends (${d.reason}) with step ${this.openStep} open`, event)
+            violation(`turn ends (${reason}) with step ${this.openStep} open`, event)
           if (this.openCalls.size > 0) {
-            violation(`turn ends (${d.reason}) with unanswered tool calls`, event, {
+            violation(`turn ends (${reason}) with unanswered tool calls`, event, {
               callIds: this.unansweredCalls,
             })
           }
         }
         return
-      default:
+      }
+      case 'session/title':
+      case 'context/note':
+      case 'config/set':
+      case 'session/directories':
         return
+      default:
+        assertNever(event, 'event')
     }
   }
 
   apply(event: SessionEvent): void {
-    const d = event.data as Record<string, unknown>
     this.lastSeq = event.seq
+    if (isExtensionEvent(event)) return
     switch (event.type) {
       case 'turn/start':
-        this.turns.push({ turn: d.turn as number, start: event.seq, end: undefined })
-        this.lastTurn = d.turn as number
+        this.turns.push({ turn: event.data.turn, start: event.seq, end: undefined })
+        this.lastTurn = event.data.turn
         this.lastStep = 0
         this.openStep = undefined
         this.openCalls.clear()
         this.turnCallIds.clear()
         return
       case 'step/start':
-        this.openStep = d.step as number
-        this.lastStep = d.step as number
+        this.openStep = event.data.step
+        this.lastStep = event.data.step
         return
       case 'tool/call':
-        this.openCalls.set(d.callId as string, { step: d.step as number })
-        this.turnCallIds.add(d.callId as string)
+        this.openCalls.set(event.data.callId, { step: event.data.step })
+        this.turnCallIds.add(event.data.callId)
         return
       case 'tool/result':
-        this.openCalls.delete(d.callId as string)
+        this.openCalls.delete(event.data.callId)
         return
       case 'step/end':
         this.openStep = undefined
@@ -145,18 +154,25 @@ export class LogState {
         this.openCalls.clear()
         return
       }
-      default:
+      case 'user/message':
+      case 'assistant/message':
+      case 'session/title':
+      case 'context/note':
+      case 'config/set':
+      case 'session/directories':
         return
+      default:
+        assertNever(event, 'event')
     }
   }
 
-  private requireTurn(event: SessionEvent, d: Record<string, unknown>): void {
+  private requireTurn(event: SessionEvent, d: { readonly turn: number }): void {
     const open = this.openTurn
     if (open === undefined) violation(`${event.type} outside any turn`, event)
     if (d.turn !== open) violation(`${event.type} names turn ${d.turn} but turn ${open} is open`, event)
   }
 
-  private requireStep(event: SessionEvent, d: Record<string, unknown>): void {
+  private requireStep(event: SessionEvent, d: { readonly turn: number; readonly step: number }): void {
     this.requireTurn(event, d)
     if (this.openStep === undefined) violation(`${event.type} outside any step`, event)
     if (d.step !== this.openStep)

@@ -1,7 +1,9 @@
+import { assertNever } from '../../lib/assert-never.js'
 import {
   CLEAN_TURN_END_REASONS,
   type ContentBlock,
   type CoreEvent,
+  isExtensionEvent,
   type JsonValue,
   type SessionEvent,
 } from '../log/events.js'
@@ -82,6 +84,7 @@ export class HistoryProjector {
   }
 
   private fold(event: SessionEvent): void {
+    if (isExtensionEvent(event)) return
     switch (event.type) {
       case 'user/message':
         this.messages.push({ role: 'user', content: event.data.content })
@@ -110,8 +113,13 @@ export class HistoryProjector {
       case 'turn/end':
         this.closeStep(CLEAN_TURN_END_REASONS.has(event.data.reason) ? undefined : event.data.reason)
         break
-      default:
+      case 'turn/start':
+      case 'session/title':
+      case 'config/set':
+      case 'session/directories':
         break
+      default:
+        assertNever(event, 'event')
     }
   }
 
