@@ -182,6 +182,30 @@ describe('projectUpdates', () => {
     expectAcpValid(updates)
   })
 
+  it('updates: a registered subagent:spawned on an open call shows progress; a malformed one or another plugin event shows nothing', () => {
+    const spawned = { turn: 1, callId: 'c', sessionId: 'child', title: 'Child', task: 'do it' }
+    const s = appendAll(f.sessions.create('s'), [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: { turn: 1, step: 1 } },
+      { type: 'tool/call', data: { turn: 1, step: 1, callId: 'c', name: 'delegate', input: {} } },
+      { type: 'subagent:spawned', data: { ...spawned, callId: 7 } },
+      { type: 'subagent:spawned', data: { ...spawned, extra: true } },
+      { type: 'metrics:sample', data: { callId: 'c' } },
+      { type: 'subagent:spawned', data: spawned },
+    ])
+    const updates = projectUpdates('s', s.events())
+    expect(updates.map((u) => [u._meta?.dsh.seq, u.update.sessionUpdate])).toEqual([
+      [3, 'tool_call'],
+      [7, 'tool_call_update'],
+    ])
+    expect(updates[1]?.update).toMatchObject({
+      status: 'in_progress',
+      title: 'Subagent: Child',
+      _meta: { dsh: { subagent: { sessionId: 'child' } } },
+    })
+    expectAcpValid(updates)
+  })
+
   it('updates: the helper rejects a malformed update (the schema check can fail)', () => {
     const bad = { sessionId: 's', update: { sessionUpdate: 'tool_call' }, _meta: { dsh: { seq: 1 } } }
     expect(validateAcpDefinition('SessionNotification', bad)).not.toEqual([])
