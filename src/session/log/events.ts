@@ -11,8 +11,11 @@ export type JsonPrimitive = string | number | boolean | null
 export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: string]: JsonValue }
 export type JsonObject = { readonly [key: string]: JsonValue }
 
-/** An ACP content block (text, image, audio, resource_link, resource), kept as the client sent it. */
-/** ACP `ToolCallContent` (content, diff, terminal) and `ToolCallLocation`, as tool events hold them. */
+/**
+ * The ACP shapes events hold, as the SDK types them: `ContentBlock` (a prompt's text, image,
+ * audio, resource_link, resource, kept as the client sent it), `ToolCallContent` (content, diff,
+ * terminal) and `ToolCallLocation`.
+ */
 export type { ContentBlock, ToolCallContent, ToolCallLocation } from '@agentclientprotocol/sdk'
 
 export interface TokenUsage {
