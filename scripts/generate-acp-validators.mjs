@@ -158,14 +158,22 @@ function bothSchemas(stable, unstable, side) {
   return { stableMethods, unstableOnly, all }
 }
 
+/** The values of the schema's `ToolKind` (a `oneOf` of string constants). */
+function toolKinds(schema) {
+  const kinds = schema.$defs.ToolKind.oneOf.map((branch) => branch.const)
+  if (!kinds.every((kind) => typeof kind === 'string'))
+    throw new Error('ToolKind is no longer a oneOf of constants')
+  return kinds
+}
+
 const quoted = (names) => names.map((name) => `'${name}'`).join(' | ')
 
 /**
  * The client side: `acp-client-methods.gen.ts` (the table), and one validator module per schema
  * holding a validator for each request's response, typed as a guard for the SDK's response type
  * (the module is not type-checked: that the validator checks what the type says is this
- * generator's promise). The stable module also guards `ToolKind`, for the tool call shown in a
- * permission request.
+ * generator's promise). The table also lists the schema's `ToolKind`s, for the tool call shown in
+ * a permission request.
  */
 function clientFiles(stable, unstable) {
   const { all } = bothSchemas(stable, unstable, 'client')
@@ -210,6 +218,11 @@ export const ACP_CLIENT_METHODS: {
 ${all.map(tableRow).join('\n')}
 }
 
+/** The kinds of tool call ACP defines. */
+export const ACP_TOOL_KINDS = [${toolKinds(stable)
+    .map((kind) => `'${kind}'`)
+    .join(', ')}] as const satisfies readonly stable.ToolKind[]
+
 /** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
 export interface ResponseValidator<T> {
   (data: unknown): data is T
@@ -223,23 +236,15 @@ export interface ResponseValidator<T> {
   for (const kind of ['stable', 'unstable']) {
     const schema = kind === 'stable' ? stable : unstable
     const mine = requests.filter((entry) => entry.schema === kind)
-    const names = [...mine.map((entry) => entry.result), ...(kind === 'stable' ? ['ToolKind'] : [])]
+    const names = mine.map((entry) => entry.result)
     const subset =
       kind === 'stable'
         ? 'AcpStableClientRequestName'
         : 'Exclude<AcpClientRequestName, AcpStableClientRequestName>'
     const imports =
       kind === 'stable'
-        ? `import type * as stable from '@agentclientprotocol/sdk'
-import type { AcpClientMethods, AcpStableClientRequestName, ResponseValidator } from './acp-client-methods.gen.js'`
+        ? `import type { AcpClientMethods, AcpStableClientRequestName, ResponseValidator } from './acp-client-methods.gen.js'`
         : `import type { AcpClientMethods, AcpClientRequestName, AcpStableClientRequestName, ResponseValidator } from './acp-client-methods.gen.js'`
-    const toolKind =
-      kind === 'stable'
-        ? `
-/** True for the kinds of tool call ACP defines. */
-export const isToolKind: (kind: unknown) => kind is stable.ToolKind = ToolKind
-`
-        : ''
     files[`acp-client-${kind}.gen.ts`] = `${HEADER}// @ts-nocheck
 /* biome-ignore-all lint: generated code */
 ${validatorsModule(schema, names)}
@@ -251,7 +256,7 @@ export const RESPONSE_VALIDATORS: {
 } = {
 ${mine.map((entry) => `  '${entry.method}': ${entry.result},`).join('\n')}
 }
-${toolKind}`
+`
   }
   return files
 }

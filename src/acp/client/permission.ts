@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { PermissionAnswer } from '../../agent/config/permissions.js'
 import type { PermissionRequest } from '../../agent/types.js'
-import { isToolKind } from '../schema/acp-client-stable.gen.js'
+import { ACP_TOOL_KINDS } from '../schema/acp-client-methods.gen.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
 
 /** The options every permission request offers; each option's id is its kind. */
@@ -48,8 +48,8 @@ export async function requestPermission(
   target: ReturnType<PermissionTarget>,
   signal: AbortSignal,
 ): Promise<PermissionAnswer> {
-  const kind = target.toolCall.kind
-  const toolCall = { ...target.toolCall, kind: isToolKind(kind) ? kind : 'other' }
+  const kind = ACP_TOOL_KINDS.find((known) => known === target.toolCall.kind) ?? 'other'
+  const toolCall = { ...target.toolCall, kind }
   const { outcome } = await sendClientRequest(
     send,
     'session/request_permission',
