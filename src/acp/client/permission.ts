@@ -5,7 +5,7 @@ import { ACP_TOOL_KINDS } from '../schema/acp-client-methods.gen.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
 
 /** The options every permission request offers; each option's id is its kind. */
-export const PERMISSION_OPTIONS = [
+const PERMISSION_OPTIONS = [
   { optionId: 'allow_once', name: 'Allow once', kind: 'allow_once' },
   { optionId: 'allow_always', name: 'Always allow', kind: 'allow_always' },
   { optionId: 'reject_once', name: 'Reject', kind: 'reject_once' },
