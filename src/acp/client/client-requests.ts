@@ -4,8 +4,6 @@ import type {
   AcpClientRequestName,
   ResponseValidator,
 } from '../schema/acp-client-methods.gen.js'
-import * as stable from '../schema/acp-client-stable.gen.js'
-import * as unstable from '../schema/acp-client-unstable.gen.js'
 import { explainIssues, type SchemaIssue } from '../validate-params.js'
 
 /**
@@ -33,9 +31,26 @@ export class ClientResponseError extends Error {
   }
 }
 
-const VALIDATORS: {
+type Validators = {
   readonly [M in AcpClientRequestName]: ResponseValidator<AcpClientMethods[M]['result']>
-} = { ...stable.RESPONSE_VALIDATORS, ...unstable.RESPONSE_VALIDATORS }
+}
+
+/**
+ * The response validators, loaded when the first request is sent (while it is on its way): many
+ * connections send none, and starting the server need not parse them.
+ */
+let validators: Promise<Validators> | undefined
+
+function loadValidators(): Promise<Validators> {
+  if (!validators) {
+    validators = Promise.all([
+      import('../schema/acp-client-stable.gen.js'),
+      import('../schema/acp-client-unstable.gen.js'),
+    ]).then(([stable, unstable]) => ({ ...stable.RESPONSE_VALIDATORS, ...unstable.RESPONSE_VALIDATORS }))
+    validators.catch(() => {}) // handled here too: a request whose send fails never awaits it
+  }
+  return validators
+}
 
 /**
  * Sends `method` and resolves with its result, checked against the official ACP schema of the
@@ -50,9 +65,10 @@ export async function sendClientRequest<M extends AcpClientRequestName>(
   params: AcpClientMethods[M]['params'],
   signal?: AbortSignal,
 ): Promise<AcpClientMethods[M]['result']> {
+  const loading = loadValidators()
   const result = signal ? await untilAborted(() => send(method, params), signal) : await send(method, params)
   const value = result ?? {}
-  const validate = VALIDATORS[method]
+  const validate = (await loading)[method]
   if (validate(value)) return value
   throw ClientResponseError.of(method, validate.errors ?? [])
 }
