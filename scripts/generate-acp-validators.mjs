@@ -178,10 +178,9 @@ const quoted = (names) => names.map((name) => `'${name}'`).join(' | ')
 function clientFiles(stable, unstable) {
   const { all } = bothSchemas(stable, unstable, 'client')
   const requests = all.filter((entry) => !entry.notification)
-  const sdk = (entry) => entry.schema
   const typeRow = (entry) =>
-    `  '${entry.method}': { params: ${sdk(entry)}.${entry.params}; result: ${
-      entry.notification ? 'void' : `${sdk(entry)}.${entry.result}`
+    `  '${entry.method}': { params: ${entry.schema}.${entry.params}; result: ${
+      entry.notification ? 'void' : `${entry.schema}.${entry.result}`
     } }`
   const tableRow = (entry) =>
     `  '${entry.method}': { schema: '${entry.schema}', params: '${entry.params}', result: ${
