@@ -256,13 +256,20 @@ export class AcpConnection {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
       },
-      clientBridge: (sessionId) => createClientBridge(this.rpc, this.client, sessionId),
+      clientBridge: (sessionId) =>
+        createClientBridge((method, params) => this.rpc.sendRequest(method, params), this.client, sessionId),
       openSubagent: (link) =>
         openSubagentView(
           {
             client: this.client,
             notify: (update) => this.callState.notify(update),
-            bridge: (sessionId, target) => createClientBridge(this.rpc, this.client, sessionId, target),
+            bridge: (sessionId, target) =>
+              createClientBridge(
+                (method, params) => this.rpc.sendRequest(method, params),
+                this.client,
+                sessionId,
+                target,
+              ),
           },
           link,
         ),

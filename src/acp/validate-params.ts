@@ -8,7 +8,7 @@ interface Validator {
   errors?: ReadonlyArray<SchemaIssue> | null
 }
 
-interface SchemaIssue {
+export interface SchemaIssue {
   readonly instancePath: string
   readonly keyword: string
   readonly params: Readonly<Record<string, unknown>>
@@ -80,19 +80,26 @@ function describeIssue(issue: SchemaIssue): { field: string; problem: string } {
 
 /**
  * The most specific explanation of a failed validation: the issues at the deepest field (a union
- * reports each branch's issue there; they are joined with "or").
+ * reports each branch's issue there; they are joined with "or"). `whole` names the validated
+ * value itself.
  */
-function explain(method: string, issues: readonly SchemaIssue[]): ProtocolError {
+export function explainIssues(
+  issues: readonly SchemaIssue[],
+  whole: string,
+): { readonly field: string; readonly problems: string } {
   const concrete = issues.filter((i) => i.keyword !== 'anyOf' && i.keyword !== 'oneOf')
   const candidates = (concrete.length > 0 ? concrete : issues).map(describeIssue)
   const depth = (field: string) => field.split(/[.[]/).length
   const deepest = Math.max(...candidates.map((c) => depth(c.field)))
   const atDeepest = candidates.filter((c) => depth(c.field) === deepest)
-  const subject = (field: string) => (field === '' ? 'params' : field)
+  const subject = (field: string) => (field === '' ? whole : field)
   const problems = [...new Set(atDeepest.map((c) => `${subject(c.field)} ${c.problem}`))]
-  return ProtocolError.invalidParams(`${method}: ${problems.join(' or ')}`, {
-    field: subject(atDeepest[0]?.field ?? ''),
-  })
+  return { field: subject(atDeepest[0]?.field ?? ''), problems: problems.join(' or ') }
+}
+
+function explain(method: string, issues: readonly SchemaIssue[]): ProtocolError {
+  const { field, problems } = explainIssues(issues, 'params')
+  return ProtocolError.invalidParams(`${method}: ${problems}`, { field })
 }
 
 /**
