@@ -1,4 +1,4 @@
-export { AbortedError, abortable, isAbortError, raceAbort, sleep } from '../lib/abort.js'
+export { AbortedError, abortable, isAbortError, raceAbort } from '../lib/abort.js'
 export * from './config/modes.js'
 export * from './config/permissions.js'
 export * from './config/session-config.js'

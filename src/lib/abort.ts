@@ -1,4 +1,8 @@
-/** Thrown (or rejected with) when work stopped because its signal aborted. */
+/**
+ * Thrown (or rejected with) when work stopped because its signal aborted: the one AbortError this
+ * project makes. Waits use the platform's (`node:timers/promises` with a `signal`), which
+ * {@link isAbortError} recognises as well.
+ */
 export class AbortedError extends Error {
   override name = 'AbortError'
   constructor(message = 'aborted') {
@@ -110,20 +114,4 @@ class AbortableIterator<T> implements AsyncIterableIterator<T> {
     this.signal.removeEventListener('abort', this.onAbort)
     if (stopSource) this.source.return?.()?.catch(() => {})
   }
-}
-
-/** Resolves after `ms`, or rejects with {@link AbortedError} as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(new AbortedError())
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(new AbortedError())
-    }
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
 import type { Writable } from 'node:stream'
 import type { WireDirection } from '../jsonrpc/connection.js'
+import { isObject } from '../lib/is.js'
 
 /**
  * One transcript line (`schemas/transcript.schema.json`): the direction, optionally the time
@@ -131,9 +132,6 @@ export class TranscriptFormatError extends Error {
     this.name = 'TranscriptFormatError'
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 const ENTRY_KEYS = ['dir', 'ms', 'msg', 'raw', 'rawBase64']
 

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { isObject } from '../lib/is.js'
 
 /**
  * Validation against the official ACP JSON schema shipped in `@agentclientprotocol/sdk` (v1):
@@ -136,9 +137,6 @@ export interface MessageOptions {
   /** Default `unstable`. */
   readonly schema?: AcpSchemaVariant
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /**
  * Errors of one JSON-RPC message (request, notification or response, in either direction) against

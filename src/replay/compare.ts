@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
+import { isObject } from '../lib/is.js'
 import { align } from './align.js'
 import type { LiveEntry } from './engine.js'
 import type { ScriptLine } from './script.js'
@@ -49,9 +50,6 @@ export interface CompareInput {
 }
 
 const UNANSWERED = 'the transcript holds no request like it: answered with an error'
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 interface Item {
   readonly key: string

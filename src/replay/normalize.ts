@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import type { WireDirection } from '../jsonrpc/index.js'
+import { isObject } from '../lib/is.js'
 import type { CompiledRule } from './rules.js'
 
 /**
@@ -118,9 +119,6 @@ export function normalizeInitializeVersions(value: unknown): void {
     if (isObject(info) && typeof info.version === 'string') info.version = '<version>'
   }
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 function walk(value: unknown, visit: (key: string, child: unknown) => void): void {
   if (Array.isArray(value)) for (const item of value) walk(item, visit)

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { isObject } from '../lib/is.js'
 
 /**
  * A user normalization rule (`dsh-acp replay --rules FILE`). A rules file is JSON:
@@ -35,9 +36,6 @@ export interface CompiledRule {
 export class RulesError extends Error {
   override name = 'RulesError'
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Parses a JSON Pointer into its segments (`~1` is `/`, `~0` is `~`). */
 export function parsePointer(pointer: string): string[] {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parseTranscriptLine, type TranscriptEntry, type WireDirection } from '../jsonrpc/index.js'
+import { isObject } from '../lib/is.js'
 
 /** What a transcript line is, read from its message's shape (JSON-RPC 2.0). */
 export type LineKind = 'request' | 'notification' | 'response' | 'raw' | 'other'
@@ -33,9 +34,6 @@ export interface Script {
   readonly lines: readonly ScriptLine[]
   readonly connections: readonly (readonly ScriptLine[])[]
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Classifies one parsed message. */
 export function classify(msg: unknown): { kind: LineKind; method?: string; idKey?: string } {

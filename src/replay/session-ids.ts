@@ -1,5 +1,4 @@
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isObject } from '../lib/is.js'
 
 /**
  * The transcript's session ids and the live agent's for the same sessions, learned from pairs of

@@ -1,3 +1,4 @@
+import { isObject } from '../../lib/is.js'
 import {
   messageForkBoundary,
   messageIdByFingerprint,
@@ -7,9 +8,6 @@ import {
 } from '../../session/index.js'
 
 type Meta = { readonly [key: string]: unknown } | null | undefined
-
-const isObject = (value: unknown): value is { readonly [key: string]: unknown } =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /**
  * The JetBrains AIR fork point (`_meta.jetbrains.air.fork`, version 1), as claude-agent-acp and

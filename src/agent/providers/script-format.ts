@@ -1,3 +1,4 @@
+import { isObject } from '../../lib/is.js'
 import type { JsonValue, TokenUsage } from '../../session/index.js'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelStopReason } from '../types.js'
@@ -88,10 +89,6 @@ function itemProblem(item: unknown): string | undefined {
     return undefined
   }
   return 'unknown item: expected text, thought, toolCall, delayMs, usage, stop or error'
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 function isCount(value: unknown): boolean {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { sleep } from '../../lib/abort.js'
+import { setTimeout as delay } from 'node:timers/promises'
 import type { ModelMessage } from '../../session/index.js'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
@@ -88,7 +88,7 @@ async function playItem(
   if ('text' in item) return { type: 'text', text: item.text }
   if ('thought' in item) return { type: 'thought', text: item.thought }
   if ('delayMs' in item) {
-    await sleep(item.delayMs, signal)
+    await delay(item.delayMs, undefined, { signal })
     return undefined
   }
   if ('usage' in item) {

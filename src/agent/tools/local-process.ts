@@ -1,3 +1,5 @@
+import { AbortedError } from '../../lib/abort.js'
+
 export interface LocalRun {
   readonly output: string
   /** Output beyond the limit was dropped (the first part is kept). */
@@ -89,7 +91,7 @@ export async function runLocalCommand(
       signalGroup(child.pid, 'SIGKILL')
       options.signal.removeEventListener('abort', onAbort)
       if (aborted) {
-        reject(new DOMException('the command was cancelled', 'AbortError'))
+        reject(new AbortedError('the command was cancelled'))
         return
       }
       resolve({ output: Buffer.concat(chunks).toString('utf8'), truncated, exitCode, signal, timedOut })

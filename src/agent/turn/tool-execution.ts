@@ -1,4 +1,4 @@
-import { isAbortError, raceAbort } from '../../lib/abort.js'
+import { AbortedError, isAbortError, raceAbort } from '../../lib/abort.js'
 import type { CoreEvent, Session, SessionUpdate, ToolCallContent } from '../../session/index.js'
 import { toolOutputText } from '../../session/index.js'
 import {
@@ -122,7 +122,7 @@ async function checkPermission(
     },
     env.signal,
   )
-  if (answer === 'cancelled') throw new DOMException('the permission request was cancelled', 'AbortError')
+  if (answer === 'cancelled') throw new AbortedError('the permission request was cancelled')
   if (answer === 'allow_always' || answer === 'reject_always') {
     recordAlways(env.session, tool, scope, answer === 'allow_always')
   }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { ListOptions, SessionPage, SessionSummary } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
@@ -364,7 +365,7 @@ export class SessionCatalog {
             { cause: error },
           )
         }
-        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+        await delay(10 * 4 ** attempt)
       }
     }
   }
@@ -388,7 +389,7 @@ export class SessionCatalog {
       } catch (error) {
         const path = this.paths.sessionFile(id)
         if (attempt >= READ_ATTEMPTS) throw persistenceError(id, 'list: read', path, error)
-        await new Promise((resolve) => setTimeout(resolve, 10 * 4 ** attempt))
+        await delay(10 * 4 ** attempt)
       }
     }
   }

@@ -1,5 +1,7 @@
+import { isObject } from '../../../lib/is.js'
 import type { JsonValue, TokenUsage } from '../../../session/index.js'
 import type { ModelChunk, ModelStopReason } from '../../types.js'
+import { errorText } from '../http/failures.js'
 
 interface PendingToolCall {
   /** Absent until a fragment names it; a call never named gets a generated `call_<uuid>`. */
@@ -147,19 +149,4 @@ function toTokenUsage(usage: { [key: string]: unknown }): TokenUsage {
 
 function count(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined
-}
-
-/** The human part of an OpenAI-style error value (`{message}`, `{error:{message}}`, or a string). */
-export function errorText(error: unknown): string {
-  if (typeof error === 'string') return error
-  if (isObject(error)) {
-    if (typeof error.message === 'string') return error.message
-    if (error.error !== undefined) return errorText(error.error)
-    if (typeof error.detail === 'string') return error.detail
-  }
-  return JSON.stringify(error) ?? String(error)
-}
-
-function isObject(value: unknown): value is { [key: string]: unknown } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,16 +1,9 @@
 import type { ModelChunk } from '../../types.js'
-import { CompletionAccumulator, errorText } from './completion-accumulator.js'
-import { OpenAiProviderError } from './errors.js'
-import { endedEarlyFailure, type FailureContext, streamFailure } from './failures.js'
-import { readSseBatches } from './sse-parser.js'
-
-/** Hooks a response reader reports through. */
-export interface ReadHooks {
-  /** Called for every chunk of body bytes received (the body began; the connection is alive). */
-  readonly onBytes: () => void
-  /** True when the caller gave up on this response (its read errors are not the server's fault). */
-  readonly aborted: () => boolean
-}
+import { endedEarlyFailure, errorText, type FailureContext, streamFailure } from '../http/failures.js'
+import { ModelServerError } from '../http/model-server-error.js'
+import { readSseBatches } from '../http/sse.js'
+import type { ReadHooks } from '../http/streaming-post.js'
+import { CompletionAccumulator } from './completion-accumulator.js'
 
 /**
  * The chunks of one 2xx chat-completions response. A `text/event-stream` body is read as it
@@ -50,7 +43,7 @@ export async function* readCompletion(
     }
   } catch (error) {
     // A connection lost after the model finished loses only the usage report, not the answer.
-    if (error instanceof OpenAiProviderError || !accumulator.finished || hooks.aborted()) throw error
+    if (error instanceof ModelServerError || !accumulator.finished || hooks.aborted()) throw error
     done = true
   }
   if (!done && !accumulator.finished) throw endedEarlyFailure(context)

@@ -1,9 +1,9 @@
+export { ModelServerError } from '../http/model-server-error.js'
 export {
   type ChatMessage,
   type ChatTool,
   toChatMessages,
   toChatTools,
 } from './chat-messages.js'
-export { OpenAiProviderError } from './errors.js'
 export { openAiProviderFromOptions } from './from-options.js'
 export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

@@ -105,14 +105,17 @@ describe('openai provider: abort', () => {
   })
 })
 
+/** Long enough that a loaded machine still connects and starts the body within it. */
+const SILENCE_MS = 250
+
 describe('openai provider: a silent server', () => {
   it('retries a server silent before the body began, then says it sent nothing', async () => {
     const fake = await serve(() => ({ stream: [{ waitForClose: true }] }))
     const { error } = await collectUntilError(
-      stream(fake, new AbortController().signal, { timeoutMs: 50, maxRetries: 1 }),
+      stream(fake, new AbortController().signal, { timeoutMs: SILENCE_MS, maxRetries: 1 }),
     )
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions sent nothing for 50 ms (gave up after 2 attempts)`,
+      `model server ${fake.url}/chat/completions sent nothing for ${SILENCE_MS} ms (gave up after 2 attempts)`,
     )
     // The client may give up before the server got to record the second request (a loaded machine).
     await expect.poll(() => fake.requests.length).toBe(2)
@@ -121,11 +124,11 @@ describe('openai provider: a silent server', () => {
   it('fails without retrying a stream that stalls after it began', async () => {
     const fake = await serve(() => ({ stream: [chunk({ content: 'half' }), { waitForClose: true }] }))
     const { items, error } = await collectUntilError(
-      stream(fake, new AbortController().signal, { timeoutMs: 50 }),
+      stream(fake, new AbortController().signal, { timeoutMs: SILENCE_MS }),
     )
     expect(items).toEqual([{ type: 'text', text: 'half' }])
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions sent nothing for 50 ms; stream ended before the model finished`,
+      `model server ${fake.url}/chat/completions sent nothing for ${SILENCE_MS} ms; stream ended before the model finished`,
     )
     expect(fake.requests).toHaveLength(1)
   })

@@ -11,7 +11,7 @@ import {
   startFakeOpenAi,
 } from '../../../../test/support/fake-openai.js'
 import type { ModelChunk, ModelRequest } from '../../types.js'
-import { createOpenAiProvider, OpenAiProviderError, type OpenAiProviderOptions } from './index.js'
+import { createOpenAiProvider, ModelServerError, type OpenAiProviderOptions } from './index.js'
 
 const KEY = 'sk-test-SECRET-7f3a9c'
 const REQUEST: ModelRequest = { sessionId: 'ses_1', cwd: '/w', messages: [], tools: [] }
@@ -62,7 +62,7 @@ describe('openai provider: retries', () => {
     const { items, error } = await collectUntilError(stream(fake.url, { maxRetries: 2 }))
     expect(items).toEqual([])
     expect(fake.requests).toHaveLength(3)
-    expect(error).toBeInstanceOf(OpenAiProviderError)
+    expect(error).toBeInstanceOf(ModelServerError)
     expect(error).toMatchObject({ status: 500, retryable: true, url: `${fake.url}/chat/completions` })
     expect((error as Error).message).toBe(
       `model server ${fake.url}/chat/completions answered HTTP 500 Internal Server Error: model overloaded (gave up after 3 attempts)`,

@@ -1,12 +1,12 @@
 import type { Logger } from 'cordis'
 import { systemPrompt } from '../../turn/system-prompt.js'
-import type { ModelChunk, ModelProvider, ModelRequest } from '../../types.js'
+import type { ModelProvider, ModelRequest } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
+import { createRedactor } from '../http/redact.js'
+import { postStreaming, type StreamingTarget } from '../http/streaming-post.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
 import { readCompletion } from './completion-stream.js'
-import { abortError, chatCompletionsEndpoint, createRedactor } from './errors.js'
-import { type FailureContext, httpFailure, transportFailure, withAttempts } from './failures.js'
-import { retryDelayMs, sleep } from './retry.js'
+import { chatCompletionsEndpoint } from './endpoint.js'
 
 /** Made with the first retry: a server starts (and answers `initialize`) before cordis loads. */
 let logger: Promise<Logger> | undefined
@@ -49,8 +49,8 @@ const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/
  * Each `stream` call is one POST with `stream: true` and `stream_options.include_usage`. Requests
  * that fail with 429, 5xx, or a connection lost (or silent for `timeoutMs`) before any body byte
  * are retried up to `maxRetries` times with exponential backoff and jitter, honouring `Retry-After`;
- * once a body byte has arrived nothing is retried. A failure that remains throws an
- * `OpenAiProviderError` saying what failed; neither it nor any log line contains the API key.
+ * once a body byte has arrived nothing is retried. A failure that remains throws a
+ * `ModelServerError` saying what failed; neither it nor any log line contains the API key.
  * Aborting `signal` closes the HTTP request at once (also during a backoff wait) and the stream
  * throws an error named `AbortError`. Stopping iteration early also closes the request.
  */
@@ -62,43 +62,45 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
   }
   if (options.model === '') throw new TypeError('openai provider: a model name is required')
   const models = [options.model, ...(options.models ?? []).filter((m) => m !== options.model)]
-  const context: FailureContext = { display: endpoint.display, redact: createRedactor([apiKey]) }
-  const config: StreamConfig = {
+  const model = options.model
+  const maxRetries = Math.max(0, options.maxRetries ?? 3)
+  const target: StreamingTarget = {
     url: endpoint.url,
-    model: options.model,
-    images: options.imageInput === true,
     headers: {
       'content-type': 'application/json',
       accept: 'text/event-stream',
       ...(apiKey !== '' && { authorization: `Bearer ${apiKey}` }),
     },
-    maxRetries: Math.max(0, options.maxRetries ?? 3),
-    retryBaseMs: Math.max(0, options.retryBaseMs ?? 500),
     fetch: options.fetch ?? globalThis.fetch,
-    contextWindow: options.contextWindow,
+    maxRetries,
+    retryBaseMs: Math.max(0, options.retryBaseMs ?? 500),
     timeoutMs: options.timeoutMs ?? 300_000,
-    context,
+    context: { display: endpoint.display, redact: createRedactor([apiKey]) },
+    onRetry: async (failure, retry, delayMs) => {
+      ;(await retryLogger()).warn(
+        '%s; retry %d of %d in %d ms',
+        failure.message,
+        retry,
+        maxRetries,
+        Math.round(delayMs),
+      )
+    },
   }
+  const images = options.imageInput === true
+  const { contextWindow } = options
   return {
     name: 'openai',
-    promptCapabilities: { image: options.imageInput === true, audio: false, embeddedContext: true },
+    promptCapabilities: { image: images, audio: false, embeddedContext: true },
     models: models.map((id) => ({ id })),
     thoughtLevels: REASONING_EFFORTS,
-    stream: (request, signal) => streamCompletion(config, request, signal),
+    stream: (request, signal) =>
+      postStreaming(
+        target,
+        () => JSON.stringify(buildRequestBody(model, request, { images })),
+        signal,
+        (response, hooks) => readCompletion(response, contextWindow, hooks, target.context),
+      ),
   }
-}
-
-interface StreamConfig {
-  readonly url: string
-  readonly model: string
-  readonly images: boolean
-  readonly headers: Readonly<Record<string, string>>
-  readonly maxRetries: number
-  readonly retryBaseMs: number
-  readonly fetch: typeof fetch
-  readonly contextWindow: number | undefined
-  readonly timeoutMs: number
-  readonly context: FailureContext
 }
 
 /**
@@ -122,101 +124,5 @@ export function buildRequestBody(
     stream: true,
     stream_options: { include_usage: true },
     ...(tools && { tools }),
-  }
-}
-
-async function* streamCompletion(
-  config: StreamConfig,
-  request: ModelRequest,
-  signal: AbortSignal,
-): AsyncGenerator<ModelChunk> {
-  const body = JSON.stringify(buildRequestBody(config.model, request, { images: config.images }))
-  for (let attempt = 1; ; attempt++) {
-    if (signal.aborted) throw abortError()
-    const attemptAbort = new AbortController()
-    const onAbort = () => attemptAbort.abort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    const watchdog = new IdleWatchdog(config.timeoutMs, () => attemptAbort.abort())
-    let responded = false
-    let bodyStarted = false
-    let delay: number
-    try {
-      const response = await config.fetch(config.url, {
-        method: 'POST',
-        headers: config.headers,
-        body,
-        signal: attemptAbort.signal,
-      })
-      responded = true
-      watchdog.touch()
-      if (!response.ok) throw await httpFailure(response, config.context)
-      const hooks = {
-        onBytes: () => {
-          bodyStarted = true
-          watchdog.touch()
-        },
-        aborted: () => signal.aborted || watchdog.fired,
-      }
-      yield* readCompletion(response, config.contextWindow, hooks, config.context)
-      return
-    } catch (error) {
-      if (signal.aborted) throw abortError()
-      const state = { responded, bodyStarted, timedOut: watchdog.fired, timeoutMs: config.timeoutMs }
-      const failure = transportFailure(error, state, config.context)
-      if (!failure.retryable || attempt > config.maxRetries) throw withAttempts(failure, attempt)
-      delay = retryDelayMs(attempt - 1, config.retryBaseMs, failure.retryAfterMs)
-      ;(await retryLogger()).warn(
-        '%s; retry %d of %d in %d ms',
-        failure.message,
-        attempt,
-        config.maxRetries,
-        Math.round(delay),
-      )
-    } finally {
-      watchdog.stop()
-      signal.removeEventListener('abort', onAbort)
-      attemptAbort.abort()
-    }
-    await sleep(delay, signal)
-  }
-}
-
-/**
- * Calls `onIdle` once if `touch` is not called for `timeoutMs`. `touch` runs per body chunk, so it
- * only notes the time; the one timer, when due, looks at that time and waits again for the rest.
- */
-class IdleWatchdog {
-  #timer: NodeJS.Timeout | undefined
-  #touched = 0
-  fired = false
-
-  constructor(
-    private readonly timeoutMs: number,
-    private readonly onIdle: () => void,
-  ) {
-    this.touch()
-    this.#arm(timeoutMs)
-  }
-
-  touch(): void {
-    this.#touched = performance.now()
-  }
-
-  stop(): void {
-    clearTimeout(this.#timer)
-    this.#timer = undefined
-  }
-
-  #arm(ms: number): void {
-    this.#timer = setTimeout(() => {
-      const idle = performance.now() - this.#touched
-      if (idle < this.timeoutMs) {
-        this.#arm(this.timeoutMs - idle)
-        return
-      }
-      this.fired = true
-      this.onIdle()
-    }, ms)
-    this.#timer.unref()
   }
 }

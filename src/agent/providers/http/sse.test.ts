@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { readSseBatches, type SseEvent, SseParser } from './sse-parser.js'
+import { readSseBatches, type SseEvent } from './sse.js'
 
-function parseAll(pieces: readonly string[]): SseEvent[] {
-  const parser = new SseParser()
-  return [...pieces.flatMap((piece) => parser.push(piece)), ...parser.end()]
+/** The events of a body that arrives as `pieces` (text, one body chunk each). */
+function parseAll(pieces: readonly string[]): Promise<SseEvent[]> {
+  const encoder = new TextEncoder()
+  return collect(readSseBatches(bytesStream(pieces.map((piece) => encoder.encode(piece)))))
 }
 
 function bytesStream(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
@@ -50,35 +51,51 @@ const EXPECTED: SseEvent[] = [
   { event: 'message', data: '[DONE]' },
 ]
 
-describe('SseParser', () => {
-  it('parses data, multi-line data, event names, comments and bare fields', () => {
-    expect(parseAll([STREAM])).toEqual(EXPECTED)
+describe('readSseBatches: the event-stream format', () => {
+  it('parses data, multi-line data, event names, comments and bare fields', async () => {
+    expect(await parseAll([STREAM])).toEqual(EXPECTED)
   })
 
-  it('accepts CRLF and lone CR line ends', () => {
-    expect(parseAll([STREAM.replaceAll('\n', '\r\n')])).toEqual(EXPECTED)
-    expect(parseAll([STREAM.replaceAll('\n', '\r')])).toEqual(EXPECTED)
+  it('accepts CRLF and lone CR line ends', async () => {
+    expect(await parseAll([STREAM.replaceAll('\n', '\r\n')])).toEqual(EXPECTED)
+    expect(await parseAll([STREAM.replaceAll('\n', '\r')])).toEqual(EXPECTED)
   })
 
-  it('gives the same events whatever the chunking (every split point, CRLF split across chunks)', () => {
-    for (const text of [STREAM, STREAM.replaceAll('\n', '\r\n')]) {
+  it('gives the same events whatever the chunking (every split point, CRLF split across chunks)', async () => {
+    for (const text of [STREAM, STREAM.replaceAll('\n', '\r\n'), STREAM.replaceAll('\n', '\r')]) {
       for (let at = 0; at <= text.length; at++) {
-        expect(parseAll([text.slice(0, at), text.slice(at)])).toEqual(EXPECTED)
+        expect(await parseAll([text.slice(0, at), text.slice(at)])).toEqual(EXPECTED)
       }
-      expect(parseAll([...text])).toEqual(EXPECTED)
+      expect(await parseAll([...text])).toEqual(EXPECTED)
     }
   })
 
-  it('keeps only one leading space of a value and skips events without data', () => {
-    expect(parseAll(['data:  two spaces\n\nevent: ping\n\n'])).toEqual([
+  it('keeps only one leading space of a value and skips events without data', async () => {
+    expect(await parseAll(['data:  two spaces\n\nevent: ping\n\n'])).toEqual([
       { event: 'message', data: ' two spaces' },
     ])
   })
 
-  it('returns an event the stream cut before its blank line, at end', () => {
-    const parser = new SseParser()
-    expect(parser.push('data: {"last":true}')).toEqual([])
-    expect(parser.end()).toEqual([{ event: 'message', data: '{"last":true}' }])
+  it('returns an event the stream cut before its blank line, at end', async () => {
+    expect(await parseAll(['data: {"last":true}'])).toEqual([{ event: 'message', data: '{"last":true}' }])
+    expect(await parseAll(['data: {"last":true}\r'])).toEqual([{ event: 'message', data: '{"last":true}' }])
+    expect(await parseAll(['data: {"last":true}\n'])).toEqual([{ event: 'message', data: '{"last":true}' }])
+  })
+
+  it('yields one batch per body chunk that completed events, as each chunk arrives', async () => {
+    const encoder = new TextEncoder()
+    const body = bytesStream(
+      ['data: 1\n\nda', 'ta: 2\n\ndata: 3\n\n', ': ping\n'].map((t) => encoder.encode(t)),
+    )
+    const batches: SseEvent[][] = []
+    for await (const batch of readSseBatches(body)) batches.push(batch)
+    expect(batches).toEqual([
+      [{ event: 'message', data: '1' }],
+      [
+        { event: 'message', data: '2' },
+        { event: 'message', data: '3' },
+      ],
+    ])
   })
 })
 

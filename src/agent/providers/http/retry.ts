@@ -1,5 +1,3 @@
-import { abortError } from './errors.js'
-
 /** The longest wait between two attempts, whatever the server asks for. */
 export const MAX_RETRY_DELAY_MS = 60_000
 
@@ -30,20 +28,4 @@ export function parseRetryAfter(headers: Headers, now = Date.now()): number | un
   if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value) * 1000
   const date = Date.parse(value)
   return Number.isNaN(date) ? undefined : Math.max(0, date - now)
-}
-
-/** Resolves after `ms`; rejects with an AbortError as soon as `signal` aborts (or at once). */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(abortError())
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clearTimeout(timer)
-      reject(abortError())
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -1,5 +1,6 @@
-import { errorText } from './completion-accumulator.js'
-import { OpenAiProviderError, type Redactor } from './errors.js'
+import { isObject } from '../../../lib/is.js'
+import { ModelServerError } from './model-server-error.js'
+import type { Redactor } from './redact.js'
 import { parseRetryAfter } from './retry.js'
 
 /** What every failure message needs: the endpoint as it may be shown, and the key's redactor. */
@@ -16,7 +17,7 @@ const MAX_QUOTED_CHARS = 500
  * final for every other status. Quotes the server's error message (JSON `error.message`,
  * `message` or `detail`, else the start of the body), redacted.
  */
-export async function httpFailure(response: Response, context: FailureContext): Promise<OpenAiProviderError> {
+export async function httpFailure(response: Response, context: FailureContext): Promise<ModelServerError> {
   let detail = ''
   try {
     const text = await response.text()
@@ -33,7 +34,7 @@ export async function httpFailure(response: Response, context: FailureContext): 
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`
   const retryable = response.status === 429 || response.status >= 500
   const retryAfterMs = retryable ? parseRetryAfter(response.headers) : undefined
-  return new OpenAiProviderError(
+  return new ModelServerError(
     context.redact(`model server ${context.display} answered ${status}${detail ? `: ${detail}` : ''}`),
     context.display,
     { status: response.status, retryable, ...(retryAfterMs !== undefined && { retryAfterMs }) },
@@ -59,8 +60,8 @@ export function transportFailure(
   error: unknown,
   state: TransportState,
   context: FailureContext,
-): OpenAiProviderError {
-  if (error instanceof OpenAiProviderError) return error
+): ModelServerError {
+  if (error instanceof ModelServerError) return error
   const cause = describeCause(error)
   const retryable = !state.bodyStarted
   let message: string
@@ -74,12 +75,12 @@ export function transportFailure(
   } else {
     message = `could not reach model server ${context.display} (${cause})`
   }
-  return new OpenAiProviderError(context.redact(message), context.display, { retryable })
+  return new ModelServerError(context.redact(message), context.display, { retryable })
 }
 
 /** The failure for a stream that closed cleanly but before `[DONE]` or a `finish_reason`. */
-export function endedEarlyFailure(context: FailureContext): OpenAiProviderError {
-  return new OpenAiProviderError(
+export function endedEarlyFailure(context: FailureContext): ModelServerError {
+  return new ModelServerError(
     `model server ${context.display}: stream ended before the model finished (the server closed it)`,
     context.display,
     { retryable: false },
@@ -87,12 +88,10 @@ export function endedEarlyFailure(context: FailureContext): OpenAiProviderError 
 }
 
 /** The failure for something wrong inside a stream that began (an error event, a bad payload). */
-export function streamFailure(detail: string, context: FailureContext): OpenAiProviderError {
-  return new OpenAiProviderError(
-    context.redact(`model server ${context.display}: ${detail}`),
-    context.display,
-    { retryable: false },
-  )
+export function streamFailure(detail: string, context: FailureContext): ModelServerError {
+  return new ModelServerError(context.redact(`model server ${context.display}: ${detail}`), context.display, {
+    retryable: false,
+  })
 }
 
 /** The most useful short text about a fetch error: undici hides the reason in `cause`. */
@@ -108,11 +107,22 @@ function describeCause(error: unknown): string {
 }
 
 /** Appends how many attempts were made, when more than one. */
-export function withAttempts(error: OpenAiProviderError, attempts: number): OpenAiProviderError {
+export function withAttempts(error: ModelServerError, attempts: number): ModelServerError {
   if (attempts <= 1) return error
   const failure = {
     retryable: error.retryable,
     ...(error.status !== undefined && { status: error.status }),
   }
-  return new OpenAiProviderError(`${error.message} (gave up after ${attempts} attempts)`, error.url, failure)
+  return new ModelServerError(`${error.message} (gave up after ${attempts} attempts)`, error.url, failure)
+}
+
+/** The human part of an error value a server sent (`{message}`, `{error:{message}}`, `{detail}`, or a string). */
+export function errorText(error: unknown): string {
+  if (typeof error === 'string') return error
+  if (isObject(error)) {
+    if (typeof error.message === 'string') return error.message
+    if (error.error !== undefined) return errorText(error.error)
+    if (typeof error.detail === 'string') return error.detail
+  }
+  return JSON.stringify(error) ?? String(error)
 }

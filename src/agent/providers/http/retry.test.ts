@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelayMs, sleep } from './retry.js'
+import { MAX_RETRY_DELAY_MS, parseRetryAfter, retryDelayMs } from './retry.js'
 
 describe('retryDelayMs', () => {
   it('grows exponentially with jitter in [0.5, 1) of the step, capped', () => {
@@ -29,19 +29,5 @@ describe('parseRetryAfter', () => {
   it('is undefined when absent or unreadable', () => {
     expect(parseRetryAfter(new Headers())).toBeUndefined()
     expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }))).toBeUndefined()
-  })
-})
-
-describe('sleep', () => {
-  it('rejects with an AbortError when aborted while waiting, or already aborted', async () => {
-    const controller = new AbortController()
-    const waiting = sleep(60_000, controller.signal)
-    controller.abort()
-    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' })
-    await expect(sleep(1, controller.signal)).rejects.toMatchObject({ name: 'AbortError' })
-  })
-
-  it('resolves after the wait', async () => {
-    await expect(sleep(1, new AbortController().signal)).resolves.toBeUndefined()
   })
 })
