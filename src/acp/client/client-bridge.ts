@@ -1,7 +1,9 @@
-import type { MessageConnection } from 'vscode-jsonrpc'
 import type { PermissionAnswer } from '../../agent/config/permissions.js'
 import type { ClientBridge, PermissionRequest, TerminalBridge } from '../../agent/types.js'
 import type { ClientState } from '../method.js'
+
+/** Sends one request to the client and settles with its response. */
+export type ClientRequestSender = (method: string, params: unknown) => Promise<unknown>
 
 /** Rejects as soon as `signal` aborts; the request itself is left to the client to finish. */
 function untilAborted<T>(request: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -36,7 +38,7 @@ export type PermissionTarget = (request: PermissionRequest) => {
  * advertised them.
  */
 export function createClientBridge(
-  rpc: MessageConnection,
+  send: ClientRequestSender,
   client: ClientState | undefined,
   sessionId: string,
   permissionTarget?: PermissionTarget,
@@ -57,14 +59,11 @@ export function createClientBridge(
   const bridge: {
     -readonly [K in keyof ClientBridge]: ClientBridge[K]
   } = {
-    requestPermission: (request, signal) => requestPermission(rpc, target(request), signal),
+    requestPermission: (request, signal) => requestPermission(send, target(request), signal),
   }
   if (client?.capabilities.fs?.readTextFile === true) {
     bridge.readTextFile = async (path, signal) => {
-      const response = (await untilAborted(
-        rpc.sendRequest('fs/read_text_file', { sessionId, path }),
-        signal,
-      )) as {
+      const response = (await untilAborted(send('fs/read_text_file', { sessionId, path }), signal)) as {
         content?: unknown
       } | null
       if (typeof response?.content !== 'string')
@@ -74,20 +73,20 @@ export function createClientBridge(
   }
   if (client?.capabilities.fs?.writeTextFile === true) {
     bridge.writeTextFile = async (path, content, signal) => {
-      await untilAborted(rpc.sendRequest('fs/write_text_file', { sessionId, path, content }), signal)
+      await untilAborted(send('fs/write_text_file', { sessionId, path, content }), signal)
     }
   }
-  if (client?.capabilities.terminal === true) bridge.terminal = terminalBridge(rpc, sessionId)
+  if (client?.capabilities.terminal === true) bridge.terminal = terminalBridge(send, sessionId)
   return bridge
 }
 
 async function requestPermission(
-  rpc: MessageConnection,
+  send: ClientRequestSender,
   target: ReturnType<PermissionTarget>,
   signal: AbortSignal,
 ): Promise<PermissionAnswer> {
   const response = (await untilAborted(
-    rpc.sendRequest('session/request_permission', { ...target, options: PERMISSION_OPTIONS }),
+    send('session/request_permission', { ...target, options: PERMISSION_OPTIONS }),
     signal,
   )) as { outcome?: { outcome?: string; optionId?: string } } | null
   const outcome = response?.outcome
@@ -98,23 +97,23 @@ async function requestPermission(
   return 'reject_once'
 }
 
-function terminalBridge(rpc: MessageConnection, sessionId: string): TerminalBridge {
+function terminalBridge(send: ClientRequestSender, sessionId: string): TerminalBridge {
   return {
     async create(command, signal) {
-      const response = (await untilAborted(
-        rpc.sendRequest('terminal/create', { sessionId, ...command }),
-        signal,
-      )) as { terminalId?: unknown } | null
+      const response = (await untilAborted(send('terminal/create', { sessionId, ...command }), signal)) as {
+        terminalId?: unknown
+      } | null
       if (typeof response?.terminalId !== 'string' || response.terminalId === '') {
         throw new Error('the editor answered terminal/create without a terminalId')
       }
       return response.terminalId
     },
     async output(terminalId, signal) {
-      const response = (await untilAborted(
-        rpc.sendRequest('terminal/output', { sessionId, terminalId }),
-        signal,
-      )) as { output?: unknown; truncated?: unknown; exitStatus?: unknown } | null
+      const response = (await untilAborted(send('terminal/output', { sessionId, terminalId }), signal)) as {
+        output?: unknown
+        truncated?: unknown
+        exitStatus?: unknown
+      } | null
       if (typeof response?.output !== 'string')
         throw new Error('the editor answered terminal/output without output')
       return {
@@ -125,16 +124,16 @@ function terminalBridge(rpc: MessageConnection, sessionId: string): TerminalBrid
     },
     async waitForExit(terminalId, signal) {
       const response = (await untilAborted(
-        rpc.sendRequest('terminal/wait_for_exit', { sessionId, terminalId }),
+        send('terminal/wait_for_exit', { sessionId, terminalId }),
         signal,
       )) as { exitCode?: number | null; signal?: string | null } | null
       return { exitCode: response?.exitCode ?? null, signal: response?.signal ?? null }
     },
     async kill(terminalId) {
-      await rpc.sendRequest('terminal/kill', { sessionId, terminalId })
+      await send('terminal/kill', { sessionId, terminalId })
     },
     async release(terminalId) {
-      await rpc.sendRequest('terminal/release', { sessionId, terminalId })
+      await send('terminal/release', { sessionId, terminalId })
     },
   }
 }
