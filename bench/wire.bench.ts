@@ -18,8 +18,7 @@ const moduleUrl = (path: string) => pathToFileURL(join(here, '..', 'src', path))
 const wireScript = `
 const { createNdjsonConnection } = await import(${JSON.stringify(moduleUrl('jsonrpc/index.js'))})
 const inbound = { request: () => 'pong', notification: () => {} }
-const { connection } = createNdjsonConnection(process.stdin, process.stdout, { inbound })
-connection.listen()
+createNdjsonConnection(process.stdin, process.stdout, { inbound })
 `
 
 const dispatchScript = `
