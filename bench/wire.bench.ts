@@ -13,17 +13,16 @@ import { NdjsonBenchClient, opsPerSecond, rawEchoScript } from './ndjson-client.
  */
 
 const here = dirname(fileURLToPath(import.meta.url))
-const moduleUrl = (path: string) => pathToFileURL(join(here, '..', 'src', 'protocol', path)).href
+const moduleUrl = (path: string) => pathToFileURL(join(here, '..', 'src', path)).href
 
 const wireScript = `
-const { createNdjsonConnection } = await import(${JSON.stringify(moduleUrl('wire/index.js'))})
+const { createNdjsonConnection } = await import(${JSON.stringify(moduleUrl('jsonrpc/index.js'))})
 const inbound = { request: () => 'pong', notification: () => {} }
-const { connection } = createNdjsonConnection(process.stdin, process.stdout, { inbound })
-connection.listen()
+createNdjsonConnection(process.stdin, process.stdout, { inbound })
 `
 
 const dispatchScript = `
-const { AcpConnection } = await import(${JSON.stringify(moduleUrl('connection.js'))})
+const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection.js'))})
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const ctx = { logger: () => quiet }
 const ping = { name: 'ping', beforeInitialize: true, handle: () => 'pong' }

@@ -1,8 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import type { AgentService } from '../agent/service.js'
-import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
-import type { SerializedJson } from '../jsonrpc/index.js'
-import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { SessionEvent } from '../session/index.js'
+import type { CallContext } from './call-context.js'
 import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
@@ -17,38 +15,6 @@ export interface ClientState {
   readonly protocolVersion: number
   readonly capabilities: acp.ClientCapabilities
   readonly info?: acp.Implementation
-}
-
-/** What a method handler may use for one call. */
-export interface MethodCall {
-  /** `ctx.sessions`, resolved once when the server started (cordis service reads are slow). */
-  readonly sessions: SessionStore
-  /** `ctx.agent`, resolved once when the server started. */
-  readonly agent: AgentService
-  /** Aborts when the client cancels this request with `$/cancel_request`. */
-  readonly signal: AbortSignal
-  /** Undefined until `initialize` succeeded. */
-  readonly client: ClientState | undefined
-  /** Records the client's `initialize` (only `initialize` calls this). */
-  setClient(state: ClientState): void
-  /** The capabilities of every registered method. */
-  capabilities(): AgentCapabilities
-  /**
-   * Sends one `session/update` notification, in order with everything else written. Resolves when
-   * it was handed to the output (later when the output pushes back); never rejects. `from`: the
-   * stored event the update was projected from, with the line it was parsed from (valid during
-   * the call only); long strings the two share are copied from the line's bytes.
-   */
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
-  /**
-   * Runs `task` once this call's response has been written, if the call succeeds: for updates a
-   * client drops when they come before the answer that tells it about the session.
-   */
-  afterResponse(task: () => void): void
-  /** Editor-side services for tools of `sessionId`, as far as the client advertised them. */
-  clientBridge(sessionId: string): ClientBridge
-  /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */
-  openSubagent(link: SubagentLink): SubagentView
 }
 
 /** An extension method: ACP reserves names that start with `_` for them. */
@@ -73,23 +39,16 @@ export interface AcpMethod<
   readonly notification?: boolean
   /** Callable before `initialize` (only `initialize` itself). */
   readonly beforeInitialize?: boolean
-  /**
-   * The handler changes nothing a later request could observe (a pure read): the requests after
-   * it may start before it settles (see `InboundDispatcher`), and nothing is run after its
-   * response (`afterResponse` is not for it).
-   */
-  readonly independent?: boolean
   /** The handler turns `signal` into its own result; otherwise a cancelled request answers -32800. */
   readonly handlesCancellation?: boolean
   /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */
   readonly advertise?: (capabilities: AgentCapabilities) => void
-  /** The result, or the result serialized once for answers given many times (see `SerializedJson`). */
-  handle(params: MethodTypes<M>['params'], call: MethodCall): MethodResult<M> | Promise<MethodResult<M>>
+  /** The result, or a promise of it. */
+  handle(
+    params: MethodTypes<M>['params'],
+    call: CallContext,
+  ): MethodTypes<M>['result'] | Promise<MethodTypes<M>['result']>
 }
-
-type MethodResult<M extends AcpMethodName | ExtensionMethodName> =
-  | MethodTypes<M>['result']
-  | SerializedJson<MethodTypes<M>['result']>
 
 /** Declares a method with its types inferred from its name. */
 export function defineMethod<M extends AcpMethodName | ExtensionMethodName>(

@@ -1,7 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
-import type { AgentService } from '../agent/service.js'
-import type { SessionStore } from '../session/index.js'
+import type { CallContext } from './call-context.js'
 import type { AgentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
 import type { AcpMethod } from './method.js'
@@ -16,12 +15,6 @@ export interface AgentInfo {
   readonly name: string
   readonly version: string
   readonly title?: string
-}
-
-/** The services every method uses, resolved once: a cordis service read costs tens of µs. */
-export interface AcpServices {
-  readonly sessions: SessionStore
-  readonly agent: AgentService
 }
 
 export interface AcpServerConfig {
@@ -41,7 +34,8 @@ export class AcpServer {
   constructor(
     private readonly ctx: Context,
     readonly config: AcpServerConfig,
-    readonly services: AcpServices,
+    /** The services every call gets, resolved once: a cordis service read costs tens of µs. */
+    readonly services: Pick<CallContext, 'sessions' | 'agent'>,
   ) {}
 
   /** Adds a method; the returned function removes it. A name can be registered once. */

@@ -1,14 +1,9 @@
 import type { Readable, Writable } from 'node:stream'
-import {
-  CancellationStrategy,
-  createMessageConnection,
-  type Logger,
-  type MessageConnection,
-  type ResponseMessage,
-} from 'vscode-jsonrpc/node'
+import type { NotificationMessage, ResponseMessage } from 'vscode-jsonrpc'
 import { InboundDispatcher, type InboundHandlers } from './dispatcher.js'
 import { RequestLedger } from './ledger.js'
-import { ACP_CANCEL_METHOD, NdjsonMessageReader } from './reader.js'
+import { type OutboundCancel, OutboundRequests } from './outbound.js'
+import { type CancelNotifications, NdjsonMessageReader } from './reader.js'
 import { NdjsonMessageWriter } from './writer.js'
 
 /** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
@@ -28,98 +23,136 @@ export interface NdjsonConnectionOptions {
    * reported as written, including the error responses the reader writes.
    */
   readonly onWireLine?: WireTap
-  /** Diagnostics from the wire layer and vscode-jsonrpc. Default: dropped. Never stdout. */
+  /** Diagnostics from the wire layer. Default: dropped. Never stdout. */
   readonly log?: (message: string) => void
-}
-
-export interface NdjsonConnection {
-  /**
-   * A vscode-jsonrpc connection over NDJSON for what we send: requests (matched with their
-   * responses, cancelled as ACP spells it) and notifications. Call `listen()` once. The peer's
-   * requests and notifications never reach it: `inbound` handles them.
-   */
-  readonly connection: MessageConnection
-  readonly reader: NdjsonMessageReader
-  readonly writer: NdjsonMessageWriter
-  /** Resolves when every line written so far has been handed to the OS (or the output is gone). */
-  drain(): Promise<void>
-  /** Resolves at input EOF, input error or input close. Never rejects. */
-  readonly closed: Promise<void>
-  /** Requests read from the peer that have no response written yet (dispatched or still queued). */
-  pendingRequests(): number
+  /** The notifications by which the peer cancels its requests (see `CancelNotifications`). Default: none. */
+  readonly cancelNotifications?: CancelNotifications
+  /** When given, our requests aborted by their signal are cancelled on the wire so. Default: never. */
+  readonly outboundCancel?: OutboundCancel
 }
 
 /**
- * Builds a connection that speaks ACP's NDJSON framing over `input`/`output`. The peer's requests
- * and notifications go to `options.inbound` through an `InboundDispatcher` (concurrent handlers,
- * the messages of one input chunk started in wire order within one event-loop turn); the lines
- * written while the messages of a chunk are still being started, or while other requests are
- * being answered, go out together (see `NdjsonMessageWriter`). See `NdjsonMessageReader` for
- * what the wire layer answers by itself.
+ * One JSON-RPC connection over NDJSON on `input`/`output`, both directions:
+ *
+ * - The peer's requests and notifications go to `options.inbound` through an `InboundDispatcher`
+ *   (concurrent handlers, the messages of one input chunk started in wire order within one
+ *   event-loop turn); its cancellations (`cancelNotifications`) go to the dispatcher too. A result
+ *   that cannot be serialized is answered with -32603.
+ * - `request` sends a request of ours and settles with its response (see `OutboundRequests`);
+ *   `notify` sends a notification.
+ * - The lines written while the messages of a chunk are still being started, or while other
+ *   requests are being answered, go out together (see `NdjsonMessageWriter`). See
+ *   `NdjsonMessageReader` for what the wire layer answers by itself.
+ *
+ * It reads from construction on. Input and output errors are logged as `connection error: …`.
  */
-export function createNdjsonConnection(
-  input: Readable,
-  output: Writable,
-  options: NdjsonConnectionOptions,
-): NdjsonConnection {
-  const log = options.log ?? (() => {})
-  const tap = options.onWireLine
-  const ledger = new RequestLedger()
-  // A response whose result cannot be serialized still answers its request: with -32603.
-  const respond = (response: ResponseMessage) => {
-    const failure = writer.send(response)
+export class NdjsonConnection {
+  readonly writer: NdjsonMessageWriter
+  /** Resolves at input EOF, input error or input close. Never rejects. */
+  readonly closed: Promise<void>
+  /** Resolves when the output failed or closed (EPIPE: the peer is gone). Never rejects. */
+  readonly outputClosed: Promise<void>
+  private readonly ledger = new RequestLedger()
+  private readonly dispatcher: InboundDispatcher
+  private readonly outbound: OutboundRequests
+  private readonly log: (message: string) => void
+
+  constructor(input: Readable, output: Writable, options: NdjsonConnectionOptions) {
+    const log = options.log ?? (() => {})
+    this.log = log
+    const tap = options.onWireLine
+    const onError = (error: Error) => log(`connection error: ${error.message}`)
+    this.dispatcher = new InboundDispatcher(options.inbound, this.respond, log)
+    this.writer = new NdjsonMessageWriter(output, {
+      ledger: this.ledger,
+      holdWhile: () => this.dispatcher.backlog > 0,
+      ...(tap && { onLine: (line: string) => tap('out', line) }),
+    })
+    this.outbound = new OutboundRequests((message) => this.writer.send(message), options.outboundCancel)
+    this.writer.onError(([error]) => onError(error))
+    this.outputClosed = new Promise((resolve) => {
+      this.writer.onClose(() => {
+        this.outbound.close()
+        resolve()
+      })
+    })
+    const reader = new NdjsonMessageReader(input, {
+      ledger: this.ledger,
+      log,
+      onError,
+      respond: this.respond,
+      sink: {
+        accept: (messages) => this.dispatcher.accept(messages),
+        cancel: (id) => this.dispatcher.cancel(id),
+        response: (message) => this.outbound.settle(message),
+      },
+      ...(options.cancelNotifications && { cancelNotifications: options.cancelNotifications }),
+      ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
+      ...(tap && { onLine: (line: string) => tap('in', line) }),
+    })
+    this.closed = reader.closed.then(() => this.outbound.close())
+    reader.listen()
+  }
+
+  /**
+   * Sends request `method` to the peer; resolves with its result, rejects with its error as a
+   * `ResponseError`, or with `signal`'s reason at once when it aborts (see `OutboundRequests`).
+   */
+  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+    return this.outbound.request(method, params, signal)
+  }
+
+  /**
+   * Sends notification `method`, in order with everything else written. Resolves when it was
+   * handed to the output (or the output is gone); rejects only when it cannot be serialized.
+   * `serialized`: the line exactly as the writer would write it (see `NdjsonMessageWriter.write`).
+   */
+  notify(method: string, params: unknown, serialized?: Uint8Array): Promise<void> {
+    const message: NotificationMessage = { jsonrpc: '2.0', method }
+    if (params !== undefined) message.params = params as object
+    return this.writer.write(message, serialized)
+  }
+
+  /** Resolves when every line written so far has been handed to the OS (or the output is gone). */
+  drain(): Promise<void> {
+    return this.writer.drain()
+  }
+
+  /** Requests read from the peer that have no response written yet (dispatched or still queued). */
+  pendingRequests(): number {
+    return this.ledger.inboundCount
+  }
+
+  /**
+   * Starts no more of the peer's messages (running handlers still answer), rejects our pending
+   * requests with `PendingResponseRejected`, and stops waiting for the output's `'drain'`.
+   */
+  dispose(): void {
+    this.dispatcher.dispose()
+    this.outbound.dispose()
+    this.writer.dispose()
+  }
+
+  /** A response whose result cannot be serialized still answers its request: with -32603. */
+  private readonly respond = (response: ResponseMessage): void => {
+    const failure = this.writer.send(response)
     if (!failure) return
-    log(`could not write a response: ${failure.message}`)
+    this.log(`could not write a response: ${failure.message}`)
     if (response.id === null) return
     const fallback: ResponseMessage = {
       jsonrpc: '2.0',
       id: response.id,
       error: { code: -32603, message: `the result could not be serialized: ${failure.message}` },
     }
-    writer.send(fallback)
-  }
-  const dispatcher = new InboundDispatcher(options.inbound, respond, log)
-  const writer: NdjsonMessageWriter = new NdjsonMessageWriter(output, {
-    ledger,
-    holdWhile: () => dispatcher.backlog > 0,
-    ...(tap && { onLine: (line: string) => tap('out', line) }),
-  })
-  const reader = new NdjsonMessageReader(input, {
-    ledger,
-    log,
-    respond,
-    inbound: dispatcher,
-    ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
-    ...(tap && { onLine: (line: string) => tap('in', line) }),
-  })
-  const connection = createMessageConnection(reader, writer, wireLogger(log), {
-    cancellationStrategy: acpCancellation,
-  })
-  connection.onDispose(() => dispatcher.dispose())
-  return {
-    connection,
-    reader,
-    writer,
-    drain: () => writer.drain(),
-    closed: reader.closed,
-    pendingRequests: () => ledger.inboundCount,
+    this.writer.send(fallback)
   }
 }
 
-/** Our own cancelled outbound requests go out as ACP's `$/cancel_request { requestId }`. */
-const acpCancellation: CancellationStrategy = {
-  receiver: CancellationStrategy.Message.receiver,
-  sender: {
-    sendCancellation: (connection, id) => connection.sendNotification(ACP_CANCEL_METHOD, { requestId: id }),
-    cleanup: () => {},
-  },
-}
-
-function wireLogger(log: (message: string) => void): Logger {
-  return {
-    error: (message) => log(`jsonrpc error: ${message}`),
-    warn: (message) => log(`jsonrpc warning: ${message}`),
-    info: (message) => log(`jsonrpc: ${message}`),
-    log: (message) => log(`jsonrpc: ${message}`),
-  }
+/** `new NdjsonConnection(input, output, options)`. */
+export function createNdjsonConnection(
+  input: Readable,
+  output: Writable,
+  options: NdjsonConnectionOptions,
+): NdjsonConnection {
+  return new NdjsonConnection(input, output, options)
 }

@@ -1,16 +1,14 @@
 import { PassThrough } from 'node:stream'
 import { afterEach, describe, expect, it } from 'vitest'
 import { ResponseError, type ResponseMessage } from 'vscode-jsonrpc'
-import { chunkSink } from '../../test/support/wire/chunk-sink.js'
 import { TestPeer } from '../../test/support/wire/test-peer.js'
 import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
-import { InboundDispatcher, type InboundHandlers, type InboundMessage, InboundToken } from './dispatcher.js'
-import { MAX_HELD_LINES, NdjsonMessageWriter } from './writer.js'
+import { InboundDispatcher, type InboundHandlers, type InboundMessage } from './dispatcher.js'
 
-const connections: Array<{ connection: { dispose(): void } }> = []
+const connections: NdjsonConnection[] = []
 afterEach(() => {
-  for (const c of connections.splice(0)) c.connection.dispose()
+  for (const connection of connections.splice(0)) connection.dispose()
 })
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`
@@ -47,7 +45,6 @@ function startRecording(): { wire: NdjsonConnection; peer: TestPeer; started: st
     },
   })
   connections.push(wire)
-  wire.connection.listen()
   return { wire, peer: new TestPeer(toServer, fromServer), started }
 }
 
@@ -101,27 +98,6 @@ describe('dispatching the messages of one chunk', () => {
     expect(dispatcher.backlog).toBe(0)
   })
 
-  it('starts the next message at once after an independent request, before its promise settles', async () => {
-    const started: string[] = []
-    let finish = () => {}
-    const { dispatcher, responses } = dispatcherOver({
-      request: (method) => {
-        started.push(method)
-        return new Promise<string>((resolve) => {
-          finish = () => resolve(method)
-        })
-      },
-      independent: (method) => method === 'read',
-    })
-    dispatcher.accept([request(1, 'read'), request(2, 'write'), request(3, 'read')])
-    expect(started).toEqual(['read', 'write'])
-    await nextTurn()
-    expect(started).toEqual(['read', 'write', 'read'])
-    finish()
-    await nextTurn()
-    expect(responses).toEqual([{ jsonrpc: '2.0', id: 3, result: 'read' }])
-  })
-
   it('answers a cancelled running request at once with cancelledAnswer, and drops what its handler settles with later', async () => {
     let finish = (_value: string) => {}
     const seen: boolean[] = []
@@ -171,32 +147,6 @@ describe('dispatching the messages of one chunk', () => {
     ])
   })
 
-  it('answers each of the requests that share one promise once, the cancelled one and a reused id apart', async () => {
-    let finish = (_value: string) => {}
-    const shared = new Promise<string>((resolve) => {
-      finish = resolve
-    })
-    const { dispatcher, responses } = dispatcherOver({
-      request: () => shared,
-      independent: () => true,
-      cancelledAnswer: () => new ResponseError(-32800, 'request cancelled'),
-    })
-    dispatcher.accept([1, 2, 3].map((n) => request(n, 'read')))
-    dispatcher.cancel(2)
-    dispatcher.accept([request(2, 'read again')]) // id 2 is free again and joins the same promise
-    finish('page')
-    await nextTurn()
-    expect(responses).toEqual([
-      { jsonrpc: '2.0', id: 2, error: { code: -32800, message: 'request cancelled' } },
-      { jsonrpc: '2.0', id: 1, result: 'page' },
-      { jsonrpc: '2.0', id: 3, result: 'page' },
-      { jsonrpc: '2.0', id: 2, result: 'page' },
-    ])
-    dispatcher.accept([request(4, 'after it settled')])
-    await nextTurn()
-    expect(responses.at(-1)).toEqual({ jsonrpc: '2.0', id: 4, result: 'page' })
-  })
-
   it('starts a request cancelled while queued with its token cancelled', async () => {
     const seen: Array<[number, boolean]> = []
     const { dispatcher } = dispatcherOver({
@@ -219,7 +169,7 @@ describe('dispatching the messages of one chunk', () => {
 
   it('cancels a request whose cancellation comes in the same chunk', async () => {
     const server: TestServer = startTestServer()
-    connections.push(server)
+    connections.push(server.connection)
     server.peer.send(
       line(request(1, 'wait', { key: 'k' })) +
         line(request(2, 'ping')) +
@@ -279,118 +229,5 @@ describe('answers', () => {
     await nextTurn()
     expect(started).toEqual(['a'])
     expect(responses).toEqual([{ jsonrpc: '2.0', id: 1, result: 'done' }])
-  })
-})
-
-describe('a result that cannot be serialized', () => {
-  it('is answered with -32603 naming why, and the id is free again', async () => {
-    const toServer = new PassThrough()
-    const fromServer = new PassThrough()
-    const wire = createNdjsonConnection(toServer, fromServer, {
-      inbound: {
-        request: (method) => (method === 'big' ? { n: 1n } : 'ok'),
-        notification: () => {},
-      },
-    })
-    connections.push(wire)
-    wire.connection.listen()
-    const peer = new TestPeer(toServer, fromServer)
-    peer.send(line(request(1, 'big')))
-    const answer = (await peer.response(1)) as { error?: { code: number; message: string } }
-    expect(answer.error?.code).toBe(-32603)
-    expect(answer.error?.message).toMatch(/serialize/i)
-    peer.send(line(request(1, 'fine')) + line(request(2, 'fine')))
-    await peer.response(2)
-    expect(peer.messages.slice(1)).toEqual([
-      { jsonrpc: '2.0', id: 1, result: 'ok' },
-      { jsonrpc: '2.0', id: 2, result: 'ok' },
-    ])
-  })
-})
-
-describe('InboundToken', () => {
-  it('fires its listeners once, in order, even when one throws; one added later is called soon', async () => {
-    const token = new InboundToken()
-    const calls: string[] = []
-    token.onCancellationRequested(() => {
-      calls.push('a')
-      throw new Error('listener failure')
-    })
-    const removed = token.onCancellationRequested(() => calls.push('removed'))
-    token.onCancellationRequested(() => calls.push('b'))
-    removed.dispose()
-    token.cancel()
-    token.cancel()
-    expect(token.isCancellationRequested).toBe(true)
-    expect(calls).toEqual(['a', 'b'])
-    token.onCancellationRequested(() => calls.push('late'))
-    expect(calls).toEqual(['a', 'b'])
-    await Promise.resolve()
-    expect(calls).toEqual(['a', 'b', 'late'])
-  })
-})
-
-describe('coalescing output', () => {
-  it('hands over in one write the answers the running code and the microtasks queued before the first wrote, without waiting a turn', async () => {
-    const { sink, chunks } = chunkSink()
-    const writer = new NdjsonMessageWriter(sink)
-    const answer = (id: number) => ({ jsonrpc: '2.0', id, result: id })
-    queueMicrotask(() => void writer.write(answer(3)))
-    const handed = [writer.write(answer(1)), writer.write(answer(2))]
-    queueMicrotask(() => void writer.write(answer(4)))
-    let seenBeforeTheLastLine: string[] = []
-    queueMicrotask(() => {
-      seenBeforeTheLastLine = [...chunks]
-    })
-    expect(chunks).toEqual([])
-    await Promise.all(handed)
-    expect(seenBeforeTheLastLine).toEqual([line(answer(1)) + line(answer(2)) + line(answer(3))])
-    await nextTurn()
-    expect(chunks).toEqual([line(answer(1)) + line(answer(2)) + line(answer(3)), line(answer(4))])
-  })
-
-  it('hands a notification that starts a batch over at once, and the lines after it until the next microtask together', async () => {
-    const { sink, chunks } = chunkSink()
-    const writer = new NdjsonMessageWriter(sink)
-    const note = (n: number) => ({ jsonrpc: '2.0', method: 'note', params: { n } })
-    void writer.write(note(1))
-    expect(chunks).toEqual([line(note(1))])
-    void writer.write(note(2))
-    void writer.write(note(3))
-    expect(chunks).toHaveLength(1)
-    await Promise.resolve()
-    expect(chunks).toEqual([line(note(1)), line(note(2)) + line(note(3))])
-    await nextTurn()
-    void writer.write(note(4))
-    expect(chunks.at(-1)).toBe(line(note(4)))
-  })
-
-  it('writes held lines at once, in one chunk, when MAX_HELD_LINES of them are waiting', () => {
-    const { sink, chunks } = chunkSink()
-    const writer = new NdjsonMessageWriter(sink)
-    const answer = (id: number) => ({ jsonrpc: '2.0', id, result: 'a' })
-    const lines: string[] = []
-    for (let n = 1; n < MAX_HELD_LINES; n++) {
-      void writer.write(answer(n))
-      lines.push(line(answer(n)))
-    }
-    expect(chunks).toEqual([])
-    void writer.write(answer(MAX_HELD_LINES))
-    lines.push(line(answer(MAX_HELD_LINES)))
-    expect(chunks).toEqual([lines.join('')])
-  })
-
-  it('answers the requests of one chunk in one write when they answer at once', async () => {
-    const toServer = new PassThrough()
-    const { sink, chunks } = chunkSink()
-    const wire = createNdjsonConnection(toServer, sink, {
-      inbound: { request: async () => 'ok', notification: () => {} },
-    })
-    connections.push(wire)
-    wire.connection.listen()
-    toServer.write([1, 2, 3, 4, 5].map((n) => line(request(n, 'm'))).join(''))
-    await nextTurn()
-    await nextTurn()
-    expect(chunks).toEqual([[1, 2, 3, 4, 5].map((id) => line({ jsonrpc: '2.0', id, result: 'ok' })).join('')])
   })
 })

@@ -1,12 +1,7 @@
-import type {
-  CancellationToken,
-  Disposable,
-  NotificationMessage,
-  RequestMessage,
-  ResponseMessage,
-} from 'vscode-jsonrpc'
+import type { CancellationToken, NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc'
 import { ResponseError } from 'vscode-jsonrpc'
 import type { WireId } from './envelope.js'
+import { InboundToken } from './inbound-token.js'
 
 /** A request or notification read from the peer, as the reader admitted it. */
 export type InboundMessage = (RequestMessage & { id: WireId }) | NotificationMessage
@@ -20,11 +15,6 @@ export interface InboundHandlers {
   request(method: string, params: unknown, token: CancellationToken): unknown
   /** Handles one notification; what it throws is logged, nothing is answered. */
   notification(method: string, params: unknown): void
-  /**
-   * True when a request of `method` changes nothing a later message could see (a pure read): the
-   * next message may then start before its promise settles, as after a synchronous answer.
-   */
-  independent?(method: string): boolean
   /**
    * The error a running request of `method` is answered with at once when the peer cancels it (its
    * handler's later result is then dropped); undefined leaves the answer to the handler, which sees
@@ -43,16 +33,15 @@ interface RunningRequest {
 
 /**
  * Dispatches the requests and notifications the reader admitted, without a general JSON-RPC
- * engine in between (vscode-jsonrpc's queue, token sources, tracing and reply plumbing cost more
- * than the rest of a small request together; see bench/wire.bench.ts). Outbound requests and
- * their responses are not its business.
+ * engine's queue in between (vscode-jsonrpc's queue, token sources, tracing and reply plumbing cost
+ * more than the rest of a small request together; see bench/wire.bench.ts). Outbound requests
+ * and their responses are the connection's business (see `OutboundRequests`).
  *
  * Contracts:
  * - Messages start one at a time, in wire order across chunks. The first message of a chunk
  *   starts at once when nothing is queued before it.
  * - A request whose handler returns a value (not a promise) is answered at once, and the next
- *   message starts at once after it: everything it did, it did synchronously. So does the next
- *   message after a request the handlers call `independent` (a pure read). After any other
+ *   message starts at once after it: everything it did, it did synchronously. After any other
  *   message (a handler that returned a promise, a notification), the next one starts in its own
  *   `setImmediate`, so every microtask the previous message queued has run before the next one
  *   starts (a pipelined `session/new` + `session/prompt` finds its session when creating it needs
@@ -163,7 +152,7 @@ export class InboundDispatcher {
     }
   }
 
-  /** Starts one message; true when the next may start at once (answered synchronously, or independent). */
+  /** Starts one message; true when the next may start at once (it was answered synchronously). */
   private start(message: InboundMessage): boolean {
     if (!('id' in message)) {
       try {
@@ -197,51 +186,18 @@ export class InboundDispatcher {
     }
     const running: RunningRequest = { key, id, method, token }
     this.running.set(key, running)
-    const independent = this.handlers.independent?.(method) === true
-    this.awaitAnswer(result, running)
-    return independent
-  }
-
-  /**
-   * The requests waiting for the promise `pending` last returned: requests started one after the
-   * other whose handlers returned the very same promise (e.g. lists sharing one answer) wait on it
-   * together, through one `then`.
-   */
-  private pending: { readonly promise: PromiseLike<unknown>; readonly members: RunningRequest[] } | undefined
-
-  private awaitAnswer(result: PromiseLike<unknown>, running: RunningRequest): void {
-    const pending = this.pending
-    if (pending?.promise === result) {
-      pending.members.push(running)
-      return
-    }
-    const members = [running]
-    this.pending = { promise: result, members }
     result.then(
-      (value) =>
-        this.answerAll(result, members, {
-          result: value === undefined ? null : (value as Exclude<ResponseMessage['result'], undefined>),
-        }),
-      (error: unknown) => this.answerAll(result, members, { error }),
+      (value) => this.answer(running, { jsonrpc: '2.0', id, result: value === undefined ? null : value }),
+      (error: unknown) => this.answer(running, { jsonrpc: '2.0', id, error: errorOf(method, error) }),
     )
+    return false
   }
 
-  private answerAll(
-    promise: PromiseLike<unknown>,
-    members: readonly RunningRequest[],
-    outcome: { result: Exclude<ResponseMessage['result'], undefined> } | { error: unknown },
-  ): void {
-    if (this.pending?.promise === promise) this.pending = undefined
-    for (const running of members) {
-      if (this.running.get(running.key) !== running) continue // answered when it was cancelled
-      this.running.delete(running.key)
-      const { id, method } = running
-      this.respond(
-        'result' in outcome
-          ? { jsonrpc: '2.0', id, result: outcome.result }
-          : { jsonrpc: '2.0', id, error: errorOf(method, outcome.error) },
-      )
-    }
+  /** Answers a running request once its handler settled, unless it was answered when cancelled. */
+  private answer(running: RunningRequest, response: ResponseMessage): void {
+    if (this.running.get(running.key) !== running) return
+    this.running.delete(running.key)
+    this.respond(response)
   }
 }
 
@@ -257,60 +213,4 @@ function errorOf(method: string, error: unknown): NonNullable<ResponseMessage['e
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
-}
-
-/**
- * A cancellation token for one inbound request. Listeners are kept only once someone listens; one
- * added after the cancellation is called soon, asynchronously (as with vscode-jsonrpc's tokens).
- * A listener that throws does not keep the others from running. `onCancellationRequested` is a
- * method: call it on the token.
- */
-export class InboundToken implements CancellationToken {
-  isCancellationRequested = false
-  private listeners: Array<(value: unknown) => unknown> | undefined
-
-  onCancellationRequested(
-    listener: (value: unknown) => unknown,
-    thisArgs?: unknown,
-    disposables?: Disposable[],
-  ): Disposable {
-    const bound = thisArgs === undefined ? listener : listener.bind(thisArgs)
-    if (this.isCancellationRequested) {
-      let live = true
-      queueMicrotask(() => {
-        if (live) callSafely(bound)
-      })
-      return {
-        dispose: () => {
-          live = false
-        },
-      }
-    }
-    this.listeners ??= []
-    this.listeners.push(bound)
-    const subscription = {
-      dispose: () => {
-        const index = this.listeners?.indexOf(bound) ?? -1
-        if (index !== -1) this.listeners?.splice(index, 1)
-      },
-    }
-    disposables?.push(subscription)
-    return subscription
-  }
-
-  cancel(): void {
-    if (this.isCancellationRequested) return
-    this.isCancellationRequested = true
-    const listeners = this.listeners ?? []
-    this.listeners = undefined
-    for (const listener of listeners) callSafely(listener)
-  }
-}
-
-function callSafely(listener: (value: unknown) => unknown): void {
-  try {
-    listener(undefined)
-  } catch {
-    // A listener's failure is its own; the cancellation still reaches the others.
-  }
 }

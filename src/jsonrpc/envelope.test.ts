@@ -141,14 +141,6 @@ describe('envelope errors the wire layer answers itself', () => {
     expect(answers).toEqual([])
     expect(server.logs.some((l) => l.includes('unknown request id 99'))).toBe(true)
   })
-
-  it('passes on a response to a request the server sent', async () => {
-    const server = start()
-    const reply = server.connection.sendRequest<string>('client/ask', { q: 1 })
-    const request = await server.peer.waitFor((m) => m.method === 'client/ask')
-    server.peer.sendMessage({ jsonrpc: '2.0', id: request.id, result: 'answer' })
-    expect(await reply).toBe('answer')
-  })
 })
 
 describe('batches (ACP v1 has none)', () => {

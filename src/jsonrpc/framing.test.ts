@@ -22,17 +22,14 @@ async function sendBytewise(server: TestServer, bytes: Buffer): Promise<void> {
   }
 }
 
-describe('NDJSON framing through a vscode-jsonrpc connection', () => {
+describe('NDJSON framing through a connection', () => {
   it('answers a truncated last line with -32700 at EOF, and resolves closed', async () => {
-    const { peer, closed, connection } = start()
-    let closeEvents = 0
-    connection.onClose(() => closeEvents++)
+    const { peer, closed } = start()
     peer.send('{"jsonrpc":"2.0","id":1,"meth')
     peer.end()
     await closed
     const error = await peer.waitFor((m) => 'error' in m)
     expect(error).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } })
-    expect(closeEvents).toBe(1)
   })
 
   it('handles a complete last line without a newline at EOF', async () => {
@@ -157,14 +154,11 @@ describe('NDJSON framing through a vscode-jsonrpc connection', () => {
     ])
   })
 
-  it('resolves closed and fires onClose at input EOF', async () => {
+  it('resolves closed at input EOF, and refuses requests of ours from then on', async () => {
     const server = start()
-    let closed = false
-    server.connection.onClose(() => {
-      closed = true
-    })
     server.peer.end()
     await server.closed
-    expect(closed).toBe(true)
+    await expect(server.connection.request('client/ask', {})).rejects.toThrow('Connection is closed.')
+    expect(server.wire.filter((line) => line.includes('client/ask'))).toEqual([])
   })
 })

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest'
-import { CancellationTokenSource } from 'vscode-jsonrpc'
 import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
 
 const servers: TestServer[] = []
@@ -62,14 +61,6 @@ describe('request ids', () => {
       expect.objectContaining({ id: null, error: expect.anything() }),
     )
   })
-
-  it('gives the server own outbound requests distinct ids', async () => {
-    const server = start()
-    for (let i = 0; i < 3; i++) server.connection.sendRequest('client/ask').catch(() => {})
-    await server.peer.waitFor((m) => m.method === 'client/ask' && server.peer.messages.length >= 3)
-    const ids = server.peer.messages.map((m) => m.id)
-    expect(new Set(ids).size).toBe(3)
-  })
 })
 
 describe('$/cancel_request', () => {
@@ -106,19 +97,5 @@ describe('$/cancel_request', () => {
     await server.started('late')
     server.peer.sendMessage(cancel(12345))
     expect(await server.peer.response(12345)).toMatchObject({ result: { cancelled: true } })
-  })
-
-  it('sends the server own cancellations as $/cancel_request { requestId }', async () => {
-    const server = start()
-    const source = new CancellationTokenSource()
-    const reply = server.connection
-      .sendRequest('client/ask', {}, source.token)
-      .catch((error: unknown) => error)
-    const request = await server.peer.waitFor((m) => m.method === 'client/ask')
-    source.cancel()
-    const notice = await server.peer.waitFor((m) => m.method !== 'client/ask')
-    expect(notice).toEqual({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: request.id } })
-    server.peer.sendMessage({ jsonrpc: '2.0', id: request.id, error: { code: -32800, message: 'cancelled' } })
-    expect(await reply).toMatchObject({ code: -32800 })
   })
 })

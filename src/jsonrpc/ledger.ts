@@ -1,20 +1,15 @@
 import type { WireId } from './envelope.js'
 
 /**
- * Request ids in flight on one connection, shared by its reader and writer.
- *
- * Inbound: ids of requests read and not yet answered. The writer releases an id when it writes
- * the response. Ids are compared by their string form, so `1` and `"1"` count as the same id:
- * vscode-jsonrpc keys its message queue that way and would otherwise drop one of the two.
- *
- * Outbound: ids of requests we sent (typed: `1` and `"1"` differ, as vscode-jsonrpc matches
- * responses by value), so the reader can tell a response it expects from a stray one.
+ * The peer's request ids in flight on one connection, shared by its reader and writer: ids of
+ * requests read and not yet answered. The writer releases an id when it writes the response. Ids
+ * are compared by their string form, so `1` and `"1"` count as the same id (as vscode-jsonrpc
+ * keys its message queue). Our own requests' ids are `OutboundRequests`' business.
  */
 export class RequestLedger {
   /** Inbound ids in flight, integers and strings kept apart (no string made per integer id). */
   private readonly inboundNumbers = new Set<number>()
   private readonly inboundStrings = new Set<string>()
-  private readonly outbound = new Set<string>()
 
   /** Records an inbound request; false when its id is already in flight. */
   admitInbound(id: WireId): boolean {
@@ -51,17 +46,4 @@ export class RequestLedger {
     const number = Number(id)
     return String(number) === id && this.inboundNumbers.has(number)
   }
-
-  recordOutbound(id: WireId): void {
-    this.outbound.add(typedKey(id))
-  }
-
-  /** Consumes an outbound id; false when no request of ours with that id is pending. */
-  settleOutbound(id: WireId): boolean {
-    return this.outbound.delete(typedKey(id))
-  }
-}
-
-function typedKey(id: WireId): string {
-  return typeof id === 'string' ? `s:${id}` : `n:${id}`
 }

@@ -1,12 +1,5 @@
 import type { Readable } from 'node:stream'
-import {
-  AbstractMessageReader,
-  type DataCallback,
-  Disposable,
-  type Message,
-  type NotificationMessage,
-  type ResponseMessage,
-} from 'vscode-jsonrpc'
+import type { NotificationMessage, ResponseMessage } from 'vscode-jsonrpc'
 import type { InboundMessage } from './dispatcher.js'
 import { classify, isWireId, type WireId } from './envelope.js'
 import { describeParseFailure, invalidRequest, parseError } from './errors.js'
@@ -14,9 +7,11 @@ import type { RequestLedger } from './ledger.js'
 import { type LineSink, LineSplitter } from './line-splitter.js'
 import { preview } from './preview.js'
 
-/** ACP's cancellation notification and the one vscode-jsonrpc understands. */
-export const ACP_CANCEL_METHOD = '$/cancel_request'
-export const JSONRPC_CANCEL_METHOD = '$/cancelRequest'
+/**
+ * Notifications by which the peer cancels one of its requests: method name → the params member
+ * that holds the request's id (e.g. vscode-jsonrpc's `{ '$/cancelRequest': 'id' }`).
+ */
+export type CancelNotifications = Readonly<Record<string, string>>
 
 export interface NdjsonReaderOptions {
   /** Largest accepted line in bytes (without its terminator). Default 32 MiB. */
@@ -29,49 +24,58 @@ export interface NdjsonReaderOptions {
   readonly onLine?: (line: string) => void
   /** Diagnostics (stray responses, ignored cancellations); never the protocol channel. */
   readonly log?: (message: string) => void
-  /**
-   * Where requests, notifications and cancellations go (the connection gets only responses to its
-   * own requests): one `accept` per input chunk with its messages in wire order, and `cancel` at
-   * once, after the messages before it were accepted.
-   */
-  readonly inbound: InboundSink
+  /** What a failing input stream reported (the input is closed after it). */
+  readonly onError?: (error: Error) => void
+  /** The cancellation notifications recognised; any other notification is handed on. Default: none. */
+  readonly cancelNotifications?: CancelNotifications
+  /** Where every admitted message goes. */
+  readonly sink: MessageSink
 }
 
-/** Takes the peer's requests and notifications, e.g. an `InboundDispatcher`. */
-export interface InboundSink {
+/** Takes every message the reader admitted: the connection. */
+export interface MessageSink {
+  /** The requests and notifications of one input chunk, in wire order. */
   accept(messages: readonly InboundMessage[]): void
+  /** The peer cancelled its request `id`, which is in flight; after the messages before it were accepted. */
   cancel(id: WireId): void
+  /**
+   * A response with an id, after the messages before it were accepted; false when it answers no
+   * request of ours that is pending (the reader then logs it).
+   */
+  response(message: ResponseMessage): boolean
 }
 
 type Outcome =
   | { readonly respond: ResponseMessage }
-  | { readonly dispatch: Message }
+  | { readonly gather: InboundMessage }
+  | { readonly cancel: WireId }
+  | { readonly response: ResponseMessage; readonly id: WireId }
   | { readonly log: string }
 
 /**
- * A vscode-jsonrpc `MessageReader` for NDJSON: one JSON-RPC message per `\n`-terminated line.
+ * Reads NDJSON: one JSON-RPC message per `\n`-terminated line.
  *
- * Only valid single messages go on: requests and notifications to `inbound`, responses to the
- * connection. The reader itself answers, through `respond`: `-32700` (id null) for a line that is not UTF-8 JSON; `-32600` for an invalid
+ * Only valid single messages go on, to `sink`. The reader itself answers, through `respond`: `-32700` (id null) for a line that is not UTF-8 JSON; `-32600` for an invalid
  * envelope (with the message's id when it is a string or integer not in flight, else null), for
  * any batch (one answer, id null), for an over-cap line (id null), and for a request whose id is
- * already in flight (id null, `data.id` names it; the request is not dispatched). ACP's
- * `$/cancel_request {requestId}` (and `$/cancelRequest {id}`) cancels request `id` at `inbound`
- * when that id is in flight, and is dropped otherwise. Responses are passed on only when they
- * answer a request of ours that is pending; others are logged and dropped.
+ * already in flight (id null, `data.id` names it; the request is not dispatched). A cancellation
+ * notification (see `cancelNotifications`) cancels its request at `sink` when that id is in
+ * flight, and is logged and dropped otherwise. Responses with id null are logged and dropped; the
+ * others go to `sink`, which says whether one answers a pending request of ours (else it is
+ * logged).
  *
  * The requests and notifications of one input chunk are handed over together once the chunk is
  * split, in wire order. A cancellation or a response first hands over the messages before it,
  * then goes alone, so a cancellation always comes after the request it cancels.
  *
- * `onClose` fires once, at input EOF, error or close, after a last unterminated line has been
- * handled; `closed` resolves at the same time.
+ * `closed` resolves once, at input EOF, error or close, after a last unterminated line has been
+ * handled.
  */
-export class NdjsonMessageReader extends AbstractMessageReader {
+export class NdjsonMessageReader {
   readonly closed: Promise<void>
   private resolveClosed!: () => void
   private isClosed = false
-  private callback: DataCallback | undefined
+  private listening = false
   private readonly splitter: LineSplitter
   private readonly log: (message: string) => void
   private gathered: InboundMessage[] = []
@@ -80,7 +84,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     private readonly input: Readable,
     private readonly options: NdjsonReaderOptions,
   ) {
-    super()
     this.log = options.log ?? (() => {})
     this.closed = new Promise((resolve) => {
       this.resolveClosed = resolve
@@ -95,29 +98,29 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.splitter = new LineSplitter(sink, options.maxLineBytes)
   }
 
-  listen(callback: DataCallback): Disposable {
-    if (this.callback) throw new Error('NdjsonMessageReader.listen may be called once')
-    this.callback = callback
+  /** Starts reading `input`; the returned function stops it. */
+  listen(): () => void {
+    if (this.listening) throw new Error('NdjsonMessageReader.listen may be called once')
+    this.listening = true
     const onData = (chunk: Buffer | string) => {
       this.splitter.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk)
       this.handOver()
     }
     const onEnd = () => this.close()
     const onError = (error: Error) => {
-      this.fireError(error)
+      this.options.onError?.(error)
       this.close()
     }
     this.input.on('data', onData)
     this.input.on('end', onEnd)
     this.input.on('close', onEnd)
     this.input.on('error', onError)
-    return Disposable.create(() => {
+    return () => {
       this.input.off('data', onData)
       this.input.off('end', onEnd)
       this.input.off('close', onEnd)
       this.input.off('error', onError)
-      this.callback = undefined
-    })
+    }
   }
 
   private close(): void {
@@ -125,7 +128,6 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.isClosed = true
     this.splitter.end()
     this.handOver()
-    this.fireClose()
     this.resolveClosed()
   }
 
@@ -133,11 +135,15 @@ export class NdjsonMessageReader extends AbstractMessageReader {
     this.options.onLine?.(text)
     const outcome = this.route(text, validUtf8)
     if ('respond' in outcome) this.options.respond(outcome.respond)
-    else if ('dispatch' in outcome) this.dispatch(outcome.dispatch)
+    else if ('gather' in outcome) this.gathered.push(outcome.gather)
+    else if ('cancel' in outcome) {
+      this.handOver()
+      this.options.sink.cancel(outcome.cancel)
+    } else if ('response' in outcome) this.deliver(outcome.response, outcome.id)
     else this.log(outcome.log)
   }
 
-  /** Decides what one line becomes: a message for the connection, an error answer, or a log line. */
+  /** Decides what one line becomes: a message for the sink, an error answer, or a log line. */
   private route(text: string, validUtf8: boolean): Outcome {
     const { ledger } = this.options
     if (!validUtf8) return { respond: parseError('the line is not valid UTF-8') }
@@ -160,7 +166,7 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       }
       case 'request': {
         const { id } = envelope.message
-        if (ledger.admitInbound(id)) return { dispatch: envelope.message }
+        if (ledger.admitInbound(id)) return { gather: envelope.message }
         return {
           respond: invalidRequest(null, `request id ${preview(id)} is already in flight`, { id }),
         }
@@ -170,56 +176,45 @@ export class NdjsonMessageReader extends AbstractMessageReader {
       case 'response': {
         const { id } = envelope.message
         if (id === null) return { log: `ignored a response with id null: ${preview(envelope.message.error)}` }
-        if (ledger.settleOutbound(id)) return { dispatch: envelope.message }
-        return { log: `ignored a response to unknown request id ${preview(id)}` }
+        return { response: envelope.message, id }
       }
     }
   }
 
   private routeNotification(message: NotificationMessage): Outcome {
-    if (message.method !== ACP_CANCEL_METHOD && message.method !== JSONRPC_CANCEL_METHOD) {
-      return { dispatch: message }
-    }
+    const cancels = this.options.cancelNotifications
+    const idParam = cancels && Object.hasOwn(cancels, message.method) ? cancels[message.method] : undefined
+    if (idParam === undefined) return { gather: message }
     const params = message.params as Record<string, unknown> | undefined
-    const id = message.method === ACP_CANCEL_METHOD ? params?.requestId : params?.id
+    const id = params?.[idParam]
     if (!isWireId(id) || !this.options.ledger.hasInbound(id)) {
       return { log: `ignored ${message.method} for ${preview(id ?? null)}: no such request in flight` }
     }
-    const cancel: NotificationMessage = { jsonrpc: '2.0', method: JSONRPC_CANCEL_METHOD, params: { id } }
-    return { dispatch: cancel }
+    return { cancel: id }
   }
 
-  private dispatch(message: Message): void {
-    const method = (message as { method?: unknown }).method
-    if (method === undefined) {
-      this.handOver()
-      this.deliver(message)
-    } else if (method === JSONRPC_CANCEL_METHOD) {
-      this.handOver()
-      this.options.inbound.cancel((message as NotificationMessage & { params: { id: WireId } }).params.id)
-    } else {
-      this.gathered.push(message as InboundMessage)
-    }
-  }
-
-  /** Hands the requests and notifications gathered from the current chunk to `inbound`. */
+  /** Hands the requests and notifications gathered from the current chunk to `sink`. */
   private handOver(): void {
     const gathered = this.gathered
     if (gathered.length === 0) return
     this.gathered = []
     try {
-      this.options.inbound.accept(gathered)
+      this.options.sink.accept(gathered)
     } catch (error) {
       this.log(`the dispatcher failed to take messages: ${describeParseFailure(error)}`)
     }
   }
 
-  private deliver(message: Message): void {
-    if (!this.callback) return
+  /** Hands a response over, after the messages before it. */
+  private deliver(message: ResponseMessage, id: WireId): void {
+    this.handOver()
+    let known: boolean
     try {
-      this.callback(message)
+      known = this.options.sink.response(message)
     } catch (error) {
-      this.log(`the connection failed to take a message: ${describeParseFailure(error)}`)
+      this.log(`the connection failed to take a response: ${describeParseFailure(error)}`)
+      return
     }
+    if (!known) this.log(`ignored a response to unknown request id ${preview(id)}`)
   }
 }

@@ -2,10 +2,10 @@ import type { Writable } from 'node:stream'
 import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc'
 import { isWireId } from './envelope.js'
 import type { RequestLedger } from './ledger.js'
-import { SerializedJson } from './serialized.js'
+import { Batch, batchPieces, HANDED } from './write-batch.js'
 
 export interface NdjsonWriterOptions {
-  /** Ids in flight, shared with the reader: responses release inbound ids, requests record outbound ones. */
+  /** The peer's ids in flight, shared with the reader: a response written releases its id. */
   readonly ledger?: RequestLedger
   /** Sees every line exactly as written, without its `\n`, in write order. */
   readonly onLine?: (line: string) => void
@@ -29,32 +29,8 @@ export const MAX_HELD_LINES = 256
 /** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
 export const MAX_HOLD_TURNS = 64
 
-const HANDED = Promise.resolve()
 /** Schedules microtasks without `queueMicrotask`'s async-resource bookkeeping. */
 const RESOLVED = Promise.resolve()
-
-/** The lines not yet handed to the stream; the promise of their hand-over is made only when asked for. */
-class Batch {
-  /** A string without its `\n`; bytes with theirs. */
-  readonly lines: Array<string | Uint8Array> = []
-  private promise: Promise<void> | undefined
-  private settle: (() => void) | undefined
-  private done = false
-
-  /** Resolves once these lines were handed to the stream (or dropped because it closed). */
-  get handed(): Promise<void> {
-    if (this.done) return HANDED
-    this.promise ??= new Promise<void>((resolve) => {
-      this.settle = resolve
-    })
-    return this.promise
-  }
-
-  resolve(): void {
-    this.done = true
-    this.settle?.()
-  }
-}
 
 /**
  * A vscode-jsonrpc `MessageWriter` for NDJSON: each message is written as
@@ -121,7 +97,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   send(message: Message, serialized?: Uint8Array): Error | undefined {
     let text: string | Uint8Array
     try {
-      text = serialized ?? serialize(message)
+      text = serialized ?? JSON.stringify(message)
     } catch (error) {
       return error instanceof Error ? error : new TypeError(String(error))
     }
@@ -179,9 +155,7 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     const ledger = this.options.ledger
     if (!ledger) return
     const { id, method } = message as { id?: unknown; method?: unknown }
-    if (!isWireId(id)) return
-    if (typeof method === 'string') ledger.recordOutbound(id)
-    else ledger.releaseInbound(id)
+    if (isWireId(id) && method === undefined) ledger.releaseInbound(id)
   }
 
   /**
@@ -281,54 +255,4 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.fireClose()
     this.settleDrainWaiters()
   }
-}
-
-/**
- * `JSON.stringify(message)`; a response whose result is a `SerializedJson` gets its text spliced
- * in as it is (the same line: a response is written as `{"jsonrpc","id","result"}` in that order).
- */
-function serialize(message: Message): string {
-  const { result } = message as { result?: unknown }
-  if (!(result instanceof SerializedJson)) return JSON.stringify(message)
-  const { id } = message as { id?: unknown }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`
-}
-
-/** What to write for `lines`: runs of strings joined by {@link joinedPieces}, bytes as they are. */
-function batchPieces(lines: ReadonlyArray<string | Uint8Array>): Array<string | Uint8Array> {
-  if (lines.every((line) => typeof line === 'string')) return joinedPieces(lines as string[])
-  const pieces: Array<string | Uint8Array> = []
-  let run: string[] = []
-  for (const line of lines) {
-    if (typeof line === 'string') {
-      run.push(line)
-      continue
-    }
-    if (run.length > 0) pieces.push(...joinedPieces(run))
-    run = []
-    pieces.push(line)
-  }
-  if (run.length > 0) pieces.push(...joinedPieces(run))
-  return pieces
-}
-
-/** Characters per write at most: lines held while the peer reads slowly may add up beyond V8's string limit. */
-const MAX_PIECE_CHARS = 16 * 1024 * 1024
-
-/** `lines`, each ended by `\n`, joined into as few strings as fit {@link MAX_PIECE_CHARS} (a longer line alone). */
-export function joinedPieces(lines: readonly string[]): string[] {
-  const pieces: string[] = []
-  let start = 0
-  let chars = 0
-  for (let i = 0; i < lines.length; i++) {
-    const length = (lines[i] as string).length + 1
-    if (i > start && chars + length > MAX_PIECE_CHARS) {
-      pieces.push(`${lines.slice(start, i).join('\n')}\n`)
-      start = i
-      chars = 0
-    }
-    chars += length
-  }
-  if (start < lines.length) pieces.push(`${lines.slice(start).join('\n')}\n`)
-  return pieces
 }

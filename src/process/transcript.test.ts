@@ -24,11 +24,10 @@ describe('TranscriptRecorder', () => {
     const recorder = new TranscriptRecorder(path, { flags: 'w' })
     const toServer = new PassThrough()
     const fromServer = new PassThrough()
-    const { connection } = createNdjsonConnection(toServer, fromServer, {
+    const connection = createNdjsonConnection(toServer, fromServer, {
       onWireLine: recorder.record,
       inbound: { request: () => 'pong', notification: () => {} },
     })
-    connection.listen()
     const peer = new TestPeer(toServer, fromServer)
     peer.send('not json\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
     await peer.response(1)

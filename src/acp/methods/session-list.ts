@@ -1,4 +1,3 @@
-import { SerializedJson } from '../../jsonrpc/index.js'
 import type { SessionPage, SessionSummary } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
@@ -8,7 +7,7 @@ import { assertAbsolutePath } from '../requests/params.js'
  * The answers to pages the store gave out frozen (it gives the same page object again while
  * nothing listed changed): made and serialized once per page.
  */
-const answers = new WeakMap<SessionPage, SerializedJson<ReturnType<typeof toResult>>>()
+const answers = new WeakMap<SessionPage, ReturnType<typeof toResult>>()
 
 /** The answer to each page promise the store handed out (lists joining one refresh share one). */
 const pendingAnswers = new WeakMap<Promise<SessionPage>, Promise<ReturnType<typeof answerFor>>>()
@@ -40,7 +39,6 @@ function toSessionInfo(summary: SessionSummary) {
 /** `session/list`: most recent activity first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
 export const sessionListMethod = defineMethod({
   name: 'session/list',
-  independent: true,
   advertise(capabilities) {
     capabilities.sessionCapabilities.list = {}
   },
@@ -81,7 +79,7 @@ function answerFor(page: SessionPage) {
   if (!Object.isFrozen(page)) return toResult(page)
   let answer = answers.get(page)
   if (!answer) {
-    answer = SerializedJson.of(toResult(page))
+    answer = toResult(page)
     answers.set(page, answer)
   }
   return answer

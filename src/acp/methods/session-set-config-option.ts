@@ -1,5 +1,6 @@
 import type { ConfigValue, Session } from '../../session/index.js'
-import { defineMethod, type MethodCall } from '../method.js'
+import type { CallContext } from '../call-context.js'
+import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
 import { configOptionsFor, configUpdates } from '../views/config-options.js'
 
@@ -7,7 +8,7 @@ import { configOptionsFor, configUpdates } from '../views/config-options.js'
  * Sets one option through the agent (a `config/set` in the log, durable before the answer) and,
  * when the value changed, sends the updates a replay will show for it.
  */
-export async function setOption(call: MethodCall, session: Session, option: string, value: ConfigValue) {
+export async function setOption(call: CallContext, session: Session, option: string, value: ConfigValue) {
   const event = await call.agent.setConfig(session, option, value)
   if (event === undefined) return
   for (const update of configUpdates(call.agent)(session.config.values, option)) {

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import type { Session } from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
-import type { MethodCall } from '../method.js'
 import { assertAbsolutePath } from './params.js'
 
 /**
@@ -38,7 +38,7 @@ export async function checkedDirectories(
  * answer) when they differ from what it holds; `undefined` keeps what it holds.
  */
 export async function recordDirectories(
-  call: MethodCall,
+  call: CallContext,
   session: Session,
   directories: readonly string[] | undefined,
 ): Promise<void> {

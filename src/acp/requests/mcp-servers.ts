@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { McpServerConfig } from '../../agent/mcp/server-config.js'
 import type { Session } from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
-import type { MethodCall } from '../method.js'
 
 /**
  * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
@@ -49,7 +49,7 @@ export function mcpServerConfigs(
  * `session/update`s (sent after the method's response).
  */
 export function connectMcpServers(
-  call: MethodCall,
+  call: CallContext,
   session: Session,
   configs: readonly McpServerConfig[],
 ): Promise<void> {

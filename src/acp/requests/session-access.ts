@@ -1,6 +1,6 @@
 import { isValidSessionId, type Session } from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
-import type { MethodCall } from '../method.js'
 import { assertWorkingDirectory } from './params.js'
 
 /** A `sessionId` that cannot exist is answered like an unknown one (-32002). */
@@ -10,7 +10,7 @@ export function assertSessionId(id: string): string {
 }
 
 /** The live session, or the persisted one made live (-32002 when there is none). */
-export async function openSession(call: MethodCall, sessionId: string): Promise<Session> {
+export async function openSession(call: CallContext, sessionId: string): Promise<Session> {
   return call.sessions.open(assertSessionId(sessionId))
 }
 
@@ -33,7 +33,7 @@ export function assertSameCwd(session: Pick<Session, 'id' | 'cwd'>, cwd: string,
 export async function openSessionInCwd(
   params: { sessionId: string; cwd: string },
   method: string,
-  call: MethodCall,
+  call: CallContext,
 ): Promise<Session> {
   assertSessionId(params.sessionId)
   assertWorkingDirectory(method, 'cwd', params.cwd)

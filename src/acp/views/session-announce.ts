@@ -1,7 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { SLASH_COMMANDS } from '../../agent/index.js'
 import { type Session, titleUpdate } from '../../session/index.js'
-import type { MethodCall } from '../method.js'
+import type { CallContext } from '../call-context.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
 export function availableCommands(): acp.AvailableCommand[] {
@@ -21,7 +21,7 @@ export function availableCommands(): acp.AvailableCommand[] {
  * from no event (every session has the same), nor does a title from the header (a fork child's or
  * a subagent's, given at creation): those carry no `_meta`.
  */
-export function announceSession(call: MethodCall, session: Session): void {
+export function announceSession(call: CallContext, session: Session): void {
   call.afterResponse(() => {
     call.notify({
       sessionId: session.id,

@@ -10,7 +10,8 @@ import {
   UpdateProjector,
 } from '../../session/index.js'
 import type { Session } from '../../session/session.js'
-import type { ClientState, MethodCall } from '../method.js'
+import type { CallContext } from '../call-context.js'
+import type { ClientState } from '../method.js'
 import { subagentReplay } from './subagent-replay.js'
 
 /** A backend that only knows how to hand over stored events (what the replay reads a child by). */
@@ -46,7 +47,7 @@ function callFor(capabilities: Record<string, unknown>) {
       await new Promise((resolve) => setImmediate(resolve))
       sent.push(n)
     },
-  } as unknown as MethodCall
+  } as unknown as CallContext
   return { call, sent }
 }
 

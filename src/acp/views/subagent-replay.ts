@@ -10,7 +10,8 @@ import {
   type SubagentSpawned,
   UpdateProjector,
 } from '../../session/index.js'
-import type { MethodCall, StoredSource } from '../method.js'
+import type { CallContext } from '../call-context.js'
+import type { StoredSource } from '../method.js'
 import { idleState, subagentAnnouncement, subagentStateUpdate, supportsSubagents } from './subagent-view.js'
 
 /**
@@ -18,7 +19,7 @@ import { idleState, subagentAnnouncement, subagentStateUpdate, supportsSubagents
  * capability, or undefined for any other client (whose replay shows the parent's linking
  * `tool_call_update` only, as it saw live).
  */
-export function subagentReplay(call: MethodCall): SubagentReplay | undefined {
+export function subagentReplay(call: CallContext): SubagentReplay | undefined {
   return supportsSubagents(call.client) ? new SubagentReplay(call) : undefined
 }
 
@@ -47,12 +48,12 @@ export class SubagentReplay {
   /** The sends not yet made, in order, while a child is being read. */
   private pending: Promise<void> | undefined
 
-  constructor(private readonly call: MethodCall) {}
+  constructor(private readonly call: CallContext) {}
 
   /**
    * Sends the updates one parent event projects to (in order after everything sent before it).
    * The promise paces the replay's read: it resolves when the output took them. `from` (see
-   * `MethodCall.notify`) is used only by updates sent at once, within this call.
+   * `CallContext.notify`) is used only by updates sent at once, within this call.
    */
   send(
     event: SessionEvent,

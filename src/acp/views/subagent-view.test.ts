@@ -25,8 +25,10 @@ function wire(state: ClientState | undefined) {
     bridges,
     wire: {
       client: state,
-      notify: (n: SessionUpdateNotification) => sent.push(n),
-      bridge: (sessionId: string, target?: PermissionTarget): ClientBridge => {
+      notify: async (n: SessionUpdateNotification) => {
+        sent.push(n)
+      },
+      clientBridge: (sessionId: string, target?: PermissionTarget): ClientBridge => {
         bridges.push({ sessionId, target })
         return {}
       },

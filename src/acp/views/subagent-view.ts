@@ -1,12 +1,11 @@
-import type { ClientBridge, SubagentLink, SubagentView, TurnOutcome } from '../../agent/types.js'
+import type { SubagentLink, SubagentView, TurnOutcome } from '../../agent/types.js'
 import {
   CLEAN_TURN_END_REASONS,
   type JsonObject,
   type SessionUpdate,
-  type SessionUpdateNotification,
   subagentProgressUpdate,
 } from '../../session/index.js'
-import type { PermissionTarget } from '../client/client-bridge.js'
+import type { CallContext } from '../call-context.js'
 import { ErrorCode } from '../errors.js'
 import type { ClientState } from '../method.js'
 
@@ -17,12 +16,8 @@ export function supportsSubagents(client: ClientState | undefined): boolean {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/** What a view needs from its connection. */
-export interface SubagentWire {
-  readonly client: ClientState | undefined
-  notify(notification: SessionUpdateNotification): void
-  bridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
-}
+/** What a view needs from the call that runs the subagent's parent turn. */
+type SubagentCall = Pick<CallContext, 'client' | 'notify' | 'clientBridge'>
 
 /**
  * How a turn's subagents are shown, by what the client supports:
@@ -39,18 +34,18 @@ export interface SubagentWire {
  *
  * In both, the parent's delegate call ends with the child's final answer, as any tool call does.
  */
-export function openSubagentView(wire: SubagentWire, link: SubagentLink): SubagentView {
+export function openSubagentView(call: SubagentCall, link: SubagentLink): SubagentView {
   const parentUpdate = (update: SessionUpdate) =>
-    wire.notify({ sessionId: link.parentSessionId, update, _meta: { dsh: { seq: link.seq } } })
+    call.notify({ sessionId: link.parentSessionId, update, _meta: { dsh: { seq: link.seq } } })
   const progress = (text?: string) => parentUpdate(subagentProgressUpdate(link, text))
 
-  if (supportsSubagents(wire.client)) {
+  if (supportsSubagents(call.client)) {
     parentUpdate(subagentAnnouncement(link))
     progress()
     return {
       sendUpdate: (update, seq) =>
-        wire.notify({ sessionId: link.sessionId, update, _meta: { dsh: { seq } } }),
-      client: wire.bridge(link.sessionId),
+        call.notify({ sessionId: link.sessionId, update, _meta: { dsh: { seq } } }),
+      client: call.clientBridge(link.sessionId),
       ended: (outcome: TurnOutcome) => parentUpdate(subagentStateUpdate(link.sessionId, idleState(outcome))),
     }
   }
@@ -69,7 +64,7 @@ export function openSubagentView(wire: SubagentWire, link: SubagentLink): Subage
         else if (update.status === 'failed') progress(`Failed: ${title}`)
       }
     },
-    client: wire.bridge(link.parentSessionId, (request) => ({
+    client: call.clientBridge(link.parentSessionId, (request) => ({
       sessionId: link.parentSessionId,
       toolCall: {
         toolCallId: link.callId,

@@ -7,7 +7,10 @@ import {
 } from '../../../src/jsonrpc/connection.js'
 import { TestPeer } from './test-peer.js'
 
-export interface TestServer extends NdjsonConnection {
+export interface TestServer {
+  readonly connection: NdjsonConnection
+  /** `connection.closed`: input EOF. */
+  readonly closed: Promise<void>
   readonly peer: TestPeer
   /** Raw wire lines seen by the tap, as `in <line>` / `out <line>`. */
   readonly wire: string[]
@@ -36,13 +39,14 @@ class Signals {
 }
 
 /**
- * A wire connection over PassThrough pairs with a few handlers, listening:
+ * A wire connection over PassThrough pairs with a few handlers, reading, that takes ACP's
+ * `$/cancel_request { requestId }` and `$/cancelRequest { id }` as cancellations:
  * `ping` → "pong"; `echo` → its params (positional params get -32602); `_dsh/hello` → "hi"; `wait {key}` runs until
  * cancelled, then answers `{ cancelled: true }`; other methods get -32601; notification `note` is
  * recorded in `notes`.
  */
 export function startTestServer(
-  options: Omit<NdjsonConnectionOptions, 'onWireLine' | 'log' | 'inbound'> = {},
+  options: Omit<NdjsonConnectionOptions, 'onWireLine' | 'log' | 'inbound' | 'cancelNotifications'> = {},
 ): TestServer {
   const toServer = new PassThrough()
   const fromServer = new PassThrough()
@@ -69,8 +73,9 @@ export function startTestServer(
       })
     },
   }
-  const ndjson = createNdjsonConnection(toServer, fromServer, {
+  const connection = createNdjsonConnection(toServer, fromServer, {
     ...options,
+    cancelNotifications: { '$/cancel_request': 'requestId', '$/cancelRequest': 'id' },
     onWireLine: (dir, line) => wire.push(`${dir} ${line}`),
     log: (message) => logs.push(message),
     inbound: {
@@ -84,10 +89,9 @@ export function startTestServer(
       },
     },
   })
-  const { connection } = ndjson
-  connection.listen()
   return {
-    ...ndjson,
+    connection,
+    closed: connection.closed,
     peer: new TestPeer(toServer, fromServer),
     wire,
     logs,

@@ -1,0 +1,144 @@
+import type { CancellationToken, Disposable } from 'vscode-jsonrpc'
+import type { AgentService } from '../agent/service.js'
+import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
+import type { NdjsonConnection } from '../jsonrpc/index.js'
+import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { AgentCapabilities } from './capabilities.js'
+import {
+  type ClientRequestSender,
+  createClientBridge,
+  type PermissionTarget,
+} from './client/client-bridge.js'
+import type { ClientState, StoredSource } from './method.js'
+import { splicedLine } from './views/stored-line-splice.js'
+import { openSubagentView } from './views/subagent-view.js'
+
+/** What a method handler may use for one call. */
+export interface CallContext {
+  /** `ctx.sessions`, resolved once when the server started (cordis service reads are slow). */
+  readonly sessions: SessionStore
+  /** `ctx.agent`, resolved once when the server started. */
+  readonly agent: AgentService
+  /** Aborts when the client cancels this request with `$/cancel_request`; never for a notification. */
+  readonly signal: AbortSignal
+  /** What the client said in `initialize`; undefined until `initialize` succeeded. */
+  readonly client: ClientState | undefined
+  /** Records the client's `initialize` (only `initialize` calls this). */
+  setClient(state: ClientState): void
+  /** The capabilities of every registered method. */
+  capabilities(): AgentCapabilities
+  /**
+   * Sends one `session/update` notification, in order with everything else written. Resolves when
+   * it was handed to the output (later when the output pushes back); never rejects. `from`: the
+   * stored event the update was projected from, with the line it was parsed from (valid during
+   * the call only); long strings the two share are copied from the line's bytes.
+   */
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
+  /**
+   * Runs `task` once this call's response has been written, if the call succeeds: for updates a
+   * client drops when they come before the answer that tells it about the session.
+   */
+  afterResponse(task: () => void): void
+  /**
+   * Editor-side services for tools of `sessionId`, as far as the client advertised them; its
+   * permission requests are asked as `permissionTarget` says (default: on `sessionId`, about the
+   * request's own tool call).
+   */
+  clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
+  /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */
+  openSubagent(link: SubagentLink): SubagentView
+}
+
+/** What the calls of one connection share; made once per connection. */
+export interface CallScope {
+  readonly sessions: SessionStore
+  readonly agent: AgentService
+  /** Set by `initialize` (or by an `initialize` answered before the connection existed). */
+  client: ClientState | undefined
+  readonly wire: NdjsonConnection
+  /** Our requests to the client, through `wire`. */
+  readonly send: ClientRequestSender
+  capabilities(): AgentCapabilities
+  warn(message: string): void
+}
+
+const NEVER_ABORTED = new AbortController().signal
+const NO_TASKS: ReadonlyArray<() => void> = []
+
+/**
+ * One method call. Its `signal` is made on first use (most calls never look at it): it aborts
+ * when the request's cancellation token fires, at once if it already has. Notifications, which
+ * cannot be cancelled, get a signal that never aborts. `dispose()` ends the token subscription.
+ */
+export class Call implements CallContext {
+  readonly sessions: SessionStore
+  readonly agent: AgentService
+  private controller: AbortController | undefined
+  private subscription: Disposable | undefined
+  private afterTasks: Array<() => void> | undefined
+
+  constructor(
+    private readonly scope: CallScope,
+    private readonly token: CancellationToken | undefined,
+  ) {
+    this.sessions = scope.sessions
+    this.agent = scope.agent
+  }
+
+  get signal(): AbortSignal {
+    if (this.controller) return this.controller.signal
+    if (!this.token) return NEVER_ABORTED
+    const controller = new AbortController()
+    this.controller = controller
+    if (this.token.isCancellationRequested) controller.abort()
+    else this.subscription = this.token.onCancellationRequested(() => controller.abort())
+    return controller.signal
+  }
+
+  get client(): ClientState | undefined {
+    return this.scope.client
+  }
+
+  setClient(state: ClientState): void {
+    this.scope.client = state
+  }
+
+  capabilities(): AgentCapabilities {
+    return this.scope.capabilities()
+  }
+
+  // Straight to the wire, not refused once the input ended: a load or prompt still running after
+  // stdin EOF streams its updates before its response.
+  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void> {
+    const line =
+      from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from.event, from.line)
+    return this.scope.wire.notify('session/update', update, line).catch((error: Error) => {
+      this.scope.warn(`session/update not sent: ${error.message}`)
+    })
+  }
+
+  afterResponse(task: () => void): void {
+    this.afterTasks ??= []
+    this.afterTasks.push(task)
+  }
+
+  clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {
+    return createClientBridge(this.scope.send, this.scope.client, sessionId, permissionTarget)
+  }
+
+  openSubagent(link: SubagentLink): SubagentView {
+    return openSubagentView(this, link)
+  }
+
+  /** What `afterResponse` collected (emptied). */
+  takeAfterResponse(): ReadonlyArray<() => void> {
+    const tasks = this.afterTasks ?? NO_TASKS
+    this.afterTasks = undefined
+    return tasks
+  }
+
+  dispose(): void {
+    this.subscription?.dispose()
+    this.subscription = undefined
+  }
+}
