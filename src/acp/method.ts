@@ -60,7 +60,7 @@ export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M exten
   : { params: unknown; result: unknown }
 
 /**
- * One method: registered on `ctx.acp`, dispatched by name, advertised through `advertise`. An ACP
+ * One method: registered on `ctx.acp`, dispatched by name, advertised as capabilities.ts says. An ACP
  * method's params have been checked against the official schema before `handle` runs (see
  * `validate-params.ts`); handlers check only what the schema cannot say (absolute paths, known
  * sessions) and throw `ProtocolError`s or `SessionError`s. An extension method validates its own.
@@ -81,8 +81,6 @@ export interface AcpMethod<
   readonly independent?: boolean
   /** The handler turns `signal` into its own result; otherwise a cancelled request answers -32800. */
   readonly handlesCancellation?: boolean
-  /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */
-  readonly advertise?: (capabilities: AgentCapabilities) => void
   /** The result, or the result serialized once for answers given many times (see `SerializedJson`). */
   handle(params: MethodTypes<M>['params'], call: MethodCall): MethodResult<M> | Promise<MethodResult<M>>
 }

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import type { AgentCapabilities } from '../acp/capabilities.js'
 import type { ClientState } from '../acp/method.js'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
@@ -18,8 +17,8 @@ export interface ServeStart {
   readonly agentInfo: AgentInfo
   /** The input to serve, given back by whoever held it; paused until the connection reads it. */
   readonly takeInput: () => Readable
-  /** The `initialize` already answered on that input, and the capabilities it advertised. */
-  readonly early?: { readonly client: ClientState; readonly capabilities: AgentCapabilities }
+  /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
+  readonly early?: { readonly client: ClientState }
 }
 
 /**
@@ -42,15 +41,6 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
-  if (start.early) {
-    const advertised = JSON.stringify(start.early.capabilities)
-    const served = JSON.stringify(app.ctx.acp.capabilities())
-    if (advertised !== served) {
-      logger.error(
-        `initialize was answered early with capabilities ${advertised}, but the server has ${served}`,
-      )
-    }
-  }
   const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {

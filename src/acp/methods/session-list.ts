@@ -41,9 +41,6 @@ function toSessionInfo(summary: SessionSummary) {
 export const sessionListMethod = defineMethod({
   name: 'session/list',
   independent: true,
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.list = {}
-  },
   handle(params, call) {
     const cwd = params.cwd ?? undefined
     const cursor = params.cursor ?? undefined
