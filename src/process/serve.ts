@@ -9,7 +9,7 @@ import { resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
 import type { CliOptions } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
-import { releaseMemoryOnClose } from './memory-release.js'
+import { exposedCollector, releaseMemoryOnClose } from './memory-release.js'
 
 /** What the command line did before the server was built (cli.ts). */
 export interface ServeStart {
@@ -51,7 +51,8 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(start.early && { client: start.early.client }),
   })
   input.resume()
-  app.ctx.on('session/disposed', releaseMemoryOnClose())
+  // Forced collections only when asked for by starting Node with --expose-gc.
+  if (exposedCollector()) app.ctx.on('session/disposed', releaseMemoryOnClose())
   let stopping = false
   const shutdown = async (why: string, cancelTurns: boolean) => {
     if (stopping) return
