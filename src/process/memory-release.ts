@@ -21,9 +21,9 @@ export interface MemoryProbe {
 }
 
 /**
- * Opt-in (serve.ts installs it when the process runs with `--expose-gc`): gives memory back to the
- * OS once sessions close, in two steps (each debounced over a burst of
- * closes, its timers never keeping the process alive):
+ * Opt-in (serve.ts installs it only when Node runs with `--expose-gc`): gives memory back to the
+ * OS once sessions close, in two steps (each debounced over a burst of closes, its timers never
+ * keeping the process alive):
  * - 50 ms after a close, while the process holds 16 MiB more than when this was made, one full
  *   collection: V8 frees a closed session's log only at its next full collection, and returns the
  *   pages to the OS later still.
