@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A real full collection for tests that prove a closed session is collectable (Node's own flag).
+    execArgv: ['--expose-gc'],
   },
 })

@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
+import { capabilitiesAtStart } from './acp/capabilities.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
 import { type CliOptions, parseCli, USAGE } from './process/cli-args.js'
-import { capabilitiesAtStart, earlyInitialize } from './process/early-start/early-initialize.js'
+import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
 import type { ServeStart } from './process/serve.js'
 
@@ -58,7 +59,7 @@ async function serve(options: CliOptions): Promise<void> {
         process.stdout.off('error', ignore)
         return held.release(answer !== undefined)
       },
-      ...(answer && { early: { client: answer.client, capabilities } }),
+      ...(answer && { early: { client: answer.client } }),
     }
   }
   const served = await import('./process/serve.js')

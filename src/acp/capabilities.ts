@@ -1,13 +1,92 @@
 import type * as acp from '@agentclientprotocol/sdk/unstable'
+import type { AcpMethodName } from './schema/acp-methods.gen.js'
 
 /**
- * The `agentCapabilities` of an `initialize` response (the SDK's type, with the parts every
- * method's `advertise` writes into made present).
+ * The `agentCapabilities` of an `initialize` response (the SDK's type, with the parts this agent
+ * always answers made present).
  */
 export type AgentCapabilities = acp.AgentCapabilities & {
   promptCapabilities: acp.PromptCapabilities
   mcpCapabilities: acp.McpCapabilities
   sessionCapabilities: acp.SessionCapabilities
+}
+
+/** What serving one method adds to `agentCapabilities`. */
+type Advertised =
+  | { readonly method: AcpMethodName; readonly session: keyof acp.SessionCapabilities }
+  | { readonly method: AcpMethodName; readonly loadSession: true }
+
+/**
+ * What each ACP method advertises while it is served; a method absent here advertises nothing.
+ * The one table behind both `AcpServer.capabilities()` and the `initialize` answered before the
+ * server is built; its order is the order of the keys in the JSON.
+ */
+const ADVERTISED: readonly Advertised[] = [
+  { method: 'session/new', session: 'additionalDirectories' },
+  { method: 'session/resume', session: 'resume' },
+  { method: 'session/list', session: 'list' },
+  { method: 'session/close', session: 'close' },
+  { method: 'session/delete', session: 'delete' },
+  { method: 'session/fork', session: 'fork' },
+  { method: 'session/load', loadSession: true },
+]
+
+/** The ACP methods the server plugin (`acpPlugin`) registers. */
+export const SERVER_METHODS = [
+  'initialize',
+  'session/new',
+  'session/load',
+  'session/resume',
+  'session/list',
+  'session/close',
+  'session/delete',
+  'session/prompt',
+  'session/cancel',
+  'session/set_config_option',
+  'session/set_mode',
+] as const satisfies readonly AcpMethodName[]
+
+/** The ACP methods the fork plugin (`forkPlugin`) registers, while it runs. */
+export const FORK_METHODS = ['session/fork'] as const satisfies readonly AcpMethodName[]
+
+/**
+ * The `agentCapabilities` of a server that serves the methods `serves` accepts, for an agent with
+ * `promptCapabilities`.
+ */
+export function agentCapabilities(
+  serves: (method: AcpMethodName) => boolean,
+  promptCapabilities: acp.PromptCapabilities,
+): AgentCapabilities {
+  const sessionCapabilities: acp.SessionCapabilities = {}
+  let loadSession = false
+  for (const entry of ADVERTISED) {
+    if (!serves(entry.method)) continue
+    if ('session' in entry) sessionCapabilities[entry.session] = {}
+    else loadSession = true
+  }
+  return {
+    promptCapabilities: { ...promptCapabilities },
+    mcpCapabilities: { http: true, sse: false },
+    sessionCapabilities,
+    ...(loadSession && { loadSession: true }),
+  }
+}
+
+/** What decides the capabilities a server advertises when it starts. */
+export interface StartupFeatures {
+  /** The fork plugin runs. */
+  readonly fork: boolean
+  /** The agent's (`promptCapabilitiesOf` its provider). */
+  readonly promptCapabilities: acp.PromptCapabilities
+}
+
+/**
+ * The `agentCapabilities` of a freshly built server: the server plugin's methods, and the fork
+ * plugin's when it runs.
+ */
+export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilities {
+  const served = new Set<AcpMethodName>([...SERVER_METHODS, ...(features.fork ? FORK_METHODS : [])])
+  return agentCapabilities((method) => served.has(method), features.promptCapabilities)
 }
 
 /** The protocol versions this agent speaks (ACP v1). */

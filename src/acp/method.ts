@@ -1,7 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { SessionEvent } from '../session/index.js'
 import type { CallContext } from './call-context.js'
-import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
 /** A stored event as parsed (`JSON.parse`) from `line`, its UTF-8 JSON text as read. */
@@ -26,7 +25,7 @@ export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M exten
   : { params: unknown; result: unknown }
 
 /**
- * One method: registered on `ctx.acp`, dispatched by name, advertised through `advertise`. An ACP
+ * One method: registered on `ctx.acp`, dispatched by name, advertised as capabilities.ts says. An ACP
  * method's params have been checked against the official schema before `handle` runs (see
  * `validate-params.ts`); handlers check only what the schema cannot say (absolute paths, known
  * sessions) and throw `ProtocolError`s or `SessionError`s. An extension method validates its own.
@@ -41,8 +40,6 @@ export interface AcpMethod<
   readonly beforeInitialize?: boolean
   /** The handler turns `signal` into its own result; otherwise a cancelled request answers -32800. */
   readonly handlesCancellation?: boolean
-  /** Adds what this method needs advertised to `initialize`'s agentCapabilities. */
-  readonly advertise?: (capabilities: AgentCapabilities) => void
   /** The result, or a promise of it. */
   handle(
     params: MethodTypes<M>['params'],

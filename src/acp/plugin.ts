@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { FORK_METHODS, SERVER_METHODS } from './capabilities.js'
 import type { AcpMethod } from './method.js'
 import { initializeMethod } from './methods/initialize.js'
 import { sessionCancelMethod } from './methods/session-cancel.js'
@@ -12,11 +13,23 @@ import { sessionPromptMethod } from './methods/session-prompt.js'
 import { sessionResumeMethod } from './methods/session-resume.js'
 import { sessionSetConfigOptionMethod } from './methods/session-set-config-option.js'
 import { sessionSetModeMethod } from './methods/session-set-mode.js'
+import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 
-/** Registers methods on `server` for as long as the calling plugin lives (one cordis listener: each costs). */
-function registerAll(ctx: Context, server: AcpServer, methods: readonly AcpMethod[]): void {
-  const unregister = methods.map((method) => server.register(method))
+/** One handler for each of `names`, each under its own name (so the names and the handlers cannot differ). */
+type Handlers<Names extends readonly AcpMethodName[]> = { readonly [M in Names[number]]: AcpMethod<M> }
+
+/**
+ * Registers the methods `names` on `server`, in that order, for as long as the calling plugin lives
+ * (one cordis listener: each costs). `names` is the list capabilities.ts advertises at start.
+ */
+function registerAll<Names extends readonly AcpMethodName[]>(
+  ctx: Context,
+  server: AcpServer,
+  names: Names,
+  handlers: Handlers<Names>,
+): void {
+  const unregister = names.map((name: Names[number]) => server.register(handlers[name]))
   ctx.on('dispose', () => {
     for (const remove of unregister) remove()
   })
@@ -31,19 +44,19 @@ export const acpPlugin = {
   apply(ctx: Context, config: AcpServerConfig) {
     const server = new AcpServer(ctx, config, { sessions: ctx.sessions, agent: ctx.agent })
     ctx.set('acp', server)
-    registerAll(ctx, server, [
-      initializeMethod(config.agentInfo),
-      sessionNewMethod,
-      sessionLoadMethod,
-      sessionResumeMethod,
-      sessionListMethod,
-      sessionCloseMethod,
-      sessionDeleteMethod,
-      sessionPromptMethod,
-      sessionCancelMethod,
-      sessionSetConfigOptionMethod,
-      sessionSetModeMethod,
-    ])
+    registerAll(ctx, server, SERVER_METHODS, {
+      initialize: initializeMethod(config.agentInfo),
+      'session/new': sessionNewMethod,
+      'session/load': sessionLoadMethod,
+      'session/resume': sessionResumeMethod,
+      'session/list': sessionListMethod,
+      'session/close': sessionCloseMethod,
+      'session/delete': sessionDeleteMethod,
+      'session/prompt': sessionPromptMethod,
+      'session/cancel': sessionCancelMethod,
+      'session/set_config_option': sessionSetConfigOptionMethod,
+      'session/set_mode': sessionSetModeMethod,
+    })
   },
 }
 
@@ -55,6 +68,6 @@ export const forkPlugin = {
   name: 'dsh-acp-fork',
   inject: ['acp'],
   apply(ctx: Context) {
-    registerAll(ctx, ctx.acp, [sessionForkMethod])
+    registerAll(ctx, ctx.acp, FORK_METHODS, { 'session/fork': sessionForkMethod })
   },
 }

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
 import type { CallContext } from './call-context.js'
-import type { AgentCapabilities } from './capabilities.js'
+import { type AgentCapabilities, agentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
 import type { AcpMethod } from './method.js'
 
@@ -53,13 +53,7 @@ export class AcpServer {
 
   /** The agent capabilities of the methods registered right now, and the agent's prompt support. */
   capabilities(): AgentCapabilities {
-    const capabilities: AgentCapabilities = {
-      promptCapabilities: { ...this.services.agent.promptCapabilities },
-      mcpCapabilities: { http: true, sse: false },
-      sessionCapabilities: {},
-    }
-    for (const method of this.methods.values()) method.advertise?.(capabilities)
-    return capabilities
+    return agentCapabilities((name) => this.methods.has(name), this.services.agent.promptCapabilities)
   }
 
   /** Serves ACP on a pair of streams (stdio, or in-memory in tests). */

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { SubagentConfig } from '../agent/index.js'
+import { COMMANDS, type IntegerOptionName, minimumOf, parseOptions, usageText } from './cli-options.js'
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
 export interface CliOptions {
@@ -32,93 +33,36 @@ export interface CliOptions {
   readonly idPrefix?: string
 }
 
-export const USAGE = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/stdout (what an editor starts)
-       dsh-acp sessions [options]     print the stored sessions as a lineage tree
-       dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
-                                      run an agent, recording its traffic (record --help)
-       dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]
-                                      replay a transcript against an agent (replay --help)
-
-Options:
-  --store DIR          session store directory (default: $DSH_HOME/sessions,
-                       DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp)
-  --memory             keep sessions in memory only (nothing is written)
-  --model NAME         echo (default, offline), script:FILE, or openai
-  --base-url URL       openai: the chat completions server (e.g. https://api.deepseek.com/v1)
-  --model-name NAMES   the models a session may choose, comma-separated, the first
-                       the default (openai: required; the key comes from DSH_API_KEY)
-  --image-input        openai: the models accept images (advertises image prompts)
-  --context-window N   openai: the model's context window in tokens (reports usage)
-  --max-retries N      openai: retries of 429, 5xx and lost connections (default 3)
-  --request-timeout S  openai: seconds of silence from the server before failing (300)
-  --max-steps N        model requests per turn before it stops (default 32)
-  --mcp-timeout-ms N   MCP servers: time allowed to start, list tools and answer
-                       each call (default 60000)
-  --max-subagents N    delegations of one step that run at once (default 4)
-  --subagent-max-steps N
-                       model requests per subagent turn (default: --max-steps)
-  --no-subagents       do not offer the model the delegate tool
-  --no-fork            do not serve or advertise session/fork
-  --transcript FILE    record every wire message, both directions, one per line
-  --max-line-bytes N   largest accepted message line (default 32 MiB)
-  --log-level LEVEL    silent, error, info (default) or debug; logs go to stderr
-  --fake-clock ISO     reproducible transcripts: stamp every event with this time
-  --id-prefix PREFIX   reproducible transcripts: mint ids PREFIX1, PREFIX2, ...
-  -h, --help           this text
-  -v, --version        the version
-`
+/** The `--help` text (generated from the options table, cli-options.ts). */
+export const USAGE = usageText()
 
 /** Parses the command line; throws a TypeError with a message for the user on bad input. */
 export function parseCli(argv: readonly string[]): CliOptions {
   const { values, positionals } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: {
-      store: { type: 'string' },
-      memory: { type: 'boolean', default: false },
-      model: { type: 'string', default: 'echo' },
-      'base-url': { type: 'string' },
-      'model-name': { type: 'string' },
-      'image-input': { type: 'boolean', default: false },
-      'no-fork': { type: 'boolean', default: false },
-      'no-subagents': { type: 'boolean', default: false },
-      'max-subagents': { type: 'string' },
-      'subagent-max-steps': { type: 'string' },
-      transcript: { type: 'string' },
-      'max-line-bytes': { type: 'string' },
-      'max-steps': { type: 'string' },
-      'mcp-timeout-ms': { type: 'string' },
-      'context-window': { type: 'string' },
-      'max-retries': { type: 'string' },
-      'request-timeout': { type: 'string' },
-      'log-level': { type: 'string', default: 'info' },
-      'fake-clock': { type: 'string' },
-      'id-prefix': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', short: 'v', default: false },
-    },
+    options: parseOptions(),
   })
   const [first, ...rest] = positionals
   if (rest.length > 0) throw new TypeError(`unexpected argument ${JSON.stringify(rest[0])}`)
-  if (first !== undefined && first !== 'serve' && first !== 'sessions') {
+  if (first !== undefined && !isCommand(first))
     throw new TypeError(`unknown command ${JSON.stringify(first)}`)
-  }
-  const logLevel = values['log-level'] as string
-  if (!(logLevel in LOG_LEVELS))
+  const logLevel = values['log-level']
+  if (!isLogLevel(logLevel))
     throw new TypeError(`--log-level must be one of ${Object.keys(LOG_LEVELS).join(', ')}`)
   if (values.memory && values.store !== undefined)
     throw new TypeError('--memory and --store exclude each other')
-  const maxLineBytes = integerOption(values, 'max-line-bytes', 1024)
-  const maxSteps = integerOption(values, 'max-steps', 1)
-  const maxSubagents = integerOption(values, 'max-subagents', 1)
-  const subagentMaxSteps = integerOption(values, 'subagent-max-steps', 1)
+  const maxLineBytes = integerOption(values, 'max-line-bytes')
+  const maxSteps = integerOption(values, 'max-steps')
+  const maxSubagents = integerOption(values, 'max-subagents')
+  const subagentMaxSteps = integerOption(values, 'subagent-max-steps')
   if (values['no-subagents'] && (maxSubagents !== undefined || subagentMaxSteps !== undefined)) {
     throw new TypeError('--no-subagents excludes --max-subagents and --subagent-max-steps')
   }
-  const contextWindow = integerOption(values, 'context-window', 1)
-  const maxRetries = integerOption(values, 'max-retries', 0)
-  const requestTimeout = integerOption(values, 'request-timeout', 1)
-  const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms', 1)
+  const contextWindow = integerOption(values, 'context-window')
+  const maxRetries = integerOption(values, 'max-retries')
+  const requestTimeout = integerOption(values, 'request-timeout')
+  const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms')
   let fakeClock: number | undefined
   if (values['fake-clock'] !== undefined) {
     fakeClock = Date.parse(values['fake-clock'])
@@ -128,15 +72,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
   if (idPrefix !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(idPrefix)) {
     throw new TypeError('--id-prefix must be 1-100 characters of A-Z a-z 0-9 _ -')
   }
-  const command = values.help
-    ? 'help'
-    : values.version
-      ? 'version'
-      : ((first ?? 'serve') as 'serve' | 'sessions')
+  const command = values.help ? 'help' : values.version ? 'version' : (first ?? 'serve')
   return {
     command,
     storeDir: values.memory ? null : values.store,
-    model: values.model as string,
+    model: values.model,
     ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
     ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),
     ...(values['image-input'] === true && { imageInput: true as const }),
@@ -148,7 +88,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
           ...(subagentMaxSteps !== undefined && { maxSteps: subagentMaxSteps }),
         },
     ...(values.transcript !== undefined && { transcript: values.transcript }),
-    logLevel: logLevel as LogLevelName,
+    logLevel,
     ...(maxLineBytes !== undefined && { maxLineBytes }),
     ...(maxSteps !== undefined && { maxSteps }),
     ...(contextWindow !== undefined && { contextWindow }),
@@ -160,12 +100,21 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
 }
 
-/** An integer option of at least `min`, or undefined when it was not given. */
-function integerOption(values: Record<string, unknown>, name: string, min: number): number | undefined {
+/** An integer option of at least its table minimum, or undefined when it was not given. */
+function integerOption(values: { readonly [N in IntegerOptionName]?: string }, name: IntegerOptionName) {
   const raw = values[name]
   if (raw === undefined) return undefined
   const value = Number(raw)
+  const min = minimumOf(name)
   if (!Number.isSafeInteger(value) || value < min)
     throw new TypeError(`--${name} must be an integer of at least ${min}`)
   return value
+}
+
+function isCommand(word: string): word is (typeof COMMANDS)[number] {
+  return (COMMANDS as readonly string[]).includes(word)
+}
+
+function isLogLevel(name: string): name is LogLevelName {
+  return name in LOG_LEVELS
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { type MemoryProbe, releaseMemoryOnClose } from './memory-release.js'
+import { exposedCollector, type MemoryProbe, processMemory, releaseMemoryOnClose } from './memory-release.js'
 
 const MiB = 1024 * 1024
 
@@ -88,5 +88,12 @@ describe('releaseMemoryOnClose', () => {
     closed()
     await vi.advanceTimersByTimeAsync(60_000)
     expect(collections).toBe(0)
+  })
+})
+
+describe('processMemory', () => {
+  it('collects with the collector Node was started with (vitest runs with --expose-gc), and says so', async () => {
+    expect(exposedCollector()).toBeTypeOf('function')
+    expect(await processMemory().collect()).toBe(true)
   })
 })

@@ -21,8 +21,9 @@ export interface MemoryProbe {
 }
 
 /**
- * Gives memory back to the OS once sessions close, in two steps (each debounced over a burst of
- * closes, its timers never keeping the process alive):
+ * Opt-in (serve.ts installs it only when Node runs with `--expose-gc`): gives memory back to the
+ * OS once sessions close, in two steps (each debounced over a burst of closes, its timers never
+ * keeping the process alive):
  * - 50 ms after a close, while the process holds 16 MiB more than when this was made, one full
  *   collection: V8 frees a closed session's log only at its next full collection, and returns the
  *   pages to the OS later still.
@@ -59,11 +60,18 @@ export function releaseMemoryOnClose(probe: MemoryProbe = processMemory()): () =
   }
 }
 
-/** This process's memory, and the collector `--expose-gc` provides (looked up when first needed). */
+/**
+ * The full collection `node --expose-gc` provides (also through `NODE_OPTIONS=--expose-gc`), or
+ * undefined when the process was started without it: V8's flags are never changed at run time.
+ */
+export function exposedCollector(): (() => void) | undefined {
+  const gc: unknown = Reflect.get(globalThis, 'gc')
+  return typeof gc === 'function' ? () => gc() : undefined
+}
+
+/** This process's memory, and the collector it was started with, if any. */
 export function processMemory(): MemoryProbe {
-  // null: not looked up yet; undefined: none to be had. Not at start: it loads node:v8 and
-  // node:vm and makes a V8 context.
-  let collector: (() => void) | undefined | null = null
+  const collector = exposedCollector()
   return {
     resident: () => guarded(() => process.memoryUsage.rss()),
     heapSpare: () =>
@@ -72,7 +80,6 @@ export function processMemory(): MemoryProbe {
         return heapTotal - heapUsed
       }),
     async collect() {
-      collector ??= await fullCollector()
       collector?.()
       return collector !== undefined
     },
@@ -83,19 +90,6 @@ export function processMemory(): MemoryProbe {
 function guarded(read: () => number): number | undefined {
   try {
     return read()
-  } catch {
-    return undefined
-  }
-}
-
-async function fullCollector(): Promise<(() => void) | undefined> {
-  try {
-    const { setFlagsFromString } = await import('node:v8')
-    const { runInNewContext } = await import('node:vm')
-    // The collector --expose-gc provides; only contexts made after the flag see it.
-    setFlagsFromString('--expose-gc')
-    const gc = runInNewContext('gc') as unknown
-    return typeof gc === 'function' ? (gc as () => void) : undefined
   } catch {
     return undefined
   }

@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream'
-import type { AgentCapabilities } from '../acp/capabilities.js'
 import type { ClientState } from '../acp/method.js'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
@@ -10,7 +9,7 @@ import { resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
 import type { CliOptions } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
-import { releaseMemoryOnClose } from './memory-release.js'
+import { exposedCollector, releaseMemoryOnClose } from './memory-release.js'
 
 /** What the command line did before the server was built (cli.ts). */
 export interface ServeStart {
@@ -18,8 +17,8 @@ export interface ServeStart {
   readonly agentInfo: AgentInfo
   /** The input to serve, given back by whoever held it; paused until the connection reads it. */
   readonly takeInput: () => Readable
-  /** The `initialize` already answered on that input, and the capabilities it advertised. */
-  readonly early?: { readonly client: ClientState; readonly capabilities: AgentCapabilities }
+  /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
+  readonly early?: { readonly client: ClientState }
 }
 
 /**
@@ -42,15 +41,6 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
-  if (start.early) {
-    const advertised = JSON.stringify(start.early.capabilities)
-    const served = JSON.stringify(app.ctx.acp.capabilities())
-    if (advertised !== served) {
-      logger.error(
-        `initialize was answered early with capabilities ${advertised}, but the server has ${served}`,
-      )
-    }
-  }
   const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {
@@ -61,7 +51,8 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(start.early && { client: start.early.client }),
   })
   input.resume()
-  app.ctx.on('session/disposed', releaseMemoryOnClose())
+  // Forced collections only when asked for by starting Node with --expose-gc.
+  if (exposedCollector()) app.ctx.on('session/disposed', releaseMemoryOnClose())
   let stopping = false
   const shutdown = async (why: string, cancelTurns: boolean) => {
     if (stopping) return

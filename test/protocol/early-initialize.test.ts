@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PassThrough } from 'node:stream'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { capabilitiesAtStart } from '../../src/acp/capabilities.js'
 import { promptCapabilitiesOf } from '../../src/agent/config/prompt-capabilities.js'
 import { createProvider, type ProviderOptions } from '../../src/agent/providers/index.js'
 import { type App, createApp } from '../../src/app.js'
-import { capabilitiesAtStart, earlyInitialize } from '../../src/process/early-start/early-initialize.js'
+import { earlyInitialize } from '../../src/process/early-start/early-initialize.js'
 
 const agentInfo = { name: 'dsh-acp', title: 'dsh-acp', version: '9.9.9' }
 const dir = mkdtempSync(join(tmpdir(), 'dsh-early-init-'))

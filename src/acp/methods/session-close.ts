@@ -4,9 +4,6 @@ import { assertSessionId } from '../requests/session-access.js'
 /** `session/close`: cancels a running turn as `session/cancel` would, waits for it, then lets go. */
 export const sessionCloseMethod = defineMethod({
   name: 'session/close',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.close = {}
-  },
   async handle(params, call) {
     const sessionId = assertSessionId(params.sessionId)
     call.sessions.require(sessionId)

@@ -8,9 +8,6 @@ import { defineMethod } from '../method.js'
  */
 export const sessionDeleteMethod = defineMethod({
   name: 'session/delete',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.delete = {}
-  },
   async handle(params, call) {
     if (!isValidSessionId(params.sessionId)) return {}
     await call.agent.cancel(params.sessionId)

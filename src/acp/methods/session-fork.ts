@@ -18,9 +18,6 @@ import { announceSession } from '../views/session-announce.js'
  */
 export const sessionForkMethod = defineMethod({
   name: 'session/fork',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.fork = {}
-  },
   async handle(params, call) {
     const servers = mcpServerConfigs('session/fork', params.mcpServers)
     const directories = await checkedDirectories('session/fork', params.additionalDirectories)

@@ -39,9 +39,6 @@ function toSessionInfo(summary: SessionSummary) {
 /** `session/list`: most recent activity first, optionally in one `cwd`, paged by an opaque cursor, with lineage. */
 export const sessionListMethod = defineMethod({
   name: 'session/list',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.list = {}
-  },
   handle(params, call) {
     const cwd = params.cwd ?? undefined
     const cursor = params.cursor ?? undefined

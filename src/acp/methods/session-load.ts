@@ -21,9 +21,6 @@ import { subagentReplay } from '../views/subagent-replay.js'
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
-  advertise(capabilities) {
-    capabilities.loadSession = true
-  },
   async handle(params, call) {
     assertSessionId(params.sessionId)
     assertWorkingDirectory('session/load', 'cwd', params.cwd)

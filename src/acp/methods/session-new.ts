@@ -12,9 +12,6 @@ import { announceSession } from '../views/session-announce.js'
  */
 export const sessionNewMethod = defineMethod({
   name: 'session/new',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.additionalDirectories = {}
-  },
   async handle(params, call) {
     const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
     const servers = mcpServerConfigs('session/new', params.mcpServers)

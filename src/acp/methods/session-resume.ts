@@ -8,9 +8,6 @@ import { announceSession } from '../views/session-announce.js'
 /** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
 export const sessionResumeMethod = defineMethod({
   name: 'session/resume',
-  advertise(capabilities) {
-    capabilities.sessionCapabilities.resume = {}
-  },
   async handle(params, call) {
     const servers = mcpServerConfigs('session/resume', params.mcpServers)
     const directories = await checkedDirectories('session/resume', params.additionalDirectories)

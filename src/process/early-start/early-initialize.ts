@@ -5,37 +5,7 @@ import { answerInitialize } from '../../acp/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
 import type { AgentInfo } from '../../acp/server.js'
-import type { PromptCapabilities } from '../../agent/types.js'
 import { classify } from '../../jsonrpc/envelope.js'
-
-/** What decides the capabilities a server advertises when it starts. */
-export interface StartupFeatures {
-  /** `session/fork` is served (the fork plugin runs). */
-  readonly fork: boolean
-  readonly promptCapabilities: PromptCapabilities
-}
-
-/**
- * The `agentCapabilities` of a freshly built server with `features`: what `AcpServer.capabilities()`
- * answers once `createApp` has registered its methods (in that order, so the JSON is the same
- * byte for byte). test/early-initialize.test.ts holds the two equal for every configuration, and
- * the server checks it again after an early answer (serve.ts).
- */
-export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilities {
-  return {
-    promptCapabilities: { ...features.promptCapabilities },
-    mcpCapabilities: { http: true, sse: false },
-    sessionCapabilities: {
-      additionalDirectories: {},
-      resume: {},
-      list: {},
-      close: {},
-      delete: {},
-      ...(features.fork && { fork: {} }),
-    },
-    loadSession: true,
-  }
-}
 
 export interface EarlyAnswer {
   /** The response line, without its `\n`. */

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest'
+import { agentCapabilities, capabilitiesAtStart, FORK_METHODS, SERVER_METHODS } from './capabilities.js'
+
+const prompt = { image: false, audio: false, embeddedContext: true }
+
+describe('the capability table', () => {
+  it('answers a fresh server with and without the fork plugin, keys in the order initialize has always sent them', () => {
+    expect(JSON.stringify(capabilitiesAtStart({ fork: true, promptCapabilities: prompt }))).toBe(
+      '{"promptCapabilities":{"image":false,"audio":false,"embeddedContext":true},' +
+        '"mcpCapabilities":{"http":true,"sse":false},' +
+        '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{}},' +
+        '"loadSession":true}',
+    )
+    expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
+      additionalDirectories: {},
+      resume: {},
+      list: {},
+      close: {},
+      delete: {},
+    })
+  })
+
+  it('advertises only what is served, whatever the order the methods came in', () => {
+    const served = new Set<string>(['session/load', 'session/list'])
+    expect(agentCapabilities((method) => served.has(method), prompt)).toEqual({
+      promptCapabilities: prompt,
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: { list: {} },
+      loadSession: true,
+    })
+    expect(agentCapabilities(() => false, prompt)).toEqual({
+      promptCapabilities: prompt,
+      mcpCapabilities: { http: true, sse: false },
+      sessionCapabilities: {},
+    })
+  })
+
+  it('lists each method under one plugin only', () => {
+    const all: string[] = [...SERVER_METHODS, ...FORK_METHODS]
+    expect(new Set(all).size).toBe(all.length)
+  })
+})

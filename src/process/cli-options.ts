@@ -1,0 +1,249 @@
+import type { CliOptions } from './cli-args.js'
+
+/**
+ * One command-line option of `dsh-acp [serve|sessions]`: `parseArgs` reads it (`parseOptions`),
+ * `--help` lists it (`usageText`), and schemas/config.schema.json names it in `x-cli` under the
+ * configuration property it sets (config-schema.ts).
+ */
+export interface CliOption {
+  /** The long form, without `--`. */
+  readonly name: string
+  readonly type: 'string' | 'boolean'
+  readonly short?: string
+  /** String options: the value's name in the usage text and in `x-cli` (`--store DIR`). */
+  readonly value?: string
+  /** String options: what `parseArgs` gives when the option is absent (booleans: false). */
+  readonly default?: string
+  /** Integer options (given as strings): the smallest value accepted. */
+  readonly minimum?: number
+  /** Its description in the usage text, one entry per line. */
+  readonly help: readonly string[]
+  /** The configuration property (`CliOptions`) it sets. */
+  readonly sets: keyof CliOptions
+}
+
+/** The commands given as the first positional argument (absent: serve). */
+export const COMMANDS = ['serve', 'sessions'] as const
+
+/** The options, in the order the usage text lists them. */
+export const CLI_OPTIONS = [
+  {
+    name: 'store',
+    type: 'string',
+    value: 'DIR',
+    help: [
+      'session store directory (default: $DSH_HOME/sessions,',
+      'DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp)',
+    ],
+    sets: 'storeDir',
+  },
+  {
+    name: 'memory',
+    type: 'boolean',
+    help: ['keep sessions in memory only (nothing is written)'],
+    sets: 'storeDir',
+  },
+  {
+    name: 'model',
+    type: 'string',
+    value: 'NAME',
+    default: 'echo',
+    help: ['echo (default, offline), script:FILE, or openai'],
+    sets: 'model',
+  },
+  {
+    name: 'base-url',
+    type: 'string',
+    value: 'URL',
+    help: ['openai: the chat completions server (e.g. https://api.deepseek.com/v1)'],
+    sets: 'baseUrl',
+  },
+  {
+    name: 'model-name',
+    type: 'string',
+    value: 'NAMES',
+    help: [
+      'the models a session may choose, comma-separated, the first',
+      'the default (openai: required; the key comes from DSH_API_KEY)',
+    ],
+    sets: 'modelName',
+  },
+  {
+    name: 'image-input',
+    type: 'boolean',
+    help: ['openai: the models accept images (advertises image prompts)'],
+    sets: 'imageInput',
+  },
+  {
+    name: 'context-window',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ["openai: the model's context window in tokens (reports usage)"],
+    sets: 'contextWindow',
+  },
+  {
+    name: 'max-retries',
+    type: 'string',
+    value: 'N',
+    minimum: 0,
+    help: ['openai: retries of 429, 5xx and lost connections (default 3)'],
+    sets: 'maxRetries',
+  },
+  {
+    name: 'request-timeout',
+    type: 'string',
+    value: 'S',
+    minimum: 1,
+    help: ['openai: seconds of silence from the server before failing (300)'],
+    sets: 'requestTimeout',
+  },
+  {
+    name: 'max-steps',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ['model requests per turn before it stops (default 32)'],
+    sets: 'maxSteps',
+  },
+  {
+    name: 'mcp-timeout-ms',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ['MCP servers: time allowed to start, list tools and answer', 'each call (default 60000)'],
+    sets: 'mcpTimeoutMs',
+  },
+  {
+    name: 'max-subagents',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ['delegations of one step that run at once (default 4)'],
+    sets: 'subagents',
+  },
+  {
+    name: 'subagent-max-steps',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ['model requests per subagent turn (default: --max-steps)'],
+    sets: 'subagents',
+  },
+  {
+    name: 'no-subagents',
+    type: 'boolean',
+    help: ['do not offer the model the delegate tool'],
+    sets: 'subagents',
+  },
+  {
+    name: 'no-fork',
+    type: 'boolean',
+    help: ['do not serve or advertise session/fork'],
+    sets: 'fork',
+  },
+  {
+    name: 'transcript',
+    type: 'string',
+    value: 'FILE',
+    help: ['record every wire message, both directions, one per line'],
+    sets: 'transcript',
+  },
+  {
+    name: 'max-line-bytes',
+    type: 'string',
+    value: 'N',
+    minimum: 1024,
+    help: ['largest accepted message line (default 32 MiB)'],
+    sets: 'maxLineBytes',
+  },
+  {
+    name: 'log-level',
+    type: 'string',
+    value: 'LEVEL',
+    default: 'info',
+    help: ['silent, error, info (default) or debug; logs go to stderr'],
+    sets: 'logLevel',
+  },
+  {
+    name: 'fake-clock',
+    type: 'string',
+    value: 'ISO',
+    help: ['reproducible transcripts: stamp every event with this time'],
+    sets: 'fakeClock',
+  },
+  {
+    name: 'id-prefix',
+    type: 'string',
+    value: 'PREFIX',
+    help: ['reproducible transcripts: mint ids PREFIX1, PREFIX2, ...'],
+    sets: 'idPrefix',
+  },
+  { name: 'help', type: 'boolean', short: 'h', help: ['this text'], sets: 'command' },
+  { name: 'version', type: 'boolean', short: 'v', help: ['the version'], sets: 'command' },
+] as const satisfies readonly CliOption[]
+
+type Row = (typeof CLI_OPTIONS)[number]
+/** The names of the options that take an integer. */
+export type IntegerOptionName = Extract<Row, { minimum: number }>['name']
+
+/** `parseArgs`'s description of each option: its type, short form and default. */
+export type ParseOptions = {
+  readonly [R in Row as R['name']]: R extends { type: 'string' }
+    ? R extends { default: string }
+      ? { readonly type: 'string'; readonly default: string }
+      : { readonly type: 'string' }
+    : { readonly type: 'boolean'; readonly default: boolean; readonly short?: string }
+}
+
+/** The options as `parseArgs` takes them. */
+export function parseOptions(): ParseOptions {
+  const entries = CLI_OPTIONS.map((option: CliOption) => [
+    option.name,
+    {
+      type: option.type,
+      ...(option.short !== undefined && { short: option.short }),
+      ...(option.type === 'boolean'
+        ? { default: false }
+        : option.default !== undefined && { default: option.default }),
+    },
+  ])
+  return Object.fromEntries(entries) as ParseOptions
+}
+
+/** The smallest value `--name` accepts. */
+export function minimumOf(name: IntegerOptionName): number {
+  const option: CliOption | undefined = CLI_OPTIONS.find((o) => o.name === name)
+  if (option?.minimum === undefined) throw new Error(`--${name} is not an integer option`)
+  return option.minimum
+}
+
+/** How the usage text and `x-cli` write the option: `--store DIR`, `--memory`. */
+export function optionForm(option: CliOption): string {
+  return option.value === undefined ? `--${option.name}` : `--${option.name} ${option.value}`
+}
+
+const USAGE_HEAD = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/stdout (what an editor starts)
+       dsh-acp sessions [options]     print the stored sessions as a lineage tree
+       dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
+                                      run an agent, recording its traffic (record --help)
+       dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]
+                                      replay a transcript against an agent (replay --help)
+
+Options:
+`
+/** Where an option's description starts; a longer form puts it on the next line. */
+const HELP_COLUMN = 23
+
+/** The `--help` text: the commands, then every option with its description. */
+export function usageText(): string {
+  const lines: string[] = []
+  for (const option of CLI_OPTIONS as readonly CliOption[]) {
+    const form = `  ${option.short === undefined ? '' : `-${option.short}, `}${optionForm(option)}`
+    const [first = '', ...rest] = option.help
+    if (form.length < HELP_COLUMN - 1) lines.push(form.padEnd(HELP_COLUMN) + first)
+    else lines.push(form, ' '.repeat(HELP_COLUMN) + first)
+    for (const line of rest) lines.push(' '.repeat(HELP_COLUMN) + line)
+  }
+  return `${USAGE_HEAD}${lines.join('\n')}\n`
+}

@@ -1,0 +1,159 @@
+import type { CliOptions } from './cli-args.js'
+import { CLI_OPTIONS, type CliOption, COMMANDS, minimumOf, optionForm } from './cli-options.js'
+import { LOG_LEVELS } from './log-levels.js'
+
+type Json = { readonly [key: string]: unknown }
+
+/** One property of the parsed configuration (`CliOptions`), as the config schema describes it. */
+interface ConfigProperty {
+  readonly description: string
+  /** Its JSON Schema, without `description`, `default` and `x-cli` (added from this table). */
+  readonly schema: Json
+  /** What the command line gives when no option sets it. */
+  readonly default?: unknown
+  /** Always present in a parsed configuration. */
+  readonly required?: true
+}
+
+const integer = (minimum: number) => ({ type: 'integer', minimum })
+
+/** Every property of `CliOptions`, in the order the schema lists them. */
+const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } = {
+  command: {
+    description:
+      'serve ACP on stdin/stdout (what an editor starts), print the stored sessions as a lineage tree, or print help or the version.',
+    schema: { enum: ['serve', 'sessions', 'help', 'version'] },
+    default: 'serve',
+    required: true,
+  },
+  storeDir: {
+    description:
+      'The session store directory; null keeps sessions in memory only. Absent: $DSH_HOME/sessions, DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp.',
+    schema: { type: ['string', 'null'] },
+  },
+  model: {
+    description: 'echo (offline, deterministic), script:FILE (a JSON model script) or openai.',
+    schema: { type: 'string', anyOf: [{ enum: ['echo', 'openai'] }, { pattern: '^script:.+' }] },
+    default: 'echo',
+    required: true,
+  },
+  baseUrl: {
+    description: 'openai: the chat completions server.',
+    schema: { type: 'string' },
+  },
+  modelName: {
+    description:
+      'The models a session may choose (its model config option), comma-separated; the first is the default. openai: required, the API key comes from DSH_API_KEY. echo: default echo.',
+    schema: { type: 'string' },
+  },
+  imageInput: {
+    description:
+      'openai: the models accept images, so image prompt blocks are advertised (promptCapabilities.image) and sent as image_url parts.',
+    schema: { const: true },
+  },
+  fork: {
+    description: 'Serve session/fork and advertise agentCapabilities.sessionCapabilities.fork.',
+    schema: { type: 'boolean' },
+    default: true,
+    required: true,
+  },
+  subagents: {
+    description:
+      "The delegate tool (fork-based subagents): false leaves it out; otherwise how many delegations of one step run at once (absent: 4) and how many model requests a subagent's turn may make (absent: maxSteps).",
+    schema: {
+      oneOf: [
+        { const: false },
+        {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            maxConcurrent: integer(minimumOf('max-subagents')),
+            maxSteps: integer(minimumOf('subagent-max-steps')),
+          },
+        },
+      ],
+    },
+    default: {},
+    required: true,
+  },
+  transcript: {
+    description: 'A file that records every wire message, both directions, one {dir, msg} per line.',
+    schema: { type: 'string' },
+  },
+  logLevel: {
+    description: 'How much the agent logs (to stderr only).',
+    schema: { enum: Object.keys(LOG_LEVELS) },
+    default: 'info',
+    required: true,
+  },
+  maxLineBytes: {
+    description: 'The largest accepted message line in bytes. Absent: 32 MiB.',
+    schema: integer(minimumOf('max-line-bytes')),
+  },
+  maxSteps: {
+    description: 'Model requests per turn before the turn ends with max_turn_requests. Absent: 32.',
+    schema: integer(minimumOf('max-steps')),
+  },
+  mcpTimeoutMs: {
+    description:
+      'MCP servers: milliseconds allowed to start and list tools, and for each tool call. Absent: 60000.',
+    schema: integer(minimumOf('mcp-timeout-ms')),
+  },
+  contextWindow: {
+    description:
+      "openai: the model's context window in tokens; with it, token usage is reported as usage_update.",
+    schema: integer(minimumOf('context-window')),
+  },
+  maxRetries: {
+    description:
+      'openai: how often a 429, 5xx or lost connection is retried before the turn fails. Absent: 3.',
+    schema: integer(minimumOf('max-retries')),
+  },
+  requestTimeout: {
+    description:
+      'openai: seconds of silence from the server (before the headers or between chunks) before the request fails. Absent: 300.',
+    schema: integer(minimumOf('request-timeout')),
+  },
+  fakeClock: {
+    description:
+      'Reproducible runs: every time stamp is this instant, in milliseconds since the epoch (given as ISO-8601 on the command line).',
+    schema: { type: 'number' },
+  },
+  idPrefix: {
+    description: 'Reproducible runs: session ids are this prefix followed by 1, 2, 3, ...',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
+  },
+}
+
+/** The command-line forms that set `property`: the commands, then its options in usage order. */
+function formsOf(property: keyof CliOptions): string[] {
+  const options = (CLI_OPTIONS as readonly CliOption[]).filter((option) => option.sets === property)
+  return [...(property === 'command' ? COMMANDS : []), ...options.map(optionForm)]
+}
+
+/** schemas/config.schema.json, as scripts/generate-config-schema.mjs writes it. */
+export function configSchema(): Json {
+  const properties = Object.entries(CONFIG_PROPERTIES) as [keyof CliOptions, ConfigProperty][]
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://dsh-acp.dev/schemas/config.schema.json',
+    $comment: 'Generated from src/process/cli-options.ts and config-schema.ts by npm run generate:config.',
+    title: 'dsh-acp configuration',
+    description:
+      'The configuration of one dsh-acp run, as parsed from its command line (src/process/cli-args.ts CliOptions; the app builds its AppConfig from it). `x-cli` names the command-line forms that set each property.',
+    type: 'object',
+    required: properties.filter(([, property]) => property.required).map(([name]) => name),
+    additionalProperties: false,
+    properties: Object.fromEntries(
+      properties.map(([name, property]) => [
+        name,
+        {
+          description: property.description,
+          ...property.schema,
+          ...(property.default !== undefined && { default: property.default }),
+          'x-cli': formsOf(name),
+        },
+      ]),
+    ),
+  }
+}
