@@ -1,13 +1,29 @@
-import type {
-  ContentBlock,
-  JsonValue,
-  ModelMessage,
-  SessionUpdate,
-  TokenUsage,
-  TurnEndReason,
-} from '../session/index.js'
+import type * as acp from '@agentclientprotocol/sdk'
+import type { JsonValue, ModelMessage, SessionUpdate, TokenUsage, TurnEndReason } from '../session/index.js'
 import type { PermissionAnswer } from './config/permissions.js'
-import type { ToolLocation } from './tools/tool.js'
+
+export type { StopReason, TerminalExitStatus, ToolKind } from '@agentclientprotocol/sdk'
+
+/**
+ * An ACP shape as the session log holds it: the SDK's type, with the members it leaves open
+ * (`unknown`, such as `_meta`) narrowed to JSON. Every value of it is also a value of the SDK type.
+ */
+export type AsJson<T> = unknown extends T
+  ? JsonValue
+  : T extends string | number | boolean | null
+    ? T
+    : T extends readonly (infer Item)[]
+      ? AsJson<Item>[]
+      : { [K in keyof T]: AsJson<T[K]> }
+
+/** ACP `ContentBlock` (text, image, audio, resource_link, resource), as JSON. */
+export type ContentBlock = AsJson<acp.ContentBlock>
+
+/** ACP `ToolCallContent` (`content`, `diff` or `terminal`): what the editor shows for a call, as JSON. */
+export type ToolCallContent = AsJson<acp.ToolCallContent>
+
+/** ACP `ToolCallLocation`: a file (absolute path) and, when known, a 1-based line, as JSON. */
+export type ToolCallLocation = AsJson<acp.ToolCallLocation>
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
 export interface ToolSpec {
@@ -75,23 +91,18 @@ export interface ModelProvider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
 }
 
-/** ACP `promptCapabilities`: content block types beyond the baseline `text` and `resource_link`. */
-export type PromptCapabilities = {
-  readonly image: boolean
-  readonly audio: boolean
-  readonly embeddedContext: boolean
-}
+/** ACP `promptCapabilities`, each stated: content block types beyond the baseline `text` and `resource_link`. */
+export type PromptCapabilities = Readonly<
+  Required<Pick<acp.PromptCapabilities, 'image' | 'audio' | 'embeddedContext'>>
+>
 
 /** What a tool call produced. `isError` results are shown to the model as failures. */
 export interface ToolResult {
   /** What the model reads (cut by the turn loop when it is very long, with a note saying so). */
   readonly output: JsonValue
   readonly isError?: boolean
-  /**
-   * What the editor shows for the finished call (ACP `ToolCallContent`: `content`, `diff` or
-   * `terminal`). Omitted: the output as text.
-   */
-  readonly content?: readonly JsonValue[]
+  /** What the editor shows for the finished call. Omitted: the output as text. */
+  readonly content?: readonly ToolCallContent[]
 }
 
 /** What the editor can do for tools, bridged by the protocol layer (absent when the client can't). */
@@ -113,9 +124,9 @@ export interface PermissionRequest {
   readonly sessionId: string
   readonly toolCallId: string
   readonly title: string
-  readonly kind: string
+  readonly kind: acp.ToolKind
   readonly rawInput: JsonValue
-  readonly locations?: readonly ToolLocation[]
+  readonly locations?: readonly ToolCallLocation[]
 }
 
 /** ACP `terminal/create` params (without `sessionId`). */
@@ -126,19 +137,14 @@ export interface TerminalCommand {
   readonly outputByteLimit?: number
 }
 
-export interface TerminalExit {
-  readonly exitCode?: number | null
-  readonly signal?: string | null
-}
-
 /** ACP `terminal/*` for one session. Every call rejects when `signal` aborts. */
 export interface TerminalBridge {
   create(command: TerminalCommand, signal: AbortSignal): Promise<string>
   output(
     terminalId: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit | null }>
-  waitForExit(terminalId: string, signal: AbortSignal): Promise<TerminalExit>
+  ): Promise<{ output: string; truncated: boolean; exitStatus?: acp.TerminalExitStatus | null }>
+  waitForExit(terminalId: string, signal: AbortSignal): Promise<acp.TerminalExitStatus>
   kill(terminalId: string): Promise<void>
   release(terminalId: string): Promise<void>
 }
@@ -204,7 +210,7 @@ export interface SubagentView {
  * error carrying `error` (and `seq`), not with the stop reason.
  */
 export interface TurnOutcome {
-  readonly stopReason: 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled'
+  readonly stopReason: acp.StopReason
   /** The seq of the turn's `turn/end`. */
   readonly seq: number
   /** The `reason` the log's `turn/end` records (`completed`, `cancelled`, `error`, ...). */

@@ -1,18 +1,16 @@
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts'
 import type { JsonValue } from '../../session/index.js'
-import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
-
-/** ACP `ToolKind`: how an editor shows a tool call. */
-export type ToolKind =
-  | 'read'
-  | 'edit'
-  | 'delete'
-  | 'move'
-  | 'search'
-  | 'execute'
-  | 'think'
-  | 'fetch'
-  | 'switch_mode'
-  | 'other'
+import type {
+  ClientBridge,
+  SubagentLink,
+  SubagentView,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind,
+  ToolResult,
+  ToolSpec,
+} from '../types.js'
+import type { InputGuard } from './schema-compiler.js'
 
 /**
  * What running a tool may do to the world, which decides the permission policy: `read` changes
@@ -20,12 +18,6 @@ export type ToolKind =
  * effects are unknown (MCP tools unless they declare themselves read-only).
  */
 export type ToolEffect = 'read' | 'edit' | 'execute'
-
-/** ACP `ToolCallLocation`: a file (absolute path) and, when known, a 1-based line. */
-export type ToolLocation = {
-  readonly path: string
-  readonly line?: number
-}
 
 /** What a tool gets to run one call. */
 export interface ToolContext {
@@ -39,10 +31,10 @@ export interface ToolContext {
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
   /**
-   * Shows the editor what the running call has so far (ACP `ToolCallContent`, e.g. an embedded
-   * terminal), as a `tool_call_update` that stays `in_progress`.
+   * Shows the editor what the running call has so far (e.g. an embedded terminal), as a
+   * `tool_call_update` that stays `in_progress`.
    */
-  readonly progress: (content: readonly JsonValue[]) => void
+  readonly progress: (content: readonly ToolCallContent[]) => void
   /** The session's additional workspace directories: the file tools may work inside them too. */
   readonly additionalDirectories?: readonly string[]
   /** The session's mode when the call runs (the permission policy already applied it). Absent: `ask`. */
@@ -65,7 +57,7 @@ export interface Tool {
   /** A short human title for the editor, from the call's input (which may be malformed). */
   title(input: JsonValue): string
   /** The files the call touches (absolute paths), for the editor to follow. */
-  locations?(input: JsonValue, cwd: string): ToolLocation[]
+  locations?(input: JsonValue, cwd: string): ToolCallLocation[]
   /**
    * What an "always" permission answer covers for this call: by default the tool itself; a tool
    * can narrow it (`run_command`: the exact command line).
@@ -89,6 +81,42 @@ export interface Tool {
   readonly ownsProgress?: boolean
 }
 
+/** A tool input schema: a JSON Schema (as a `const` literal) that describes an object. */
+export type InputSchema = JSONSchema & { readonly type: 'object' } & JsonValue
+
+/**
+ * A tool whose `run` takes the input its schema describes, typed from the schema itself. The rest is
+ * as in {@link Tool}: `title`, `locations` and `permissionScope` still see the raw input.
+ */
+export interface ToolDefinition<S extends InputSchema, Input = FromSchema<S>>
+  extends Omit<Tool, 'spec' | 'run'> {
+  readonly spec: ToolSpec & { readonly inputSchema: S }
+  run(input: Input, context: ToolContext): Promise<ToolResult>
+}
+
+/**
+ * The {@link Tool} for a definition. Its `run` checks the input against the schema (compiled on the
+ * first call) before the definition's `run` sees it, so the input's type follows from that check;
+ * input the schema refuses is a {@link ToolFailure} saying why (the registry refuses it earlier).
+ */
+export function defineTool<const S extends InputSchema, Input = FromSchema<S>>(
+  definition: ToolDefinition<S, Input>,
+): Tool {
+  const { run, ...described } = definition
+  let guard: Promise<InputGuard<Input>> | undefined
+  return {
+    ...described,
+    async run(input, context) {
+      guard ??= import('./schema-compiler.js').then((m) =>
+        m.compileInputGuard<Input>(definition.spec.inputSchema),
+      )
+      const schema = await guard
+      if (!schema.matches(input)) throw new ToolFailure(`invalid input: ${schema.why(input)}`)
+      return run(input, context)
+    },
+  }
+}
+
 /** Thrown by tools for a failure the model should read as the result (no stack, just the message). */
 export class ToolFailure extends Error {
   override name = 'ToolFailure'
@@ -102,10 +130,15 @@ export function fieldsOf(input: JsonValue): { readonly [key: string]: JsonValue 
   return input as { readonly [key: string]: JsonValue }
 }
 
+/** A field of a tool input (which may be malformed), if it is an object that has one. */
+export function fieldOf(input: JsonValue, name: string): JsonValue | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
+  return (input as { readonly [key: string]: JsonValue })[name]
+}
+
 /** A string field of a tool input, if it is one. */
 export function stringField(input: JsonValue, name: string): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
-  const value = (input as { readonly [key: string]: JsonValue })[name]
+  const value = fieldOf(input, name)
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 

@@ -15,8 +15,7 @@ import {
 import { offeredIn, type SessionMode } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import type { ToolRegistry, ToolSet } from '../tools/registry.js'
-import type { ToolLocation } from '../tools/tool.js'
-import type { ModelProvider, ToolResult, TurnRequest } from '../types.js'
+import type { ModelProvider, ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
 import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
@@ -311,7 +310,7 @@ function notRunOutput(ending: TurnEnding): string {
   return `Not run: the model stopped (${ending.reason}) while making this call.`
 }
 
-function safeLocations(locations: () => readonly ToolLocation[] | undefined): ToolLocation[] {
+function safeLocations(locations: () => readonly ToolCallLocation[] | undefined): ToolCallLocation[] {
   try {
     return [...(locations() ?? [])]
   } catch {
