@@ -31,9 +31,9 @@ let guards: Ajv | undefined
  * `schema` compiled as a guard for `T`. The caller states `T`; it is sound when `T` is derived from
  * `schema` itself (`FromSchema<typeof schema>`). Throws when the schema does not compile.
  */
-export function compileInputGuard<T>(schema: JsonValue): InputGuard<T> {
+export function compileInputGuard<T>(schema: { readonly [key: string]: JsonValue }): InputGuard<T> {
   guards ??= newAjv()
-  const validate = guards.compile<T>(schema as { readonly [key: string]: JsonValue })
+  const validate = guards.compile<T>(schema)
   return {
     matches: (input): input is JsonValue & T => validate(input),
     why: (input) => (validate(input) ? 'it matches' : reasons(validate.errors)),

@@ -82,7 +82,7 @@ export interface Tool {
 }
 
 /** A tool input schema: a JSON Schema (as a `const` literal) that describes an object. */
-export type InputSchema = JSONSchema & { readonly type: 'object' } & JsonValue
+export type InputSchema = JSONSchema & { readonly type: 'object' } & { readonly [key: string]: JsonValue }
 
 /**
  * A tool whose `run` takes the input its schema describes, typed from the schema itself. The rest is
@@ -122,14 +122,6 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure'
 }
 
-/** The input of a validated call as an object (its schema says `type: object`). */
-export function fieldsOf(input: JsonValue): { readonly [key: string]: JsonValue } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ToolFailure('input must be a JSON object')
-  }
-  return input as { readonly [key: string]: JsonValue }
-}
-
 /** A field of a tool input (which may be malformed), if it is an object that has one. */
 export function fieldOf(input: JsonValue, name: string): JsonValue | undefined {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
@@ -145,16 +137,4 @@ export function stringField(input: JsonValue, name: string): string | undefined 
 /** The `path` of a tool input, if it has one. */
 export function pathOf(input: JsonValue): string | undefined {
   return stringField(input, 'path')
-}
-
-/** An input field check for tools that read their input by hand: the object, or a ToolFailure. */
-export function inputObject(input: JsonValue): { readonly [key: string]: JsonValue } {
-  return fieldsOf(input)
-}
-
-export function requiredString(fields: { readonly [key: string]: JsonValue }, name: string): string {
-  const value = fields[name]
-  if (typeof value !== 'string' || value === '')
-    throw new ToolFailure(`input.${name} must be a non-empty string`)
-  return value
 }
