@@ -4,6 +4,7 @@ import path from 'node:path'
 import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import type { SessionEvent } from '../../session/index.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
 import { DELEGATE_TOOL } from '../subagents/delegate-tool.js'
@@ -58,11 +59,11 @@ describe('the permission policy', () => {
     })
     expect(decidePermission(runCommandTool, 'run_command:make test', 'ask', standing).verdict).toBe('ask')
     expect(decidePermission(readTextFileTool, 'read_text_file', 'ask', standing).verdict).toBe('allow')
-    const events = [
+    const events: SessionEvent[] = [
       { seq: 1, type: PERMISSION_ALWAYS_EVENT, time: '', data: { tool: 'x', scope: 'x', allow: true } },
       { seq: 2, type: PERMISSION_ALWAYS_EVENT, time: '', data: { tool: 'x', scope: 'x', allow: false } },
-    ] as const
-    expect(standingAnswers(events as never)).toEqual(new Map([['x', false]]))
+    ]
+    expect(standingAnswers(events)).toEqual(new Map([['x', false]]))
   })
 })
 
