@@ -6,7 +6,8 @@ import {
   type SubagentSpawned,
   titleFromText,
 } from '../../session/index.js'
-import { defineTool, fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
+import { defineTool } from '../tools/define-tool.js'
+import { fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
 import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
 import { finalAnswer } from './final-answer.js'
 

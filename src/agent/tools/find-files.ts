@@ -1,4 +1,5 @@
-import { defineTool, stringField, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from './define-tool.js'
+import { stringField, type Tool, ToolFailure } from './tool.js'
 import { workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { defineTool, stringField, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from './define-tool.js'
+import { stringField, type Tool, ToolFailure } from './tool.js'
 import { looksBinary, workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 
