@@ -1,3 +1,4 @@
+import type * as acp from '@agentclientprotocol/sdk'
 import type {
   ContentBlock,
   JsonValue,
@@ -5,10 +6,14 @@ import type {
   SessionUpdate,
   TokenUsage,
   ToolCallContent,
+  ToolCallLocation,
   TurnEndReason,
 } from '../session/index.js'
 import type { PermissionAnswer } from './config/permissions.js'
-import type { ToolLocation } from './tools/tool.js'
+
+export type { StopReason, TerminalExitStatus, ToolKind } from '@agentclientprotocol/sdk'
+
+export type { AsJson, ContentBlock, ToolCallContent, ToolCallLocation } from '../session/index.js'
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
 export interface ToolSpec {
@@ -76,22 +81,17 @@ export interface ModelProvider {
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
 }
 
-/** ACP `promptCapabilities`: content block types beyond the baseline `text` and `resource_link`. */
-export type PromptCapabilities = {
-  readonly image: boolean
-  readonly audio: boolean
-  readonly embeddedContext: boolean
-}
+/** ACP `promptCapabilities`, each stated: content block types beyond the baseline `text` and `resource_link`. */
+export type PromptCapabilities = Readonly<
+  Required<Pick<acp.PromptCapabilities, 'image' | 'audio' | 'embeddedContext'>>
+>
 
 /** What a tool call produced. `isError` results are shown to the model as failures. */
 export interface ToolResult {
   /** What the model reads (cut by the turn loop when it is very long, with a note saying so). */
   readonly output: JsonValue
   readonly isError?: boolean
-  /**
-   * What the editor shows for the finished call (ACP `ToolCallContent`: `content`, `diff` or
-   * `terminal`). Omitted: the output as text.
-   */
+  /** What the editor shows for the finished call. Omitted: the output as text. */
   readonly content?: readonly ToolCallContent[]
 }
 
@@ -114,9 +114,9 @@ export interface PermissionRequest {
   readonly sessionId: string
   readonly toolCallId: string
   readonly title: string
-  readonly kind: string
+  readonly kind: acp.ToolKind
   readonly rawInput: JsonValue
-  readonly locations?: readonly ToolLocation[]
+  readonly locations?: readonly ToolCallLocation[]
 }
 
 /** ACP `terminal/create` params (without `sessionId`). */
@@ -127,19 +127,14 @@ export interface TerminalCommand {
   readonly outputByteLimit?: number
 }
 
-export interface TerminalExit {
-  readonly exitCode?: number | null
-  readonly signal?: string | null
-}
-
 /** ACP `terminal/*` for one session. Every call rejects when `signal` aborts. */
 export interface TerminalBridge {
   create(command: TerminalCommand, signal: AbortSignal): Promise<string>
   output(
     terminalId: string,
     signal: AbortSignal,
-  ): Promise<{ output: string; truncated: boolean; exitStatus?: TerminalExit | null }>
-  waitForExit(terminalId: string, signal: AbortSignal): Promise<TerminalExit>
+  ): Promise<{ output: string; truncated: boolean; exitStatus?: acp.TerminalExitStatus | null }>
+  waitForExit(terminalId: string, signal: AbortSignal): Promise<acp.TerminalExitStatus>
   kill(terminalId: string): Promise<void>
   release(terminalId: string): Promise<void>
 }
@@ -205,7 +200,7 @@ export interface SubagentView {
  * error carrying `error` (and `seq`), not with the stop reason.
  */
 export interface TurnOutcome {
-  readonly stopReason: 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled'
+  readonly stopReason: acp.StopReason
   /** The seq of the turn's `turn/end`. */
   readonly seq: number
   /** The `reason` the log's `turn/end` records (`completed`, `cancelled`, `error`, ...). */

@@ -1,8 +1,7 @@
 import { Context } from 'cordis'
 import { type AgentConfig, agentPlugin } from '../../src/agent/service.js'
-import type { ClientBridge, TurnRequest } from '../../src/agent/types.js'
+import type { ClientBridge, ContentBlock, TurnRequest } from '../../src/agent/types.js'
 import {
-  type ContentBlock,
   createSequentialIdGenerator,
   projectUpdates,
   type Session,

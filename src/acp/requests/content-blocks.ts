@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import type { ContentBlock } from '../../session/index.js'
+import type { ContentBlock } from '../../agent/types.js'
 import { ProtocolError } from '../errors.js'
 
 /** The prompt capability each non-baseline block type needs (text and resource_link are baseline). */

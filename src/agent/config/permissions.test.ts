@@ -4,8 +4,10 @@ import path from 'node:path'
 import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import type { SessionEvent } from '../../session/index.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
+import { DELEGATE_TOOL } from '../subagents/delegate-tool.js'
 import { builtinTools, editTextFileTool, readTextFileTool, runCommandTool } from '../tools/index.js'
 import type { PermissionRequest } from '../types.js'
 import {
@@ -38,11 +40,10 @@ describe('the permission policy', () => {
   })
 
   it('read-only offers only tools that change nothing', () => {
-    expect(
-      builtinTools()
-        .filter((tool) => offeredIn('read-only', tool))
-        .map((t) => t.spec.name),
-    ).toEqual(['read_text_file', 'list_directory', 'find_files', 'search_text'])
+    const offered = builtinTools().filter((tool) => offeredIn('read-only', tool))
+    expect(offered).toEqual(builtinTools().filter((tool) => tool.effect === 'read'))
+    expect(offered.map((t) => t.spec.name)).toContain(readTextFileTool.spec.name)
+    expect(offered.map((t) => t.spec.name)).not.toContain(editTextFileTool.spec.name)
     expect(builtinTools().every((tool) => offeredIn('ask', tool))).toBe(true)
   })
 
@@ -58,11 +59,11 @@ describe('the permission policy', () => {
     })
     expect(decidePermission(runCommandTool, 'run_command:make test', 'ask', standing).verdict).toBe('ask')
     expect(decidePermission(readTextFileTool, 'read_text_file', 'ask', standing).verdict).toBe('allow')
-    const events = [
+    const events: SessionEvent[] = [
       { seq: 1, type: PERMISSION_ALWAYS_EVENT, time: '', data: { tool: 'x', scope: 'x', allow: true } },
       { seq: 2, type: PERMISSION_ALWAYS_EVENT, time: '', data: { tool: 'x', scope: 'x', allow: false } },
-    ] as const
-    expect(standingAnswers(events as never)).toEqual(new Map([['x', false]]))
+    ]
+    expect(standingAnswers(events)).toEqual(new Map([['x', false]]))
   })
 })
 
@@ -184,7 +185,8 @@ describe('permissions in turns', () => {
     const session = ctx.sessions.create(undefined, { meta: { cwd } })
     const editor = answering(['allow_once'])
     await ctx.agent.runTurn(session, request('one', editor.client))
-    expect(seen[0]).toEqual(['read_text_file', 'list_directory', 'find_files', 'search_text', 'delegate'])
+    const reading = builtinTools().filter((t) => t.effect === 'read')
+    expect(seen[0]).toEqual([...reading.map((t) => t.spec.name), DELEGATE_TOOL])
     expect(editor.asked).toEqual([])
     expect(session.events().find((e) => e.type === 'tool/result')?.data.output).toBe(
       'Not run: the session is read-only, and write_text_file changes things.',

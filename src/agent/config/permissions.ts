@@ -1,3 +1,4 @@
+import type { PermissionOptionKind } from '@agentclientprotocol/sdk'
 import type { JsonValue, Session, SessionEvent } from '../../session/index.js'
 import type { Tool } from '../tools/tool.js'
 
@@ -17,7 +18,7 @@ export function sessionMode(id: string): SessionMode {
 }
 
 /** ACP `PermissionOptionKind`, or `cancelled` when the prompt turn was cancelled while asking. */
-export type PermissionAnswer = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always' | 'cancelled'
+export type PermissionAnswer = PermissionOptionKind | 'cancelled'
 
 /** What the policy says about one call before anyone is asked. */
 export type PermissionDecision =

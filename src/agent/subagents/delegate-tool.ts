@@ -6,7 +6,8 @@ import {
   type SubagentSpawned,
   titleFromText,
 } from '../../session/index.js'
-import { inputObject, requiredString, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
+import { defineTool } from '../tools/define-tool.js'
+import { fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
 import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
 import { finalAnswer } from './final-answer.js'
 
@@ -30,28 +31,31 @@ interface DelegateInput {
   readonly tools: readonly string[] | undefined
 }
 
-function parseInput(input: JsonValue): DelegateInput {
-  const fields = inputObject(input)
-  const task = requiredString(fields, 'task')
-  const title = fields.title
-  if (title !== undefined && (typeof title !== 'string' || title.trim() === '')) {
+/** The input the schema admits, with the checks it cannot state (a non-empty task, a non-blank title). */
+function parseInput(input: {
+  readonly task: string
+  readonly title?: string
+  readonly tools?: readonly string[]
+}): DelegateInput {
+  const { task, title, tools } = input
+  if (task === '') throw new ToolFailure('input.task must be a non-empty string')
+  if (title !== undefined && title.trim() === '') {
     throw new ToolFailure('input.title must be a non-empty string')
   }
-  const tools = fields.tools
-  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string'))) {
-    throw new ToolFailure('input.tools must be an array of tool names')
-  }
-  return {
-    task,
-    title: (title as string | undefined) ?? titleFromText(task) ?? 'Subagent',
-    tools: tools as readonly string[] | undefined,
-  }
+  return { task, title: title ?? titleFromText(task) ?? 'Subagent', tools }
 }
 
-/** A title for the editor from input that may be malformed. */
+/** A title for the editor from input that may be malformed: `Subagent` unless `run` would accept it. */
 function titleOf(input: JsonValue): string {
+  const task = fieldOf(input, 'task')
+  const title = fieldOf(input, 'title')
+  const tools = fieldOf(input, 'tools')
+  if (typeof task !== 'string' || (title !== undefined && typeof title !== 'string')) return 'Subagent'
+  if (tools !== undefined && !(Array.isArray(tools) && tools.every((t) => typeof t === 'string'))) {
+    return 'Subagent'
+  }
   try {
-    return `Subagent: ${parseInput(input).title}`
+    return `Subagent: ${parseInput({ task, ...(title !== undefined && { title }) }).title}`
   } catch {
     return 'Subagent'
   }
@@ -94,7 +98,7 @@ const unseen = (context: ToolContext): SubagentView => ({
  * the turn cancels the child, whose turn then ends `cancelled`.
  */
 export function delegateTool(deps: DelegateDeps): Tool {
-  return {
+  return defineTool({
     spec: {
       name: DELEGATE_TOOL,
       description:
@@ -113,7 +117,7 @@ export function delegateTool(deps: DelegateDeps): Tool {
         },
         required: ['task'],
         additionalProperties: false,
-      },
+      } as const,
     },
     kind: 'other',
     // changes nothing itself: the child's own tool calls go through the permission policy
@@ -156,5 +160,5 @@ export function delegateTool(deps: DelegateDeps): Tool {
       if (sessions.hasPersistence) await sessions.close(child.id)
       return answer
     },
-  }
+  })
 }

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs'
 import { mkdtemp, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { JsonValue } from '../../session/index.js'
 import type { ClientBridge, TerminalBridge, ToolResult } from '../types.js'
 import { applyEdits, editTextFileTool } from './edit-text-file.js'
@@ -186,8 +186,10 @@ describe('run_command as a local child process', () => {
   it('kills the whole process group when the turn is cancelled', async () => {
     const controller = new AbortController()
     const pending = call(runCommandTool, { command: 'sleep 40 & sleep 41' }, {}, controller.signal)
-    await new Promise((resolve) => setTimeout(resolve, 300))
-    expect(processesMatching('sleep 4[01]').length).toBe(2)
+    await vi.waitFor(() => expect(processesMatching('sleep 4[01]')).toHaveLength(2), {
+      timeout: 10_000,
+      interval: 20,
+    })
     controller.abort()
     expect(await pending).toMatchObject({ isError: true, output: 'the command was cancelled' })
     expect(processesMatching('sleep 4[01]')).toEqual([])
@@ -203,6 +205,11 @@ function processesMatching(pattern: string): string[] {
 describe('run_command in the editor terminal', () => {
   function fakeTerminal(exit: { exitCode: number | null; signal: string | null }, hang = false) {
     const calls: string[] = []
+    let waited: () => void = () => {}
+    /** Resolves once the tool waits for the command's exit. */
+    const waiting = new Promise<void>((resolve) => {
+      waited = resolve
+    })
     const terminal: TerminalBridge = {
       create: async (command) => {
         calls.push(`create ${command.command} ${command.args?.join(' ')} in ${command.cwd}`)
@@ -211,6 +218,7 @@ describe('run_command in the editor terminal', () => {
       waitForExit: (id, signal) =>
         new Promise((resolve, reject) => {
           calls.push(`wait ${id}`)
+          waited()
           if (!hang) resolve(exit)
           signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')))
         }),
@@ -225,7 +233,7 @@ describe('run_command in the editor terminal', () => {
         calls.push(`release ${id}`)
       },
     }
-    return { calls, terminal }
+    return { calls, terminal, waiting }
   }
 
   it('creates a terminal, embeds it while running, waits, reads the output and releases it', async () => {
@@ -248,10 +256,10 @@ describe('run_command in the editor terminal', () => {
   })
 
   it('kills and releases the terminal when the turn is cancelled', async () => {
-    const { calls, terminal } = fakeTerminal({ exitCode: null, signal: null }, true)
+    const { calls, terminal, waiting } = fakeTerminal({ exitCode: null, signal: null }, true)
     const controller = new AbortController()
     const pending = call(runCommandTool, { command: 'sleep 100' }, { terminal }, controller.signal)
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    await waiting
     controller.abort()
     expect((await pending).isError).toBe(true)
     expect(calls).toEqual([

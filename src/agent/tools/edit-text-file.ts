@@ -1,4 +1,5 @@
 import path from 'node:path'
+import { defineTool } from './define-tool.js'
 import { pathOf, type Tool, ToolFailure } from './tool.js'
 import { readWorkspaceText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
@@ -13,7 +14,7 @@ export interface TextEdit {
  * overlap; otherwise nothing is written and the model is told which edit failed and why. The
  * editor is shown the change as an ACP `diff` (`path`, `oldText`, `newText`).
  */
-export const editTextFileTool: Tool = {
+export const editTextFileTool: Tool = defineTool({
   spec: {
     name: 'edit_text_file',
     description:
@@ -40,7 +41,7 @@ export const editTextFileTool: Tool = {
       },
       required: ['path', 'edits'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'edit',
   effect: 'edit',
@@ -50,18 +51,18 @@ export const editTextFileTool: Tool = {
     return requested === undefined ? [] : [{ path: path.resolve(cwd, requested) }]
   },
   async run(input, context) {
-    const { path: requested, edits } = input as unknown as { path: string; edits: TextEdit[] }
+    const { path: requested, edits } = input
     await workspacePath(requested, context, 'write')
     const { text: oldText } = await readWorkspaceText(requested, context)
     const newText = applyEdits(oldText, edits, requested)
     const target = await writeWorkspaceText(requested, newText, context)
-    const line = lineOf(oldText, oldText.indexOf((edits[0] as TextEdit).oldText))
+    const line = lineOf(oldText, oldText.indexOf(edits[0]?.oldText ?? ''))
     return {
       output: `Edited ${requested}: ${edits.length} ${edits.length === 1 ? 'replacement' : 'replacements'} (first at line ${line}).`,
       content: [{ type: 'diff', path: target, oldText, newText }],
     }
   },
-}
+})
 
 /**
  * `text` with every edit applied. Each `oldText` must occur exactly once in `text` and the spans

@@ -1,4 +1,5 @@
-import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from './define-tool.js'
+import { stringField, type Tool, ToolFailure } from './tool.js'
 import { workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 
@@ -10,7 +11,7 @@ export const MAX_FOUND_FILES = 500
  * working directory matches the glob `pattern` (picomatch: `*`, `**`, `?`, `{a,b}`, `[...]`),
  * skipping `.git` and what `.gitignore` ignores, at most {@link MAX_FOUND_FILES}.
  */
-export const findFilesTool: Tool = {
+export const findFilesTool: Tool = defineTool({
   spec: {
     name: 'find_files',
     description:
@@ -28,17 +29,17 @@ export const findFilesTool: Tool = {
       },
       required: ['pattern'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'search',
   effect: 'read',
   title: (input) => `Find ${stringField(input, 'pattern') ?? 'files'}`,
   async run(input, context) {
-    const pattern = stringField(input, 'pattern') as string
+    const { pattern } = input
     if (pattern.startsWith('/') || pattern.split('/').includes('..')) {
       throw new ToolFailure('the pattern must be relative to the working directory, without ".." segments')
     }
-    const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
+    const start = await workspacePath(input.path ?? '.', context, 'read')
     const { default: picomatch } = await import('picomatch')
     const matches = picomatch(pattern, { dot: true })
     const root = await workspacePath('.', context, 'read')
@@ -60,4 +61,4 @@ export const findFilesTool: Tool = {
     ].filter(Boolean)
     return { output: [...found, ...notes].join('\n') }
   },
-}
+})

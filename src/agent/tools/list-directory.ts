@@ -1,6 +1,7 @@
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
+import { defineTool } from './define-tool.js'
 import { pathOf, type Tool, ToolFailure } from './tool.js'
 import { workspacePath } from './workspace-files.js'
 
@@ -11,7 +12,7 @@ export const MAX_LISTED_ENTRIES = 1000
  * `list_directory {path?}`: the entries of a directory under the session's cwd (default: cwd
  * itself), sorted, directories marked with a trailing `/`, symbolic links with ` -> link`.
  */
-export const listDirectoryTool: Tool = {
+export const listDirectoryTool: Tool = defineTool({
   spec: {
     name: 'list_directory',
     description:
@@ -22,14 +23,14 @@ export const listDirectoryTool: Tool = {
         path: { type: 'string', minLength: 1, description: 'Directory, relative to the working directory' },
       },
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'read',
   effect: 'read',
   title: (input) => `List ${pathOf(input) ?? '.'}`,
   locations: (input, cwd) => [{ path: path.resolve(cwd, pathOf(input) ?? '.') }],
   async run(input, context) {
-    const requested = pathOf(input) ?? '.'
+    const requested = input.path ?? '.'
     const directory = await workspacePath(requested, context, 'read')
     let entries: Dirent[]
     try {
@@ -49,4 +50,4 @@ export const listDirectoryTool: Tool = {
       names.length > shown.length ? `\n[${names.length - shown.length} more entries not shown]` : ''
     return { output: shown.join('\n') + note }
   },
-}
+})

@@ -1,5 +1,8 @@
 import path from 'node:path'
-import { pathOf, stringField, type Tool } from './tool.js'
+import type { JsonValue } from '../../session/index.js'
+import type { ToolCallLocation } from '../types.js'
+import { defineTool } from './define-tool.js'
+import { fieldOf, pathOf, stringField, type Tool } from './tool.js'
 import { readWorkspaceText } from './workspace-files.js'
 
 /**
@@ -8,7 +11,7 @@ import { readWorkspaceText } from './workspace-files.js'
  * otherwise from the local disk. Either way the path must lie under the session's cwd (on disk,
  * symlinks included); binary and oversized files get a message instead of their bytes.
  */
-export const readTextFileTool: Tool = {
+export const readTextFileTool: Tool = defineTool({
   spec: {
     name: 'read_text_file',
     description:
@@ -23,25 +26,29 @@ export const readTextFileTool: Tool = {
       },
       required: ['path'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'read',
   effect: 'read',
   title: (input) => `Read ${pathOf(input) ?? 'file'}`,
   locations: (input, cwd) => fileLocation(input, cwd),
   async run(input, context) {
-    const { path: requested, line, limit } = input as { path: string; line?: number; limit?: number }
-    const { text } = await readWorkspaceText(requested, context)
-    return { output: selectLines(text, line, limit) }
+    const { text } = await readWorkspaceText(input.path, context)
+    return { output: selectLines(text, input.line, input.limit) }
   },
-}
+})
 
 /** The location of a tool input's `path` (and `line`), made absolute against `cwd`. */
-export function fileLocation(input: unknown, cwd: string): { path: string; line?: number }[] {
-  const requested = stringField(input as never, 'path')
+export function fileLocation(input: JsonValue, cwd: string): ToolCallLocation[] {
+  const requested = stringField(input, 'path')
   if (requested === undefined) return []
-  const line = (input as { line?: unknown }).line
-  return [{ path: path.resolve(cwd, requested), ...(Number.isSafeInteger(line) && { line: line as number }) }]
+  const line = fieldOf(input, 'line')
+  return [
+    {
+      path: path.resolve(cwd, requested),
+      ...(typeof line === 'number' && Number.isSafeInteger(line) && { line }),
+    },
+  ]
 }
 
 /** Lines `line .. line+limit-1` (1-based) of `text`, keeping their line endings. */

@@ -1,4 +1,5 @@
-import type { ToolResult } from '../types.js'
+import type { ToolCallContent, ToolResult } from '../types.js'
+import { defineTool } from './define-tool.js'
 import { runLocalCommand } from './local-process.js'
 import { stringField, type Tool, type ToolContext } from './tool.js'
 
@@ -15,7 +16,7 @@ export const COMMAND_OUTPUT_LIMIT = 256 * 1024
  * killed when the turn is cancelled. Always an `execute`: the policy asks unless the user chose
  * "always" for this exact command line.
  */
-export const runCommandTool: Tool = {
+export const runCommandTool: Tool = defineTool({
   spec: {
     name: 'run_command',
     description:
@@ -30,14 +31,14 @@ export const runCommandTool: Tool = {
       },
       required: ['command'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'execute',
   effect: 'execute',
   title: (input) => `Run ${shorten(stringField(input, 'command') ?? 'command')}`,
   permissionScope: (input) => `run_command:${stringField(input, 'command') ?? ''}`,
   async run(input, context) {
-    const { command, timeoutSeconds } = input as { command: string; timeoutSeconds?: number }
+    const { command, timeoutSeconds } = input
     const timeoutMs = (timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000
     if (context.client.terminal) return runInEditorTerminal(command, timeoutMs, context)
     const run = await runLocalCommand('/bin/sh', ['-c', command], {
@@ -48,7 +49,7 @@ export const runCommandTool: Tool = {
     })
     return commandResult(run.output, run.truncated, run.exitCode, run.signal, run.timedOut, timeoutMs)
   },
-}
+})
 
 async function runInEditorTerminal(
   command: string,
@@ -61,7 +62,7 @@ async function runInEditorTerminal(
     { command: '/bin/sh', args: ['-c', command], cwd: context.cwd, outputByteLimit: COMMAND_OUTPUT_LIMIT },
     context.signal,
   )
-  const embedded = [{ type: 'terminal' as const, terminalId }]
+  const embedded: ToolCallContent[] = [{ type: 'terminal', terminalId }]
   let released = false
   const release = async () => {
     if (released) return

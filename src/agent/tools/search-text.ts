@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { pathOf, stringField, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from './define-tool.js'
+import { stringField, type Tool, ToolFailure } from './tool.js'
 import { looksBinary, workspacePath } from './workspace-files.js'
 import { walkWorkspace } from './workspace-walk.js'
 
@@ -17,7 +18,7 @@ export const MAX_SEARCHED_FILE_BYTES = 2 * 1024 * 1024
  * `.git`, what `.gitignore` ignores, binary files and files over {@link MAX_SEARCHED_FILE_BYTES};
  * at most `maxResults` lines (default 100, at most 1000), each cut to {@link MAX_RESULT_LINE}.
  */
-export const searchTextTool: Tool = {
+export const searchTextTool: Tool = defineTool({
   spec: {
     name: 'search_text',
     description:
@@ -42,13 +43,13 @@ export const searchTextTool: Tool = {
       },
       required: ['pattern'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'search',
   effect: 'read',
   title: (input) => `Search for ${stringField(input, 'pattern') ?? 'text'}`,
   async run(input, context) {
-    const fields = input as { pattern: string; glob?: string; ignoreCase?: boolean; maxResults?: number }
+    const fields = input
     let regex: RegExp
     try {
       regex = new RegExp(fields.pattern, fields.ignoreCase ? 'i' : '')
@@ -58,7 +59,7 @@ export const searchTextTool: Tool = {
     const limit = fields.maxResults ?? DEFAULT_SEARCH_RESULTS
     const inGlob = fields.glob ? (await import('picomatch')).default(fields.glob, { dot: true }) : () => true
     const root = await workspacePath('.', context, 'read')
-    const start = await workspacePath(pathOf(input) ?? '.', context, 'read')
+    const start = await workspacePath(fields.path ?? '.', context, 'read')
     const files = (await stat(start)).isFile()
       ? oneFile(root, start)
       : walkWorkspace(root, start, context.signal)
@@ -90,7 +91,7 @@ export const searchTextTool: Tool = {
     ].filter(Boolean)
     return { output: [...lines, ...notes].join('\n') }
   },
-}
+})
 
 async function* oneFile(root: string, file: string) {
   yield { relative: path.relative(root, file).split(path.sep).join('/'), absolute: file }

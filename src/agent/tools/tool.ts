@@ -1,18 +1,14 @@
 import type { JsonValue } from '../../session/index.js'
-import type { ClientBridge, SubagentLink, SubagentView, ToolResult, ToolSpec } from '../types.js'
-
-/** ACP `ToolKind`: how an editor shows a tool call. */
-export type ToolKind =
-  | 'read'
-  | 'edit'
-  | 'delete'
-  | 'move'
-  | 'search'
-  | 'execute'
-  | 'think'
-  | 'fetch'
-  | 'switch_mode'
-  | 'other'
+import type {
+  ClientBridge,
+  SubagentLink,
+  SubagentView,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolKind,
+  ToolResult,
+  ToolSpec,
+} from '../types.js'
 
 /**
  * What running a tool may do to the world, which decides the permission policy: `read` changes
@@ -20,12 +16,6 @@ export type ToolKind =
  * effects are unknown (MCP tools unless they declare themselves read-only).
  */
 export type ToolEffect = 'read' | 'edit' | 'execute'
-
-/** ACP `ToolCallLocation`: a file (absolute path) and, when known, a 1-based line. */
-export type ToolLocation = {
-  readonly path: string
-  readonly line?: number
-}
 
 /** What a tool gets to run one call. */
 export interface ToolContext {
@@ -39,10 +29,10 @@ export interface ToolContext {
   /** Aborts when the turn is cancelled; a tool must stop promptly. */
   readonly signal: AbortSignal
   /**
-   * Shows the editor what the running call has so far (ACP `ToolCallContent`, e.g. an embedded
-   * terminal), as a `tool_call_update` that stays `in_progress`.
+   * Shows the editor what the running call has so far (e.g. an embedded terminal), as a
+   * `tool_call_update` that stays `in_progress`.
    */
-  readonly progress: (content: readonly JsonValue[]) => void
+  readonly progress: (content: readonly ToolCallContent[]) => void
   /** The session's additional workspace directories: the file tools may work inside them too. */
   readonly additionalDirectories?: readonly string[]
   /** The session's mode when the call runs (the permission policy already applied it). Absent: `ask`. */
@@ -65,7 +55,7 @@ export interface Tool {
   /** A short human title for the editor, from the call's input (which may be malformed). */
   title(input: JsonValue): string
   /** The files the call touches (absolute paths), for the editor to follow. */
-  locations?(input: JsonValue, cwd: string): ToolLocation[]
+  locations?(input: JsonValue, cwd: string): ToolCallLocation[]
   /**
    * What an "always" permission answer covers for this call: by default the tool itself; a tool
    * can narrow it (`run_command`: the exact command line).
@@ -94,34 +84,19 @@ export class ToolFailure extends Error {
   override name = 'ToolFailure'
 }
 
-/** The input of a validated call as an object (its schema says `type: object`). */
-export function fieldsOf(input: JsonValue): { readonly [key: string]: JsonValue } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ToolFailure('input must be a JSON object')
-  }
-  return input as { readonly [key: string]: JsonValue }
+/** A field of a tool input (which may be malformed), if it is an object that has one. */
+export function fieldOf(input: JsonValue, name: string): JsonValue | undefined {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
+  return (input as { readonly [key: string]: JsonValue })[name]
 }
 
 /** A string field of a tool input, if it is one. */
 export function stringField(input: JsonValue, name: string): string | undefined {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return undefined
-  const value = (input as { readonly [key: string]: JsonValue })[name]
+  const value = fieldOf(input, name)
   return typeof value === 'string' && value !== '' ? value : undefined
 }
 
 /** The `path` of a tool input, if it has one. */
 export function pathOf(input: JsonValue): string | undefined {
   return stringField(input, 'path')
-}
-
-/** An input field check for tools that read their input by hand: the object, or a ToolFailure. */
-export function inputObject(input: JsonValue): { readonly [key: string]: JsonValue } {
-  return fieldsOf(input)
-}
-
-export function requiredString(fields: { readonly [key: string]: JsonValue }, name: string): string {
-  const value = fields[name]
-  if (typeof value !== 'string' || value === '')
-    throw new ToolFailure(`input.${name} must be a non-empty string`)
-  return value
 }

@@ -1,3 +1,4 @@
+import { defineTool } from './define-tool.js'
 import { fileLocation } from './read-text-file.js'
 import { pathOf, type Tool } from './tool.js'
 import { readExistingText, workspacePath, writeWorkspaceText } from './workspace-files.js'
@@ -8,7 +9,7 @@ import { readExistingText, workspacePath, writeWorkspaceText } from './workspace
  * otherwise on the local disk (creating missing directories), the path confined to the session's
  * cwd. The editor is shown the change as an ACP `diff`.
  */
-export const writeTextFileTool: Tool = {
+export const writeTextFileTool: Tool = defineTool({
   spec: {
     name: 'write_text_file',
     description:
@@ -22,14 +23,14 @@ export const writeTextFileTool: Tool = {
       },
       required: ['path', 'content'],
       additionalProperties: false,
-    },
+    } as const,
   },
   kind: 'edit',
   effect: 'edit',
   title: (input) => `Write ${pathOf(input) ?? 'file'}`,
   locations: (input, cwd) => fileLocation(input, cwd),
   async run(input, context) {
-    const { path: requested, content } = input as { path: string; content: string }
+    const { path: requested, content } = input
     await workspacePath(requested, context, 'write')
     const oldText = await readExistingText(requested, context)
     const target = await writeWorkspaceText(requested, content, context)
@@ -38,4 +39,4 @@ export const writeTextFileTool: Tool = {
       content: [{ type: 'diff', path: target, oldText, newText: content }],
     }
   },
-}
+})

@@ -1,5 +1,5 @@
-import type { ContentBlock, Session, SessionStore, SessionUpdate } from '../../session/index.js'
-import { isSessionError } from '../../session/index.js'
+import { isSessionError, type Session, type SessionStore, type SessionUpdate } from '../../session/index.js'
+import type { ContentBlock } from '../types.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
 export interface CommandContext {

@@ -4,6 +4,7 @@ import { request, startAgent } from '../../../test/support/turn-harness.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
 import type { Tool } from '../tools/tool.js'
+import type { ToolCallContent } from '../types.js'
 import { cutForModel, MODEL_OUTPUT_LIMIT } from './tool-execution.js'
 
 describe('long tool output', () => {
@@ -45,7 +46,7 @@ describe('long tool output', () => {
 
   it('short output and a tool’s own content stay as they are', () => {
     expect(cutForModel({ output: 'short' })).toEqual({ output: 'short' })
-    const diff = [{ type: 'diff' as const, path: '/a', oldText: null, newText: 'x' }]
+    const diff: ToolCallContent[] = [{ type: 'diff', path: '/a', oldText: null, newText: 'x' }]
     const cut = cutForModel({ output: 'z'.repeat(MODEL_OUTPUT_LIMIT + 1), content: diff })
     expect(cut.content).toBe(diff)
   })

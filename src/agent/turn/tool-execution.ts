@@ -1,5 +1,5 @@
 import { AbortedError, isAbortError, raceAbort } from '../../lib/abort.js'
-import type { CoreEvent, Session, SessionUpdate, ToolCallContent } from '../../session/index.js'
+import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session/index.js'
 import { toolOutputText } from '../../session/index.js'
 import {
   decidePermission,
@@ -11,7 +11,7 @@ import {
 } from '../config/permissions.js'
 import type { RegisteredTool, ToolSet } from '../tools/registry.js'
 import type { Tool, ToolContext } from '../tools/tool.js'
-import type { ToolResult, TurnRequest } from '../types.js'
+import type { ToolCallContent, ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
 import { errorMessage } from './model-step.js'
 
 /** The result a tool call gets when the turn is cancelled before it finished. */
@@ -118,7 +118,7 @@ async function checkPermission(
       title: call.data.title ?? tool.spec.name,
       kind: tool.kind,
       rawInput: call.data.input,
-      ...(call.data.locations !== undefined && { locations: call.data.locations as never }),
+      ...(call.data.locations !== undefined && { locations: locationsOf(call.data.locations) }),
     },
     env.signal,
   )
@@ -128,6 +128,16 @@ async function checkPermission(
   }
   if (answer === 'allow_once' || answer === 'allow_always') return undefined
   return `Not run: the user refused permission for ${call.data.title ?? tool.spec.name}.`
+}
+
+/** The recorded locations of a call (as its tool gave them: `{path, line?}`), as ACP locations. */
+function locationsOf(recorded: readonly JsonValue[]): ToolCallLocation[] {
+  return recorded.flatMap((location) => {
+    if (typeof location !== 'object' || location === null || !('path' in location)) return []
+    const { path, line } = location
+    if (typeof path !== 'string') return []
+    return [{ path, ...(typeof line === 'number' && { line }) }]
+  })
 }
 
 function recordAlways(session: Session, tool: Tool, scope: string, allow: boolean): void {

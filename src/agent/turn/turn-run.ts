@@ -1,25 +1,20 @@
 import {
-  type CoreEvent,
   messageChunk,
   messageIdOf,
   type Session,
-  SessionError,
-  SessionErrorCode,
   type SessionStore,
   type SessionUpdate,
   type TurnEndReason,
   titleUpdate,
-  toolCallUpdate,
-  toolResultUpdate,
 } from '../../session/index.js'
 import { offeredIn, type SessionMode } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
-import type { ToolRegistry, ToolSet } from '../tools/registry.js'
-import type { ToolLocation } from '../tools/tool.js'
-import type { ModelProvider, ToolResult, TurnRequest } from '../types.js'
+import type { ToolRegistry } from '../tools/registry.js'
+import type { ModelProvider, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
-import { errorMessage, type StreamedCall, type StreamedStep, streamModelStep } from './model-step.js'
-import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
+import { errorMessage, type StreamedStep, streamModelStep } from './model-step.js'
+import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
+import { TurnCalls } from './turn-calls.js'
 
 export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 
@@ -41,12 +36,6 @@ export interface TurnRunOptions {
   readonly onSendError?: (error: unknown) => void
 }
 
-/** A call as recorded in the log, with the result its provider answered itself, if any. */
-interface RecordedCall {
-  readonly event: CoreEvent<'tool/call'>
-  readonly preset?: ToolResult
-}
-
 /** How the body of a turn ended: the `turn/end` reason still to be written. */
 export interface TurnEnding {
   readonly reason: TurnEndReason
@@ -61,7 +50,7 @@ export interface TurnEnding {
  */
 export class TurnRun {
   readonly turn: number
-  private readonly usedCallIds = new Set<string>()
+  private readonly calls: TurnCalls
 
   constructor(
     private readonly session: Session,
@@ -70,9 +59,9 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
-    for (const event of session.events()) {
-      if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
-    }
+    this.calls = new TurnCalls(session, this.turn, request, signal, options.maxConcurrent, (update, seq) =>
+      this.send(update, seq),
+    )
   }
 
   async run(): Promise<TurnEnding> {
@@ -144,13 +133,13 @@ export class TurnRun {
       },
     )
     this.recordAssistant(step, streamed)
-    const calls = streamed.calls.map((call) => this.recordCall(step, call, tools))
+    const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      await this.executeAll(step, calls, tools, mode)
+      await this.calls.executeAll(step, calls, tools, mode)
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
-      for (const call of calls) this.recordResult(step, call.event, { output, isError: true })
+      for (const call of calls) this.calls.recordResult(step, call.event, { output, isError: true })
     }
     session.append({ type: 'step/end', data: { turn, step } })
     if (ending) return ending
@@ -186,99 +175,6 @@ export class TurnRun {
     }
   }
 
-  private recordCall(step: number, call: StreamedCall, tools: ToolSet): RecordedCall {
-    const tool = tools.get(call.name)?.tool
-    const callId = this.uniqueCallId(call.callId, step)
-    const locations = tool?.locations
-      ? safeLocations(() => tool.locations?.(call.input, this.session.cwd))
-      : []
-    const event = this.session.append({
-      type: 'tool/call',
-      data: {
-        turn: this.turn,
-        step,
-        callId,
-        name: call.name,
-        input: call.input,
-        title: tool ? safeTitle(() => tool.title(call.input), call.name) : call.name,
-        kind: tool?.kind ?? 'other',
-        ...(locations.length > 0 && { locations }),
-      },
-    }) as CoreEvent<'tool/call'>
-    this.send(toolCallUpdate(event.data), event.seq)
-    return call.result !== undefined ? { event, preset: call.result } : { event }
-  }
-
-  /**
-   * Runs a step's calls and records their results in call order. Calls of `concurrent` tools all
-   * start at once (at most `maxConcurrent` running); any other call starts only after every call
-   * before it was recorded, as a lone call always has.
-   */
-  private async executeAll(
-    step: number,
-    calls: readonly RecordedCall[],
-    tools: ToolSet,
-    mode: SessionMode,
-  ): Promise<void> {
-    const limit = limiter(this.options.maxConcurrent)
-    const started = calls.map((call) =>
-      call.preset === undefined && tools.get(call.event.data.name)?.tool.concurrent === true
-        ? limit(() => this.execute(call, tools, mode))
-        : undefined,
-    )
-    for (const [index, call] of calls.entries()) {
-      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, mode)))
-    }
-  }
-
-  /** Runs a recorded call. Never throws: failures and cancellation become error results. */
-  private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
-    if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
-    if (call.preset !== undefined) return call.preset
-    return executeToolCall(call.event, {
-      session: this.session,
-      turn: this.turn,
-      tools,
-      mode,
-      request: this.request,
-      signal: this.signal,
-      send: (update, seq) => this.send(update, seq),
-    })
-  }
-
-  private recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
-    const data = { turn: this.turn, step, callId: call.data.callId }
-    let event: CoreEvent<'tool/result'>
-    try {
-      event = this.session.append({
-        type: 'tool/result',
-        data: {
-          ...data,
-          output: result.output,
-          ...(result.isError === true && { isError: true }),
-          ...(result.content !== undefined && { content: result.content }),
-        },
-      }) as CoreEvent<'tool/result'>
-    } catch (error) {
-      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
-      const output = `${call.data.name} returned a result that is not JSON: ${error.message}`
-      event = this.session.append({
-        type: 'tool/result',
-        data: { ...data, output, isError: true },
-      }) as CoreEvent<'tool/result'>
-    }
-    const { callId, output, isError, content } = event.data
-    this.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
-  }
-
-  /** The provider's id if it is usable and new in this turn, else a minted one. */
-  private uniqueCallId(proposed: string, step: number): string {
-    let id = typeof proposed === 'string' && proposed !== '' ? proposed : `call_${this.turn}_${step}`
-    for (let n = 2; this.usedCallIds.has(id); n++) id = `${proposed || `call_${this.turn}_${step}`}_${n}`
-    this.usedCallIds.add(id)
-    return id
-  }
-
   private send(update: SessionUpdate, seq: number): void {
     try {
       this.request.sendUpdate(update, seq)
@@ -288,41 +184,7 @@ export class TurnRun {
   }
 }
 
-/** Runs tasks with at most `max` of them in flight at once. */
-function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0
-  const waiting: Array<() => void> = []
-  return async (task) => {
-    if (active >= max) await new Promise<void>((resolve) => waiting.push(resolve))
-    else active++
-    try {
-      return await task()
-    } finally {
-      // A finished task hands its slot straight to the next waiting one.
-      const next = waiting.shift()
-      if (next) next()
-      else active--
-    }
-  }
-}
-
 function notRunOutput(ending: TurnEnding): string {
   if (ending.reason === 'error') return `Not run: the model failed (${ending.message ?? 'error'}).`
   return `Not run: the model stopped (${ending.reason}) while making this call.`
-}
-
-function safeLocations(locations: () => readonly ToolLocation[] | undefined): ToolLocation[] {
-  try {
-    return [...(locations() ?? [])]
-  } catch {
-    return []
-  }
-}
-
-function safeTitle(title: () => string, fallback: string): string {
-  try {
-    return title()
-  } catch {
-    return fallback
-  }
 }

@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolCallContent, ToolCallLocation } from '@agentclientprotocol/sdk'
+import type { ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
 import type { JsonObject, JsonValue, TokenUsage, TurnEndReason } from './events.js'
 
 /** A JSON Schema node as `schemas/events.schema.json` holds it. */

@@ -16,7 +16,7 @@ export type JsonObject = { readonly [key: string]: JsonValue }
  * audio, resource_link, resource, kept as the client sent it), `ToolCallContent` (content, diff,
  * terminal) and `ToolCallLocation`.
  */
-export type { ContentBlock, ToolCallContent, ToolCallLocation } from '@agentclientprotocol/sdk'
+export type { AsJson, ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
 
 export interface TokenUsage {
   readonly inputTokens: number
