@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs'
-import { formatTranscriptEntry, type TranscriptEntry } from '../jsonrpc/index.js'
+import { formatTranscriptEntry, type TranscriptEntry } from '../process/transcript.js'
 import { validateAcpMessage } from './acp-schema.js'
 import type { AgentExit } from './agent-exit.js'
 import { compareConnection, type Difference } from './compare.js'
