@@ -15,6 +15,6 @@ export {
 export * from './subagents/index.js'
 export * from './tools/index.js'
 export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './turn/commands.js'
-export { contentToText, plainText } from './turn/content.js'
+export { contentToText } from './turn/content.js'
 export { CANCELLED_TOOL_OUTPUT } from './turn/turn-run.js'
 export type * from './types.js'

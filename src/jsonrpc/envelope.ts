@@ -60,7 +60,7 @@ function invalid(id: WireId | null, reason: string): Envelope {
 }
 
 /** Narrowing helper for code that holds a vscode-jsonrpc `Message`. */
-export function messageId(message: Message): WireId | null | undefined {
+function messageId(message: Message): WireId | null | undefined {
   const id = (message as { id?: unknown }).id
   if (id === undefined) return undefined
   return isWireId(id) ? id : null

@@ -222,6 +222,6 @@ export function liveHolder(path: string): number | undefined {
 }
 
 /** Whether this process holds the lock at `path`. */
-export function holdsLock(path: string): boolean {
+function holdsLock(path: string): boolean {
   return held.has(path)
 }

@@ -1,7 +1,7 @@
 import { Logger } from 'cordis'
 import { LOG_LEVELS } from './log-levels.js'
 
-export { LOG_LEVELS, type LogLevelName } from './log-levels.js'
+export { LOG_LEVELS } from './log-levels.js'
 
 /**
  * Points every cordis/reggol log target at stderr. stdout is the protocol channel: this must run

@@ -84,22 +84,12 @@ function resolveVariant(variant: AcpSchemaVariant, method: string | undefined): 
   return method === undefined || stable.methods.has(method) ? stable : load('unstable')
 }
 
-/** Names of every `$defs` entry of the unstable schema (e.g. `SessionNotification`, `PromptResponse`). */
-export function acpDefinitionNames(): readonly string[] {
-  return Object.keys(load('unstable').schema.$defs)
-}
-
 /** The `$defs` names of a method's params and result, or undefined when the schema lacks it. */
 export function acpMethod(
   method: string,
   variant: AcpSchemaVariant = 'unstable',
 ): Readonly<MethodDefs> | undefined {
   return resolveVariant(variant, method).methods.get(method)
-}
-
-/** True when the stable schema defines `method` (else only the unstable draft may). */
-export function isStableAcpMethod(method: string): boolean {
-  return load('stable').methods.has(method)
 }
 
 function validatorFor(schema: LoadedSchema, ref: string): ValidateFunction {

@@ -1,4 +1,4 @@
-import { TranscriptFormatError } from '../jsonrpc/index.js'
+import { TranscriptFormatError } from '../process/transcript.js'
 import { describeExit, exitStatus } from './agent-exit.js'
 import { parseToolCommandLine, type ReplayCommandLine, UsageError } from './command-line.js'
 import { ReplayStartError } from './engine.js'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { compareConnection } from './compare.js'
-import type { LiveEntry } from './engine.js'
+import type { LiveEntry } from './live-wire.js'
 import { classify, type ScriptLine } from './script.js'
 
 const update = (sessionId: string, text: string) => ({

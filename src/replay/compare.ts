@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { isObject } from '../lib/is.js'
 import { align } from './align.js'
-import type { LiveEntry } from './engine.js'
+import type { LiveEntry } from './live-wire.js'
 import type { ScriptLine } from './script.js'
 
 /** One place where the live run differs from the transcript. */

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import type { Readable, Writable } from 'node:stream'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
-import { LineSplitter, TranscriptRecorder, type WireDirection } from '../jsonrpc/index.js'
+import { LineSplitter, type WireDirection } from '../jsonrpc/index.js'
+import { TranscriptRecorder } from '../process/transcript.js'
 import type { AgentExit } from './agent-exit.js'
 
 /** The agent to start: an executable (looked up on PATH) and its arguments. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
-import { parseTranscriptLine, type TranscriptEntry, type WireDirection } from '../jsonrpc/index.js'
+import type { WireDirection } from '../jsonrpc/index.js'
 import { isObject } from '../lib/is.js'
+import { parseTranscriptLine, type TranscriptEntry } from '../process/transcript.js'
 
 /** What a transcript line is, read from its message's shape (JSON-RPC 2.0). */
 export type LineKind = 'request' | 'notification' | 'response' | 'raw' | 'other'

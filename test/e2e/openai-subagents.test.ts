@@ -1,28 +1,19 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
-import { agentRequests, deferred, toolNamesOf, until } from '../support/openai-wire.js'
+import { deferred, toolNamesOf, until } from '../support/openai-wire.js'
 import { conversationModel, lastUserText, type ModelMove } from '../support/prefix-cache.js'
-import type { WireEntry } from '../support/wire-audit.js'
+import { ASK, childOf, delegate, REMEMBER, say, TASK } from '../support/subagent-conversation.js'
 
 /**
- * Fork-based subagents end to end: the built binary, the official ACP client, a fake
- * chat-completions server whose usage reports cached tokens from an exact-prefix cache.
+ * Fork-based subagents end to end, what the model sees: the built binary, the official ACP
+ * client, a fake chat-completions server whose usage reports cached tokens from an exact-prefix
+ * cache. What the editor sees: openai-subagent-editor.test.ts; loading: openai-subagent-load.test.ts.
  */
 
 const start = openAiAgents()
-
-const REMEMBER = 'remember: the code word is kiwi'
-const ASK = 'ask a helper for the code word'
-const TASK = 'what is the code word?'
-
-const say = (text: string): ModelMove => ({ text })
-const delegate = (...tasks: { id: string; task: string; title?: string }[]): ModelMove => ({
-  calls: tasks.map(({ id, ...input }) => ({ id, name: 'delegate', arguments: input })),
-})
 
 /** Parent: turn 1 plain, turn 2 delegates once; the child answers from the inherited history. */
 const ROUND_TRIP: Record<string, ModelMove[]> = {
@@ -45,34 +36,6 @@ function usages(run: OpenAiAgent, sessionId: string, fromSeq = 0): LoggedUsage[]
     .loggedEvents(sessionId)
     .filter((e) => e.seq > fromSeq && e.type === 'assistant/message' && e.data.usage)
     .map((e) => e.data.usage as LoggedUsage)
-}
-
-/** Every message the agent wrote, parsed. */
-const outgoing = (entries: readonly WireEntry[]) =>
-  entries.filter((e) => e.dir === 'out').map((e) => e.message as Record<string, unknown>)
-
-async function childOf(run: OpenAiAgent, parent: string): Promise<acp.SessionInfo> {
-  const { sessions } = await run.agent.agent.request('session/list', {})
-  const child = sessions.find(
-    (s) => (s._meta as { dsh?: { parentSession?: string } } | undefined)?.dsh?.parentSession === parent,
-  )
-  if (!child) throw new Error(`no child of ${parent} in ${JSON.stringify(sessions)}`)
-  return child
-}
-
-/**
- * The agent for an editor with `fs/write_text_file` and the subagents capability, on the
- * conversation whose child writes a file.
- */
-function capable(client: ReturnType<typeof editor>) {
-  return {
-    script: conversationModel(WITH_WRITE).script,
-    clientCapabilities: {
-      fs: { readTextFile: false, writeTextFile: true },
-      subagents: {},
-    } as acp.ClientCapabilities,
-    setupClient: client.setupClient,
-  }
 }
 
 describe('delegate end to end', () => {
@@ -244,242 +207,6 @@ describe('delegate end to end', () => {
     expect(run.loggedEvents(parent).find((e) => e.type === 'tool/result')?.data).toMatchObject({
       isError: true,
     })
-    await expectCleanExit(run)
-  })
-})
-
-/** The child writes a file: its permission request shows which variant of the wire is in use. */
-const WITH_WRITE: Record<string, ModelMove[]> = {
-  [REMEMBER]: [say('Noted.')],
-  [ASK]: [delegate({ id: 'call_d', task: TASK, title: 'Recall' }), say('Done.')],
-  [TASK]: [
-    { calls: [{ id: 'call_w', name: 'write_text_file', arguments: { path: 'word.txt', content: 'kiwi' } }] },
-    say('kiwi'),
-  ],
-}
-
-function editor() {
-  const asked: acp.RequestPermissionRequest[] = []
-  const writes: acp.WriteTextFileRequest[] = []
-  return {
-    asked,
-    writes,
-    setupClient: (app: acp.ClientApp) => {
-      app.onRequest('session/request_permission', ({ params }) => {
-        asked.push(params)
-        return { outcome: { outcome: 'selected', optionId: 'allow_once' } }
-      })
-      app.onRequest('fs/write_text_file', ({ params }) => {
-        writes.push(params)
-        return {}
-      })
-    },
-  }
-}
-
-describe('what the editor sees', () => {
-  it('without the subagents capability: only the parent’s tool call, its updates naming the child, permission on the parent', async () => {
-    const client = editor()
-    const run = await start({
-      script: conversationModel(WITH_WRITE).script,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: true } },
-      setupClient: client.setupClient,
-    })
-    const parent = await run.newSession()
-    await run.prompt(parent, REMEMBER)
-    const from = run.agent.updates.length
-    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
-    const child = await childOf(run, parent)
-    const messages = outgoing(run.agent.audit.entries)
-    expect(
-      messages.filter((m) => (m.params as { sessionId?: string })?.sessionId === child.sessionId),
-    ).toEqual([])
-    expect(JSON.stringify(messages)).not.toContain('subagent_update')
-    const updates = run.agent.updates.slice(from)
-    const delegateUpdates = updates.filter(
-      (n) =>
-        (n.update as { toolCallId?: string }).toolCallId === 'call_d' &&
-        n.update.sessionUpdate === 'tool_call_update',
-    )
-    const progress = delegateUpdates.filter((n) => (n.update as { status?: string }).status === 'in_progress')
-    expect(progress.map((n) => (n.update as { title?: string }).title)).toEqual(
-      progress.map(() => 'Subagent: Recall'),
-    )
-    expect(progress.map((n) => (n.update as { _meta?: unknown })._meta)).toEqual(
-      progress.map(() => ({ dsh: { subagent: { sessionId: child.sessionId } } })),
-    )
-    const texts = progress.map(
-      (n) => (n.update as { content: { content: { text: string } }[] }).content[0]?.content.text,
-    )
-    expect(texts).toEqual([
-      `Subagent ${child.sessionId} started: ${TASK}`,
-      'Running: Write word.txt',
-      'Done: Write word.txt',
-    ])
-    expect(delegateUpdates.at(-1)?.update).toMatchObject({ status: 'completed' })
-    expect(client.asked).toEqual([
-      expect.objectContaining({
-        sessionId: parent,
-        toolCall: expect.objectContaining({
-          toolCallId: 'call_d',
-          title: `Subagent Recall (${child.sessionId}): Write word.txt`,
-          _meta: { dsh: { subagent: { sessionId: child.sessionId, toolCallId: 'call_w' } } },
-        }),
-      }),
-    ])
-    expect(client.writes.map((w) => w.sessionId)).toEqual([parent])
-    await expectCleanExit(run)
-  })
-
-  it('with the subagents capability: subagent_update on the parent before any child traffic, then the child’s own updates and requests', async () => {
-    const client = editor()
-    const run = await start(capable(client))
-    const parent = await run.newSession()
-    await run.prompt(parent, REMEMBER)
-    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
-    const child = await childOf(run, parent)
-    const messages = outgoing(run.agent.audit.entries)
-    const naming = messages.findIndex((m) => JSON.stringify(m).includes(child.sessionId))
-    expect(messages[naming]).toMatchObject({
-      method: 'session/update',
-      params: {
-        sessionId: parent,
-        update: {
-          sessionUpdate: 'subagent_update',
-          sessionId: child.sessionId,
-          title: 'Recall',
-          description: TASK,
-          state: { state: 'running' },
-        },
-      },
-    })
-    const childUpdates = run.agent.updates.filter((n) => n.sessionId === child.sessionId)
-    expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
-      'user_message_chunk',
-      'tool_call',
-      'tool_call_update', // in_progress
-      'tool_call_update',
-      'agent_message_chunk',
-    ])
-    const subagentUpdates = run.agent.updates.filter((n) => n.update.sessionUpdate === 'subagent_update')
-    expect(subagentUpdates.map((n) => [n.sessionId, (n.update as { state?: unknown }).state])).toEqual([
-      [parent, { state: 'running' }],
-      [parent, { state: 'idle', stopReason: 'end_turn' }],
-    ])
-    expect(client.asked).toEqual([
-      expect.objectContaining({
-        sessionId: child.sessionId,
-        toolCall: expect.objectContaining({ toolCallId: 'call_w', title: 'Write word.txt' }),
-      }),
-    ])
-    expect(client.writes.map((w) => w.sessionId)).toEqual([child.sessionId])
-    expect(agentRequests(run.agent.audit.entries, 'session/request_permission')).toHaveLength(1)
-    await expectCleanExit(run)
-  })
-})
-
-describe('session/load of a parent that delegated, with the subagents capability', () => {
-  const kindOf = (n: acp.SessionNotification) => n.update.sessionUpdate
-  /** From the parent's delegate tool_call to its result: what a client saw of the delegation. */
-  const delegation = (updates: readonly acp.SessionNotification[]) => {
-    const isDelegate = (n: acp.SessionNotification) =>
-      (n.update as { toolCallId?: string }).toolCallId === 'call_d'
-    const first = updates.findIndex((n) => isDelegate(n) && kindOf(n) === 'tool_call')
-    const last = updates.findLastIndex(
-      (n) => isDelegate(n) && (n.update as { status?: string }).status === 'completed',
-    )
-    return updates.slice(first, last + 1)
-  }
-
-  it('after a restart the replay shows what the client saw live: subagent_update, the child’s own updates, subagent_update idle; the same updates in the same order', async () => {
-    const client = editor()
-    const run = await start(capable(client))
-    const parent = await run.newSession()
-    await run.prompt(parent, REMEMBER)
-    const from = run.agent.updates.length
-    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
-    const child = await childOf(run, parent)
-    const live = delegation(run.agent.updates.slice(from))
-
-    await run.restart()
-    const before = run.agent.updates.length
-    await run.agent.agent.request('session/load', { sessionId: parent, cwd: run.cwd, mcpServers: [] })
-    const replayed = delegation(run.agent.updates.slice(before))
-    // A replay shows each tool call's end, not the live `in_progress` step (as every load does).
-    const expected = live.filter(
-      (n) => !(n.sessionId === child.sessionId && (n.update as { status?: string }).status === 'in_progress'),
-    )
-    expect(replayed).toEqual(expected)
-    expect(replayed.map((n) => [n.sessionId === parent ? 'parent' : 'child', kindOf(n)])).toEqual([
-      ['parent', 'tool_call'],
-      ['parent', 'subagent_update'],
-      ['parent', 'tool_call_update'],
-      ['child', 'user_message_chunk'],
-      ['child', 'tool_call'],
-      ['child', 'tool_call_update'],
-      ['child', 'agent_message_chunk'],
-      ['parent', 'subagent_update'],
-      ['parent', 'tool_call_update'],
-    ])
-    expect((replayed[7]?.update as { state?: unknown } | undefined)?.state).toEqual({
-      state: 'idle',
-      stopReason: 'end_turn',
-    })
-    // Nothing was asked or written again, and the child was only read, not loaded (no lock taken).
-    expect(client.asked).toHaveLength(1)
-    expect(existsSync(join(run.storeDir, `${child.sessionId}.lock`))).toBe(false)
-    await expectCleanExit(run)
-  })
-
-  it('a child whose file is gone or corrupt: the replay completes, the child’s state `unknown` with the reason', async () => {
-    const run = await start(capable(editor()))
-    const parent = await run.newSession()
-    await run.prompt(parent, REMEMBER)
-    expect((await run.prompt(parent, ASK)).stopReason).toBe('end_turn')
-    const child = await childOf(run, parent)
-    const childFile = join(run.storeDir, `${child.sessionId}.jsonl`)
-    const lines = readFileSync(childFile, 'utf8').split('\n')
-    const seed = (child._meta as { dsh: { seedLength: number } }).dsh.seedLength
-
-    const stateAfterLoad = async () => {
-      await run.restart()
-      const before = run.agent.updates.length
-      const answer = await run.agent.agent.request('session/load', {
-        sessionId: parent,
-        cwd: run.cwd,
-        mcpServers: [],
-      })
-      expect(answer.configOptions).toBeDefined()
-      const replayed = delegation(run.agent.updates.slice(before))
-      expect(replayed.map(kindOf)).toContain('subagent_update')
-      const subagentUpdates = replayed.filter((n) => kindOf(n) === 'subagent_update')
-      expect(subagentUpdates.map((n) => n.sessionId)).toEqual([parent, parent])
-      expect(replayed.at(-1)?.update).toMatchObject({ toolCallId: 'call_d', status: 'completed' })
-      return {
-        replayed,
-        state: (
-          subagentUpdates[1]?.update as { state?: { _meta?: { dsh?: { reason?: string } } } } | undefined
-        )?.state,
-      }
-    }
-
-    // A bad line inside the child's delegated turn (not its last): what came before it is shown.
-    writeFileSync(childFile, [...lines.slice(0, seed + 3), '{not json', ...lines.slice(seed + 3)].join('\n'))
-    const corrupt = await stateAfterLoad()
-    expect(corrupt.state).toMatchObject({ state: 'unknown' })
-    expect(corrupt.state?._meta?.dsh?.reason).toContain(
-      `the log of subagent ${child.sessionId} could not be read`,
-    )
-    expect(corrupt.state?._meta?.dsh?.reason).toContain(`:${seed + 4}:`)
-    expect(corrupt.replayed.filter((n) => n.sessionId === child.sessionId).map(kindOf)).toEqual([
-      'user_message_chunk',
-    ])
-
-    rmSync(childFile)
-    const gone = await stateAfterLoad()
-    expect(gone.state).toMatchObject({ state: 'unknown' })
-    expect(gone.state?._meta?.dsh?.reason).toContain(`session ${child.sessionId} not found`)
-    expect(gone.replayed.filter((n) => n.sessionId === child.sessionId)).toEqual([])
     await expectCleanExit(run)
   })
 })

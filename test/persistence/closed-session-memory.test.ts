@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { processMemory } from '../../src/process/memory-release.js'
 import { projectHistory, type Session } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 let store: ReturnType<typeof tempDir>
 beforeEach(() => {

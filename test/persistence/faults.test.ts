@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Fault, FaultyFileSystem, nodeFileSystem } from '../../src/persistence/index.js'
 import { SessionError, SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 let store: ReturnType<typeof tempDir>
 beforeEach(() => {

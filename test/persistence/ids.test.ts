@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type FileSystem, nodeFileSystem, StorePaths } from '../../src/persistence/index.js'
 import { SessionErrorCode } from '../../src/session/index.js'
-import { startStore, tempDir } from './store-fixture.js'
+import { startStore, tempDir } from '../support/session-store.js'
 
 const BAD_IDS = ['../x', 'a/b', '', 'x'.repeat(200), 'nul\0byte', '..', '/etc/passwd', 'a\\b', '.hidden']
 

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type FileSystem, nodeFileSystem } from '../../src/persistence/index.js'
 import type { Session } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 /**
  * `list` of a stored, unloaded session shows the title it would have live: the last own

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 const HOLDER = join(import.meta.dirname, 'fixtures', 'hold-session.mjs')
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createSequentialIdGenerator } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 let store: ReturnType<typeof tempDir>
 beforeEach(() => {
@@ -23,7 +23,7 @@ describe('JSONL persistence across a restart', () => {
     await first.sessions.flush(child.id)
     const rootLog = root.events()
     const childLog = child.events()
-    expect(first.pluginErrors).toEqual([])
+    expect(first.internalErrors).toEqual([])
     await first.stop()
 
     const second = await startStore(store.dir)

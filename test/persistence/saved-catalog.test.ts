@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { decodeCatalog } from '../../src/persistence/catalog/catalog-file.js'
 import { SessionCatalog } from '../../src/persistence/catalog/session-catalog.js'
@@ -59,6 +59,24 @@ function countingFs(): { fs: FileSystem; opened: string[] } {
     },
   }
   return { fs, opened }
+}
+
+/** The real file system, recording every write a save makes: temp files created, renames done. */
+function savingFs(): { fs: FileSystem; created: string[]; renamedTo: string[] } {
+  const created: string[] = []
+  const renamedTo: string[] = []
+  const fs: FileSystem = {
+    ...nodeFileSystem,
+    open(path, flags, mode) {
+      if (flags === 'wx') created.push(basename(path))
+      return nodeFileSystem.open(path, flags, mode)
+    },
+    rename(from, to) {
+      renamedTo.push(basename(to))
+      return nodeFileSystem.rename(from, to)
+    },
+  }
+  return { fs, created, renamedTo }
 }
 
 async function listed(catalog: SessionCatalog) {
@@ -203,15 +221,25 @@ describe('the catalog a process saves', () => {
     catalog.close()
   })
 
+  // A process's lifetime ends when its last save has settled (`saveNow`): what it has not written
+  // by then, it does not write.
   it('is not saved when nothing changed, and a store without one still lists', async () => {
     const dir = storeDir()
-    expect(await processLifetime(dir)).toEqual([])
+    const empty = savingFs()
+    expect(await processLifetime(dir, empty.fs)).toEqual([])
+    expect(empty).toMatchObject({ created: [], renamedTo: [] })
     expect(existsSync(join(dir, '.catalog.json'))).toBe(false)
+
     sessionFile(dir, 'a', 'first question', '2024-01-02T00:00:00.000Z')
-    await processLifetime(dir)
-    const saved = statSync(join(dir, '.catalog.json')).mtimeMs
-    await new Promise((resolve) => setTimeout(resolve, 20))
-    await processLifetime(dir)
-    expect(statSync(join(dir, '.catalog.json')).mtimeMs).toBe(saved)
+    const changed = savingFs()
+    await processLifetime(dir, changed.fs)
+    expect(changed.created).toHaveLength(1)
+    expect(changed.renamedTo).toEqual(['.catalog.json'])
+    const saved = readFileSync(join(dir, '.catalog.json'), 'utf8')
+
+    const unchanged = savingFs()
+    expect((await processLifetime(dir, unchanged.fs)).map((s) => s.sessionId)).toEqual(['a'])
+    expect(unchanged).toMatchObject({ created: [], renamedTo: [] })
+    expect(readFileSync(join(dir, '.catalog.json'), 'utf8')).toBe(saved)
   })
 })

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type FileSystem, nodeFileSystem, type OpenFile } from '../../src/persistence/fs/file-system.js'
-import { appendTurn, type StoreFixture, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, type StoreFixture, startStore, tempDir } from '../support/session-store.js'
 
 const cleanups: Array<() => void> = []
 afterEach(() => {

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 let store: ReturnType<typeof tempDir>
 beforeEach(() => {

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FaultyFileSystem, nodeFileSystem } from '../../src/persistence/index.js'
 import { processStartTime } from '../../src/persistence/session-lock.js'
 import { SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from './store-fixture.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
 let store: ReturnType<typeof tempDir>
 let outside: ReturnType<typeof tempDir>
@@ -98,13 +98,25 @@ describe('the store directory is not a trusted place', () => {
     await within(s.stop())
   })
 
-  it('startup never fails on leftovers it cannot remove: a temp-named directory', async () => {
-    mkdirSync(join(store.dir, '.x.999999999.0123456789ab.tmp'))
-    mkdirSync(join(store.dir, 'y.lock.999999999.0123456789ab.stale'))
+  it('startup never fails on leftovers it cannot remove: a temp-named directory stays, the store works', async () => {
+    const leftovers = ['.x.999999999.0123456789ab.tmp', 'y.lock.999999999.0123456789ab.stale']
+    for (const name of leftovers) mkdirSync(join(store.dir, name))
+    // A dead process's temp file beside them: startup's tidying ran and removed it.
+    writeFileSync(join(store.dir, '.z.999999999.0123456789ab.tmp'), 'orphan')
     const s = await startStore(store.dir)
+    expect(s.internalErrors).toEqual([])
+    expect(existsSync(join(store.dir, '.z.999999999.0123456789ab.tmp'))).toBe(false)
+    for (const name of leftovers) expect(statSync(join(store.dir, name)).isDirectory()).toBe(true)
     appendTurn(s.sessions.create('after', { meta: { cwd: '/u' } }), 'works')
     await s.sessions.flush('after')
     await s.stop()
+
+    const again = await startStore(store.dir)
+    expect(again.internalErrors).toEqual([])
+    expect((await again.sessions.list()).sessions.map((x) => x.sessionId)).toEqual(['after'])
+    const after = await again.sessions.load('after')
+    expect(after.lastTurn).toBe(1)
+    await again.stop()
   })
 
   it('a lock whose pid is alive but belongs to a newer process (pid reuse) is taken over; stale locks go at startup', async () => {

@@ -7,7 +7,7 @@ import {
   usageChunk,
 } from './fake-openai.js'
 
-export { commonPrefix, PrefixCache } from '../../bench/prefix-cache.js'
+export { PrefixCache } from '../../bench/prefix-cache.js'
 
 /** How the fake model answers: text, or tool calls (`arguments` as a JSON value). */
 export type ModelMove =

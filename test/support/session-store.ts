@@ -1,49 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Context } from 'cordis'
-import { createSequentialIdGenerator } from '../../src/session/ids.js'
+import { type FileSystem, JsonlPersistence, persistencePlugin } from '../../src/persistence/index.js'
+import { createSequentialIdGenerator, systemClock } from '../../src/session/ids.js'
 import type { AnyEventInput } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
 import { type SessionStore, type SessionStoreConfig, sessionsPlugin } from '../../src/session/store.js'
 
-/** A started cordis context with `ctx.sessions`, a fixed clock and sequential ids, for tests. */
+// The one store fixture of the tests: the store plugged the way the app plugs it, in memory or on
+// the JSONL backend, and the session logs the tests write into it.
+
+/** A started cordis context with `ctx.sessions`. */
 export interface StoreFixture {
   readonly ctx: Context
   readonly sessions: SessionStore
-  /** Errors cordis reported through `internal/error` since the start. */
+  /** Errors cordis reported through `internal/error` (plugin apply/start failures) since the start. */
   readonly internalErrors: unknown[]
-  /** Moves the injected clock forward by `ms`. */
+  /** Moves the store's clock forward by `ms` (no effect when the config brought its own clock). */
   tick(ms?: number): void
+  /** Stops the context; on disk, closes every live session first and waits for the backend. */
   stop(): Promise<void>
+}
+
+/** A store on the JSONL backend. */
+export interface DiskStoreFixture extends StoreFixture {
+  readonly persistence: JsonlPersistence
 }
 
 export const T0 = Date.UTC(2026, 0, 1)
 
 /**
- * Starts a fresh context with the store plugged the way the app plugs it. The clock starts at
- * {@link T0} and only moves on `tick`; ids are `ses_1`, `ses_2`, ... unless overridden.
+ * Starts a fresh context with the store. In memory (no `dir`): the clock starts at {@link T0} and
+ * only moves on `tick`, ids are `ses_1`, `ses_2`, ..., the default cwd is `/work/project`. On disk
+ * (`dir`): the JSONL backend on `dir` (through `fs` if given), the system clock (plus the ticks),
+ * the default time-ordered ids, the default cwd `/work`. `config`/`options.store` override these.
  */
-export async function startStore(config: SessionStoreConfig = {}): Promise<StoreFixture> {
+export async function startStore(config?: SessionStoreConfig): Promise<StoreFixture>
+export async function startStore(
+  dir: string,
+  options?: { fs?: FileSystem; store?: SessionStoreConfig },
+): Promise<DiskStoreFixture>
+export async function startStore(
+  where: string | SessionStoreConfig = {},
+  options: { fs?: FileSystem; store?: SessionStoreConfig } = {},
+): Promise<StoreFixture | DiskStoreFixture> {
   const ctx = new Context()
   const internalErrors: unknown[] = []
   ctx.on('internal/error', (error: unknown) => {
     internalErrors.push(error)
   })
-  let now = T0
-  ctx.plugin(sessionsPlugin, {
-    clock: () => now,
-    idGenerator: createSequentialIdGenerator(),
-    defaultCwd: '/work/project',
-    ...config,
-  })
+  let ticks = 0
+  const tick = (ms = 1000) => {
+    ticks += ms
+  }
+  if (typeof where !== 'string') {
+    ctx.plugin(sessionsPlugin, {
+      clock: () => T0 + ticks,
+      idGenerator: createSequentialIdGenerator(),
+      defaultCwd: '/work/project',
+      ...where,
+    })
+    await ctx.start()
+    return { ctx, sessions: ctx.sessions, internalErrors, tick, stop: () => ctx.stop() }
+  }
+  ctx.plugin(sessionsPlugin, { clock: () => systemClock() + ticks, defaultCwd: '/work', ...options.store })
+  ctx.plugin(persistencePlugin, { dir: where, ...(options.fs && { fs: options.fs }) })
   await ctx.start()
+  const persistence = ctx.get('persistence')
+  if (!(persistence instanceof JsonlPersistence))
+    throw new Error(`persistence did not start: ${internalErrors}`)
   return {
     ctx,
     sessions: ctx.sessions,
+    persistence,
     internalErrors,
-    tick: (ms = 1000) => {
-      now += ms
+    tick,
+    async stop() {
+      await ctx.sessions.closeAll().catch(() => {})
+      await persistence.idle()
+      await ctx.stop()
+      await persistence.idle()
     },
-    stop: () => ctx.stop(),
   }
+}
+
+/** A fresh directory under the OS temp dir; `cleanup` removes it. */
+export function tempDir(prefix = 'dsh-persist-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
 /** The events of one clean turn: a user message, one step with an answered tool call, an answer. */
@@ -64,10 +109,27 @@ export function cleanTurn(turn: number, text = `question ${turn}`): AnyEventInpu
   ]
 }
 
+/** The events of one short turn: a user message `text` and one step answering `re: <text>`. */
+export function shortTurn(turn: number, text: string): AnyEventInput[] {
+  return [
+    { type: 'turn/start', data: { turn } },
+    { type: 'user/message', data: { turn, content: [{ type: 'text', text }] } },
+    { type: 'step/start', data: { turn, step: 1 } },
+    { type: 'assistant/message', data: { turn, step: 1, content: `re: ${text}` } },
+    { type: 'step/end', data: { turn, step: 1 } },
+    { type: 'turn/end', data: { turn, reason: 'completed' } },
+  ]
+}
+
 /** Appends every input in order and returns the session. */
 export function appendAll(session: Session, inputs: readonly AnyEventInput[]): Session {
   for (const input of inputs) session.append(input)
   return session
+}
+
+/** Appends the next {@link shortTurn} to `session`. */
+export function appendTurn(session: Session, text: string): void {
+  appendAll(session, shortTurn(session.lastTurn + 1, text))
 }
 
 /** Runs `fn` and returns what it threw (fails the caller's expectation when it did not throw). */

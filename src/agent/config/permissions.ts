@@ -10,7 +10,7 @@ import type { Tool } from '../tools/tool.js'
 export type SessionMode = 'ask' | 'accept-edits' | 'read-only'
 
 /** The mode a session has when nothing chose another. */
-export const DEFAULT_SESSION_MODE: SessionMode = 'ask'
+const DEFAULT_SESSION_MODE: SessionMode = 'ask'
 
 /** A configured mode id as a {@link SessionMode}; anything unknown is `ask`. */
 export function sessionMode(id: string): SessionMode {

@@ -33,7 +33,7 @@ function blockToText(block: ContentBlock): string {
 }
 
 /** The text of the `text` blocks only, joined by a blank line. */
-export function plainText(blocks: readonly ContentBlock[]): string {
+function plainText(blocks: readonly ContentBlock[]): string {
   return blocks
     .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
     .join('\n\n')

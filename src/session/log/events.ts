@@ -104,7 +104,7 @@ export function isCoreEventType(type: string): type is CoreEventType {
   return CORE_EVENT_TYPE_SET.has(type)
 }
 
-export function isCoreEvent<T extends CoreEventType>(event: SessionEvent, type: T): event is CoreEvent<T> {
+function isCoreEvent<T extends CoreEventType>(event: SessionEvent, type: T): event is CoreEvent<T> {
   return event.type === type
 }
 

@@ -84,11 +84,7 @@ export class StoredLogChecker {
  * The state of a log read back from persistence, checked against its header and every invariant;
  * the parsed events are frozen in place (no copy). Throws `CORRUPT_SESSION` naming the seq.
  */
-export function storedLogState(
-  id: SessionId,
-  header: SessionHeader,
-  events: readonly SessionEvent[],
-): LogState {
+function storedLogState(id: SessionId, header: SessionHeader, events: readonly SessionEvent[]): LogState {
   const checker = new StoredLogChecker(id)
   checker.header(header)
   if (header.seedLength !== undefined && header.seedLength > events.length) checker.finish(header)

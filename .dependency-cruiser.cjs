@@ -1,0 +1,129 @@
+// The one-way layer rule of src/ (README "Architecture"), checked by `npm run lint:layers`.
+//
+//   lib  <-  session  <-  persistence
+//                    <-  agent  <-  acp  ->  jsonrpc  ->  lib
+//   process, cli.ts, app.ts, index.ts: the composition root, may import everything
+//   replay: a tool beside the server; it speaks the wire and the transcript format only
+//
+// Each layer rule is an allow-list: a module of the layer may import packages, node built-ins and
+// the src/ folders named in `pathNot`, nothing else of ours. Type-only imports count: a type is a
+// dependency too. Co-located tests (*.test.ts) are not cruised: a test may reach across layers.
+
+/** Everything of ours except the listed folders of src/. */
+const ourCodeExcept = (...folders) => ({
+  path: '^src/',
+  pathNot: folders.length === 0 ? [] : [`^src/(${folders.join('|')})/`],
+})
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'lib-imports-nothing-of-ours',
+      comment: 'src/lib/ holds leaf helpers: they import packages and each other, no other folder of src/.',
+      severity: 'error',
+      from: { path: '^src/lib/' },
+      to: ourCodeExcept('lib'),
+    },
+    {
+      name: 'session-imports-only-lib',
+      comment:
+        'src/session/ is the domain core (the event log, projections, the store port): it imports src/lib ' +
+        'and packages only, never the agent, the protocol, persistence, the process or replay.',
+      severity: 'error',
+      from: { path: '^src/session/' },
+      to: ourCodeExcept('session', 'lib'),
+    },
+    {
+      name: 'persistence-imports-only-session-and-lib',
+      comment:
+        'src/persistence/ implements the session store port on disk: it may import src/session and src/lib, ' +
+        'never the agent, the protocol or the process.',
+      severity: 'error',
+      from: { path: '^src/persistence/' },
+      to: ourCodeExcept('persistence', 'session', 'lib'),
+    },
+    {
+      name: 'agent-imports-only-session-and-lib',
+      comment:
+        'src/agent/ (turn, config, tools, providers, mcp, subagents) writes to sessions: it may import ' +
+        'src/session and src/lib, never src/acp, src/jsonrpc, src/persistence, src/process or src/replay.',
+      severity: 'error',
+      from: { path: '^src/agent/' },
+      to: ourCodeExcept('agent', 'session', 'lib'),
+    },
+    {
+      name: 'jsonrpc-imports-only-lib',
+      comment:
+        'src/jsonrpc/ is JSON-RPC over NDJSON and knows no ACP method: it may import src/lib only, ' +
+        'never src/acp or anything above it.',
+      severity: 'error',
+      from: { path: '^src/jsonrpc/' },
+      to: ourCodeExcept('jsonrpc', 'lib'),
+    },
+    {
+      name: 'acp-imports-agent-session-jsonrpc-lib',
+      comment:
+        'src/acp/ translates ACP requests into the agent and the session and back: it may import src/agent, ' +
+        'src/session, src/jsonrpc and src/lib, never src/persistence, src/process or src/replay (the store ' +
+        'and the process are wired in by the composition root).',
+      severity: 'error',
+      from: { path: '^src/acp/' },
+      to: ourCodeExcept('acp', 'agent', 'session', 'jsonrpc', 'lib'),
+    },
+    {
+      name: 'replay-imports-only-wire-and-transcript',
+      comment:
+        'src/replay/ (record, replay, compare) drives an agent process from the outside: it may import ' +
+        'src/jsonrpc (framing), src/lib, the transcript format (src/process/transcript.ts) and the ' +
+        "recorder's secret redaction shared with serve (src/acp/requests/mcp-servers.ts); never the " +
+        'session, the agent, persistence or the rest of the server.',
+      severity: 'error',
+      from: { path: '^src/replay/' },
+      to: {
+        path: '^src/',
+        pathNot: [
+          '^src/(replay|jsonrpc|lib)/',
+          '^src/process/transcript\\.ts$',
+          '^src/acp/requests/mcp-servers\\.ts$',
+        ],
+      },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'No import cycle inside src/ that runs at load time: module evaluation order must not matter. ' +
+        'A cycle closed only by `import type` is erased at build and is reported by the next rule.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true, viaOnly: { dependencyTypesNot: ['type-only'] } },
+    },
+    {
+      name: 'no-circular-types',
+      comment:
+        'Cycles closed by a type-only import: harmless at run time, but two modules that name each ' +
+        'other are one unit. Warned, not failed: they predate this rule (issue 21).',
+      severity: 'warn',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that does not resolve is a typo or a missing dependency.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '\\.test\\.ts$' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+}
