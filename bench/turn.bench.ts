@@ -48,8 +48,6 @@ function script(dir: string, runTools: boolean): unknown {
 let inStore = 0
 let inFlush = 0
 
-type Method = (this: unknown, arg?: unknown) => unknown
-
 /**
  * Wraps `target[name]` so that the synchronous part of each call adds to `inStore`: all of a
  * synchronous method (a write among them), and of an asynchronous one what runs up to the promise

@@ -11,9 +11,9 @@ import type {
 } from '../session/index.js'
 import type { PermissionAnswer } from './config/permissions.js'
 
-export type { StopReason, TerminalExitStatus, ToolKind } from '@agentclientprotocol/sdk'
+export type { ToolKind } from '@agentclientprotocol/sdk'
 
-export type { AsJson, ContentBlock, ToolCallContent, ToolCallLocation } from '../session/index.js'
+export type { ContentBlock, ToolCallContent, ToolCallLocation } from '../session/index.js'
 
 /** A tool as the model sees it: name, description and a JSON Schema for its input. */
 export interface ToolSpec {

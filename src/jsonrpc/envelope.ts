@@ -1,4 +1,4 @@
-import type { Message, NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc'
+import type { NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc'
 
 /** A request id we can answer with: a string or an integer (JSON-RPC also allows null; we never answer to it). */
 export type WireId = string | number
@@ -57,11 +57,4 @@ export function classify(value: unknown): Envelope {
 
 function invalid(id: WireId | null, reason: string): Envelope {
   return { kind: 'invalid', id, reason }
-}
-
-/** Narrowing helper for code that holds a vscode-jsonrpc `Message`. */
-function messageId(message: Message): WireId | null | undefined {
-  const id = (message as { id?: unknown }).id
-  if (id === undefined) return undefined
-  return isWireId(id) ? id : null
 }

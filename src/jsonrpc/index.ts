@@ -1,14 +1,4 @@
 export {
-  formatTranscriptEntry,
-  parseTranscript,
-  parseTranscriptLine,
-  type TranscriptEntry,
-  TranscriptFormatError,
-  TranscriptRecorder,
-  type TranscriptRecorderOptions,
-  transcriptEntry,
-} from '../process/transcript.js'
-export {
   createNdjsonConnection,
   NdjsonConnection,
   type NdjsonConnectionOptions,

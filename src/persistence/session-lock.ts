@@ -220,8 +220,3 @@ export function liveHolder(path: string): number | undefined {
   if (content === undefined || 'notRegular' in content || isStale(path, content)) return undefined
   return content.pid
 }
-
-/** Whether this process holds the lock at `path`. */
-function holdsLock(path: string): boolean {
-  return held.has(path)
-}

@@ -4,12 +4,12 @@ import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { ModelProvider } from '../agent/index.js'
 import { createApp } from '../app.js'
-import { TranscriptRecorder } from '../jsonrpc/index.js'
 import { resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
 import type { CliOptions } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { exposedCollector, releaseMemoryOnClose } from './memory-release.js'
+import { TranscriptRecorder } from './transcript.js'
 
 /** What the command line did before the server was built (cli.ts). */
 export interface ServeStart {

@@ -143,6 +143,7 @@ export class Session {
   get updatedAt(): string {
     const created = this.header.createdAt
     const last = this.log.length > 0 ? (this.log[this.log.length - 1] as SessionEvent).time : created
+    // biome-ignore lint/complexity/useMathMinMax: ISO-8601 times, compared as strings (Math.max would give NaN)
     return last > created ? last : created
   }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { parseTranscript } from '../../src/jsonrpc/index.js'
+import { parseTranscript } from '../../src/process/transcript.js'
 import { validateAcpMessage } from '../support/acp-schema.js'
 import { AgentProcess, CLI } from '../support/agent-process.js'
 

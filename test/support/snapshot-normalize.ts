@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseTranscriptLine, type TranscriptEntry } from '../../src/jsonrpc/index.js'
+import { parseTranscriptLine, type TranscriptEntry } from '../../src/process/transcript.js'
 import { normalizeInitializeVersions } from '../../src/replay/normalize.js'
 import type { Placeholder } from '../../src/replay/placeholders.js'
 import { scriptFromEntries } from '../../src/replay/script.js'

@@ -47,11 +47,3 @@ export function assertWorkingDirectory(method: string, field: string, value: str
   }
   return value
 }
-
-/** `_meta.dsh` of the params, if it is an object (its schema is in schemas/acp-meta.schema.json). */
-function dshMeta(params: { _meta?: { [key: string]: unknown } | null }): Record<string, unknown> | undefined {
-  const dsh = params._meta?.dsh
-  return typeof dsh === 'object' && dsh !== null && !Array.isArray(dsh)
-    ? (dsh as Record<string, unknown>)
-    : undefined
-}

@@ -9,9 +9,6 @@ import type { Tool } from '../tools/tool.js'
  */
 export type SessionMode = 'ask' | 'accept-edits' | 'read-only'
 
-/** The mode a session has when nothing chose another. */
-const DEFAULT_SESSION_MODE: SessionMode = 'ask'
-
 /** A configured mode id as a {@link SessionMode}; anything unknown is `ask`. */
 export function sessionMode(id: string): SessionMode {
   return id === 'accept-edits' || id === 'read-only' ? id : 'ask'

@@ -31,10 +31,3 @@ function blockToText(block: ContentBlock): string {
       return `[${block.type} left out]`
   }
 }
-
-/** The text of the `text` blocks only, joined by a blank line. */
-function plainText(blocks: readonly ContentBlock[]): string {
-  return blocks
-    .flatMap((block) => (block.type === 'text' && typeof block.text === 'string' ? [block.text] : []))
-    .join('\n\n')
-}

@@ -43,7 +43,7 @@ describe('visitSessionFile', () => {
 
   it('never decodes a line before `from` (an unparsable one there is not noticed), even across reads', async () => {
     const long = 'y'.repeat(200_000)
-    const text = HEADER + '{not json at all\n' + note(2, long) + note(3) + note(4, long) + note(5)
+    const text = `${HEADER}{not json at all\n${note(2, long)}${note(3)}${note(4, long)}${note(5)}`
     expect((await visit(text, 3)).seen).toEqual([3, 4, 5])
     expect((await visit(text, 5)).seen).toEqual([5])
   })
@@ -63,16 +63,16 @@ describe('visitSessionFile', () => {
   })
 
   it('stops where the visitor says so: a bad line after that is never read', async () => {
-    expect((await visit(HEADER + note(1) + note(2) + '{bad\n' + note(4), 1, 2)).seen).toEqual([1, 2])
+    expect((await visit(`${HEADER + note(1) + note(2)}{bad\n${note(4)}`, 1, 2)).seen).toEqual([1, 2])
   })
 
   it('leaves out a torn tail: bytes after the last newline, or an unparsable last line', async () => {
     expect((await visit(HEADER + note(1) + note(2).slice(0, 20), 1)).seen).toEqual([1])
-    expect((await visit(HEADER + note(1) + '{"seq":2,"ty\n', 1)).seen).toEqual([1])
+    expect((await visit(`${HEADER + note(1)}{"seq":2,"ty\n`, 1)).seen).toEqual([1])
   })
 
   it('a bad line before the end, an event out of order or a bad header is CORRUPT_SESSION naming file and line', async () => {
-    await expect(visit(HEADER + note(1) + '{bad\n' + note(3), 1)).rejects.toMatchObject({
+    await expect(visit(`${HEADER + note(1)}{bad\n${note(3)}`, 1)).rejects.toMatchObject({
       code: 'CORRUPT_SESSION',
       data: { line: 3 },
     })
@@ -81,7 +81,7 @@ describe('visitSessionFile', () => {
       data: { line: 3 },
     })
     await expect(
-      visit('{"version":1,"id":"ses_other","createdAt":"x","cwd":"/"}\n' + note(1), 1),
+      visit(`{"version":1,"id":"ses_other","createdAt":"x","cwd":"/"}\n${note(1)}`, 1),
     ).rejects.toMatchObject({
       code: 'CORRUPT_SESSION',
       data: { line: 1 },

@@ -16,7 +16,7 @@ export type JsonObject = { readonly [key: string]: JsonValue }
  * audio, resource_link, resource, kept as the client sent it), `ToolCallContent` (content, diff,
  * terminal) and `ToolCallLocation`.
  */
-export type { AsJson, ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
+export type { ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
 
 export interface TokenUsage {
   readonly inputTokens: number
@@ -102,10 +102,6 @@ const CORE_EVENT_TYPE_SET: ReadonlySet<string> = new Set(CORE_EVENT_TYPES)
 
 export function isCoreEventType(type: string): type is CoreEventType {
   return CORE_EVENT_TYPE_SET.has(type)
-}
-
-function isCoreEvent<T extends CoreEventType>(event: SessionEvent, type: T): event is CoreEvent<T> {
-  return event.type === type
 }
 
 /** Whether `event` is an extension (`namespace:name`) event: every event a core fold does not own. */

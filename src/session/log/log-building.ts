@@ -80,18 +80,6 @@ export class StoredLogChecker {
   }
 }
 
-/**
- * The state of a log read back from persistence, checked against its header and every invariant;
- * the parsed events are frozen in place (no copy). Throws `CORRUPT_SESSION` naming the seq.
- */
-function storedLogState(id: SessionId, header: SessionHeader, events: readonly SessionEvent[]): LogState {
-  const checker = new StoredLogChecker(id)
-  checker.header(header)
-  if (header.seedLength !== undefined && header.seedLength > events.length) checker.finish(header)
-  for (const event of events) checker.event(event)
-  return checker.finish(header)
-}
-
 function copySeedEvent(input: SessionEvent, sessionId: SessionId): SessionEvent {
   try {
     if (typeof input !== 'object' || input === null) throw new TypeError('an event must be an object')
