@@ -29,6 +29,12 @@ export interface NdjsonConnectionOptions {
   readonly cancelNotifications?: CancelNotifications
   /** When given, our requests aborted by their signal are cancelled on the wire so. Default: never. */
   readonly outboundCancel?: OutboundCancel
+  /**
+   * While the peer's messages of a chunk are still queued to start, the lines written are held
+   * back across event-loop turns and go out together (see `NdjsonWriterOptions.holdWhile`).
+   * Default true; false only for the bench row that shows what the hold buys.
+   */
+  readonly holdAcrossTurns?: boolean
 }
 
 /**
@@ -65,7 +71,7 @@ export class NdjsonConnection {
     this.dispatcher = new InboundDispatcher(options.inbound, this.respond, log)
     this.writer = new NdjsonMessageWriter(output, {
       ledger: this.ledger,
-      holdWhile: () => this.dispatcher.backlog > 0,
+      ...(options.holdAcrossTurns !== false && { holdWhile: () => this.dispatcher.backlog > 0 }),
       ...(tap && { onLine: (line: string) => tap('out', line) }),
     })
     this.outbound = new OutboundRequests((message) => this.writer.send(message), options.outboundCancel)

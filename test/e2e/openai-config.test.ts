@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
+import { DELEGATE_TOOL } from '../../src/agent/subagents/index.js'
+import { builtinTools } from '../../src/agent/tools/index.js'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
 
@@ -16,6 +18,15 @@ const MODELS = ['--model-name', 'fake-model-1,fake-model-2']
 
 const toolNames = (body: { readonly [key: string]: unknown } | undefined) =>
   ((body?.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name)
+
+/** What the model is offered: every built-in tool, then delegate; in read-only, those that change nothing. */
+const EVERY_TOOL = [...builtinTools().map((tool) => tool.spec.name), DELEGATE_TOOL]
+const READ_ONLY_TOOLS = [
+  ...builtinTools()
+    .filter((tool) => tool.effect === 'read')
+    .map((tool) => tool.spec.name),
+  DELEGATE_TOOL,
+]
 
 describe('session options with the openai provider', () => {
   it('model and reasoning effort apply from the next request; read-only offers no writing tool; a restart keeps them', async () => {
@@ -34,25 +45,10 @@ describe('session options with the openai provider', () => {
     const [first, second, third] = run.fake.requests.map((r) => r.body)
     expect(first).toMatchObject({ model: 'fake-model-1' })
     expect(first).not.toHaveProperty('reasoning_effort')
-    expect(toolNames(first)).toEqual([
-      'read_text_file',
-      'list_directory',
-      'find_files',
-      'search_text',
-      'edit_text_file',
-      'write_text_file',
-      'run_command',
-      'delegate',
-    ])
+    expect(toolNames(first)).toEqual(EVERY_TOOL)
     expect(second).toMatchObject({ model: 'fake-model-2', reasoning_effort: 'high' })
     // read-only: the tools that change nothing (delegate too: its child inherits the mode)
-    expect(toolNames(second)).toEqual([
-      'read_text_file',
-      'list_directory',
-      'find_files',
-      'search_text',
-      'delegate',
-    ])
+    expect(toolNames(second)).toEqual(READ_ONLY_TOOLS)
     expect(third).toMatchObject({ model: 'fake-model-2' })
     expect(third).not.toHaveProperty('reasoning_effort')
 
@@ -61,13 +57,7 @@ describe('session options with the openai provider', () => {
     expect(loaded.modes?.currentModeId).toBe('read-only')
     await run.prompt(sessionId, 'four')
     expect(run.fake.requests[3]?.body).toMatchObject({ model: 'fake-model-2' })
-    expect(toolNames(run.fake.requests[3]?.body)).toEqual([
-      'read_text_file',
-      'list_directory',
-      'find_files',
-      'search_text',
-      'delegate',
-    ])
+    expect(toolNames(run.fake.requests[3]?.body)).toEqual(READ_ONLY_TOOLS)
     await expectCleanExit(run)
   })
 

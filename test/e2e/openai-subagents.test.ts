@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { builtinTools } from '../../src/agent/tools/index.js'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
 import { deferred, toolNamesOf, until } from '../support/openai-wire.js'
@@ -46,15 +47,11 @@ describe('delegate end to end', () => {
     })
     const parent = await run.newSession()
     expect((await run.prompt(parent, 'hi')).stopReason).toBe('end_turn')
-    expect(toolNamesOf(run.fake.requests[0])).toEqual([
-      'edit_text_file',
-      'find_files',
-      'list_directory',
-      'read_text_file',
-      'run_command',
-      'search_text',
-      'write_text_file',
-    ])
+    expect(toolNamesOf(run.fake.requests[0])).toEqual(
+      builtinTools()
+        .map((tool) => tool.spec.name)
+        .sort(),
+    )
     await expectCleanExit(run)
   })
 
