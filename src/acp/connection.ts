@@ -2,10 +2,10 @@ import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
 import type { CancellationToken, Disposable, MessageConnection, NotificationMessage } from 'vscode-jsonrpc'
 import { createNdjsonConnection, isPromiseLike, type NdjsonConnection } from '../jsonrpc/index.js'
-import type { SessionUpdateNotification } from '../session/index.js'
+import type { SessionEvent, SessionUpdateNotification } from '../session/index.js'
 import { createClientBridge } from './client/client-bridge.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
-import type { ClientState, MethodCall, StoredSource } from './method.js'
+import type { ClientState, MethodCall } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { validateParams } from './validate-params.js'
@@ -251,7 +251,7 @@ export class AcpConnection {
       // a load or prompt still running after stdin EOF streams its updates before its response.
       notify: (update, from) => {
         const message: NotificationMessage = { jsonrpc: '2.0', method: 'session/update', params: update }
-        const line = from && splicedLine(message, from.event, from.line)
+        const line = from && splicedLine(message, from)
         return this.writer.write(message, line).catch((error: Error) => {
           this.logger.warn(`session/update not sent: ${error.message}`)
         })
@@ -277,7 +277,7 @@ interface CallState {
   client(): ClientState | undefined
   setClient(state: ClientState): void
   capabilities(): ReturnType<AcpServer['capabilities']>
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
+  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void>
   clientBridge(sessionId: string): ReturnType<typeof createClientBridge>
   openSubagent: MethodCall['openSubagent']
 }
@@ -330,7 +330,7 @@ class Call implements MethodCall {
     return this.state.capabilities()
   }
 
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void> {
+  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void> {
     return this.state.notify(update, from)
   }
 

@@ -6,12 +6,6 @@ import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../s
 import type { AgentCapabilities } from './capabilities.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
-/** A stored event as parsed (`JSON.parse`) from `line`, its UTF-8 JSON text as read. */
-export interface StoredSource {
-  readonly event: SessionEvent
-  readonly line: Uint8Array
-}
-
 /** What the client said about itself in `initialize`. */
 export interface ClientState {
   readonly protocolVersion: number
@@ -36,10 +30,10 @@ export interface MethodCall {
   /**
    * Sends one `session/update` notification, in order with everything else written. Resolves when
    * it was handed to the output (later when the output pushes back); never rejects. `from`: the
-   * stored event the update was projected from, with the line it was parsed from (valid during
-   * the call only); long strings the two share are copied from the line's bytes.
+   * stored event the update was projected from; while its backend lends the line it was parsed
+   * from (`storedLineOf`), long strings the two share are copied from the line's bytes.
    */
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
+  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void>
   /**
    * Runs `task` once this call's response has been written, if the call succeeds: for updates a
    * client drops when they come before the answer that tells it about the session.

@@ -25,7 +25,7 @@ export type { DisposeReason } from './lifecycle.js'
 import { StoredLogChecker, seedLog } from './log/log-building.js'
 import { LogState, turnsBefore } from './log/log-state.js'
 import { assertEventShape } from './log/validate-event.js'
-import { PageCache, paginate } from './paginate.js'
+import { paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { Session, type SessionHost } from './session.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
@@ -79,7 +79,6 @@ export class SessionStore {
     this.host = {
       now: () => this.isoNow(),
       appended: (session, event) => {
-        this.liveVersion++
         for (const listener of this.appendListeners) listener(session, event)
       },
     }
@@ -203,7 +202,7 @@ export class SessionStore {
     const checker = new StoredLogChecker(id)
     let heard = 0
     let replayFailure: { error: unknown } | undefined
-    const take = (event: SessionEvent, header: SessionHeader, text?: Uint8Array) => {
+    const take = (event: SessionEvent, header: SessionHeader) => {
       if (heard === 0) checker.header(header)
       checker.event(event)
       heard++
@@ -212,7 +211,7 @@ export class SessionStore {
         throw error
       }
       try {
-        return replay?.(event, header, text)?.catch(failed)
+        return replay?.(event, header)?.catch(failed)
       } catch (error) {
         return failed(error)
       }
@@ -475,35 +474,13 @@ export class SessionStore {
   list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
     try {
-      if (!persistence) return Promise.resolve(this.listNow(options) as SessionPage)
+      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
       if (this.live.size === 0) return persistence.list(options)
       return persistence.list(options, (id) => this.live.get(id)?.summary())
     } catch (error) {
       return Promise.reject(error)
     }
   }
-
-  /**
-   * The page `list` would give, when it can be given without waiting: a store without persistence
-   * answers at once. Undefined when `list` must be awaited; throws what `list` would reject with.
-   */
-  listNow(options: ListOptions = {}): SessionPage | undefined {
-    if (this.persistence) return undefined
-    if (this.livePagesVersion !== this.liveVersion) {
-      this.livePagesVersion = this.liveVersion
-      this.livePages.clear()
-    }
-    return this.livePages.get(options, () => paginate(this.liveSummaries(), options))
-  }
-
-  /**
-   * Counts the changes that can change a live session's summary (an append, a session admitted or
-   * let go): while it stands still, the same question gets the same frozen page (see `listNow`).
-   */
-  private liveVersion = 0
-  private readonly livePages = new PageCache()
-  /** The `liveVersion` the pages in `livePages` were made at. */
-  private livePagesVersion = -1
 
   private *liveSummaries(): Iterable<SessionSummary> {
     for (const session of this.live.values()) yield session.summary()
@@ -526,12 +503,10 @@ export class SessionStore {
 
   private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
     this.live.set(session.id, session)
-    this.liveVersion++
     try {
       this.ctx.emit(event, session)
     } catch (error) {
       this.live.delete(session.id)
-      this.liveVersion++
       session.detach()
       throw error
     }
@@ -541,7 +516,6 @@ export class SessionStore {
   private detach(session: Session, reason: DisposeReason): void {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
-    this.liveVersion++
     session.detach()
     this.ctx.emit('session/disposed', session, reason)
   }

@@ -4,8 +4,6 @@ import type { SessionId } from '../../session/ids.js'
 import {
   compareByActivity,
   decodeCursor,
-  PageCache,
-  pageKey,
   pageSize,
   paginate,
   withLiveSummaries,
@@ -57,11 +55,6 @@ export class SessionCatalog {
   private checkedAll = Number.NEGATIVE_INFINITY
   /** The cached summaries in activity order, rebuilt when the cache changes. */
   private ordered: SessionSummary[] | undefined
-  /**
-   * Pages of `ordered` by their options, while no session is live here: the same page object
-   * for the same question until the cache changes (then they all go with `ordered`).
-   */
-  private readonly pages = new PageCache()
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
   /** Whether the saved catalog was read into the cache (once, before the first full check). */
@@ -136,7 +129,9 @@ export class SessionCatalog {
       return
     }
     for (const [id, entry] of entries ?? []) {
-      if (!this.cache.has(id)) this.cache.set(id, entry)
+      if (this.cache.has(id)) continue
+      Object.freeze(entry.summary)
+      this.cache.set(id, entry)
     }
     this.ordered = undefined
   }
@@ -185,8 +180,8 @@ export class SessionCatalog {
    * One page of stored sessions, most recent activity first. `writtenHere(id)` names sessions this
    * process is writing: their files change all the time, so they are not read again while they are
    * written here; `live(id)` gives their current summary, which replaces the stored one and orders
-   * them by their current activity. Without `live` (no session is live here), the same question
-   * gets the same frozen page object until a stored session changes, appears or goes.
+   * them by their current activity. Each page is made afresh; the summaries in it are the
+   * catalog's own, frozen.
    */
   list(
     options: ListOptions,
@@ -200,34 +195,13 @@ export class SessionCatalog {
       return Promise.reject(error)
     }
     const refreshed = this.joinable ?? this.startRefresh(writtenHere)
-    if (live || refreshed !== this.joinable) return refreshed.then(() => this.pageOf(options, live))
-    // Lists that join one refresh with the same question get the same page: they share one promise.
-    if (this.sharedFor !== refreshed) {
-      this.sharedFor = refreshed
-      this.shared.clear()
-    }
-    const key = pageKey(options)
-    let page = this.shared.get(key)
-    if (!page) {
-      page = refreshed.then(() => this.pageOf(options))
-      this.shared.set(key, page)
-    }
-    return page
+    return refreshed.then(() => this.pageOf(options, live))
   }
-
-  /** The refresh whose pages `shared` holds, and those pages by question. */
-  private sharedFor: Promise<void> | undefined
-  private readonly shared = new Map<string, Promise<SessionPage>>()
 
   /** The page of the cache as it is now (see {@link list}). */
   private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
-    if (this.ordered === undefined) {
-      this.ordered = [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
-      this.pages.clear()
-    }
-    if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
-    const ordered = this.ordered
-    return this.pages.get(options, () => paginate(ordered, options, true))
+    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
+    return paginate(live ? withLiveSummaries(this.ordered, live) : this.ordered, options, true)
   }
 
   /**
@@ -464,7 +438,8 @@ async function readSummary(
       // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
     }
   }
-  const summary: SessionSummary = {
+  // Frozen: pages hand out the cached summary itself.
+  const summary: SessionSummary = Object.freeze({
     sessionId: id,
     cwd: header.cwd,
     createdAt: header.createdAt,
@@ -474,7 +449,7 @@ async function readSummary(
     ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
     ...(header.subagent !== undefined && { subagent: header.subagent }),
     live: false,
-  }
+  })
   return { summary, titles }
 }
 
