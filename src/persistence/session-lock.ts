@@ -13,6 +13,7 @@ import {
 } from 'node:fs'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionId } from '../session/ids.js'
+import { persistenceError } from './fs/file-io.js'
 
 /** Lock files this process holds: a pid match alone cannot tell ours from a dead namesake's. */
 const held = new Set<string>()
@@ -224,4 +225,13 @@ export function liveHolder(path: string): number | undefined {
 /** Whether this process holds the lock at `path`. */
 export function holdsLock(path: string): boolean {
   return held.has(path)
+}
+
+/** {@link acquireLock}, its errno failures (a read-only store, no descriptors left) as `PERSISTENCE_FAILED`. */
+export function takeLock(path: string, id: SessionId): void {
+  try {
+    acquireLock(path, id)
+  } catch (error) {
+    throw persistenceError(id, 'lock', path, error)
+  }
 }
