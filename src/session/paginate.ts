@@ -98,6 +98,8 @@ export function paginate(all: Iterable<SessionSummary>, options: ListOptions, or
     if (options.cwd !== undefined && summary.cwd !== options.cwd) continue
     if (position && !isAfterCursor(summary, position)) continue
     matching.push(summary)
+    // In activity order, the page and whether one follows are known once one more matched.
+    if (ordered && matching.length > limit) break
   }
   if (!ordered) matching.sort(compareByActivity)
   const sessions = matching.slice(0, limit)
