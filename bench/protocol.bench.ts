@@ -170,7 +170,7 @@ async function requestRows(config: Configuration): Promise<BenchRow[]> {
     value: number,
     against: Server,
     baseline: number,
-    target: number,
+    target: number | undefined,
     note: string,
   ) =>
     rows.push({
@@ -181,7 +181,7 @@ async function requestRows(config: Configuration): Promise<BenchRow[]> {
       baseline,
       unit: 'ops/s',
       better: 'higher',
-      target,
+      ...(target !== undefined && { target }),
       note,
     })
   const one = `${METHOD} round trips, 1 in flight, ${config.label}`
@@ -195,7 +195,8 @@ async function requestRows(config: Configuration): Promise<BenchRow[]> {
     `${built}; same result, same client; ${SEQUENTIAL} per run, ${RUNS} runs`,
   )
   pair(one, seqOurs, raw, seqRaw, 0.7, 'the limit: split, parse, answer')
-  pair(many, pipOurs, raw, pipRaw, 0.7, `${PIPELINED} per run, ${RUNS} runs`)
+  // Information only: the target of 0.7x raw echo is retired (an editor lists once per view).
+  pair(many, pipOurs, raw, pipRaw, undefined, `${PIPELINED} per run, ${RUNS} runs; no target`)
   pair(many, pipOurs, sdk, pipSdk, 1.0, 'same result, same client')
   return rows
 }

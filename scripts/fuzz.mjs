@@ -35,7 +35,7 @@ const chance = (p) => random() < p
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty']
 const deepText = (depth, open = '[', close = ']', leaf = '1') =>
   open.repeat(depth) + leaf + close.repeat(depth)
-const deepObjectText = (depth, key = 'a') => `{"${key}":`.repeat(depth) + '1' + '}'.repeat(depth)
+const deepObjectText = (depth, key = 'a') => `${`{"${key}":`.repeat(depth)}1${'}'.repeat(depth)}`
 
 /** Random JSON text: sometimes deep, sometimes with prototype keys, sometimes large. */
 function jsonText(budget = 4) {

@@ -2,14 +2,14 @@ import type { CancellationToken, Disposable } from 'vscode-jsonrpc'
 import type { AgentService } from '../agent/service.js'
 import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
-import type { SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
   createClientBridge,
   type PermissionTarget,
 } from './client/client-bridge.js'
-import type { ClientState, StoredSource } from './method.js'
+import type { ClientState } from './method.js'
 import { splicedLine } from './views/stored-line-splice.js'
 import { openSubagentView } from './views/subagent-view.js'
 
@@ -30,10 +30,10 @@ export interface CallContext {
   /**
    * Sends one `session/update` notification, in order with everything else written. Resolves when
    * it was handed to the output (later when the output pushes back); never rejects. `from`: the
-   * stored event the update was projected from, with the line it was parsed from (valid during
-   * the call only); long strings the two share are copied from the line's bytes.
+   * stored event the update was projected from; while its backend lends the line it was parsed
+   * from (`storedLineOf`), long strings the two share are copied from the line's bytes.
    */
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void>
+  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void>
   /**
    * Runs `task` once this call's response has been written, if the call succeeds: for updates a
    * client drops when they come before the answer that tells it about the session.
@@ -109,9 +109,8 @@ export class Call implements CallContext {
 
   // Straight to the wire, not refused once the input ended: a load or prompt still running after
   // stdin EOF streams its updates before its response.
-  notify(update: SessionUpdateNotification, from?: StoredSource): Promise<void> {
-    const line =
-      from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from.event, from.line)
+  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void> {
+    const line = from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from)
     return this.scope.wire.notify('session/update', update, line).catch((error: Error) => {
       this.scope.warn(`session/update not sent: ${error.message}`)
     })

@@ -1,13 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import type { SessionEvent } from '../session/index.js'
 import type { CallContext } from './call-context.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
-
-/** A stored event as parsed (`JSON.parse`) from `line`, its UTF-8 JSON text as read. */
-export interface StoredSource {
-  readonly event: SessionEvent
-  readonly line: Uint8Array
-}
 
 /** What the client said about itself in `initialize`. */
 export interface ClientState {

@@ -1,5 +1,4 @@
-import { lstatSync, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs'
-import { join } from 'node:path'
+import { lstatSync, mkdirSync } from 'node:fs'
 import type { Context, Logger } from 'cordis'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../session/header.js'
@@ -18,8 +17,9 @@ import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } f
 import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
 import { readSessionFile } from './read/read-session-file.js'
 import { visitSessionFile } from './read/visit-session-file.js'
-import { acquireLock, isAlive, liveHolder, releaseLock, removeIfStale } from './session-lock.js'
+import { liveHolder, releaseLock, takeLock } from './session-lock.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
+import { tidyStore } from './store-tidy.js'
 import { SessionWriter, type WriterEnv } from './write/session-writer.js'
 import { SlowDiskValve } from './write/slow-disk-valve.js'
 
@@ -66,7 +66,7 @@ export class JsonlPersistence implements SessionPersistence {
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
-    this.tidy()
+    tidyStore(this.paths, (message) => this.logger.warn(message))
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => this.loaded(session))
     const stopHearing = ctx.sessions.onAppended((session, event) =>
@@ -82,44 +82,6 @@ export class JsonlPersistence implements SessionPersistence {
       this.catalog.close()
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
     })
-  }
-
-  /**
-   * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
-   * create or lock) and locks whose holder is gone; warns about what it cannot remove and about a
-   * store directory others may write.
-   */
-  private tidy(): void {
-    let names: string[]
-    try {
-      const mode = statSync(this.paths.dir).mode
-      if ((mode & 0o022) !== 0) {
-        this.logger.warn(
-          `the store directory ${this.paths.dir} is writable by others (mode ${(mode & 0o777).toString(8)}): they can plant or remove sessions; chmod 700 it`,
-        )
-      }
-      names = readdirSync(this.paths.dir)
-    } catch (error) {
-      this.logger.warn(`could not tidy the store ${this.paths.dir}: ${(error as Error).message}`)
-      return
-    }
-    for (const name of names) {
-      const path = join(this.paths.dir, name)
-      if (name.endsWith('.lock') && !name.startsWith('.')) {
-        if (removeIfStale(path)) this.logger.warn(`removed stale lock ${name}`)
-        continue
-      }
-      const owner = StorePaths.tempOwner(name)
-      if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
-      try {
-        unlinkSync(path)
-        this.logger.warn(`removed orphan temp file ${name} of process ${owner}`)
-      } catch (error) {
-        if (errnoOf(error) !== 'ENOENT') {
-          this.logger.warn(`could not remove orphan temp entry ${name}: ${(error as Error).message}`)
-        }
-      }
-    }
   }
 
   /**
@@ -296,15 +258,6 @@ export class JsonlPersistence implements SessionPersistence {
     } finally {
       releaseLock(lock)
     }
-  }
-}
-
-/** {@link acquireLock}, its errno failures (a read-only store, no descriptors left) as `PERSISTENCE_FAILED`. */
-function takeLock(path: string, id: SessionId): void {
-  try {
-    acquireLock(path, id)
-  } catch (error) {
-    throw persistenceError(id, 'lock', path, error)
   }
 }
 

@@ -13,6 +13,7 @@ import {
 } from 'node:fs'
 import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { SessionId } from '../session/ids.js'
+import { persistenceError } from './fs/file-io.js'
 
 /** Lock files this process holds: a pid match alone cannot tell ours from a dead namesake's. */
 const held = new Set<string>()
@@ -219,4 +220,13 @@ export function liveHolder(path: string): number | undefined {
   const content = readLock(path)
   if (content === undefined || 'notRegular' in content || isStale(path, content)) return undefined
   return content.pid
+}
+
+/** {@link acquireLock}, its errno failures (a read-only store, no descriptors left) as `PERSISTENCE_FAILED`. */
+export function takeLock(path: string, id: SessionId): void {
+  try {
+    acquireLock(path, id)
+  } catch (error) {
+    throw persistenceError(id, 'lock', path, error)
+  }
 }

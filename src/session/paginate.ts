@@ -98,49 +98,11 @@ export function paginate(all: Iterable<SessionSummary>, options: ListOptions, or
     if (options.cwd !== undefined && summary.cwd !== options.cwd) continue
     if (position && !isAfterCursor(summary, position)) continue
     matching.push(summary)
+    // In activity order, the page and whether one follows are known once one more matched.
+    if (ordered && matching.length > limit) break
   }
   if (!ordered) matching.sort(compareByActivity)
   const sessions = matching.slice(0, limit)
   const last = sessions[sessions.length - 1]
   return matching.length > limit && last ? { sessions, nextCursor: encodeCursor(last) } : { sessions }
-}
-
-/** `page` frozen through and through (its list and each summary), for pages kept and handed out again. */
-function frozenPage(page: SessionPage): SessionPage {
-  for (const summary of page.sessions) Object.freeze(summary)
-  Object.freeze(page.sessions)
-  return Object.freeze(page)
-}
-
-/** One string per question a list is asked (`cwd`, `cursor`, `limit`), for keeping its page. */
-export function pageKey(options: ListOptions): string {
-  return `${options.cwd ?? ''}\0${options.cursor ?? ''}\0${options.limit ?? ''}`
-}
-
-/** Pages a {@link PageCache} keeps at most; one more starts the set afresh. */
-const MAX_KEPT_PAGES = 64
-
-/**
- * Frozen pages by question (`cwd`, `cursor`, `limit`), for a list whose answer stands still between
- * changes: the owner clears it when what it pages changes, and the same question then gets the same
- * page object until it does.
- */
-export class PageCache {
-  private readonly pages = new Map<string, SessionPage>()
-
-  /** The page kept for `options`; made by `make` (and frozen) when there is none. */
-  get(options: ListOptions, make: () => SessionPage): SessionPage {
-    const key = pageKey(options)
-    let page = this.pages.get(key)
-    if (!page) {
-      page = frozenPage(make())
-      if (this.pages.size >= MAX_KEPT_PAGES) this.pages.clear()
-      this.pages.set(key, page)
-    }
-    return page
-  }
-
-  clear(): void {
-    this.pages.clear()
-  }
 }

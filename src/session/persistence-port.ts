@@ -1,18 +1,14 @@
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
 import type { SessionEvent } from './log/events.js'
-import type { storedEvent } from './log/stored-event.js'
+import type { storedEvent, storedLineOf } from './log/stored-event.js'
 
 /**
  * Hears each stored event as it is read back; what it returns (a promise) paces the read. A backend
- * that stores events as JSON text may pass `text`: the UTF-8 JSON the event was parsed from, as
- * stored (valid only during the call: copy what is kept).
+ * that stores events as JSON text lends the text each event was parsed from during the call
+ * ({@link storedLineOf}).
  */
-export type StoredEventListener = (
-  event: SessionEvent,
-  header: SessionHeader,
-  text?: Uint8Array,
-) => void | Promise<void>
+export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
 
 /**
  * Hears a session's events in order while it is read without being opened: `true` (or a promise of

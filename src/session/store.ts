@@ -1,14 +1,7 @@
 import type { Context } from 'cordis'
 import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
 import { liveForkSource, resolveForkBoundary } from './fork.js'
-import type {
-  ListOptions,
-  SessionHeader,
-  SessionMeta,
-  SessionPage,
-  SessionSummary,
-  SubagentMarker,
-} from './header.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary, SubagentMarker } from './header.js'
 import {
   assertSessionId,
   type Clock,
@@ -18,16 +11,24 @@ import {
   systemClock,
 } from './ids.js'
 import type { DisposeReason } from './lifecycle.js'
-import type { SessionEvent } from './log/events.js'
 
 export type { DisposeReason } from './lifecycle.js'
+export type { CreateOptions } from './new-session.js'
+export type { AppendListener } from './store-host.js'
 
-import { StoredLogChecker, seedLog } from './log/log-building.js'
-import { LogState, turnsBefore } from './log/log-state.js'
-import { assertEventShape } from './log/validate-event.js'
-import { PageCache, paginate } from './paginate.js'
+import {
+  assertChildId,
+  type CreateOptions,
+  childExists,
+  type ForkChildExtra,
+  forkChild,
+  seededSession,
+} from './new-session.js'
+import { paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
-import { Session, type SessionHost } from './session.js'
+import type { Session } from './session.js'
+import { type AppendListener, StoreHost } from './store-host.js'
+import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
 import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 import { forkTitle } from './title.js'
 
@@ -40,15 +41,6 @@ export interface SessionStoreConfig {
 
 export type SessionForkSource = Session | SessionId
 
-/** Hears one appended event; see {@link SessionStore.onAppended}. */
-export type AppendListener = (session: Session, event: SessionEvent) => void
-
-export interface CreateOptions {
-  /** A valid log prefix: events with seq 1..n that satisfy every invariant. */
-  readonly seed?: readonly SessionEvent[]
-  readonly meta?: SessionMeta
-}
-
 /**
  * The session store, service `ctx.sessions`: live sessions in memory, lifecycle events for
  * persistence backends, and fork. Plug it with {@link sessionsPlugin}. It is deliberately not a
@@ -59,10 +51,9 @@ export interface CreateOptions {
 export class SessionStore {
   private readonly live = new Map<SessionId, Session>()
   private readonly opening = new Map<SessionId, Promise<Session>>()
-  private readonly clock: Clock
   private readonly mintId: IdGenerator
   private readonly defaultCwd: string
-  private readonly host: SessionHost
+  private readonly host: StoreHost
 
   constructor(
     private readonly ctx: Context,
@@ -73,23 +64,11 @@ export class SessionStore {
     ctx.on('internal/service', (name: string) => {
       if (name === 'persistence') this.persistence = ctx.get('persistence') ?? undefined
     })
-    this.clock = config.clock ?? systemClock
-    this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(this.clock)
+    const clock = config.clock ?? systemClock
+    this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
-    this.host = {
-      now: () => this.isoNow(),
-      appended: (session, event) => {
-        this.liveVersion++
-        for (const listener of this.appendListeners) listener(session, event)
-      },
-    }
+    this.host = new StoreHost(clock)
   }
-
-  /**
-   * Who hears each appended event, called synchronously in append order. Not a cordis event: a
-   * cordis dispatch costs tens of µs (proxies, an `internal/event` per emit) and runs per event.
-   */
-  private appendListeners: readonly AppendListener[] = []
 
   /**
    * Calls `listener(session, event)` after each event is appended to a live session, in append
@@ -97,23 +76,11 @@ export class SessionStore {
    * that unsubscribes; a plugin calls it when its scope is disposed.
    */
   onAppended(listener: AppendListener): () => void {
-    this.appendListeners = [...this.appendListeners, listener]
-    return () => {
-      this.appendListeners = this.appendListeners.filter((l) => l !== listener)
-    }
+    return this.host.onAppended(listener)
   }
 
   /** `ctx.persistence`, kept current through cordis's `internal/service` (a service read is slow). */
   private persistence: SessionPersistence | undefined
-
-  private lastStamp = { ms: Number.NaN, iso: '' }
-
-  /** `clock()` as ISO 8601; events appended within one millisecond share the formatted string. */
-  private isoNow(): string {
-    const ms = this.clock()
-    if (ms !== this.lastStamp.ms) this.lastStamp = { ms, iso: new Date(ms).toISOString() }
-    return this.lastStamp.iso
-  }
 
   /** True when a persistence backend keeps sessions: a closed session can be loaded again. */
   get hasPersistence(): boolean {
@@ -134,27 +101,8 @@ export class SessionStore {
     const sessionId = id ?? this.mintId()
     assertSessionId(sessionId)
     this.assertFree(sessionId)
-    const seed = options.seed ?? []
-    const meta = options.meta ?? {}
-    if (meta.seedLength !== undefined && meta.seedLength !== seed.length) {
-      throw new SessionError(
-        SessionErrorCode.INVALID_SEED,
-        `seedLength ${meta.seedLength} != seed of ${seed.length}`,
-        {
-          sessionId,
-        },
-      )
-    }
-    const { log, state } = seedLog(seed, sessionId)
-    const header: SessionHeader = {
-      id: sessionId,
-      createdAt: meta.createdAt ?? this.now(),
-      cwd: meta.cwd ?? this.defaultCwd,
-      ...(meta.parentSession !== undefined && { parentSession: meta.parentSession }),
-      ...(meta.seedLength !== undefined && { seedLength: meta.seedLength }),
-      ...(meta.title !== undefined && { title: meta.title }),
-    }
-    return this.admit(new Session(header, log, state, this.host), 'session/created')
+    const defaults = { now: () => this.now(), cwd: this.defaultCwd }
+    return this.admit(seededSession(sessionId, options, defaults, this.host), 'session/created')
   }
 
   /** The live session with this id, or undefined. */
@@ -198,43 +146,7 @@ export class SessionStore {
     id: SessionId,
     replay: StoredEventListener | undefined,
   ): Promise<Session> {
-    const persistence = this.persistence
-    if (!persistence) throw notFound(id)
-    const checker = new StoredLogChecker(id)
-    let heard = 0
-    let replayFailure: { error: unknown } | undefined
-    const take = (event: SessionEvent, header: SessionHeader, text?: Uint8Array) => {
-      if (heard === 0) checker.header(header)
-      checker.event(event)
-      heard++
-      const failed = (error: unknown) => {
-        replayFailure = { error }
-        throw error
-      }
-      try {
-        return replay?.(event, header, text)?.catch(failed)
-      } catch (error) {
-        return failed(error)
-      }
-    }
-    const stored = await persistence
-      .open(id, take)
-      .catch((error) => Promise.reject(replayFailure ? replayFailure.error : naming(id, error)))
-    if (!stored) throw notFound(id)
-    let session: Session
-    try {
-      if (heard === 0) checker.header(stored.header)
-      // A backend that does not stream resolved with every event: go through those not heard.
-      for (let i = heard; i < stored.events.length; i++) {
-        const paced = take(stored.events[i] as SessionEvent, stored.header)
-        if (paced) await paced
-      }
-      // The events as the backend resolved them: those it heard whole may be stand-ins now.
-      session = new Session(stored.header, stored.events, checker.finish(stored.header), this.host)
-    } catch (error) {
-      await persistence.release(id)
-      throw error
-    }
+    const session = await readStoredSession(this.persistence, id, replay, this.host)
     this.admit(session, 'session/loaded')
     const open = session.openTurn
     if (open !== undefined) session.append({ type: 'turn/end', data: { turn: open, reason: 'interrupted' } })
@@ -283,37 +195,11 @@ export class SessionStore {
     parent: Session,
     copied: number,
     childSessionId: SessionId | undefined,
-    extra: { readonly subagent?: SubagentMarker; readonly title?: string },
+    extra: ForkChildExtra,
   ): Session {
     const childId = childSessionId ?? this.mintId()
-    try {
-      assertSessionId(childId)
-    } catch (error) {
-      throw new SessionForkError(SessionErrorCode.INVALID_SESSION_ID, (error as Error).message, {
-        sessionId: childId,
-      })
-    }
-    if (this.live.has(childId) || this.opening.has(childId)) {
-      throw new SessionForkError(
-        SessionErrorCode.SESSION_ALREADY_EXISTS,
-        `session ${childId} already exists`,
-        {
-          sessionId: childId,
-        },
-      )
-    }
-    const title = 'title' in extra ? extra.title : parent.explicitTitle
-    const header: SessionHeader = {
-      id: childId,
-      createdAt: this.now(),
-      cwd: parent.cwd,
-      parentSession: parent.id,
-      seedLength: copied,
-      ...(title !== undefined && { title }),
-      ...(extra.subagent !== undefined && { subagent: extra.subagent }),
-    }
-    const state = new LogState(turnsBefore(parent.turnSpans(), copied), copied)
-    return this.admit(new Session(header, parent.eventsThrough(copied), state, this.host), 'session/created')
+    assertChildId(childId, (id) => this.live.has(id) || this.opening.has(id))
+    return this.admit(forkChild(parent, copied, childId, extra, this.now(), this.host), 'session/created')
   }
 
   /**
@@ -328,13 +214,7 @@ export class SessionStore {
   ): Promise<Session> {
     const parent = typeof source === 'string' ? await this.openForFork(source) : source
     if (childSessionId !== undefined && (await this.persistence?.exists(childSessionId))) {
-      throw new SessionForkError(
-        SessionErrorCode.SESSION_ALREADY_EXISTS,
-        `session ${childSessionId} already exists`,
-        {
-          sessionId: childSessionId,
-        },
-      )
+      throw childExists(childSessionId)
     }
     return this.untilDurable(this.fork(parent, boundary, childSessionId))
   }
@@ -451,20 +331,7 @@ export class SessionStore {
       }
       return session.header
     }
-    const header = await this.persistence?.visit?.(id, from, (event, header) => {
-      try {
-        assertEventShape(event.type, event.data)
-      } catch (error) {
-        throw new SessionError(
-          SessionErrorCode.CORRUPT_SESSION,
-          `session ${id}: ${(error as Error).message}`,
-          { sessionId: id, seq: event.seq },
-        )
-      }
-      return visit(event, header)
-    })
-    if (!header) throw notFound(id)
-    return header
+    return visitStoredEvents(this.persistence, id, from, visit)
   }
 
   /**
@@ -475,35 +342,13 @@ export class SessionStore {
   list(options: ListOptions = {}): Promise<SessionPage> {
     const persistence = this.persistence
     try {
-      if (!persistence) return Promise.resolve(this.listNow(options) as SessionPage)
+      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
       if (this.live.size === 0) return persistence.list(options)
       return persistence.list(options, (id) => this.live.get(id)?.summary())
     } catch (error) {
       return Promise.reject(error)
     }
   }
-
-  /**
-   * The page `list` would give, when it can be given without waiting: a store without persistence
-   * answers at once. Undefined when `list` must be awaited; throws what `list` would reject with.
-   */
-  listNow(options: ListOptions = {}): SessionPage | undefined {
-    if (this.persistence) return undefined
-    if (this.livePagesVersion !== this.liveVersion) {
-      this.livePagesVersion = this.liveVersion
-      this.livePages.clear()
-    }
-    return this.livePages.get(options, () => paginate(this.liveSummaries(), options))
-  }
-
-  /**
-   * Counts the changes that can change a live session's summary (an append, a session admitted or
-   * let go): while it stands still, the same question gets the same frozen page (see `listNow`).
-   */
-  private liveVersion = 0
-  private readonly livePages = new PageCache()
-  /** The `liveVersion` the pages in `livePages` were made at. */
-  private livePagesVersion = -1
 
   private *liveSummaries(): Iterable<SessionSummary> {
     for (const session of this.live.values()) yield session.summary()
@@ -526,12 +371,10 @@ export class SessionStore {
 
   private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
     this.live.set(session.id, session)
-    this.liveVersion++
     try {
       this.ctx.emit(event, session)
     } catch (error) {
       this.live.delete(session.id)
-      this.liveVersion++
       session.detach()
       throw error
     }
@@ -541,7 +384,6 @@ export class SessionStore {
   private detach(session: Session, reason: DisposeReason): void {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
-    this.liveVersion++
     session.detach()
     this.ctx.emit('session/disposed', session, reason)
   }
@@ -549,16 +391,6 @@ export class SessionStore {
   private stop(): void {
     for (const session of this.liveSessions()) this.detach(session, 'stopped')
   }
-}
-
-/** A backend's `SessionError` with `data.sessionId` added, so every caller learns which session failed. */
-function naming(id: SessionId, error: unknown): unknown {
-  if (!(error instanceof SessionError) || error.data.sessionId !== undefined) return error
-  return new SessionError(error.code, error.message, { sessionId: id, ...error.data }, { cause: error })
-}
-
-function notFound(id: SessionId): SessionError {
-  return new SessionError(SessionErrorCode.SESSION_NOT_FOUND, `session ${id} not found`, { sessionId: id })
 }
 
 /** The cordis plugin that provides `ctx.sessions`. A function plugin, so cordis never sees `fork`. */

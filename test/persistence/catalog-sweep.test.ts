@@ -48,5 +48,7 @@ describe('the catalog when the watch loses events', () => {
     expect(await listed()).toEqual(expected)
     expect(lists).toBeGreaterThan(0)
     catalog.close()
+    // The catalog is saved on close: done before the directory is removed.
+    await catalog.saveNow()
   })
 })

@@ -36,23 +36,22 @@ export const sessionLoadMethod = defineMethod({
     let lastSent: Promise<void> | undefined
     // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
     const subagents = subagentReplay(call)
-    const send = (event: SessionEvent, header: SessionHeader, line?: Uint8Array) => {
+    const send = (event: SessionEvent, header: SessionHeader) => {
       projector ??= projectorFor(header)
-      // The line is valid during this call only: its long strings are copied now or never.
-      const from = line && { event, line }
-      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event), from) ?? lastSent
+      // A stored line is lent during the read's call only: its long strings are copied now or never.
+      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event)) ?? lastSent
       else
         for (const update of projector.updatesFor(event)) {
-          lastSent = call.notify(update, from)
+          lastSent = call.notify(update, event)
         }
       replayed = event.seq
     }
     const session = await call.sessions
-      .open(params.sessionId, (event, header, line) => {
+      .open(params.sessionId, (event, header) => {
         // Checked before the first update leaves: nothing of another directory's session is sent.
         if (replayed === 0 && header.cwd !== params.cwd)
           assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
-        send(event, header, line)
+        send(event, header)
         // The read waits (once per chunk it reads) until the output took what the chunk made, so no
         // more than about one chunk's updates wait in memory for a slow pipe.
         return lastSent

@@ -1,6 +1,11 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { type SessionEvent, withStoredLine } from '../../session/index.js'
 import { SPLICE_MIN_LINE_BYTES, splicedLine } from './stored-line-splice.js'
+
+/** {@link splicedLine} while a backend lends `line` as the text `stored` was parsed from. */
+const spliceFrom = (message: unknown, stored: object, line: Uint8Array) =>
+  withStoredLine(stored as SessionEvent, line, () => splicedLine(message, stored as SessionEvent))
 
 /** What the writer writes for `message` when it serializes it itself. */
 const wire = (message: unknown) => Buffer.from(`${JSON.stringify(message)}\n`)
@@ -82,7 +87,7 @@ describe('splicedLine', () => {
           return // the rewrite reached into a string and made it invalid JSON
         }
         const message = notification(parsed, pick)
-        const spliced = splicedLine(message, parsed, line)
+        const spliced = spliceFrom(message, parsed, line)
         if (spliced) expect(spliced.equals(wire(message))).toBe(true)
       }),
       { numRuns: 400 },
@@ -99,7 +104,7 @@ describe('splicedLine', () => {
       }
       const line = Buffer.from(JSON.stringify(stored))
       const message = notification(JSON.parse(line.toString('utf8')), 'content')
-      const spliced = splicedLine(message, JSON.parse(line.toString('utf8')), line)
+      const spliced = spliceFrom(message, JSON.parse(line.toString('utf8')), line)
       expect(spliced?.equals(wire(message))).toBe(true)
     }
   })
@@ -122,16 +127,35 @@ describe('splicedLine', () => {
     for (const line of cases) {
       const parsed = JSON.parse(line.toString('utf8'))
       const message = notification(parsed, 'content')
-      expect(splicedLine(message, parsed, line)).toBeUndefined()
+      expect(spliceFrom(message, parsed, line)).toBeUndefined()
     }
   })
 
   it('copies nothing from a line that is short or a message that shares no long string with it', () => {
     const stored = { seq: 1, type: 'context/note', time: 't', data: { text: 'short' } }
     const line = Buffer.from(JSON.stringify(stored))
-    expect(splicedLine(notification(stored as never, 'content'), stored, line)).toBeUndefined()
+    expect(spliceFrom(notification(stored as never, 'content'), stored, line)).toBeUndefined()
     const big = { ...stored, data: { text: long('y') } }
     const other = { jsonrpc: '2.0', method: 'x', params: { text: long('z') } }
-    expect(splicedLine(other, big, Buffer.from(JSON.stringify(big)))).toBeUndefined()
+    expect(spliceFrom(other, big, Buffer.from(JSON.stringify(big)))).toBeUndefined()
+  })
+
+  it('finds the line only while its backend lends it, and only for the event parsed from it', () => {
+    const stored = {
+      seq: 4,
+      type: 'assistant/message',
+      time: 't',
+      data: { turn: 1, step: 1, content: long('x') },
+    }
+    const line = Buffer.from(JSON.stringify(stored))
+    const event = JSON.parse(line.toString('utf8')) as SessionEvent
+    const message = notification(event as never, 'content')
+    const lent = withStoredLine(event, line, () => ({
+      own: splicedLine(message, event),
+      other: splicedLine(message, { ...event }),
+    }))
+    expect(lent.own?.equals(wire(message))).toBe(true)
+    expect(lent.other).toBeUndefined()
+    expect(splicedLine(message, event)).toBeUndefined()
   })
 })

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
+import { type SessionEvent, storedLineOf } from '../../session/index.js'
 
 /** Lines shorter than this are serialized as usual: copying pays only for long strings. */
 export const SPLICE_MIN_LINE_BYTES = 4096
@@ -18,12 +19,13 @@ interface Literal {
 
 /**
  * The bytes of `JSON.stringify(message)` in UTF-8 followed by `\n`, where every long string of
- * `message` that is also a string of `stored` is copied from `line` (the UTF-8 JSON text `stored`
- * was parsed from) instead of being serialized and encoded again. Undefined when no string could
- * be copied: then the caller serializes `message` itself.
+ * `message` that is also a string of `stored` is copied from the line `stored` was parsed from
+ * (its UTF-8 JSON text, while its backend lends it: `storedLineOf`) instead of being serialized
+ * and encoded again. Undefined when no line is lent or no string could be copied: then the caller
+ * serializes `message` itself.
  *
  * A string is copied only where the bytes are provably the ones `JSON.stringify` would write:
- * - `stored` is `JSON.parse` of `line` as read (its strings are matched to the line's literals in
+ * - `stored` is `JSON.parse` of the line as read (its strings are matched to the line's literals in
  *   document order; an object key that is an array index, which `JSON.parse` reorders, or a count
  *   of literals different from the count of strings and keys, e.g. a repeated key, copies nothing);
  * - the literal is valid UTF-8 (a byte sequence decoded to U+FFFD would be written differently);
@@ -31,8 +33,9 @@ interface Literal {
  *   `\f`, `\n`, `\r`, `\t`, `\u00xx` in lower case for the other control characters); any other
  *   escape (`\/`, `\u0041`, an escaped surrogate) copies nothing of that string.
  */
-export function splicedLine(message: unknown, stored: unknown, line: Uint8Array): Buffer | undefined {
-  if (line.length < SPLICE_MIN_LINE_BYTES) return undefined
+export function splicedLine(message: unknown, stored: SessionEvent): Buffer | undefined {
+  const line = storedLineOf(stored)
+  if (line === undefined || line.length < SPLICE_MIN_LINE_BYTES) return undefined
   const strings = storedStrings(stored)
   if (!strings || strings.long.length === 0) return undefined
   const literals = literalsOf(line, strings.long)

@@ -11,7 +11,6 @@ import {
   UpdateProjector,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import type { StoredSource } from '../method.js'
 import { idleState, subagentAnnouncement, subagentStateUpdate, supportsSubagents } from './subagent-view.js'
 
 /**
@@ -52,17 +51,13 @@ export class SubagentReplay {
 
   /**
    * Sends the updates one parent event projects to (in order after everything sent before it).
-   * The promise paces the replay's read: it resolves when the output took them. `from` (see
-   * `CallContext.notify`) is used only by updates sent at once, within this call.
+   * The promise paces the replay's read: it resolves when the output took them. Updates sent at
+   * once, within this call, name `event` as where they came from (see `CallContext.notify`).
    */
-  send(
-    event: SessionEvent,
-    updates: readonly SessionUpdateNotification[],
-    from?: StoredSource,
-  ): Promise<void> | undefined {
+  send(event: SessionEvent, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
     if (event.type === 'turn/start') this.turnStart = event.seq
     const delegation = event.type === SUBAGENT_SPAWNED && updates.length > 0
-    if (!delegation && this.pending === undefined) return this.notifyAll(updates, from)
+    if (!delegation && this.pending === undefined) return this.notifyAll(updates, event)
     const turnStart = this.turnStart
     const step = delegation ? () => this.delegation(event, updates, turnStart) : () => this.notifyAll(updates)
     const next: Promise<void> = (this.pending ?? Promise.resolve()).then(step)
@@ -80,7 +75,7 @@ export class SubagentReplay {
 
   private notifyAll(
     updates: readonly SessionUpdateNotification[],
-    from?: StoredSource,
+    from?: SessionEvent,
   ): Promise<void> | undefined {
     let sent: Promise<void> | undefined
     for (const update of updates) sent = this.call.notify(update, from)

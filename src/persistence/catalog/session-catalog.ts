@@ -5,34 +5,20 @@ import type { SessionId } from '../../session/ids.js'
 import {
   compareByActivity,
   decodeCursor,
-  PageCache,
-  pageKey,
   pageSize,
   paginate,
   withLiveSummaries,
 } from '../../session/paginate.js'
-import { parseHeader } from '../file-format.js'
-import { errnoOf, type FileReader, persistenceError, readAt } from '../fs/file-io.js'
-import {
-  type DirectoryWatch,
-  type FileStat,
-  type FileSystem,
-  NotRegularFileError,
-  type OpenFile,
-} from '../fs/file-system.js'
-import { titleFromHead } from '../read/head-title.js'
-import { lastTitleIn } from '../read/last-title.js'
+import { errnoOf, persistenceError } from '../fs/file-io.js'
+import { type DirectoryWatch, type FileSystem, NotRegularFileError } from '../fs/file-system.js'
 import { StorePaths } from '../store-paths.js'
-import { type CachedSummary, encodeCatalog, readCatalog, writeCatalog } from './catalog-file.js'
+import type { CachedSummary } from './catalog-file.js'
+import { CatalogSaves } from './catalog-saves.js'
+import { readSummary, sameFile } from './read-summary.js'
 
-const WINDOW = 16 * 1024
 const PARALLEL = 16
 /** Reads of one file before a list fails (with short waits: descriptors free up). */
 const READ_ATTEMPTS = 4
-const NEWLINE = 0x0a
-
-/** How long after a list changed the cache the catalog is saved (unless it changes again). */
-const SAVE_DELAY_MS = 1000
 
 /** With a watch, every file is still stat'ed again this often (in the background), should an event have been lost. */
 const FULL_CHECK_MS = 2000
@@ -58,22 +44,12 @@ export class SessionCatalog {
   private checkedAll = Number.NEGATIVE_INFINITY
   /** The cached summaries in activity order, rebuilt when the cache changes. */
   private ordered: SessionSummary[] | undefined
-  /**
-   * Pages of `ordered` by their options, while no session is live here: the same page object
-   * for the same question until the cache changes (then they all go with `ordered`).
-   */
-  private readonly pages = new PageCache()
   /** Refreshes run one after another, so concurrent lists never read the same file twice. */
   private refreshing: Promise<void> = Promise.resolve()
   /** Whether the saved catalog was read into the cache (once, before the first full check). */
   private restored = false
-  /** The cache changed since the catalog was last saved or restored. */
-  private unsaved = false
-  private saveTimer: NodeJS.Timeout | undefined
-  /** The catalog save under way, if any (it never rejects). */
-  private saving: Promise<void> = Promise.resolve()
-  /** The last save failed (and was warned about). */
-  private saveFailed = false
+  /** The saved catalog: read once into the cache, saved after it changed. */
+  private readonly saves: CatalogSaves
 
   constructor(
     private readonly fs: FileSystem,
@@ -81,7 +57,9 @@ export class SessionCatalog {
     private readonly warn: (message: string) => void,
     /** How often every file is stat'ed again while watching (default {@link FULL_CHECK_MS}). */
     private readonly fullCheckMs = FULL_CHECK_MS,
-  ) {}
+  ) {
+    this.saves = new CatalogSaves(fs, paths, warn, () => this.cache.values())
+  }
 
   /** Starts watching the store directory (where the file system can); `close` stops. */
   open(): void {
@@ -115,10 +93,7 @@ export class SessionCatalog {
    * under way.
    */
   saveNow(): Promise<void> {
-    clearTimeout(this.saveTimer)
-    this.saveTimer = undefined
-    if (this.unsaved) this.startSave()
-    return this.saving
+    return this.saves.saveNow()
   }
 
   /**
@@ -129,51 +104,12 @@ export class SessionCatalog {
   private async restore(): Promise<void> {
     if (this.restored) return
     this.restored = true
-    let entries: Map<SessionId, CachedSummary> | undefined
-    try {
-      entries = await readCatalog(this.fs, this.paths)
-    } catch (error) {
-      this.warn(`list: ignoring the catalog ${this.paths.catalogFile()}: ${(error as Error).message}`)
-      return
-    }
-    for (const [id, entry] of entries ?? []) {
-      if (!this.cache.has(id)) this.cache.set(id, entry)
+    for (const [id, entry] of (await this.saves.read()) ?? []) {
+      if (this.cache.has(id)) continue
+      Object.freeze(entry.summary)
+      this.cache.set(id, entry)
     }
     this.ordered = undefined
-  }
-
-  /**
-   * Saves the catalog a little after the last list that changed the cache (the timer does not keep
-   * the process alive).
-   */
-  private scheduleSave(): void {
-    if (!this.unsaved) return
-    clearTimeout(this.saveTimer)
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined
-      this.startSave()
-    }, SAVE_DELAY_MS)
-    this.saveTimer.unref()
-  }
-
-  private startSave(): void {
-    this.unsaved = false
-    const text = encodeCatalog(this.cache.values())
-    this.saving = this.saving.then(() =>
-      writeCatalog(this.fs, this.paths, text).then(
-        () => {
-          this.saveFailed = false
-        },
-        (error: unknown) => {
-          this.unsaved = true
-          // Once per failure spell: a read-only store would otherwise warn after every list.
-          if (!this.saveFailed) {
-            this.warn(`list: could not save the catalog in ${this.paths.dir}: ${(error as Error).message}`)
-          }
-          this.saveFailed = true
-        },
-      ),
-    )
   }
 
   private heard(name: string | undefined): void {
@@ -186,8 +122,8 @@ export class SessionCatalog {
    * One page of stored sessions, most recent activity first. `writtenHere(id)` names sessions this
    * process is writing: their files change all the time, so they are not read again while they are
    * written here; `live(id)` gives their current summary, which replaces the stored one and orders
-   * them by their current activity. Without `live` (no session is live here), the same question
-   * gets the same frozen page object until a stored session changes, appears or goes.
+   * them by their current activity. Each page is made afresh; the summaries in it are the
+   * catalog's own, frozen.
    */
   list(
     options: ListOptions,
@@ -201,34 +137,13 @@ export class SessionCatalog {
       return Promise.reject(error)
     }
     const refreshed = this.joinable ?? this.startRefresh(writtenHere)
-    if (live || refreshed !== this.joinable) return refreshed.then(() => this.pageOf(options, live))
-    // Lists that join one refresh with the same question get the same page: they share one promise.
-    if (this.sharedFor !== refreshed) {
-      this.sharedFor = refreshed
-      this.shared.clear()
-    }
-    const key = pageKey(options)
-    let page = this.shared.get(key)
-    if (!page) {
-      page = refreshed.then(() => this.pageOf(options))
-      this.shared.set(key, page)
-    }
-    return page
+    return refreshed.then(() => this.pageOf(options, live))
   }
-
-  /** The refresh whose pages `shared` holds, and those pages by question. */
-  private sharedFor: Promise<void> | undefined
-  private readonly shared = new Map<string, Promise<SessionPage>>()
 
   /** The page of the cache as it is now (see {@link list}). */
   private pageOf(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): SessionPage {
-    if (this.ordered === undefined) {
-      this.ordered = [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
-      this.pages.clear()
-    }
-    if (live) return paginate(withLiveSummaries(this.ordered, live), options, true)
-    const ordered = this.ordered
-    return this.pages.get(options, () => paginate(ordered, options, true))
+    this.ordered ??= [...this.cache.values()].map((c) => c.summary).sort(compareByActivity)
+    return paginate(live ? withLiveSummaries(this.ordered, live) : this.ordered, options, true)
   }
 
   /**
@@ -250,7 +165,7 @@ export class SessionCatalog {
       }
       await previous
       await this.refresh(writtenHere)
-      this.scheduleSave()
+      this.saves.schedule()
     })()
     if (this.watch) this.joinable = refreshed
     this.refreshing = refreshed.catch(() => {})
@@ -373,7 +288,7 @@ export class SessionCatalog {
   private forget(id: SessionId): void {
     if (!this.cache.delete(id)) return
     this.ordered = undefined
-    this.unsaved = true
+    this.saves.changed()
   }
 
   /**
@@ -410,7 +325,7 @@ export class SessionCatalog {
         const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
         this.cache.set(id, { stat, summary, titles })
         this.ordered = undefined
-        this.unsaved = true
+        this.saves.changed()
         return summary
       } finally {
         await file.close()
@@ -424,120 +339,6 @@ export class SessionCatalog {
       }
       throw error
     }
-  }
-}
-
-function sameFile(a: FileStat | undefined, b: FileStat): boolean {
-  return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
-}
-
-async function readSummary(
-  file: OpenFile,
-  size: number,
-  path: string,
-  id: SessionId,
-  grown?: CachedSummary['titles'],
-): Promise<Pick<CachedSummary, 'summary' | 'titles'>> {
-  let head = await readAt(file, 0, Math.min(size, WINDOW))
-  let headerEnd = head.indexOf(NEWLINE)
-  while (headerEnd === -1 && head.length < size) {
-    head = Buffer.concat([
-      head,
-      await readAt(file, head.length, Math.min(size - head.length, head.length * 4)),
-    ])
-    headerEnd = head.indexOf(NEWLINE)
-  }
-  if (headerEnd === -1) throw new Error('no complete header line')
-  const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
-  // What the first read took (the whole of a small file) and the title search's read from the end
-  // serve the reads after them: a file is read at most once per range.
-  const reader = new LastReadReader(file, head)
-  const titles = await lastOwnTitle(reader, size, headerEnd + 1, header, grown)
-  const last = await lastLine(reader, size, headerEnd + 1)
-  const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
-  let updatedAt = header.createdAt
-  if (last !== undefined) {
-    try {
-      const time = (JSON.parse(last) as { time?: unknown }).time
-      // Never before creation: a fork child's inherited last event can be older than the child.
-      if (typeof time === 'string' && time > updatedAt) updatedAt = time
-    } catch {
-      // An unparsable last line is a torn tail, repaired on open: the time of creation stands.
-    }
-  }
-  const summary: SessionSummary = {
-    sessionId: id,
-    cwd: header.cwd,
-    createdAt: header.createdAt,
-    updatedAt,
-    ...(title !== undefined && { title }),
-    ...(header.parentSession !== undefined && { parentSession: header.parentSession }),
-    ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
-    ...(header.subagent !== undefined && { subagent: header.subagent }),
-    live: false,
-  }
-  return { summary, titles }
-}
-
-/** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
-async function lastOwnTitle(
-  file: FileReader,
-  size: number,
-  eventsStart: number,
-  header: { readonly createdAt: string; readonly seedLength?: number },
-  grown: CachedSummary['titles'] | undefined,
-): Promise<CachedSummary['titles']> {
-  const inherited = header.seedLength ?? 0
-  const { createdAt } = header
-  if (grown && grown.createdAt === createdAt && grown.complete >= eventsStart && grown.complete <= size) {
-    const since = await lastTitleIn(file, grown.complete, size, inherited)
-    return {
-      title: since.title ?? grown.title,
-      complete: Math.max(since.complete, grown.complete),
-      createdAt,
-    }
-  }
-  return { ...(await lastTitleIn(file, eventsStart, size, inherited)), createdAt }
-}
-
-/** The last complete line after `from` (text without `\n`), reading a growing window from the end. */
-async function lastLine(file: FileReader, size: number, from: number): Promise<string | undefined> {
-  let window = WINDOW
-  for (;;) {
-    const start = Math.max(from, size - window)
-    const bytes = await readAt(file, start, size - start)
-    const end = bytes.lastIndexOf(NEWLINE)
-    if (end === -1) {
-      if (start === from) return undefined
-    } else {
-      const begin = bytes.lastIndexOf(NEWLINE, end - 1)
-      if (begin !== -1 || start === from) return bytes.toString('utf8', begin + 1, end)
-    }
-    window *= 4
-  }
-}
-
-/**
- * Reads a file, serving a read that falls inside the bytes it last read (at first: `head`, read
- * from offset 0) from memory. The buffers read into are kept, not copied: callers hand over
- * buffers they never write to again.
- */
-class LastReadReader implements FileReader {
-  private at = 0
-
-  constructor(
-    private readonly file: FileReader,
-    private last: Buffer,
-  ) {}
-
-  async read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-    if (position >= this.at && position + length <= this.at + this.last.length) {
-      return this.last.copy(buffer, offset, position - this.at, position - this.at + length)
-    }
-    const read = await this.file.read(buffer, offset, length, position)
-    this.at = position
-    this.last = Buffer.from(buffer.buffer, buffer.byteOffset + offset, read)
-    return read
   }
 }
 

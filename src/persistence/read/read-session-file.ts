@@ -1,6 +1,7 @@
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
+import { withStoredLine } from '../../session/log/stored-event.js'
 import type { StoredEventListener } from '../../session/persistence-port.js'
 import { corruptLine, parseHeader } from '../file-format.js'
 import type { OpenFile } from '../fs/file-system.js'
@@ -27,7 +28,8 @@ export interface SessionFileContents {
 
 /**
  * Reads a session file whole, streaming it line by line; `onEvent` hears each event as soon as
- * its line parsed (the line after it is not read yet, so a later bad line still fails the read). A torn tail (bytes after the last
+ * its line parsed, with the line lent to it (`storedLineOf`; the line after it is not read yet, so
+ * a later bad line still fails the read). A torn tail (bytes after the last
  * newline, or a last line that does not parse) is truncated away (and the truncation made
  * durable) with a warning, before anything can be appended. Any other bad line, a bad header, a
  * `seq` out of order or a `seedLength` beyond the log throws `CORRUPT_SESSION` naming the file and
@@ -72,9 +74,13 @@ export async function readSessionFile(
         `expected an event with seq ${events.length + 1}, got ${JSON.stringify(seq)}`,
       )
     }
-    events.push(standIn?.(event as SessionEvent, offset, bytes.length) ?? (event as SessionEvent))
+    const parsed = event as SessionEvent
+    events.push(standIn?.(parsed, offset, bytes.length) ?? parsed)
     ends.push(end)
-    return onEvent?.(event as SessionEvent, header, bytes)
+    if (!onEvent) return
+    const read = header
+    // The line is the scanner's (reused for the next chunk): lent for the call only.
+    return withStoredLine(parsed, bytes, () => onEvent(parsed, read))
   })
   if (header === undefined) throw corruptLine(path, 1, 'no complete header line')
   const cut = unparsed?.offset ?? scan.completeEnd

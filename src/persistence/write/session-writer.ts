@@ -2,18 +2,17 @@ import type { SessionError } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
-import { eventLine, headerLine } from '../file-format.js'
-import { persistenceError, writeAllFully, writeFully, writeFullySync } from '../fs/file-io.js'
+import { eventLine } from '../file-format.js'
+import { persistenceError, writeAllFully, writeFullySync } from '../fs/file-io.js'
 import type { FileSystem, OpenFile } from '../fs/file-system.js'
 import type { SessionFileContents } from '../read/read-session-file.js'
 import { releaseLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
+import { createSessionFile } from './create-file.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
-import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
+import type { PrefixSnapshot } from './prefix-copy.js'
 import type { SlowDiskValve } from './slow-disk-valve.js'
 
-/** Serialized seed bytes written at once. */
-const SEED_BATCH = 4 << 20
 /**
  * A batch of at most this many bytes is written synchronously: handing a write to libuv's thread
  * pool and taking its completion back costs the event loop about 8-10 µs, while a small `pwrite`
@@ -102,43 +101,16 @@ export class SessionWriter {
     seed: readonly SessionEvent[],
     prefix: Promise<PrefixSnapshot | undefined> | undefined,
   ): Promise<void> {
-    const { fs, paths } = this.env
-    const temp = paths.tempFile(this.id)
-    const snapshot = await prefix
-    let file: OpenFile | undefined
-    let op = 'open'
-    let renamed = false
-    try {
-      file = await fs.open(temp, 'wx', 0o600)
-      op = 'write'
-      const head = Buffer.from(headerLine(header))
-      await writeFully(file, head, 0)
-      const ends =
-        snapshot && snapshot.ends.length === seed.length
-          ? await copyPrefix(snapshot, file, head.length)
-          : await writeEvents(file, seed, head.length)
-      op = 'fdatasync'
-      await file.datasync()
-      op = 'rename'
-      await fs.rename(temp, this.path)
-      renamed = true
-      op = 'fsync directory'
-      await fs.syncDir(paths.dir)
-      this.file = file
-      this.headerEnd = head.length
-      this.ends = ends
-      this.size = ends.length > 0 ? (ends[ends.length - 1] as number) : head.length
-      this.synced = this.size
-    } catch (error) {
-      await file?.close().catch(noop)
-      // A create that failed leaves nothing behind: not the temp file, nor a file already renamed
-      // into place whose directory entry could not be made durable.
-      await fs.unlink(renamed ? this.path : temp).catch(noop)
-      if (renamed) await fs.syncDir(paths.dir).catch(noop)
-      this.failWith(op, renamed ? this.path : temp, error)
-    } finally {
-      await snapshot?.file.close().catch(noop)
-    }
+    const created = await createSessionFile(this.env, this.id, header, seed, prefix, (op, path, error) =>
+      this.failWith(op, path, error),
+    )
+    if (!created) return
+    this.file = created.file
+    this.headerEnd = created.headerEnd
+    this.ends = created.ends
+    this.size =
+      created.ends.length > 0 ? (created.ends[created.ends.length - 1] as number) : created.headerEnd
+    this.synced = this.size
   }
 
   /**
@@ -287,28 +259,6 @@ export class SessionWriter {
     this.pending.clear()
     this.env.fail(this.id, this.failure)
   }
-}
-
-async function writeEvents(to: OpenFile, events: readonly SessionEvent[], at: number): Promise<number[]> {
-  const ends: number[] = []
-  let batch: Buffer[] = []
-  let batchBytes = 0
-  let position = at
-  const write = async () => {
-    await writeFully(to, Buffer.concat(batch), position)
-    position += batchBytes
-    batch = []
-    batchBytes = 0
-  }
-  for (const event of events) {
-    const line = Buffer.from(`${JSON.stringify(event)}\n`)
-    batch.push(line)
-    batchBytes += line.length
-    ends.push(position + batchBytes)
-    if (batchBytes >= SEED_BATCH) await write()
-  }
-  if (batchBytes > 0) await write()
-  return ends
 }
 
 /** The pieces as one buffer (the piece itself when there is one). */

@@ -31,3 +31,31 @@ export function storedEvent(
   })
   return Object.freeze(event) as SessionEvent
 }
+
+/** The line a backend lends while a listener hears the event parsed from it (see {@link withStoredLine}). */
+let lent: { readonly event: SessionEvent; readonly line: Uint8Array } | undefined
+
+/**
+ * The UTF-8 JSON text `event` was parsed from, exactly as its backend stored it (`JSON.parse` of it
+ * gave `event`), while the backend lends it: only during the synchronous part of the call in which
+ * the backend hands the event to a listener as it reads it back ({@link withStoredLine}). Undefined
+ * at any other time, for any other event (a stand-in, a live one), and from a backend that does not
+ * store text. The bytes may be reused once the call returned: copy what is kept.
+ */
+export function storedLineOf(event: SessionEvent): Uint8Array | undefined {
+  return lent !== undefined && lent.event === event ? lent.line : undefined
+}
+
+/**
+ * For backends: calls `hear()` with `line`, the stored text `event` was just parsed from, reachable
+ * as {@link storedLineOf}`(event)`; once `hear` returns or throws it is not any more.
+ */
+export function withStoredLine<T>(event: SessionEvent, line: Uint8Array, hear: () => T): T {
+  const outer = lent
+  lent = { event, line }
+  try {
+    return hear()
+  } finally {
+    lent = outer
+  }
+}

@@ -1,0 +1,43 @@
+import { readdirSync, statSync, unlinkSync } from 'node:fs'
+import { join } from 'node:path'
+import { errnoOf } from './fs/file-io.js'
+import { isAlive, removeIfStale } from './session-lock.js'
+import { StorePaths } from './store-paths.js'
+
+/**
+ * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
+ * create or lock) and locks whose holder is gone; warns about what it cannot remove and about a
+ * store directory others may write.
+ */
+export function tidyStore(paths: StorePaths, warn: (message: string) => void): void {
+  let names: string[]
+  try {
+    const mode = statSync(paths.dir).mode
+    if ((mode & 0o022) !== 0) {
+      warn(
+        `the store directory ${paths.dir} is writable by others (mode ${(mode & 0o777).toString(8)}): they can plant or remove sessions; chmod 700 it`,
+      )
+    }
+    names = readdirSync(paths.dir)
+  } catch (error) {
+    warn(`could not tidy the store ${paths.dir}: ${(error as Error).message}`)
+    return
+  }
+  for (const name of names) {
+    const path = join(paths.dir, name)
+    if (name.endsWith('.lock') && !name.startsWith('.')) {
+      if (removeIfStale(path)) warn(`removed stale lock ${name}`)
+      continue
+    }
+    const owner = StorePaths.tempOwner(name)
+    if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
+    try {
+      unlinkSync(path)
+      warn(`removed orphan temp file ${name} of process ${owner}`)
+    } catch (error) {
+      if (errnoOf(error) !== 'ENOENT') {
+        warn(`could not remove orphan temp entry ${name}: ${(error as Error).message}`)
+      }
+    }
+  }
+}
