@@ -51,14 +51,15 @@ export const suite = {
         group: 'streaming',
         name:
           answer === 0
-            ? `model chunk to client agent_message_chunk, p${p}`
+            ? `model chunk to client agent_message_chunk, p${p}${p === 50 ? '' : ' (retired target: information)'}`
             : `the same, p${p}, second answer of the process (no target)`,
         ours: percentile(mine(answer), p) * 1000,
         baselineName: 'relay: fetch, parse SSE, one line per chunk',
         baseline: percentile(theirs(answer), p) * 1000,
         unit: 'µs',
         better: 'lower',
-        ...(answer === 0 && { target: 1.2 }),
+        // Issue 21 keeps the p50 target and retires p99's (its tail is GC and scheduling; README).
+        ...(answer === 0 && p === 50 && { target: 1.2 }),
         note: `${CHUNKS} chunks x 2 runs each, interleaved; ${built} --model openai; one chunk in flight; ${
           answer === 0 ? 'first answer of a fresh process' : 'after one answer, same session'
         }; chunks over ${STALL_MS * 1000} µs per 10,000: ours ${stalls(mine(answer))}, relay ${stalls(theirs(answer))}`,

@@ -242,13 +242,14 @@ function row(times: TurnTimes, runTools: boolean): BenchRow {
     group: 'append',
     name: runTools
       ? `time in the store during a ${events}-event turn whose tools run`
-      : `time in the store during a ${events}-event turn, tool results scripted`,
+      : `time in the store during a ${events}-event turn, tool results scripted (retired target: information)`,
     ours: store,
     baselineName: 'the whole turn (prompt to answer), same run',
     baseline: wall,
     unit: 'ms',
     better: 'lower',
-    target: 0.1,
+    // Issue 21 retires the target of the scripted turn (no tool runs: the store's work is most of it).
+    ...(runTools && { target: 0.1 }),
     note: `appends and writes ${(((store - flush) / events) * 1000).toFixed(1)} µs/event, flushes ${flush.toFixed(0)} ms; ${
       runTools ? 'each read_text_file reads its file' : 'no tool runs: only the agent loop, store and wire'
     }; in-process app, JSONL store; ${RUNS} runs`,
