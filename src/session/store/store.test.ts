@@ -7,10 +7,10 @@ import {
   startStore,
   T0,
   thrown,
-} from '../../test/support/session-store.js'
-import { SessionError, SessionErrorCode } from './errors.js'
-import type { SessionEvent } from './log/events.js'
-import type { Session } from './session.js'
+} from '../../../test/support/session-store.js'
+import { SessionError, SessionErrorCode } from '../errors.js'
+import type { SessionEvent } from '../log/events.js'
+import type { Session } from '../session.js'
 import { SessionStore, sessionsPlugin } from './store.js'
 
 let f: StoreFixture

@@ -1,10 +1,10 @@
-import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import type { SessionHeader, SessionMeta, SubagentMarker } from './header.js'
-import { assertSessionId, type SessionId } from './ids.js'
-import type { SessionEvent } from './log/events.js'
-import { seedLog } from './log/log-building.js'
-import { LogState, turnsBefore } from './log/log-state.js'
-import { Session, type SessionHost } from './session.js'
+import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
+import type { SessionHeader, SessionMeta, SubagentMarker } from '../header.js'
+import { assertSessionId, type SessionId } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
+import { seedLog } from '../log/log-building.js'
+import { LogState, turnsBefore } from '../log/log-state.js'
+import { Session, type SessionHost } from '../session.js'
 
 /** How the store makes a session that is not live yet: from a seed, or as a fork child. */
 

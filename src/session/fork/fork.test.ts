@@ -5,9 +5,9 @@ import {
   type StoreFixture,
   startStore,
   thrown,
-} from '../../test/support/session-store.js'
-import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import type { Session } from './session.js'
+} from '../../../test/support/session-store.js'
+import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
+import type { Session } from '../session.js'
 
 let f: StoreFixture
 beforeEach(async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { appendAll, cleanTurn, startStore } from '../../test/support/session-store.js'
+import { appendAll, cleanTurn, startStore } from '../../../test/support/session-store.js'
 
 describe('updatedAt (ACP SessionInfo: the last activity)', () => {
   it('is the last event time, and a fork child’s is never before its own creation', async () => {

@@ -1,7 +1,7 @@
-import { SessionErrorCode, SessionForkError } from './errors.js'
-import type { SessionId } from './ids.js'
-import { boundaryStatus } from './log/log-state.js'
-import { Session } from './session.js'
+import { SessionErrorCode, SessionForkError } from '../errors.js'
+import type { SessionId } from '../ids.js'
+import { boundaryStatus } from '../log/log-state.js'
+import { Session } from '../session.js'
 
 /**
  * Resolves and checks a fork boundary against a live source, by the Agent Note's rules:

@@ -1,6 +1,6 @@
-import type { Clock } from './ids.js'
-import type { SessionEvent } from './log/events.js'
-import type { Session, SessionHost } from './session.js'
+import type { Clock } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
+import type { Session, SessionHost } from '../session.js'
 
 /** Hears one appended event; see `SessionStore.onAppended`. */
 export type AppendListener = (session: Session, event: SessionEvent) => void

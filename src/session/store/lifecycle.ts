@@ -1,5 +1,5 @@
+import type { Session } from '../session.js'
 import type { SessionPersistence } from './persistence-port.js'
-import type { Session } from './session.js'
 import type { SessionStore } from './store.js'
 
 export type DisposeReason = 'closed' | 'deleted' | 'stopped'

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../test/support/session-store.js'
-import { SessionErrorCode } from './errors.js'
-import type { SessionHeader, SessionPage } from './header.js'
-import type { SessionId } from './ids.js'
-import type { SessionEvent } from './log/events.js'
+import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import { SessionErrorCode } from '../errors.js'
+import type { SessionHeader, SessionPage } from '../header.js'
+import type { SessionId } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
 import type { SessionPersistence } from './persistence-port.js'
 
 /** An in-memory SessionPersistence holding JSON copies, as a file backend would read them back. */

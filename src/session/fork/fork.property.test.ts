@@ -1,13 +1,13 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { forkOracle as oracle } from '../../test/support/fork-oracle.js'
-import { startStore } from '../../test/support/session-store.js'
-import { LogModel, randomEventArbitrary, validLogArbitrary } from '../../test/support/valid-log.js'
-import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import type { AnyEventInput } from './log/events.js'
-import { projectHistory } from './projection/history.js'
-import { projectUpdates } from './projection/updates.js'
-import type { Session } from './session.js'
+import { forkOracle as oracle } from '../../../test/support/fork-oracle.js'
+import { startStore } from '../../../test/support/session-store.js'
+import { LogModel, randomEventArbitrary, validLogArbitrary } from '../../../test/support/valid-log.js'
+import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
+import type { AnyEventInput } from '../log/events.js'
+import { projectHistory } from '../projection/history.js'
+import { projectUpdates } from '../projection/updates.js'
+import type { Session } from '../session.js'
 
 /** Tries to change every field, element and array reachable from `value`; all must be refused. */
 function tamper(value: unknown): void {

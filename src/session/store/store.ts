@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
-import { SessionError, SessionErrorCode, SessionForkError } from './errors.js'
-import { liveForkSource, resolveForkBoundary } from './fork.js'
-import type { ListOptions, SessionHeader, SessionPage, SessionSummary, SubagentMarker } from './header.js'
+import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
+import { liveForkSource, resolveForkBoundary } from '../fork/fork.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary, SubagentMarker } from '../header.js'
 import {
   assertSessionId,
   type Clock,
@@ -9,13 +9,16 @@ import {
   type IdGenerator,
   type SessionId,
   systemClock,
-} from './ids.js'
+} from '../ids.js'
 import type { DisposeReason } from './lifecycle.js'
 
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
 export type { AppendListener } from './store-host.js'
 
+import { checkSubagentMarker, subagentBoundary } from '../fork/subagent-fork.js'
+import type { Session } from '../session.js'
+import { forkTitle } from '../title.js'
 import {
   assertChildId,
   type CreateOptions,
@@ -26,11 +29,8 @@ import {
 } from './new-session.js'
 import { paginate } from './paginate.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
-import type { Session } from './session.js'
 import { type AppendListener, StoreHost } from './store-host.js'
 import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
-import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
-import { forkTitle } from './title.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock

@@ -1,7 +1,7 @@
-import { SessionErrorCode, SessionForkError } from './errors.js'
-import type { SubagentMarker } from './header.js'
-import { boundaryStatus } from './log/log-state.js'
-import type { Session } from './session.js'
+import { SessionErrorCode, SessionForkError } from '../errors.js'
+import type { SubagentMarker } from '../header.js'
+import { boundaryStatus } from '../log/log-state.js'
+import type { Session } from '../session.js'
 
 /**
  * The seed's subagent rule: a tool-triggered fork usually happens while the parent's turn is

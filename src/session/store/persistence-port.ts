@@ -1,7 +1,7 @@
-import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from './header.js'
-import type { SessionId } from './ids.js'
-import type { SessionEvent } from './log/events.js'
-import type { storedEvent, storedLineOf } from './log/stored-event.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../header.js'
+import type { SessionId } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
+import type { storedEvent, storedLineOf } from '../log/stored-event.js'
 
 /**
  * Hears each stored event as it is read back; what it returns (a promise) paces the read. A backend

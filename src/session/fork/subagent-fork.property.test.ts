@@ -1,10 +1,10 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { forkOracle } from '../../test/support/fork-oracle.js'
-import { startStore } from '../../test/support/session-store.js'
-import { validLogArbitrary } from '../../test/support/valid-log.js'
-import { projectHistory } from './projection/history.js'
-import { projectUpdates } from './projection/updates.js'
+import { forkOracle } from '../../../test/support/fork-oracle.js'
+import { startStore } from '../../../test/support/session-store.js'
+import { validLogArbitrary } from '../../../test/support/valid-log.js'
+import { projectHistory } from '../projection/history.js'
+import { projectUpdates } from '../projection/updates.js'
 
 const snapshot = (events: readonly unknown[]) => JSON.stringify(events)
 
