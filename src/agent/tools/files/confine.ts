@@ -1,6 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { ToolFailure } from './tool.js'
+import { ToolFailure } from '../tool.js'
 
 /**
  * The directories a session's file tools may touch: its `cwd` first (relative paths resolve

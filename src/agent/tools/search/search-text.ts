@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { defineTool } from './define-tool.js'
-import { stringField, type Tool, ToolFailure } from './tool.js'
-import { looksBinary, workspacePath } from './workspace-files.js'
+import { defineTool } from '../define-tool.js'
+import { looksBinary, workspacePath } from '../files/workspace-files.js'
+import { stringField, type Tool, ToolFailure } from '../tool.js'
 import { walkWorkspace } from './workspace-walk.js'
 
 export const DEFAULT_SEARCH_RESULTS = 100

@@ -1,8 +1,8 @@
 import type { Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
-import { defineTool } from './define-tool.js'
-import { pathOf, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from '../define-tool.js'
+import { pathOf, type Tool, ToolFailure } from '../tool.js'
 import { workspacePath } from './workspace-files.js'
 
 /** Most entries one listing shows. */

@@ -1,6 +1,6 @@
-import { defineTool } from './define-tool.js'
-import { stringField, type Tool, ToolFailure } from './tool.js'
-import { workspacePath } from './workspace-files.js'
+import { defineTool } from '../define-tool.js'
+import { workspacePath } from '../files/workspace-files.js'
+import { stringField, type Tool, ToolFailure } from '../tool.js'
 import { walkWorkspace } from './workspace-walk.js'
 
 /** Most paths one search returns. */

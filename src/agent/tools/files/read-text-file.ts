@@ -1,8 +1,8 @@
 import path from 'node:path'
-import type { JsonValue } from '../../session/index.js'
-import type { ToolCallLocation } from '../types.js'
-import { defineTool } from './define-tool.js'
-import { fieldOf, pathOf, stringField, type Tool } from './tool.js'
+import type { JsonValue } from '../../../session/index.js'
+import type { ToolCallLocation } from '../../types.js'
+import { defineTool } from '../define-tool.js'
+import { fieldOf, pathOf, stringField, type Tool } from '../tool.js'
 import { readWorkspaceText } from './workspace-files.js'
 
 /**

@@ -2,12 +2,12 @@ import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { JsonValue } from '../../session/index.js'
-import type { ToolResult } from '../types.js'
+import type { JsonValue } from '../../../session/index.js'
+import type { ToolResult } from '../../types.js'
+import { listDirectoryTool } from '../files/list-directory.js'
+import type { Tool } from '../tool.js'
 import { findFilesTool, MAX_FOUND_FILES } from './find-files.js'
-import { listDirectoryTool } from './list-directory.js'
 import { MAX_RESULT_LINE, searchTextTool } from './search-text.js'
-import type { Tool } from './tool.js'
 
 let base: string
 let cwd: string

@@ -1,6 +1,6 @@
 import path from 'node:path'
-import { defineTool } from './define-tool.js'
-import { pathOf, type Tool, ToolFailure } from './tool.js'
+import { defineTool } from '../define-tool.js'
+import { pathOf, type Tool, ToolFailure } from '../tool.js'
 import { readWorkspaceText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
 export interface TextEdit {

@@ -1,7 +1,7 @@
-import type { ToolCallContent, ToolResult } from '../types.js'
-import { defineTool } from './define-tool.js'
+import type { ToolCallContent, ToolResult } from '../../types.js'
+import { defineTool } from '../define-tool.js'
+import { stringField, type Tool, type ToolContext } from '../tool.js'
 import { runLocalCommand } from './local-process.js'
-import { stringField, type Tool, type ToolContext } from './tool.js'
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120
 export const MAX_COMMAND_TIMEOUT_SECONDS = 600

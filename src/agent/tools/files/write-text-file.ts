@@ -1,6 +1,6 @@
-import { defineTool } from './define-tool.js'
+import { defineTool } from '../define-tool.js'
+import { pathOf, type Tool } from '../tool.js'
 import { fileLocation } from './read-text-file.js'
-import { pathOf, type Tool } from './tool.js'
 import { readExistingText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
 /**

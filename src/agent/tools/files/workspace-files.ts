@@ -1,9 +1,9 @@
 import { constants } from 'node:fs'
 import { mkdir, open, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { raceAbort } from '../../lib/abort.js'
+import { raceAbort } from '../../../lib/abort.js'
+import { type ToolContext, ToolFailure } from '../tool.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
-import { type ToolContext, ToolFailure } from './tool.js'
 
 /** Largest file (bytes) a tool reads from the local disk as text. */
 export const MAX_TEXT_FILE_BYTES = 4 * 1024 * 1024

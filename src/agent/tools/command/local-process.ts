@@ -1,4 +1,4 @@
-import { AbortedError } from '../../lib/abort.js'
+import { AbortedError } from '../../../lib/abort.js'
 
 export interface LocalRun {
   readonly output: string
