@@ -3,7 +3,7 @@ import { createRequire } from 'node:module'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { isObject } from '../lib/is.js'
+import { isObject } from '../../lib/is.js'
 
 /**
  * Validation against the official ACP JSON schema shipped in `@agentclientprotocol/sdk` (v1):

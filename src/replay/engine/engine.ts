@@ -1,7 +1,7 @@
-import { type AgentExit, describeExit } from './agent-exit.js'
+import { type AgentExit, describeExit } from '../agent-exit.js'
+import type { ScriptLine } from '../script.js'
 import { Expectations } from './expectations.js'
 import { LiveWire, type WireOptions } from './live-wire.js'
-import type { ScriptLine } from './script.js'
 
 /** Something the run itself ran into: an expected message that never came, an agent that died. */
 export interface RunProblem {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { parseToolCommandLine, UsageError } from './command-line.js'
+import { parseToolCommandLine, UsageError } from '../command-line.js'
 import { fillPlaceholders, parsePlaceholder, placeholderRules } from './placeholders.js'
 
 const work = { name: 'work', value: '/tmp/run-1' }

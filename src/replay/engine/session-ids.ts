@@ -1,4 +1,4 @@
-import { isObject } from '../lib/is.js'
+import { isObject } from '../../lib/is.js'
 
 /**
  * The transcript's session ids and the live agent's for the same sessions, learned from pairs of

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { isObject } from '../lib/is.js'
+import { isObject } from '../../lib/is.js'
 
 /**
  * A user normalization rule (`dsh-acp replay --rules FILE`). A rules file is JSON:

@@ -1,4 +1,4 @@
-import type { LineKind, ScriptLine } from './script.js'
+import type { LineKind, ScriptLine } from '../script.js'
 
 /** What the waiting counts an agent message as: its id for responses, else its kind and method. */
 function countKey(kind: LineKind, method: string | undefined, idKey: string | undefined): string {

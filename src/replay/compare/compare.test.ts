@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
+import type { LiveEntry } from '../engine/live-wire.js'
+import { classify, type ScriptLine } from '../script.js'
 import { compareConnection } from './compare.js'
-import type { LiveEntry } from './live-wire.js'
-import { classify, type ScriptLine } from './script.js'
 
 const update = (sessionId: string, text: string) => ({
   jsonrpc: '2.0',

@@ -1,8 +1,8 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { LineSplitter } from '../jsonrpc/index.js'
-import type { AgentExit } from './agent-exit.js'
-import type { AgentCommand } from './record.js'
+import { LineSplitter } from '../../jsonrpc/index.js'
+import type { AgentExit } from '../agent-exit.js'
+import type { AgentCommand } from '../record.js'
 
 /** An agent the replay starts: the command, and optionally where and with what environment. */
 export interface AgentLaunch extends AgentCommand {

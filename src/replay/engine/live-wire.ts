@@ -1,11 +1,11 @@
 import { performance } from 'node:perf_hooks'
-import type { WireDirection } from '../jsonrpc/index.js'
+import type { WireDirection } from '../../jsonrpc/index.js'
+import type { Normalizer } from '../compare/normalize.js'
+import { fillPlaceholders, type Placeholder } from '../compare/placeholders.js'
+import { classify, type LineKind, type ScriptLine } from '../script.js'
 import { AgentRequests, UNRECORDED_REQUEST_ERROR } from './agent-requests.js'
 import type { Expectations } from './expectations.js'
 import { type AgentLaunch, type AgentLine, LiveAgent } from './live-agent.js'
-import type { Normalizer } from './normalize.js'
-import { fillPlaceholders, type Placeholder } from './placeholders.js'
-import { classify, type LineKind, type ScriptLine } from './script.js'
 import { SessionIds } from './session-ids.js'
 
 /** One message of the live run, both directions, as sent or received, with its normalized form. */

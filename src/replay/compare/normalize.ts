@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import type { WireDirection } from '../jsonrpc/index.js'
-import { isObject } from '../lib/is.js'
+import type { WireDirection } from '../../jsonrpc/index.js'
+import { isObject } from '../../lib/is.js'
 import type { CompiledRule } from './rules.js'
 
 /**

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util'
-import type { ScriptLine } from './script.js'
+import type { ScriptLine } from '../script.js'
 
 /** The error an agent request gets when the transcript holds no request like it. */
 export const UNRECORDED_REQUEST_ERROR = {
