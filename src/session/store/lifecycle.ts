@@ -1,8 +1,19 @@
+import type { Context } from 'cordis'
 import type { Session } from '../session.js'
 import type { SessionPersistence } from './persistence-port.js'
 import type { SessionStore } from './store.js'
 
 export type DisposeReason = 'closed' | 'deleted' | 'stopped'
+
+/** Makes each of `sessions` durable through the backends (`session/flush`); one whose write failed rejects with that failure. */
+export async function flushSessions(ctx: Context, sessions: readonly Session[]): Promise<void> {
+  await Promise.all(
+    sessions.map(async (session) => {
+      if (session.writeFailure) throw session.writeFailure
+      await ctx.parallel('session/flush', session)
+    }),
+  )
+}
 
 declare module 'cordis' {
   interface Context {

@@ -98,3 +98,12 @@ export function forkChild(
   const state = new LogState(turnsBefore(parent.turnSpans(), copied), copied)
   return new Session(header, parent.eventsThrough(copied), state, host)
 }
+
+/** Throws `SESSION_ALREADY_EXISTS` when `id` is `taken` (live or being loaded). */
+export function assertFreeId(id: SessionId, taken: (id: SessionId) => boolean): void {
+  if (taken(id)) {
+    throw new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists`, {
+      sessionId: id,
+    })
+  }
+}

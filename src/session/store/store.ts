@@ -1,7 +1,6 @@
 import type { Context } from 'cordis'
-import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
-import { liveForkSource, resolveForkBoundary } from '../fork/fork.js'
-import type { ListOptions, SessionHeader, SessionPage, SessionSummary, SubagentMarker } from '../header.js'
+import type { SessionError } from '../errors.js'
+import type { ListOptions, SessionHeader, SessionPage, SubagentMarker } from '../header.js'
 import {
   assertSessionId,
   type Clock,
@@ -10,27 +9,20 @@ import {
   type SessionId,
   systemClock,
 } from '../ids.js'
-import type { DisposeReason } from './lifecycle.js'
+import type { Session } from '../session.js'
+import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from './durable.js'
+import { type DisposeReason, flushSessions } from './lifecycle.js'
+import { listSessions, visitLiveEvents } from './live-reads.js'
+import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
+import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
+import { type AppendListener, StoreHost } from './store-host.js'
+import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
 
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
+export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
-
-import { checkSubagentMarker, subagentBoundary } from '../fork/subagent-fork.js'
-import type { Session } from '../session.js'
-import { forkTitle } from '../title.js'
-import {
-  assertChildId,
-  type CreateOptions,
-  childExists,
-  type ForkChildExtra,
-  forkChild,
-  seededSession,
-} from './new-session.js'
-import { paginate } from './paginate.js'
-import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
-import { type AppendListener, StoreHost } from './store-host.js'
-import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -38,8 +30,6 @@ export interface SessionStoreConfig {
   /** cwd for sessions created without one. Default: the process's cwd. */
   readonly defaultCwd?: string
 }
-
-export type SessionForkSource = Session | SessionId
 
 /**
  * The session store, service `ctx.sessions`: live sessions in memory, lifecycle events for
@@ -54,6 +44,8 @@ export class SessionStore {
   private readonly mintId: IdGenerator
   private readonly defaultCwd: string
   private readonly host: StoreHost
+  private readonly spawner: ForkSpawner
+  private readonly durable: DurableStore
 
   constructor(
     private readonly ctx: Context,
@@ -68,6 +60,15 @@ export class SessionStore {
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
     this.host = new StoreHost(clock)
+    this.spawner = {
+      live: this.live,
+      taken: (id) => this.live.has(id) || this.opening.has(id),
+      mintId: this.mintId,
+      now: () => this.now(),
+      host: this.host,
+      admit: (child) => this.admit(child, 'session/created'),
+    }
+    this.durable = { flush: (id) => this.flush(id), letGo: (session) => this.detach(session, 'closed') }
   }
 
   /**
@@ -100,7 +101,7 @@ export class SessionStore {
   create(id?: SessionId, options: CreateOptions = {}): Session {
     const sessionId = id ?? this.mintId()
     assertSessionId(sessionId)
-    this.assertFree(sessionId)
+    assertFreeId(sessionId, this.spawner.taken)
     const defaults = { now: () => this.now(), cwd: this.defaultCwd }
     return this.admit(seededSession(sessionId, options, defaults, this.host), 'session/created')
   }
@@ -161,11 +162,7 @@ export class SessionStore {
    * `INVALID_BOUNDARY`, `OPEN_TURN` (and `INVALID_SESSION_ID` for a bad child id).
    */
   fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
-    const parent = liveForkSource(source, (id) => this.live.get(id))
-    const title = forkTitle(parent.title)
-    return this.spawn(parent, resolveForkBoundary(parent, boundary), childSessionId, {
-      ...(title !== undefined && { title }),
-    })
+    return forkLive(this.spawner, source, boundary, childSessionId)
   }
 
   /**
@@ -181,25 +178,7 @@ export class SessionStore {
     marker: SubagentMarker,
     options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
   ): Session {
-    const subagent = checkSubagentMarker(marker)
-    const parent = liveForkSource(source, (id) => this.live.get(id))
-    const title = options.title ?? parent.explicitTitle
-    return this.spawn(parent, subagentBoundary(parent), options.childSessionId, {
-      subagent,
-      ...(title !== undefined && { title }),
-    })
-  }
-
-  /** A live child of `parent` seeded with its first `copied` events (a closed boundary). */
-  private spawn(
-    parent: Session,
-    copied: number,
-    childSessionId: SessionId | undefined,
-    extra: ForkChildExtra,
-  ): Session {
-    const childId = childSessionId ?? this.mintId()
-    assertChildId(childId, (id) => this.live.has(id) || this.opening.has(id))
-    return this.admit(forkChild(parent, copied, childId, extra, this.now(), this.host), 'session/created')
+    return forkSubagentLive(this.spawner, source, marker, options)
   }
 
   /**
@@ -212,11 +191,9 @@ export class SessionStore {
     boundary?: number,
     childSessionId?: SessionId,
   ): Promise<Session> {
-    const parent = typeof source === 'string' ? await this.openForFork(source) : source
-    if (childSessionId !== undefined && (await this.persistence?.exists(childSessionId))) {
-      throw childExists(childSessionId)
-    }
-    return this.untilDurable(this.fork(parent, boundary, childSessionId))
+    const parent = typeof source === 'string' ? await openForFork((id) => this.open(id), source) : source
+    await assertNotPersisted(this.persistence, childSessionId)
+    return untilDurable(this.durable, this.fork(parent, boundary, childSessionId))
   }
 
   /** `forkSubagent`, resolved once the child's header and seed are durable (else it is let go). */
@@ -225,7 +202,7 @@ export class SessionStore {
     marker: SubagentMarker,
     options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
   ): Promise<Session> {
-    return this.untilDurable(this.forkSubagent(source, marker, options))
+    return untilDurable(this.durable, this.forkSubagent(source, marker, options))
   }
 
   /**
@@ -233,28 +210,7 @@ export class SessionStore {
    * session whose header could not be made durable is let go (its id was never handed out).
    */
   async createDurable(id?: SessionId, options: CreateOptions = {}): Promise<Session> {
-    return this.untilDurable(this.create(id, options))
-  }
-
-  private async untilDurable(session: Session): Promise<Session> {
-    try {
-      await this.flush(session.id)
-    } catch (error) {
-      this.detach(session, 'closed')
-      throw error
-    }
-    return session
-  }
-
-  private async openForFork(id: SessionId): Promise<Session> {
-    try {
-      return await this.open(id)
-    } catch (error) {
-      if (error instanceof SessionError && error.code === SessionErrorCode.SESSION_NOT_FOUND) {
-        throw new SessionForkError(SessionErrorCode.SESSION_NOT_FOUND, error.message, error.data)
-      }
-      throw error
-    }
+    return untilDurable(this.durable, this.create(id, options))
   }
 
   /**
@@ -264,12 +220,7 @@ export class SessionStore {
    */
   async flush(id?: SessionId): Promise<void> {
     const targets = id === undefined ? this.liveSessions() : [this.require(id)]
-    await Promise.all(
-      targets.map(async (session) => {
-        if (session.writeFailure) throw session.writeFailure
-        await this.ctx.parallel('session/flush', session)
-      }),
-    )
+    await flushSessions(this.ctx, targets)
   }
 
   /**
@@ -323,14 +274,7 @@ export class SessionStore {
   async visitEvents(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader> {
     assertSessionId(id)
     const session = this.live.get(id)
-    if (session) {
-      for (const event of session.eventsAfter(Math.max(0, from - 1))) {
-        let more = visit(event, session.header)
-        if (typeof more !== 'boolean') more = await more
-        if (!more) break
-      }
-      return session.header
-    }
+    if (session) return visitLiveEvents(session, from, visit)
     return visitStoredEvents(this.persistence, id, from, visit)
   }
 
@@ -340,18 +284,7 @@ export class SessionStore {
    * current state and are ordered by it.
    */
   list(options: ListOptions = {}): Promise<SessionPage> {
-    const persistence = this.persistence
-    try {
-      if (!persistence) return Promise.resolve(paginate(this.liveSummaries(), options))
-      if (this.live.size === 0) return persistence.list(options)
-      return persistence.list(options, (id) => this.live.get(id)?.summary())
-    } catch (error) {
-      return Promise.reject(error)
-    }
-  }
-
-  private *liveSummaries(): Iterable<SessionSummary> {
-    for (const session of this.live.values()) yield session.summary()
+    return listSessions(this.persistence, this.live, options)
   }
 
   /** The live session, or `SESSION_NOT_FOUND`. */
@@ -359,14 +292,6 @@ export class SessionStore {
     const session = this.live.get(id)
     if (!session) throw notFound(id)
     return session
-  }
-
-  private assertFree(id: SessionId): void {
-    if (this.live.has(id) || this.opening.has(id)) {
-      throw new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists`, {
-        sessionId: id,
-      })
-    }
   }
 
   private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
