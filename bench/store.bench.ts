@@ -2,7 +2,7 @@ import { Context } from 'cordis'
 import { createSequentialIdGenerator } from '../src/session/ids.js'
 import type { AnyEventInput } from '../src/session/log/events.js'
 import type { Session } from '../src/session/session.js'
-import { sessionsPlugin } from '../src/session/store.js'
+import { sessionsPlugin } from '../src/session/store/store.js'
 import { type BenchRow, collectGarbage, timeMedian } from './harness.js'
 
 /**

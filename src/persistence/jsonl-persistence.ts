@@ -4,13 +4,13 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../session/header.js'
 import type { SessionId } from '../session/ids.js'
 import type { SessionEvent } from '../session/log/events.js'
+import type { Session } from '../session/session.js'
 import type {
   SessionPersistence,
   StoredEventListener,
   StoredEventVisitor,
-} from '../session/persistence-port.js'
-import type { Session } from '../session/session.js'
-import type { DisposeReason } from '../session/store.js'
+} from '../session/store/persistence-port.js'
+import type { DisposeReason } from '../session/store/store.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'

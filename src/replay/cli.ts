@@ -1,11 +1,11 @@
 import { TranscriptFormatError } from '../process/transcript.js'
 import { describeExit, exitStatus } from './agent-exit.js'
 import { parseToolCommandLine, type ReplayCommandLine, UsageError } from './command-line.js'
-import { ReplayStartError } from './engine.js'
+import { type CompiledRule, RulesError, readRulesFile } from './compare/rules.js'
+import { ReplayStartError } from './engine/engine.js'
 import { AgentStartError, record } from './record.js'
 import { replay, writeUpdatedTranscript } from './replay.js'
 import { renderJson, renderText } from './report.js'
-import { type CompiledRule, RulesError, readRulesFile } from './rules.js'
 import { readScript } from './script.js'
 
 const fail = (command: string, message: string) => process.stderr.write(`dsh-acp ${command}: ${message}\n`)

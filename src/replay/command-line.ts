@@ -1,4 +1,4 @@
-import { type Placeholder, parsePlaceholder } from './placeholders.js'
+import { type Placeholder, parsePlaceholder } from './compare/placeholders.js'
 import type { AgentCommand } from './record.js'
 
 export const RECORD_USAGE = `Usage: dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]

@@ -1,5 +1,5 @@
 import { describeExit } from './agent-exit.js'
-import type { Difference } from './compare.js'
+import type { Difference } from './compare/compare.js'
 import type { ReplayReport, Violation } from './replay.js'
 
 const show = (value: unknown) => (value === undefined ? '(nothing)' : JSON.stringify(value))

@@ -3,4 +3,4 @@ export {
   acpMethod,
   validateAcpDefinition,
   validateAcpMessage,
-} from '../../src/replay/acp-schema.js'
+} from '../../src/replay/compare/acp-schema.js'

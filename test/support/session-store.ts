@@ -6,7 +6,7 @@ import { type FileSystem, JsonlPersistence, persistencePlugin } from '../../src/
 import { createSequentialIdGenerator, systemClock } from '../../src/session/ids.js'
 import type { AnyEventInput } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
-import { type SessionStore, type SessionStoreConfig, sessionsPlugin } from '../../src/session/store.js'
+import { type SessionStore, type SessionStoreConfig, sessionsPlugin } from '../../src/session/store/store.js'
 
 // The one store fixture of the tests: the store plugged the way the app plugs it, in memory or on
 // the JSONL backend, and the session logs the tests write into it.

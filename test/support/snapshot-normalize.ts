@@ -2,8 +2,8 @@ import { realpathSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseTranscriptLine, type TranscriptEntry } from '../../src/process/transcript.js'
-import { normalizeInitializeVersions } from '../../src/replay/normalize.js'
-import type { Placeholder } from '../../src/replay/placeholders.js'
+import { normalizeInitializeVersions } from '../../src/replay/compare/normalize.js'
+import type { Placeholder } from '../../src/replay/compare/placeholders.js'
 import { scriptFromEntries } from '../../src/replay/script.js'
 
 /** What varies between two runs of one scenario, and nothing else. */

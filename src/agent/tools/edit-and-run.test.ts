@@ -6,8 +6,8 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import type { JsonValue } from '../../session/index.js'
 import type { ClientBridge, TerminalBridge, ToolResult } from '../types.js'
-import { applyEdits, editTextFileTool } from './edit-text-file.js'
-import { COMMAND_OUTPUT_LIMIT, runCommandTool } from './run-command.js'
+import { COMMAND_OUTPUT_LIMIT, runCommandTool } from './command/run-command.js'
+import { applyEdits, editTextFileTool } from './files/edit-text-file.js'
 import type { Tool } from './tool.js'
 
 let base: string

@@ -1,5 +1,4 @@
-import { setTimeout as delay } from 'node:timers/promises'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
+import { SessionError } from '../../session/errors.js'
 import type { ListOptions, SessionPage, SessionSummary } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import {
@@ -8,17 +7,14 @@ import {
   pageSize,
   paginate,
   withLiveSummaries,
-} from '../../session/paginate.js'
+} from '../../session/store/paginate.js'
 import { errnoOf, persistenceError } from '../fs/file-io.js'
 import { type DirectoryWatch, type FileSystem, NotRegularFileError } from '../fs/file-system.js'
 import { StorePaths } from '../store-paths.js'
 import type { CachedSummary } from './catalog-file.js'
 import { CatalogSaves } from './catalog-saves.js'
 import { readSummary, sameFile } from './read-summary.js'
-
-const PARALLEL = 16
-/** Reads of one file before a list fails (with short waits: descriptors free up). */
-const READ_ATTEMPTS = 4
+import { inParallel, READ_ATTEMPTS, retryDelay, storedSessionIds, sweep } from './store-directory.js'
 
 /** With a watch, every file is still stat'ed again this often (in the background), should an event have been lost. */
 const FULL_CHECK_MS = 2000
@@ -190,14 +186,14 @@ export class SessionCatalog {
   private sweeping = false
 
   /**
-   * Starts a {@link sweep} in the background: lists do not wait for it; the lists after it see
+   * Starts a sweep ({@link sweep}) in the background: lists do not wait for it; the lists after it see
    * what it found. If it fails, the next list checks every file itself (and fails as it would).
    */
   private startSweep(): void {
     if (this.sweeping) return
     this.sweeping = true
     const started = performance.now()
-    this.sweep().then(
+    sweep(this.fs, this.paths, this.cache, this.changed).then(
       () => {
         this.sweeping = false
         // Not when the cache stopped being trusted meanwhile (an event without a name, a broken watch).
@@ -211,78 +207,18 @@ export class SessionCatalog {
     )
   }
 
-  /**
-   * The watch's safety net: reads the directory and stats every session file, and marks changed
-   * each one that is new, gone, or differs from its cached stat, for the next refresh to read. It
-   * writes nothing into the cache itself, so it never races a refresh reading the same file.
-   */
-  private async sweep(): Promise<void> {
-    const ids = await this.sessionIds()
-    const present = new Set(ids)
-    for (const id of this.cache.keys()) {
-      if (!present.has(id)) this.changed.add(id)
-    }
-    let next = 0
-    const worker = async () => {
-      while (next < ids.length) {
-        const id = ids[next++] as SessionId
-        const cached = this.cache.get(id)
-        if (
-          !cached ||
-          !sameFile(await this.fs.stat(this.paths.sessionFile(id)).catch(() => undefined), cached.stat)
-        ) {
-          this.changed.add(id)
-        }
-      }
-    }
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
-  }
-
-  private async sessionIds(): Promise<SessionId[]> {
-    const ids: SessionId[] = []
-    for (const name of await this.readDirectory()) {
-      const id = StorePaths.sessionIdOf(name)
-      if (id !== undefined) ids.push(id)
-    }
-    return ids
-  }
-
   /** Reads the directory and stats every session file (reading those that changed). */
   private async checkAll(): Promise<void> {
     await this.restore()
     const started = performance.now()
     this.changed.clear()
-    const ids = await this.sessionIds()
+    const ids = await storedSessionIds(this.fs, this.paths)
     const present = new Set(ids)
     for (const id of this.cache.keys()) {
       if (!present.has(id)) this.forget(id)
     }
-    let next = 0
-    const worker = async () => {
-      while (next < ids.length) await this.summary(ids[next++] as SessionId)
-    }
-    await Promise.all(Array.from({ length: Math.min(PARALLEL, ids.length) }, worker))
+    await inParallel(ids, (id) => this.summary(id))
     if (this.watch) this.checkedAll = started
-  }
-
-  /** The store directory's entries; retried like a file, then `PERSISTENCE_FAILED` (never -32603). */
-  private async readDirectory(): Promise<string[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.fs.readdir(this.paths.dir)
-      } catch (error) {
-        if (attempt >= READ_ATTEMPTS) {
-          const errno = errnoOf(error)
-          throw new SessionError(
-            SessionErrorCode.PERSISTENCE_FAILED,
-            `list: read directory ${this.paths.dir} failed: ${(error as Error).message}`,
-            { op: 'readdir', path: this.paths.dir, ...(errno !== undefined && { errno }) },
-            { cause: error },
-          )
-        }
-        await delay(10 * 4 ** attempt)
-      }
-    }
   }
 
   private forget(id: SessionId): void {
@@ -304,7 +240,7 @@ export class SessionCatalog {
       } catch (error) {
         const path = this.paths.sessionFile(id)
         if (attempt >= READ_ATTEMPTS) throw persistenceError(id, 'list: read', path, error)
-        await delay(10 * 4 ** attempt)
+        await retryDelay(attempt)
       }
     }
   }

@@ -1,7 +1,7 @@
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
-import type { StoredEventVisitor } from '../../session/persistence-port.js'
+import type { StoredEventVisitor } from '../../session/store/persistence-port.js'
 import { corruptLine, parseHeader } from '../file-format.js'
 import type { OpenFile } from '../fs/file-system.js'
 

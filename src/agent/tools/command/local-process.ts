@@ -1,0 +1,110 @@
+import { AbortedError } from '../../../lib/abort.js'
+
+export interface LocalRun {
+  readonly output: string
+  /** Output beyond the limit was dropped (the first part is kept). */
+  readonly truncated: boolean
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+}
+
+export interface LocalRunOptions {
+  readonly cwd: string
+  readonly timeoutMs: number
+  /** Most bytes of stdout and stderr (together, interleaved) kept. */
+  readonly outputLimit: number
+  readonly signal: AbortSignal
+  /** Grace between SIGTERM and SIGKILL. Default 2 s. */
+  readonly killGraceMs?: number
+}
+
+/**
+ * Variables of this process that a command does not inherit: the agent's own settings and its
+ * provider key (`DSH_*`, `OPENAI_*`), so a command cannot print them into the model's context.
+ */
+const PRIVATE_ENV = /^(DSH_|OPENAI_)/
+
+/**
+ * Runs `command args` as a child process in its own process group, with stdin closed. It resolves
+ * when the process has exited and its output is closed. On timeout or when `signal` aborts, the
+ * whole group gets SIGTERM and, after a grace period, SIGKILL; an abort rejects with an AbortError
+ * once the group is gone, so nothing outlives the call.
+ */
+export async function runLocalCommand(
+  command: string,
+  args: readonly string[],
+  options: LocalRunOptions,
+): Promise<LocalRun> {
+  options.signal.throwIfAborted()
+  // Loaded by the first command run: a server that runs none starts without it.
+  const { spawn } = await import('node:child_process')
+  options.signal.throwIfAborted()
+  return new Promise<LocalRun>((resolve, reject) => {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name)))
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    })
+    const chunks: Buffer[] = []
+    let kept = 0
+    let truncated = false
+    let timedOut = false
+    let aborted = false
+    const collect = (chunk: Buffer) => {
+      if (kept >= options.outputLimit) {
+        truncated = true
+        return
+      }
+      const piece = chunk.subarray(0, options.outputLimit - kept)
+      if (piece.length < chunk.length) truncated = true
+      chunks.push(piece)
+      kept += piece.length
+    }
+    child.stdout.on('data', collect)
+    child.stderr.on('data', collect)
+    let killTimer: NodeJS.Timeout | undefined
+    const killGroup = () => {
+      signalGroup(child.pid, 'SIGTERM')
+      killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000)
+      killTimer.unref()
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, options.timeoutMs)
+    const onAbort = () => {
+      aborted = true
+      killGroup()
+    }
+    options.signal.addEventListener('abort', onAbort, { once: true })
+    child.on('error', (error) => {
+      clearTimeout(timer)
+      options.signal.removeEventListener('abort', onAbort)
+      reject(error)
+    })
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer)
+      if (killTimer) clearTimeout(killTimer)
+      signalGroup(child.pid, 'SIGKILL')
+      options.signal.removeEventListener('abort', onAbort)
+      if (aborted) {
+        reject(new AbortedError('the command was cancelled'))
+        return
+      }
+      resolve({ output: Buffer.concat(chunks).toString('utf8'), truncated, exitCode, signal, timedOut })
+    })
+  })
+}
+
+/** Signals a process group; quiet when it is already gone. */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // the group is gone
+  }
+}

@@ -1,0 +1,126 @@
+import type { ToolCallContent, ToolResult } from '../../types.js'
+import { defineTool } from '../define-tool.js'
+import { stringField, type Tool, type ToolContext } from '../tool.js'
+import { runLocalCommand } from './local-process.js'
+
+export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120
+export const MAX_COMMAND_TIMEOUT_SECONDS = 600
+/** Most output bytes a command keeps (the editor's terminal or our own buffer). */
+export const COMMAND_OUTPUT_LIMIT = 256 * 1024
+
+/**
+ * `run_command {command, timeoutSeconds?}`: runs a shell command line (`/bin/sh -c`) in the
+ * session's cwd. Through the editor's terminal (`terminal/create`, embedded in the tool call,
+ * `terminal/wait_for_exit`, `terminal/output`, `terminal/release`) when the client advertised
+ * `terminal`; otherwise as a local child process. Either way with a timeout and an output cap, and
+ * killed when the turn is cancelled. Always an `execute`: the policy asks unless the user chose
+ * "always" for this exact command line.
+ */
+export const runCommandTool: Tool = defineTool({
+  spec: {
+    name: 'run_command',
+    description:
+      'Run a shell command (sh -c) in the working directory and return its exit status and output ' +
+      '(stdout and stderr together). The user is asked first. Commands time out after `timeoutSeconds` ' +
+      `(default ${DEFAULT_COMMAND_TIMEOUT_SECONDS}).`,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        command: { type: 'string', minLength: 1, description: 'The command line' },
+        timeoutSeconds: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS },
+      },
+      required: ['command'],
+      additionalProperties: false,
+    } as const,
+  },
+  kind: 'execute',
+  effect: 'execute',
+  title: (input) => `Run ${shorten(stringField(input, 'command') ?? 'command')}`,
+  permissionScope: (input) => `run_command:${stringField(input, 'command') ?? ''}`,
+  async run(input, context) {
+    const { command, timeoutSeconds } = input
+    const timeoutMs = (timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000
+    if (context.client.terminal) return runInEditorTerminal(command, timeoutMs, context)
+    const run = await runLocalCommand('/bin/sh', ['-c', command], {
+      cwd: context.cwd,
+      timeoutMs,
+      outputLimit: COMMAND_OUTPUT_LIMIT,
+      signal: context.signal,
+    })
+    return commandResult(run.output, run.truncated, run.exitCode, run.signal, run.timedOut, timeoutMs)
+  },
+})
+
+async function runInEditorTerminal(
+  command: string,
+  timeoutMs: number,
+  context: ToolContext,
+): Promise<ToolResult> {
+  const terminal = context.client.terminal
+  if (!terminal) throw new Error('the client has no terminal')
+  const terminalId = await terminal.create(
+    { command: '/bin/sh', args: ['-c', command], cwd: context.cwd, outputByteLimit: COMMAND_OUTPUT_LIMIT },
+    context.signal,
+  )
+  const embedded: ToolCallContent[] = [{ type: 'terminal', terminalId }]
+  let released = false
+  const release = async () => {
+    if (released) return
+    released = true
+    await terminal.release(terminalId).catch(() => {})
+  }
+  try {
+    context.progress(embedded)
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const waitSignal = AbortSignal.any([context.signal, timeout])
+    let timedOut = false
+    try {
+      await terminal.waitForExit(terminalId, waitSignal)
+    } catch (error) {
+      if (!timeout.aborted || context.signal.aborted) throw error
+      timedOut = true
+      await terminal.kill(terminalId).catch(() => {})
+    }
+    const result = await terminal.output(terminalId, context.signal)
+    const exit = result.exitStatus ?? {}
+    return {
+      ...commandResult(
+        result.output,
+        result.truncated,
+        exit.exitCode ?? null,
+        exit.signal ?? null,
+        timedOut,
+        timeoutMs,
+      ),
+      content: embedded,
+    }
+  } catch (error) {
+    if (context.signal.aborted) await terminal.kill(terminalId).catch(() => {})
+    throw error
+  } finally {
+    await release()
+  }
+}
+
+function commandResult(
+  output: string,
+  truncated: boolean,
+  exitCode: number | null,
+  signal: string | null,
+  timedOut: boolean,
+  timeoutMs: number,
+): ToolResult {
+  const status = timedOut
+    ? `timed out after ${timeoutMs / 1000} s and was killed`
+    : signal
+      ? `killed by ${signal}`
+      : `exit code ${exitCode ?? 'unknown'}`
+  const note = truncated ? `\n[output cut: it was longer than ${COMMAND_OUTPUT_LIMIT} bytes]` : ''
+  const text = `${status}\n${output}${note}`
+  return timedOut || signal || exitCode !== 0 ? { output: text, isError: true } : { output: text }
+}
+
+function shorten(command: string): string {
+  const line = command.split('\n')[0] as string
+  return line.length > 80 || line !== command ? `${line.slice(0, 79)}…` : line
+}

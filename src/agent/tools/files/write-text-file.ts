@@ -1,0 +1,42 @@
+import { defineTool } from '../define-tool.js'
+import { pathOf, type Tool } from '../tool.js'
+import { fileLocation } from './read-text-file.js'
+import { readExistingText, workspacePath, writeWorkspaceText } from './workspace-files.js'
+
+/**
+ * `write_text_file {path, content}`: writes a whole text file (an `edit`: the permission policy
+ * asks first in `ask` mode). Through the editor (`fs/write_text_file`) when the client can,
+ * otherwise on the local disk (creating missing directories), the path confined to the session's
+ * cwd. The editor is shown the change as an ACP `diff`.
+ */
+export const writeTextFileTool: Tool = defineTool({
+  spec: {
+    name: 'write_text_file',
+    description:
+      "Write (create or replace) a text file in the user's workspace. `path` is relative to the working " +
+      'directory (or absolute inside it); `content` is the whole new file. To change part of a file, use edit_text_file.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        path: { type: 'string', minLength: 1, description: 'File path, relative to the working directory' },
+        content: { type: 'string', description: 'The complete new content of the file' },
+      },
+      required: ['path', 'content'],
+      additionalProperties: false,
+    } as const,
+  },
+  kind: 'edit',
+  effect: 'edit',
+  title: (input) => `Write ${pathOf(input) ?? 'file'}`,
+  locations: (input, cwd) => fileLocation(input, cwd),
+  async run(input, context) {
+    const { path: requested, content } = input
+    await workspacePath(requested, context, 'write')
+    const oldText = await readExistingText(requested, context)
+    const target = await writeWorkspaceText(requested, content, context)
+    return {
+      output: `Wrote ${Buffer.byteLength(content)} bytes to ${requested}`,
+      content: [{ type: 'diff', path: target, oldText, newText: content }],
+    }
+  },
+})

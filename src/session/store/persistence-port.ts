@@ -1,0 +1,63 @@
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../header.js'
+import type { SessionId } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
+import type { storedEvent, storedLineOf } from '../log/stored-event.js'
+
+/**
+ * Hears each stored event as it is read back; what it returns (a promise) paces the read. A backend
+ * that stores events as JSON text lends the text each event was parsed from during the call
+ * ({@link storedLineOf}).
+ */
+export type StoredEventListener = (event: SessionEvent, header: SessionHeader) => void | Promise<void>
+
+/**
+ * Hears a session's events in order while it is read without being opened: `true` (or a promise of
+ * it, awaited before the next event) goes on, `false` stops.
+ */
+export type StoredEventVisitor = (event: SessionEvent, header: SessionHeader) => boolean | Promise<boolean>
+
+/**
+ * What the store asks of a persistence backend (service `ctx.persistence`) to bring sessions back.
+ * Writing never goes through here: backends persist through the store's lifecycle events.
+ */
+export interface SessionPersistence {
+  /**
+   * Opens a persisted session for writing by this process and reads it whole: header and events,
+   * after any torn tail was repaired. Resolves undefined when no such session is stored. The
+   * backend holds the session (lock, writer) until `session/disposed` or `release`. A backend that
+   * streams calls `onEvent` for each event as it is read, in order, before resolving (none after a
+   * bad line; awaiting what it returns before reading much further); one that does not is fine
+   * too: the store then goes through the events it resolved with. An exception from `onEvent`
+   * stops the read and rejects `open` with it, after letting go of the session. The resolved
+   * `events` become the session's log: where `onEvent` heard an event whole, the backend may
+   * resolve a stand-in for it that reads its data back on demand ({@link storedEvent}), so a
+   * loaded session does not hold every body in memory.
+   */
+  open(
+    id: SessionId,
+    onEvent?: StoredEventListener,
+  ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined>
+  /**
+   * Reads a stored session without opening it (no lock taken, nothing repaired, not made live):
+   * the header, and the events with `seq >= from` handed to `visit` in order until it stops or the
+   * complete lines end (a torn tail is not read; events before `from` are not parsed). Resolves
+   * the header, or undefined when no such session is stored. A bad line rejects with
+   * `CORRUPT_SESSION`. Optional: a backend without it cannot show what a subagent did in its
+   * parent's replay.
+   */
+  visit?(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined>
+  /** Lets go of a session that `open` returned but the store refused (it failed validation). */
+  release(id: SessionId): Promise<void>
+  /** Whether a session is stored, without reading it. */
+  exists(id: SessionId): Promise<boolean>
+  /**
+   * Stored sessions, most recent activity first, read from headers or a catalog, never whole logs.
+   * `live(id)` is the current summary of a session live in this process: it stands in for the
+   * stored one, in the order of its current activity. Without `live`, none is live.
+   */
+  list(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): Promise<SessionPage>
+  /** Removes a stored session (which must not be live). Resolves false when there was none. */
+  remove(id: SessionId): Promise<boolean>
+  /** Resolves once every queued write, flush and file close has finished. */
+  idle(): Promise<void>
+}

@@ -1,0 +1,325 @@
+import type { Context } from 'cordis'
+import type { SessionError } from '../errors.js'
+import type { ListOptions, SessionHeader, SessionPage, SubagentMarker } from '../header.js'
+import {
+  assertSessionId,
+  type Clock,
+  createTimeOrderedIdGenerator,
+  type IdGenerator,
+  type SessionId,
+  systemClock,
+} from '../ids.js'
+import type { Session } from '../session.js'
+import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from './durable.js'
+import { type DisposeReason, flushSessions } from './lifecycle.js'
+import { listSessions, visitLiveEvents } from './live-reads.js'
+import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
+import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
+import { type AppendListener, StoreHost } from './store-host.js'
+import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
+
+export type { DisposeReason } from './lifecycle.js'
+export type { CreateOptions } from './new-session.js'
+export type { SessionForkSource } from './store-forks.js'
+export type { AppendListener } from './store-host.js'
+
+export interface SessionStoreConfig {
+  readonly clock?: Clock
+  readonly idGenerator?: IdGenerator
+  /** cwd for sessions created without one. Default: the process's cwd. */
+  readonly defaultCwd?: string
+}
+
+/**
+ * The session store, service `ctx.sessions`: live sessions in memory, lifecycle events for
+ * persistence backends, and fork. Plug it with {@link sessionsPlugin}. It is deliberately not a
+ * cordis `Service` subclass: cordis 3 treats an instance method named `fork` as its own plugin
+ * fork hook (and types it so), which the contract's `fork(source, boundary?, child?)` would clash
+ * with.
+ */
+export class SessionStore {
+  private readonly live = new Map<SessionId, Session>()
+  private readonly opening = new Map<SessionId, Promise<Session>>()
+  private readonly mintId: IdGenerator
+  private readonly defaultCwd: string
+  private readonly host: StoreHost
+  private readonly spawner: ForkSpawner
+  private readonly durable: DurableStore
+
+  constructor(
+    private readonly ctx: Context,
+    config: SessionStoreConfig = {},
+  ) {
+    ctx.on('dispose', () => this.stop())
+    this.persistence = ctx.get('persistence') ?? undefined
+    ctx.on('internal/service', (name: string) => {
+      if (name === 'persistence') this.persistence = ctx.get('persistence') ?? undefined
+    })
+    const clock = config.clock ?? systemClock
+    this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
+    this.defaultCwd = config.defaultCwd ?? process.cwd()
+    this.host = new StoreHost(clock)
+    this.spawner = {
+      live: this.live,
+      taken: (id) => this.live.has(id) || this.opening.has(id),
+      mintId: this.mintId,
+      now: () => this.now(),
+      host: this.host,
+      admit: (child) => this.admit(child, 'session/created'),
+    }
+    this.durable = { flush: (id) => this.flush(id), letGo: (session) => this.detach(session, 'closed') }
+  }
+
+  /**
+   * Calls `listener(session, event)` after each event is appended to a live session, in append
+   * order, before `append` returns (an exception propagates to the appender). Returns the function
+   * that unsubscribes; a plugin calls it when its scope is disposed.
+   */
+  onAppended(listener: AppendListener): () => void {
+    return this.host.onAppended(listener)
+  }
+
+  /** `ctx.persistence`, kept current through cordis's `internal/service` (a service read is slow). */
+  private persistence: SessionPersistence | undefined
+
+  /** True when a persistence backend keeps sessions: a closed session can be loaded again. */
+  get hasPersistence(): boolean {
+    return this.persistence !== undefined
+  }
+
+  /** The current time as the store stamps it. */
+  now(): string {
+    return this.host.now()
+  }
+
+  /**
+   * Creates a live session. Without `id` the store mints one. `seed` must be a valid log prefix;
+   * it is deep-copied and frozen. Throws `INVALID_SESSION_ID`, `SESSION_ALREADY_EXISTS`,
+   * `INVALID_SEED`.
+   */
+  create(id?: SessionId, options: CreateOptions = {}): Session {
+    const sessionId = id ?? this.mintId()
+    assertSessionId(sessionId)
+    assertFreeId(sessionId, this.spawner.taken)
+    const defaults = { now: () => this.now(), cwd: this.defaultCwd }
+    return this.admit(seededSession(sessionId, options, defaults, this.host), 'session/created')
+  }
+
+  /** The live session with this id, or undefined. */
+  get(id: SessionId): Session | undefined {
+    return this.live.get(id)
+  }
+
+  /** Live sessions, in creation order. */
+  liveSessions(): Session[] {
+    return [...this.live.values()]
+  }
+
+  /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
+  async open(id: SessionId, replay?: StoredEventListener): Promise<Session> {
+    return this.live.get(id) ?? this.load(id, replay)
+  }
+
+  /**
+   * Makes a persisted session live (or returns it if it already is). The log is checked against
+   * the header and every invariant. A log that ends inside a turn (the process died mid-turn) gets
+   * a `turn/end { reason: "interrupted" }`, so the session can go on.
+   *
+   * `replay` hears each stored event once it passed every check, while the log is still being
+   * read (what it returns paces the read). It hears nothing when the session was live or being
+   * loaded already: then the caller takes the events from the session. A bad line later in the
+   * file still fails the load (after `replay` heard the events before it): the session does not
+   * become live. An exception from `replay` fails the load with it.
+   */
+  async load(id: SessionId, replay?: StoredEventListener): Promise<Session> {
+    assertSessionId(id)
+    const existing = this.live.get(id)
+    if (existing) return existing
+    const pending = this.opening.get(id)
+    if (pending) return pending
+    const loading = this.loadFromPersistence(id, replay).finally(() => this.opening.delete(id))
+    this.opening.set(id, loading)
+    return loading
+  }
+
+  private async loadFromPersistence(
+    id: SessionId,
+    replay: StoredEventListener | undefined,
+  ): Promise<Session> {
+    const session = await readStoredSession(this.persistence, id, replay, this.host)
+    this.admit(session, 'session/loaded')
+    const open = session.openTurn
+    if (open !== undefined) session.append({ type: 'turn/end', data: { turn: open, reason: 'interrupted' } })
+    return session
+  }
+
+  /**
+   * Forks `source` through `boundary` (inclusive seq; default its last event) into a new live
+   * child, by the Agent Note's rules. The child shares the parent's frozen events (equivalent to a
+   * deep copy: nobody can change them), inherits `cwd`, and gets `parentSession` and `seedLength`.
+   * Throws `SessionForkError`: `SESSION_NOT_FOUND`, `SESSION_NOT_LIVE`, `SESSION_ALREADY_EXISTS`,
+   * `INVALID_BOUNDARY`, `OPEN_TURN` (and `INVALID_SESSION_ID` for a bad child id).
+   */
+  fork(source: SessionForkSource, boundary?: number, childSessionId?: SessionId): Session {
+    return forkLive(this.spawner, source, boundary, childSessionId)
+  }
+
+  /**
+   * The subagent fork (the seed's subagent rule): forks `source` clipped to its last
+   * completed-turn prefix ({@link subagentBoundary}), so it works while the parent's turn is open,
+   * where `fork` refuses. The child is stamped with `parentSession`, `seedLength` and `subagent`
+   * (which tool call spawned it), and gets `title` when given. Throws `SessionForkError`:
+   * `SESSION_NOT_FOUND`, `SESSION_NOT_LIVE`, `SESSION_ALREADY_EXISTS`, `INVALID_SESSION_ID`,
+   * `INVALID_SUBAGENT_MARKER`.
+   */
+  forkSubagent(
+    source: SessionForkSource,
+    marker: SubagentMarker,
+    options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
+  ): Session {
+    return forkSubagentLive(this.spawner, source, marker, options)
+  }
+
+  /**
+   * `fork` for callers that must know the child is durable: loads a persisted source that is not
+   * live, forks, then waits until the child's header and seed are durable. Checks that a persisted
+   * child id is not taken.
+   */
+  async forkDurable(
+    source: SessionForkSource,
+    boundary?: number,
+    childSessionId?: SessionId,
+  ): Promise<Session> {
+    const parent = typeof source === 'string' ? await openForFork((id) => this.open(id), source) : source
+    await assertNotPersisted(this.persistence, childSessionId)
+    return untilDurable(this.durable, this.fork(parent, boundary, childSessionId))
+  }
+
+  /** `forkSubagent`, resolved once the child's header and seed are durable (else it is let go). */
+  async forkSubagentDurable(
+    source: SessionForkSource,
+    marker: SubagentMarker,
+    options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
+  ): Promise<Session> {
+    return untilDurable(this.durable, this.forkSubagent(source, marker, options))
+  }
+
+  /**
+   * `create` for callers that must know the session is durable before they acknowledge it: a
+   * session whose header could not be made durable is let go (its id was never handed out).
+   */
+  async createDurable(id?: SessionId, options: CreateOptions = {}): Promise<Session> {
+    return untilDurable(this.durable, this.create(id, options))
+  }
+
+  /**
+   * Makes everything appended so far durable: one session, or every live one. Resolves at once
+   * without a persistence backend. Rejects with the backend's error when a write failed; that
+   * session is then read-only until it is loaded again.
+   */
+  async flush(id?: SessionId): Promise<void> {
+    const targets = id === undefined ? this.liveSessions() : [this.require(id)]
+    await flushSessions(this.ctx, targets)
+  }
+
+  /**
+   * Called by a backend when it could not persist `id`: the session becomes read-only until it is
+   * loaded again, and `flush` rejects with this error.
+   */
+  fail(id: SessionId, error: SessionError): void {
+    this.live.get(id)?.markFailed(error)
+  }
+
+  /** Flushes and lets go of a live session. Its object becomes stale. Throws `SESSION_NOT_FOUND`. */
+  async close(id: SessionId): Promise<void> {
+    const session = this.require(id)
+    try {
+      await this.flush(id)
+    } finally {
+      this.detach(session, 'closed')
+    }
+  }
+
+  /**
+   * Closes every live session (flushing each) and waits until the backend has closed its files,
+   * as at shutdown. Rejects with the first flush failure, after closing everything it can.
+   */
+  async closeAll(): Promise<void> {
+    const results = await Promise.allSettled(this.liveSessions().map((s) => this.close(s.id)))
+    await this.persistence?.idle()
+    const failed = results.find((r) => r.status === 'rejected')
+    if (failed) throw (failed as PromiseRejectedResult).reason
+  }
+
+  /** Removes a session from memory and from persistence. Throws `SESSION_NOT_FOUND`. */
+  async delete(id: SessionId): Promise<void> {
+    assertSessionId(id)
+    // A load in flight (a prompt opening the session, say) finishes first, then is let go with it.
+    await this.opening.get(id)?.catch(() => {})
+    const session = this.live.get(id)
+    if (session) this.detach(session, 'deleted')
+    const removed = (await this.persistence?.remove(id)) ?? false
+    if (!session && !removed) throw notFound(id)
+  }
+
+  /**
+   * Goes through a session's events with `seq >= from` without making it live: a live session's
+   * from its log, a stored one's read from persistence without opening it (nothing locked or
+   * repaired; a torn tail is not read, events before `from` are not parsed). Each stored event's
+   * shape is checked before `visit` hears it; a bad one is `CORRUPT_SESSION`. `visit` answers
+   * `false` to stop (a promise of its answer is awaited before the next event). Resolves the
+   * header; throws `SESSION_NOT_FOUND` when there is no such session.
+   */
+  async visitEvents(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader> {
+    assertSessionId(id)
+    const session = this.live.get(id)
+    if (session) return visitLiveEvents(session, from, visit)
+    return visitStoredEvents(this.persistence, id, from, visit)
+  }
+
+  /**
+   * Sessions by most recent activity (`updatedAt`), live and persisted, with lineage
+   * (`parentSession`). With a backend this reads its headers or catalog; live sessions report their
+   * current state and are ordered by it.
+   */
+  list(options: ListOptions = {}): Promise<SessionPage> {
+    return listSessions(this.persistence, this.live, options)
+  }
+
+  /** The live session, or `SESSION_NOT_FOUND`. */
+  require(id: SessionId): Session {
+    const session = this.live.get(id)
+    if (!session) throw notFound(id)
+    return session
+  }
+
+  private admit(session: Session, event: 'session/created' | 'session/loaded'): Session {
+    this.live.set(session.id, session)
+    try {
+      this.ctx.emit(event, session)
+    } catch (error) {
+      this.live.delete(session.id)
+      session.detach()
+      throw error
+    }
+    return session
+  }
+
+  private detach(session: Session, reason: DisposeReason): void {
+    if (this.live.get(session.id) !== session) return
+    this.live.delete(session.id)
+    session.detach()
+    this.ctx.emit('session/disposed', session, reason)
+  }
+
+  private stop(): void {
+    for (const session of this.liveSessions()) this.detach(session, 'stopped')
+  }
+}
+
+/** The cordis plugin that provides `ctx.sessions`. A function plugin, so cordis never sees `fork`. */
+export function sessionsPlugin(ctx: Context, config: SessionStoreConfig = {}): void {
+  ctx.set('sessions', new SessionStore(ctx, config))
+}
+sessionsPlugin.reusable = false
