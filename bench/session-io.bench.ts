@@ -93,8 +93,13 @@ interface LoadRun {
   updates: number
 }
 
-async function loadOurs(dir: string, memory?: MemoryFigures): Promise<LoadRun> {
-  const client = StdioBenchClient.spawn([cli, '--store', dir])
+/** `nodeArgs`: flags for the server's Node (`--expose-gc` turns on the memory release after a close). */
+async function loadOurs(
+  dir: string,
+  memory?: MemoryFigures,
+  nodeArgs: readonly string[] = [],
+): Promise<LoadRun> {
+  const client = StdioBenchClient.spawn([...nodeArgs, cli, '--store', dir])
   try {
     await client.call('initialize', INITIALIZE)
     if (memory) {
@@ -193,6 +198,7 @@ export const suite = {
     const forks: number[] = []
     const copies: number[] = []
     const memory: MemoryFigures = { idle: [], listed: [], peak: [], loaded: [], closed: [] }
+    const released: MemoryFigures = { idle: [], listed: [], peak: [], loaded: [], closed: [] }
     try {
       await loadOurs(store) // warm the file cache
       await loadRelay(bigPath)
@@ -201,6 +207,7 @@ export const suite = {
         relay.push(await loadRelay(bigPath))
         forks.push(await forkOurs(store))
         copies.push(await copyAndSync(bigPath, join(dir, 'copy.jsonl')))
+        if (run < 3) await loadOurs(store, released, ['--expose-gc'])
       }
     } finally {
       rmSync(dir, { recursive: true, force: true })
@@ -292,8 +299,16 @@ export const suite = {
         median(memory.closed),
         'RSS idle',
         median(memory.idle),
+        undefined,
+        `session/close, then ${QUIET_MS / 1000} s quiet; V8 alone decides when to collect (the default)`,
+      ),
+      memRow(
+        `RSS after closing the ${size.toFixed(0)} MB session, memory release on (node --expose-gc)`,
+        median(released.closed),
+        'RSS idle, the same flag',
+        median(released.idle),
         1.25,
-        `session/close, then ${QUIET_MS / 1000} s quiet`,
+        `session/close, then ${QUIET_MS / 1000} s quiet; the opt-in collections after a close`,
       ),
     ]
   },
