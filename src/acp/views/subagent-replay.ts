@@ -1,6 +1,7 @@
 import { turnOutcome } from '../../agent/index.js'
 import {
   type CoreEvent,
+  extensionData,
   type JsonObject,
   type SessionEvent,
   type SessionHeader,
@@ -56,10 +57,13 @@ export class SubagentReplay {
    */
   send(event: SessionEvent, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
     if (event.type === 'turn/start') this.turnStart = event.seq
-    const delegation = event.type === SUBAGENT_SPAWNED && updates.length > 0
-    if (!delegation && this.pending === undefined) return this.notifyAll(updates, event)
+    const spawned = updates.length > 0 ? extensionData(event, SUBAGENT_SPAWNED) : undefined
+    if (spawned === undefined && this.pending === undefined) return this.notifyAll(updates, event)
     const turnStart = this.turnStart
-    const step = delegation ? () => this.delegation(event, updates, turnStart) : () => this.notifyAll(updates)
+    const step =
+      spawned !== undefined
+        ? () => this.delegation(event, spawned, updates, turnStart)
+        : () => this.notifyAll(updates)
     const next: Promise<void> = (this.pending ?? Promise.resolve()).then(step)
     this.pending = next
     void next.then(() => {
@@ -84,10 +88,10 @@ export class SubagentReplay {
 
   private async delegation(
     event: SessionEvent,
+    spawned: SubagentSpawned,
     links: readonly SessionUpdateNotification[],
     turnStart: number,
   ): Promise<void> {
-    const spawned = event.data as unknown as SubagentSpawned
     const parentId = (links[0] as SessionUpdateNotification).sessionId
     const toParent = (update: SessionUpdate) =>
       this.call.notify({ sessionId: parentId, update, _meta: { dsh: { seq: event.seq } } })
