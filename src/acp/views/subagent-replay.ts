@@ -2,13 +2,13 @@ import { turnOutcome } from '../../agent/index.js'
 import {
   type CoreEvent,
   extensionData,
-  type JsonObject,
   type SessionEvent,
   type SessionHeader,
   type SessionUpdate,
   type SessionUpdateNotification,
   SUBAGENT_SPAWNED,
   type SubagentSpawned,
+  type SubagentState,
   UpdateProjector,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
@@ -97,7 +97,7 @@ export class SubagentReplay {
       this.call.notify({ sessionId: parentId, update, _meta: { dsh: { seq: event.seq } } })
     void toParent(subagentAnnouncement(spawned))
     this.notifyAll(links)
-    let state: JsonObject | undefined
+    let state: SubagentState | undefined
     try {
       state = await this.childTurn(spawned, parentId, turnStart)
     } catch (error) {
@@ -112,7 +112,7 @@ export class SubagentReplay {
     spawned: SubagentSpawned,
     parentId: string,
     turnStart: number,
-  ): Promise<JsonObject | undefined> {
+  ): Promise<SubagentState | undefined> {
     const childId = spawned.sessionId
     let projector: UpdateProjector | undefined
     const projectorFor = (header: SessionHeader) => {

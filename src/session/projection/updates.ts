@@ -1,4 +1,5 @@
 import type { SessionUpdate as AcpSessionUpdate, ToolCallContent, ToolKind } from '@agentclientprotocol/sdk'
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { assertNever } from '../../lib/assert-never.js'
 import type { ConfigValue } from '../config.js'
 import type { SessionId } from '../ids.js'
@@ -20,10 +21,20 @@ import { unansweredCallResult } from './history.js'
 export type { AcpSessionUpdate }
 
 /**
- * What one `session/update` carries: an {@link AcpSessionUpdate} (everything this layer projects
- * is one, checked against the SDK) or a variant the ACP layer adds of its own.
+ * The unstable ACP `subagent_update` (not in the stable {@link AcpSessionUpdate}): a parent's
+ * report of a child session's title, description and state, sent to clients with the unstable
+ * `subagents` capability.
  */
-export type SessionUpdate = { readonly sessionUpdate: string; readonly [key: string]: unknown }
+export type SubagentSessionUpdate = unstable.SubagentUpdate & { sessionUpdate: 'subagent_update' }
+
+/** The state a {@link SubagentSessionUpdate} reports (`running`, `idle`, `unknown`, ...). */
+export type SubagentState = unstable.StateUpdate
+
+/**
+ * What one `session/update` carries: a stable {@link AcpSessionUpdate} (everything this layer
+ * projects is one) or the unstable {@link SubagentSessionUpdate}.
+ */
+export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
