@@ -104,11 +104,31 @@ export function generate() {
     ['stable', stable, [...stableMethods.values()]],
     ['unstable', unstable, unstableOnly.map(([, entry]) => entry)],
   ]) {
-    files[`acp-${kind}.gen.ts`] =
-      `${HEADER}// @ts-nocheck\n/* biome-ignore-all lint: generated code */\n${validatorsModule(
-        schema,
-        list.map((entry) => entry.params),
-      )}\n`
+    const subset = kind === 'stable' ? 'AcpStableMethodName' : 'Exclude<AcpMethodName, AcpStableMethodName>'
+    const imports =
+      kind === 'stable'
+        ? `import type { AcpAgentMethods, AcpStableMethodName, ParamsValidator } from './acp-methods.gen.js'`
+        : `import type { AcpAgentMethods, AcpMethodName, AcpStableMethodName, ParamsValidator } from './acp-methods.gen.js'`
+    files[`acp-${kind}.gen.ts`] = `${HEADER}// @ts-nocheck
+/* biome-ignore-all lint: generated code */
+${validatorsModule(
+  schema,
+  list.map((entry) => entry.params),
+)}
+${imports}
+
+/** Each method's params validator. */
+export const PARAMS_VALIDATORS: {
+  readonly [M in ${subset}]: ParamsValidator<AcpAgentMethods[M]['params']>
+} = {
+${(kind === 'stable'
+  ? all.filter((entry) => entry.schema === 'stable')
+  : all.filter((entry) => entry.schema !== 'stable')
+)
+  .map((entry) => `  '${entry.method}': ${entry.params},`)
+  .join('\n')}
+}
+`
   }
   // Just `initialize`'s, for the first input line: the CLI answers it before the rest loads.
   files['acp-initialize.gen.ts'] =
@@ -132,6 +152,9 @@ ${all.map(typeRow).join('\n')}
 
 export type AcpMethodName = keyof AcpAgentMethods
 
+/** The methods whose params the stable schema defines (the rest: the unstable one). */
+export type AcpStableMethodName = ${quoted(all.filter((entry) => entry.schema === 'stable').map((entry) => entry.method))}
+
 /** Where each method's params validator lives: the stable schema's, or the unstable one's. */
 export const ACP_AGENT_METHODS: {
   readonly [M in AcpMethodName]: {
@@ -141,6 +164,16 @@ export const ACP_AGENT_METHODS: {
   }
 } = {
 ${all.map(tableRow).join('\n')}
+}
+
+/** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
+export interface ParamsValidator<T> {
+  (data: unknown): data is T
+  readonly errors?: ReadonlyArray<{
+    readonly instancePath: string
+    readonly keyword: string
+    readonly params: Readonly<Record<string, unknown>>
+  }> | null
 }
 `
   Object.assign(files, clientFiles(stable, unstable))

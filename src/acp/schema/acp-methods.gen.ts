@@ -31,6 +31,9 @@ export interface AcpAgentMethods {
 
 export type AcpMethodName = keyof AcpAgentMethods
 
+/** The methods whose params the stable schema defines (the rest: the unstable one). */
+export type AcpStableMethodName = 'initialize' | 'authenticate' | 'logout' | 'session/new' | 'session/load' | 'session/list' | 'session/delete' | 'session/resume' | 'session/close' | 'session/set_mode' | 'session/set_config_option' | 'session/prompt' | 'session/cancel'
+
 /** Where each method's params validator lives: the stable schema's, or the unstable one's. */
 export const ACP_AGENT_METHODS: {
   readonly [M in AcpMethodName]: {
@@ -62,4 +65,14 @@ export const ACP_AGENT_METHODS: {
   'session/status': { schema: 'unstable', params: 'SessionStatusRequest', notification: false },
   'session/set_title': { schema: 'unstable', params: 'SetSessionTitleRequest', notification: false },
   'mcp/message': { schema: 'unstable', params: 'MessageMcpNotification', notification: true },
+}
+
+/** A generated validator that, when it returns true, has checked `data` against the schema of `T`. */
+export interface ParamsValidator<T> {
+  (data: unknown): data is T
+  readonly errors?: ReadonlyArray<{
+    readonly instancePath: string
+    readonly keyword: string
+    readonly params: Readonly<Record<string, unknown>>
+  }> | null
 }
