@@ -191,22 +191,13 @@ function bothSchemas(stable, unstable, side) {
   return { stableMethods, unstableOnly, all }
 }
 
-/** The values of the schema's `ToolKind` (a `oneOf` of string constants). */
-function toolKinds(schema) {
-  const kinds = schema.$defs.ToolKind.oneOf.map((branch) => branch.const)
-  if (!kinds.every((kind) => typeof kind === 'string'))
-    throw new Error('ToolKind is no longer a oneOf of constants')
-  return kinds
-}
-
 const quoted = (names) => names.map((name) => `'${name}'`).join(' | ')
 
 /**
  * The client side: `acp-client-methods.gen.ts` (the table), and one validator module per schema
  * holding a validator for each request's response, typed as a guard for the SDK's response type
  * (the module is not type-checked: that the validator checks what the type says is this
- * generator's promise). The table also lists the schema's `ToolKind`s, for the tool call shown in
- * a permission request.
+ * generator's promise).
  */
 function clientFiles(stable, unstable) {
   const { all } = bothSchemas(stable, unstable, 'client')
@@ -249,11 +240,6 @@ export const ACP_CLIENT_METHODS: {
 } = {
 ${all.map(tableRow).join('\n')}
 }
-
-/** The kinds of tool call ACP defines. */
-export const ACP_TOOL_KINDS = [${toolKinds(stable)
-    .map((kind) => `'${kind}'`)
-    .join(', ')}] as const satisfies readonly stable.ToolKind[]
 
 /** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
 export interface ResponseValidator<T> {

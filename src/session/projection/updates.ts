@@ -52,7 +52,7 @@ export function toolOutputText(output: JsonValue): string {
 }
 
 /** The tool kinds ACP defines; a call whose `kind` is anything else is shown as `other`. */
-export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set<ToolKind>([
+export const ACP_TOOL_KINDS = [
   'read',
   'edit',
   'delete',
@@ -63,7 +63,12 @@ export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set<ToolKind>([
   'fetch',
   'switch_mode',
   'other',
-])
+] as const satisfies readonly ToolKind[]
+
+/** True when `kind` is one of {@link ACP_TOOL_KINDS}. */
+export function isToolKind(kind: string): kind is ToolKind {
+  return ACP_TOOL_KINDS.some((known) => known === kind)
+}
 
 /**
  * The update that announces a tool call: `pending` (ACP: not running yet, e.g. awaiting the user's
@@ -84,7 +89,7 @@ export function toolCallUpdate(
 }
 
 function toolKind(kind: string | undefined): ToolKind {
-  return kind !== undefined && ACP_TOOL_KINDS.has(kind) ? (kind as ToolKind) : 'other'
+  return kind !== undefined && isToolKind(kind) ? kind : 'other'
 }
 
 /** `session_info_update` with a title (ACP: sent when the title is derived or changes). */
