@@ -138,14 +138,18 @@ ${(kind === 'stable'
   const sdk = (entry) => (entry.schema === 'stable' ? 'stable' : 'unstable')
   const typeRow = (entry) =>
     entry.notification
-      ? `  '${entry.method}': { params: ${sdk(entry)}.${entry.params}; result: void }`
-      : `  '${entry.method}': { params: ${sdk(entry)}.${entry.params}; result: ${sdk(entry)}.${entry.result} }`
+      ? `  '${entry.method}': { params: AsJson<${sdk(entry)}.${entry.params}>; result: void }`
+      : `  '${entry.method}': { params: AsJson<${sdk(entry)}.${entry.params}>; result: ${sdk(entry)}.${entry.result} }`
   const tableRow = (entry) =>
     `  '${entry.method}': { schema: '${entry.schema}', params: '${entry.params}', notification: ${entry.notification} },`
   files['acp-methods.gen.ts'] = `${HEADER}import type * as stable from '@agentclientprotocol/sdk'
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { AsJson } from '../../session/log/acp-shapes.js'
 
-/** Every agent-side ACP method (v1): its params and result, typed by the SDK. */
+/**
+ * Every agent-side ACP method (v1): its params and result, typed by the SDK (the params as they
+ * arrive, parsed from JSON: what the SDK leaves \`unknown\` is JSON).
+ */
 export interface AcpAgentMethods {
 ${all.map(typeRow).join('\n')}
 }
