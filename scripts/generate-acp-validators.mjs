@@ -104,11 +104,31 @@ export function generate() {
     ['stable', stable, [...stableMethods.values()]],
     ['unstable', unstable, unstableOnly.map(([, entry]) => entry)],
   ]) {
-    files[`acp-${kind}.gen.ts`] =
-      `${HEADER}// @ts-nocheck\n/* biome-ignore-all lint: generated code */\n${validatorsModule(
-        schema,
-        list.map((entry) => entry.params),
-      )}\n`
+    const subset = kind === 'stable' ? 'AcpStableMethodName' : 'Exclude<AcpMethodName, AcpStableMethodName>'
+    const imports =
+      kind === 'stable'
+        ? `import type { AcpAgentMethods, AcpStableMethodName, ParamsValidator } from './acp-methods.gen.js'`
+        : `import type { AcpAgentMethods, AcpMethodName, AcpStableMethodName, ParamsValidator } from './acp-methods.gen.js'`
+    files[`acp-${kind}.gen.ts`] = `${HEADER}// @ts-nocheck
+/* biome-ignore-all lint: generated code */
+${validatorsModule(
+  schema,
+  list.map((entry) => entry.params),
+)}
+${imports}
+
+/** Each method's params validator. */
+export const PARAMS_VALIDATORS: {
+  readonly [M in ${subset}]: ParamsValidator<AcpAgentMethods[M]['params']>
+} = {
+${(kind === 'stable'
+  ? all.filter((entry) => entry.schema === 'stable')
+  : all.filter((entry) => entry.schema !== 'stable')
+)
+  .map((entry) => `  '${entry.method}': ${entry.params},`)
+  .join('\n')}
+}
+`
   }
   // Just `initialize`'s, for the first input line: the CLI answers it before the rest loads.
   files['acp-initialize.gen.ts'] =
@@ -118,19 +138,26 @@ export function generate() {
   const sdk = (entry) => (entry.schema === 'stable' ? 'stable' : 'unstable')
   const typeRow = (entry) =>
     entry.notification
-      ? `  '${entry.method}': { params: ${sdk(entry)}.${entry.params}; result: void }`
-      : `  '${entry.method}': { params: ${sdk(entry)}.${entry.params}; result: ${sdk(entry)}.${entry.result} }`
+      ? `  '${entry.method}': { params: AsJson<${sdk(entry)}.${entry.params}>; result: void }`
+      : `  '${entry.method}': { params: AsJson<${sdk(entry)}.${entry.params}>; result: ${sdk(entry)}.${entry.result} }`
   const tableRow = (entry) =>
     `  '${entry.method}': { schema: '${entry.schema}', params: '${entry.params}', notification: ${entry.notification} },`
   files['acp-methods.gen.ts'] = `${HEADER}import type * as stable from '@agentclientprotocol/sdk'
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { AsJson } from '../../session/log/acp-shapes.js'
 
-/** Every agent-side ACP method (v1): its params and result, typed by the SDK. */
+/**
+ * Every agent-side ACP method (v1): its params and result, typed by the SDK (the params as they
+ * arrive, parsed from JSON: what the SDK leaves \`unknown\` is JSON).
+ */
 export interface AcpAgentMethods {
 ${all.map(typeRow).join('\n')}
 }
 
 export type AcpMethodName = keyof AcpAgentMethods
+
+/** The methods whose params the stable schema defines (the rest: the unstable one). */
+export type AcpStableMethodName = ${quoted(all.filter((entry) => entry.schema === 'stable').map((entry) => entry.method))}
 
 /** Where each method's params validator lives: the stable schema's, or the unstable one's. */
 export const ACP_AGENT_METHODS: {
@@ -141,6 +168,16 @@ export const ACP_AGENT_METHODS: {
   }
 } = {
 ${all.map(tableRow).join('\n')}
+}
+
+/** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
+export interface ParamsValidator<T> {
+  (data: unknown): data is T
+  readonly errors?: ReadonlyArray<{
+    readonly instancePath: string
+    readonly keyword: string
+    readonly params: Readonly<Record<string, unknown>>
+  }> | null
 }
 `
   Object.assign(files, clientFiles(stable, unstable))
@@ -158,22 +195,13 @@ function bothSchemas(stable, unstable, side) {
   return { stableMethods, unstableOnly, all }
 }
 
-/** The values of the schema's `ToolKind` (a `oneOf` of string constants). */
-function toolKinds(schema) {
-  const kinds = schema.$defs.ToolKind.oneOf.map((branch) => branch.const)
-  if (!kinds.every((kind) => typeof kind === 'string'))
-    throw new Error('ToolKind is no longer a oneOf of constants')
-  return kinds
-}
-
 const quoted = (names) => names.map((name) => `'${name}'`).join(' | ')
 
 /**
  * The client side: `acp-client-methods.gen.ts` (the table), and one validator module per schema
  * holding a validator for each request's response, typed as a guard for the SDK's response type
  * (the module is not type-checked: that the validator checks what the type says is this
- * generator's promise). The table also lists the schema's `ToolKind`s, for the tool call shown in
- * a permission request.
+ * generator's promise).
  */
 function clientFiles(stable, unstable) {
   const { all } = bothSchemas(stable, unstable, 'client')
@@ -216,11 +244,6 @@ export const ACP_CLIENT_METHODS: {
 } = {
 ${all.map(tableRow).join('\n')}
 }
-
-/** The kinds of tool call ACP defines. */
-export const ACP_TOOL_KINDS = [${toolKinds(stable)
-    .map((kind) => `'${kind}'`)
-    .join(', ')}] as const satisfies readonly stable.ToolKind[]
 
 /** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
 export interface ResponseValidator<T> {

@@ -134,8 +134,8 @@ export class AcpConnection {
       if (!method) return undefined
       const checked = acpMethod ? validateParams(acpMethod, params) : params
       const result = isPromiseLike(checked)
-        ? Promise.resolve(checked).then((value) => method.handle(value as never, call))
-        : method.handle(checked as never, call)
+        ? Promise.resolve(checked).then((value) => method.handle(value, call))
+        : method.handle(checked, call)
       if (!isPromiseLike(result)) {
         this.runAfterResponse(call.takeAfterResponse())
         return result

@@ -1,12 +1,11 @@
 import { ProtocolError } from './errors.js'
-import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
+import {
+  ACP_AGENT_METHODS,
+  type AcpAgentMethods,
+  type AcpMethodName,
+  type ParamsValidator,
+} from './schema/acp-methods.gen.js'
 import * as stable from './schema/acp-stable.gen.js'
-
-/** A precompiled ajv validator (see scripts/generate-acp-validators.mjs). */
-interface Validator {
-  (data: unknown): boolean
-  errors?: ReadonlyArray<SchemaIssue> | null
-}
 
 export interface SchemaIssue {
   readonly instancePath: string
@@ -14,15 +13,22 @@ export interface SchemaIssue {
   readonly params: Readonly<Record<string, unknown>>
 }
 
-type ValidatorModule = Readonly<Record<string, Validator>>
+/** Some of the methods' params validators (see scripts/generate-acp-validators.mjs). */
+type Validators = { readonly [M in AcpMethodName]?: ParamsValidator<AcpAgentMethods[M]['params']> }
+
+const STABLE: Validators = stable.PARAMS_VALIDATORS
 
 /** The unstable schema's validators are loaded on first use: few clients call unstable methods. */
-let unstable: Promise<ValidatorModule> | undefined
+let unstable: Promise<Validators> | undefined
 
-function check(method: AcpMethodName, module: ValidatorModule, params: unknown): unknown {
-  const name = ACP_AGENT_METHODS[method].params
-  const validate = module[name]
-  if (!validate) throw new Error(`no validator for ${method} (${name}): run npm run generate`)
+function check<M extends AcpMethodName>(
+  method: M,
+  validators: Validators,
+  params: unknown,
+): AcpAgentMethods[M]['params'] {
+  const validate = validators[method]
+  if (!validate)
+    throw new Error(`no validator for ${method} (${ACP_AGENT_METHODS[method].params}): run npm run generate`)
   const value = params === undefined ? {} : params
   if (validate(value)) return value
   throw explain(method, validate.errors ?? [])
@@ -108,10 +114,11 @@ function explain(method: string, issues: readonly SchemaIssue[]): ProtocolError 
  * Throws -32602 naming the offending field; returns the params, now known to have the SDK's type.
  * Synchronous for stable methods; the first unstable one waits for its validators to load.
  */
-export function validateParams(method: AcpMethodName, params: unknown): unknown {
-  if (ACP_AGENT_METHODS[method].schema === 'stable') {
-    return check(method, stable as unknown as ValidatorModule, params)
-  }
-  unstable ??= import('./schema/acp-unstable.gen.js') as unknown as Promise<ValidatorModule>
-  return unstable.then((module) => check(method, module, params))
+export function validateParams<M extends AcpMethodName>(
+  method: M,
+  params: unknown,
+): AcpAgentMethods[M]['params'] | Promise<AcpAgentMethods[M]['params']> {
+  if (ACP_AGENT_METHODS[method].schema === 'stable') return check(method, STABLE, params)
+  unstable ??= import('./schema/acp-unstable.gen.js').then((module): Validators => module.PARAMS_VALIDATORS)
+  return unstable.then((validators) => check(method, validators, params))
 }

@@ -63,9 +63,13 @@ export function request(prompt: string | ContentBlock[], client: ClientBridge = 
 
 /** Text of a chunk update (`agent_message_chunk`, `agent_thought_chunk`, ...), else undefined. */
 function chunkText(update: SessionUpdate): string | undefined {
-  const content = update.content as { type?: string; text?: string } | undefined
-  if (!update.sessionUpdate.endsWith('_chunk') || content?.type !== 'text') return undefined
-  return content.text
+  if (
+    update.sessionUpdate !== 'agent_message_chunk' &&
+    update.sessionUpdate !== 'agent_thought_chunk' &&
+    update.sessionUpdate !== 'user_message_chunk'
+  )
+    return undefined
+  return update.content.type === 'text' ? update.content.text : undefined
 }
 
 /**
@@ -78,7 +82,12 @@ export function updatesBySeq(updates: readonly LiveUpdate[]): Record<string, str
   const chunks = new Map<string, string>()
   for (const { update, seq } of updates) {
     const kind = update.sessionUpdate
-    if (kind === 'user_message_chunk' || kind === 'usage_update' || update.status === 'in_progress') continue
+    if (
+      kind === 'user_message_chunk' ||
+      kind === 'usage_update' ||
+      ('status' in update && update.status === 'in_progress')
+    )
+      continue
     const text = chunkText(update)
     if (text !== undefined) {
       chunks.set(`${seq} ${kind}`, (chunks.get(`${seq} ${kind}`) ?? '') + text)

@@ -100,15 +100,15 @@ describe('permission requests', () => {
     ])
   })
 
-  it('asks where the target says, about the tool call it gives; a kind ACP lacks is shown as other', async () => {
+  it('asks where the target says, about the tool call it gives', async () => {
     const target: PermissionTarget = (request) => ({
       sessionId: 'parent',
-      toolCall: { toolCallId: 'call_p', title: `Sub: ${request.title}`, kind: 'wizardry', _meta: { x: 1 } },
+      toolCall: { toolCallId: 'call_p', title: `Sub: ${request.title}`, kind: 'think', _meta: { x: 1 } },
     })
     const { sent } = await permission({ outcome: { outcome: 'cancelled' } }, target)
     expect(sent).toEqual([
       expect.stringMatching(
-        /^session\/request_permission \{"sessionId":"parent","toolCall":\{"toolCallId":"call_p","title":"Sub: Edit a.txt","kind":"other","_meta":\{"x":1\}\},"options":/,
+        /^session\/request_permission \{"sessionId":"parent","toolCall":\{"toolCallId":"call_p","title":"Sub: Edit a.txt","kind":"think","_meta":\{"x":1\}\},"options":/,
       ),
     ])
   })

@@ -1,7 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { PermissionAnswer } from '../../agent/config/permissions.js'
 import type { PermissionRequest } from '../../agent/types.js'
-import { ACP_TOOL_KINDS } from '../schema/acp-client-methods.gen.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
 
 /** The options every permission request offers; each option's id is its kind. */
@@ -12,11 +11,8 @@ const PERMISSION_OPTIONS = [
   { optionId: 'reject_always', name: 'Always reject', kind: 'reject_always' },
 ] as const
 
-/**
- * The tool call a permission request shows: ACP's `ToolCallUpdate`, with the kind as the agent
- * names it (a kind ACP does not define is shown as `other`).
- */
-export type PermissionToolCall = Omit<acp.ToolCallUpdate, 'kind'> & { readonly kind: string }
+/** The tool call a permission request shows: ACP's `ToolCallUpdate`, with its kind. */
+export type PermissionToolCall = Omit<acp.ToolCallUpdate, 'kind'> & { readonly kind: acp.ToolKind }
 
 /** Where a permission request goes and which tool call it shows. */
 export type PermissionTarget = (request: PermissionRequest) => {
@@ -48,8 +44,7 @@ export async function requestPermission(
   target: ReturnType<PermissionTarget>,
   signal: AbortSignal,
 ): Promise<PermissionAnswer> {
-  const kind = ACP_TOOL_KINDS.find((known) => known === target.toolCall.kind) ?? 'other'
-  const toolCall = { ...target.toolCall, kind }
+  const toolCall = target.toolCall
   const { outcome } = await sendClientRequest(
     send,
     'session/request_permission',

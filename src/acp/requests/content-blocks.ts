@@ -15,9 +15,9 @@ const NEEDS: Readonly<Record<string, keyof acp.PromptCapabilities>> = {
  */
 export function promptBlocks(
   method: string,
-  prompt: readonly acp.ContentBlock[],
+  prompt: readonly ContentBlock[],
   supported: acp.PromptCapabilities,
-): ContentBlock[] {
+): readonly ContentBlock[] {
   prompt.forEach((block, index) => {
     // Own keys only: `constructor` or `toString` name no capability.
     const needs = Object.hasOwn(NEEDS, block.type) ? NEEDS[block.type] : undefined
@@ -28,5 +28,5 @@ export function promptBlocks(
       )
     }
   })
-  return prompt as unknown as ContentBlock[]
+  return prompt
 }

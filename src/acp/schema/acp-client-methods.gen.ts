@@ -51,9 +51,6 @@ export const ACP_CLIENT_METHODS: {
   'auth/status_update': { schema: 'unstable', params: 'AuthStatusUpdateNotification', result: null, notification: true },
 }
 
-/** The kinds of tool call ACP defines. */
-export const ACP_TOOL_KINDS = ['read', 'edit', 'delete', 'move', 'search', 'execute', 'think', 'fetch', 'switch_mode', 'other'] as const satisfies readonly stable.ToolKind[]
-
 /** A generated validator that, when it returns true, has checked `data` against the schema of `T`. */
 export interface ResponseValidator<T> {
   (data: unknown): data is T

@@ -72,10 +72,15 @@ export function sessionSetup(
  * when the mode was set, then `config_option_update` with every option's value.
  */
 export function configUpdates(agent: AgentService) {
-  return (values: Readonly<Record<string, ConfigValue>>, option: string): SessionUpdate[] => [
-    ...(option === CONFIG_OPTION.mode
-      ? [{ sessionUpdate: 'current_mode_update', currentModeId: modesFor(agent, values).currentModeId }]
-      : []),
-    { sessionUpdate: 'config_option_update', configOptions: configOptionsFor(agent, values) as never },
-  ]
+  return (values: Readonly<Record<string, ConfigValue>>, option: string): SessionUpdate[] => {
+    const options: SessionUpdate = {
+      sessionUpdate: 'config_option_update',
+      configOptions: configOptionsFor(agent, values),
+    }
+    if (option !== CONFIG_OPTION.mode) return [options]
+    return [
+      { sessionUpdate: 'current_mode_update', currentModeId: modesFor(agent, values).currentModeId },
+      options,
+    ]
+  }
 }

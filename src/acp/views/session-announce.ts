@@ -25,7 +25,7 @@ export function announceSession(call: CallContext, session: Session): void {
   call.afterResponse(() => {
     call.notify({
       sessionId: session.id,
-      update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() as never },
+      update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() },
     })
     const title = session.titleOrigin
     if (title === undefined) return

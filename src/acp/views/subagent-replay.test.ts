@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import { updateOf } from '../../../test/support/update-of.js'
 import {
   type AnyEventInput,
   type SessionEvent,
@@ -95,11 +96,12 @@ async function replay(parent: Session, capabilities: Record<string, unknown>) {
 /** [who, kind, state or status] of each update from the delegate call on. */
 const shape = (sent: readonly SessionUpdateNotification[], parent: Session) =>
   sent
-    .slice(sent.findIndex((n) => n.update.toolCallId === 'call_d'))
+    .slice(sent.findIndex((n) => 'toolCallId' in n.update && n.update.toolCallId === 'call_d'))
     .map((n) => [
       n.sessionId === parent.id ? 'parent' : 'child',
       n.update.sessionUpdate,
-      (n.update.state as { state?: string } | undefined)?.state ?? n.update.status,
+      updateOf(n.update, 'subagent_update')?.state?.state ??
+        ('status' in n.update ? n.update.status : undefined),
     ])
 
 const taskTurn =
@@ -143,7 +145,10 @@ describe('subagentReplay', () => {
     const spawnedSeq = parent.events().find((e) => e.type === 'subagent:spawned')?.seq
     const subagentUpdates = sent.filter((n) => n.update.sessionUpdate === 'subagent_update')
     expect(subagentUpdates.map((n) => n._meta?.dsh.seq)).toEqual([spawnedSeq, spawnedSeq])
-    expect(subagentUpdates[1]?.update.state).toEqual({ state: 'idle', stopReason: 'end_turn' })
+    expect(updateOf(subagentUpdates[1]?.update, 'subagent_update')?.state).toEqual({
+      state: 'idle',
+      stopReason: 'end_turn',
+    })
     const childSeqs = sent.filter((n) => n.sessionId === child.id).map((n) => n._meta?.dsh.seq)
     expect(Math.min(...(childSeqs as number[]))).toBe((child.header.seedLength ?? 0) + 2)
   })
@@ -161,7 +166,12 @@ describe('subagentReplay', () => {
   it('a child that failed reports idle with error and the message its turn/end recorded', async () => {
     const { parent } = delegation(taskTurn('error', 'HTTP 500'))
     const sent = await replay(parent, { subagents: {} })
-    expect(sent.filter((n) => n.update.sessionUpdate === 'subagent_update').at(-1)?.update.state).toEqual({
+    expect(
+      updateOf(
+        sent.filter((n) => n.update.sessionUpdate === 'subagent_update').at(-1)?.update,
+        'subagent_update',
+      )?.state,
+    ).toEqual({
       state: 'idle',
       stopReason: 'error',
       error: { code: -32020, message: 'the model failed: HTTP 500' },
@@ -195,12 +205,10 @@ describe('subagentReplay', () => {
       ['parent', 'tool_call_update', 'completed'],
     ])
     expect(
-      sent.find(
-        (n) =>
-          n.update.state !== undefined &&
-          n.update.sessionUpdate === 'subagent_update' &&
-          (n.update.state as { state: string }).state === 'idle',
-      )?.update.state,
+      updateOf(
+        sent.find((n) => updateOf(n.update, 'subagent_update')?.state?.state === 'idle')?.update,
+        'subagent_update',
+      )?.state,
     ).toEqual({
       state: 'idle',
       _meta: { dsh: { endReason: 'interrupted' } },
@@ -212,7 +220,9 @@ describe('subagentReplay', () => {
     await f.sessions.close(child.id)
     const missing = await replay(parent, { subagents: {} })
     expect(shape(missing, parent)[3]).toEqual(['parent', 'subagent_update', 'unknown'])
-    expect(JSON.stringify(missing.at(-2)?.update.state)).toContain(`session ${child.id} not found`)
+    expect(JSON.stringify(updateOf(missing.at(-2)?.update, 'subagent_update')?.state)).toContain(
+      `session ${child.id} not found`,
+    )
 
     disk.stored.set(child.id, {
       header: { ...child.header, subagent: { turn: 2, callId: 'call_x' } },
@@ -220,6 +230,8 @@ describe('subagentReplay', () => {
     })
     const other = await replay(parent, { subagents: {} })
     expect(shape(other, parent)[3]).toEqual(['parent', 'subagent_update', 'unknown'])
-    expect(JSON.stringify(other.at(-2)?.update.state)).toContain('is not the subagent that call call_d')
+    expect(JSON.stringify(updateOf(other.at(-2)?.update, 'subagent_update')?.state)).toContain(
+      'is not the subagent that call call_d',
+    )
   })
 })

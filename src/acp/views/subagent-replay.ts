@@ -1,13 +1,14 @@
 import { turnOutcome } from '../../agent/index.js'
 import {
   type CoreEvent,
-  type JsonObject,
+  extensionData,
   type SessionEvent,
   type SessionHeader,
   type SessionUpdate,
   type SessionUpdateNotification,
   SUBAGENT_SPAWNED,
   type SubagentSpawned,
+  type SubagentState,
   UpdateProjector,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
@@ -56,10 +57,13 @@ export class SubagentReplay {
    */
   send(event: SessionEvent, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
     if (event.type === 'turn/start') this.turnStart = event.seq
-    const delegation = event.type === SUBAGENT_SPAWNED && updates.length > 0
-    if (!delegation && this.pending === undefined) return this.notifyAll(updates, event)
+    const spawned = updates.length > 0 ? extensionData(event, SUBAGENT_SPAWNED) : undefined
+    if (spawned === undefined && this.pending === undefined) return this.notifyAll(updates, event)
     const turnStart = this.turnStart
-    const step = delegation ? () => this.delegation(event, updates, turnStart) : () => this.notifyAll(updates)
+    const step =
+      spawned !== undefined
+        ? () => this.delegation(event, spawned, updates, turnStart)
+        : () => this.notifyAll(updates)
     const next: Promise<void> = (this.pending ?? Promise.resolve()).then(step)
     this.pending = next
     void next.then(() => {
@@ -84,16 +88,16 @@ export class SubagentReplay {
 
   private async delegation(
     event: SessionEvent,
+    spawned: SubagentSpawned,
     links: readonly SessionUpdateNotification[],
     turnStart: number,
   ): Promise<void> {
-    const spawned = event.data as unknown as SubagentSpawned
     const parentId = (links[0] as SessionUpdateNotification).sessionId
     const toParent = (update: SessionUpdate) =>
       this.call.notify({ sessionId: parentId, update, _meta: { dsh: { seq: event.seq } } })
     void toParent(subagentAnnouncement(spawned))
     this.notifyAll(links)
-    let state: JsonObject | undefined
+    let state: SubagentState | undefined
     try {
       state = await this.childTurn(spawned, parentId, turnStart)
     } catch (error) {
@@ -108,7 +112,7 @@ export class SubagentReplay {
     spawned: SubagentSpawned,
     parentId: string,
     turnStart: number,
-  ): Promise<JsonObject | undefined> {
+  ): Promise<SubagentState | undefined> {
     const childId = spawned.sessionId
     let projector: UpdateProjector | undefined
     const projectorFor = (header: SessionHeader) => {

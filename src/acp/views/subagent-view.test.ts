@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { updateOf } from '../../../test/support/update-of.js'
 import type { ClientBridge, SubagentLink } from '../../agent/types.js'
 import type { SessionUpdateNotification } from '../../session/index.js'
 import type { PermissionTarget } from '../client/client-bridge.js'
@@ -58,9 +59,15 @@ describe('openSubagentView', () => {
     view.ended({ stopReason: 'end_turn', seq: 6, endReason: 'completed' })
     expect(w.sent.every((n) => n.sessionId === 'dad' && n._meta?.dsh.seq === 9)).toBe(true)
     expect(JSON.stringify(w.sent)).not.toContain('subagent_update')
-    expect(w.sent.map((n) => (n.update.content as { content: { text: string } }[])[0]?.content.text)).toEqual(
-      ['Subagent kid started: do it', 'Running: Read a.txt', 'Failed: Read a.txt'],
-    )
+    const firstText = (n: SessionUpdateNotification) => {
+      const first = updateOf(n.update, 'tool_call_update')?.content?.[0]
+      return first?.type === 'content' && first.content.type === 'text' ? first.content.text : undefined
+    }
+    expect(w.sent.map(firstText)).toEqual([
+      'Subagent kid started: do it',
+      'Running: Read a.txt',
+      'Failed: Read a.txt',
+    ])
     const [bridge] = w.bridges
     expect(bridge?.sessionId).toBe('dad')
     const asked = bridge?.target?.({
@@ -104,7 +111,7 @@ describe('openSubagentView', () => {
       state: { state: 'idle', stopReason: 'cancelled' },
     })
     view.ended({ stopReason: 'end_turn', seq: 6, endReason: 'error', error: 'boom' })
-    expect(w.sent.at(-1)?.update.state).toEqual({
+    expect(updateOf(w.sent.at(-1)?.update, 'subagent_update')?.state).toEqual({
       state: 'idle',
       stopReason: 'error',
       error: { code: -32020, message: 'the model failed: boom' },

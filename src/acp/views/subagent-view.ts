@@ -1,8 +1,8 @@
 import type { SubagentLink, SubagentView, TurnOutcome } from '../../agent/types.js'
 import {
   CLEAN_TURN_END_REASONS,
-  type JsonObject,
   type SessionUpdate,
+  type SubagentState,
   subagentProgressUpdate,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
@@ -95,7 +95,7 @@ export function subagentAnnouncement(child: {
 }
 
 /** A `subagent_update` that gives a child's state and leaves the rest as it was. */
-export function subagentStateUpdate(sessionId: string, state: JsonObject): SessionUpdate {
+export function subagentStateUpdate(sessionId: string, state: SubagentState): SessionUpdate {
   return { sessionUpdate: 'subagent_update', sessionId, state }
 }
 
@@ -107,7 +107,7 @@ const REPORTED_END_REASONS: ReadonlySet<string> = new Set([...CLEAN_TURN_END_REA
  * turn cut short otherwise (`interrupted` by a crash, `disposed` at shutdown) reports no stop
  * reason (ACP: not reported), its `turn/end` reason in `_meta.dsh.endReason`.
  */
-export function idleState(outcome: TurnOutcome): JsonObject {
+export function idleState(outcome: TurnOutcome): SubagentState {
   if (outcome.error !== undefined) {
     return {
       state: 'idle',

@@ -1,6 +1,7 @@
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import { updateOf } from '../../../test/support/update-of.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
 import type { Tool } from '../tools/tool.js'
@@ -34,9 +35,13 @@ describe('long tool output', () => {
     const shown = req.live.find(
       (u) => u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed',
     )
-    expect(shown?.update.content).toEqual([{ type: 'content', content: { type: 'text', text: long } }])
+    expect(updateOf(shown?.update, 'tool_call_update')?.content).toEqual([
+      { type: 'content', content: { type: 'text', text: long } },
+    ])
     const kinds = req.live.filter((u) => u.update.sessionUpdate !== 'session_info_update')
-    expect(kinds.map((u) => [u.update.sessionUpdate, u.update.status])).toEqual([
+    expect(
+      kinds.map((u) => [u.update.sessionUpdate, 'status' in u.update ? u.update.status : undefined]),
+    ).toEqual([
       ['tool_call', 'pending'],
       ['tool_call_update', 'in_progress'],
       ['tool_call_update', 'completed'],

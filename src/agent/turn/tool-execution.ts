@@ -91,7 +91,12 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     ...(openSubagent && { openSubagent }),
     progress: (content) =>
       env.send(
-        { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'in_progress', content },
+        {
+          sessionUpdate: 'tool_call_update',
+          toolCallId: call.data.callId,
+          status: 'in_progress',
+          content: [...content],
+        },
         call.seq,
       ),
   }

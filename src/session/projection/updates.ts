@@ -1,4 +1,5 @@
 import type { SessionUpdate as AcpSessionUpdate, ToolCallContent, ToolKind } from '@agentclientprotocol/sdk'
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { assertNever } from '../../lib/assert-never.js'
 import type { ConfigValue } from '../config.js'
 import type { SessionId } from '../ids.js'
@@ -20,10 +21,20 @@ import { unansweredCallResult } from './history.js'
 export type { AcpSessionUpdate }
 
 /**
- * What one `session/update` carries: an {@link AcpSessionUpdate} (everything this layer projects
- * is one, checked against the SDK) or a variant the ACP layer adds of its own.
+ * The unstable ACP `subagent_update` (not in the stable {@link AcpSessionUpdate}): a parent's
+ * report of a child session's title, description and state, sent to clients with the unstable
+ * `subagents` capability.
  */
-export type SessionUpdate = { readonly sessionUpdate: string; readonly [key: string]: unknown }
+export type SubagentSessionUpdate = unstable.SubagentUpdate & { sessionUpdate: 'subagent_update' }
+
+/** The state a {@link SubagentSessionUpdate} reports (`running`, `idle`, `unknown`, ...). */
+export type SubagentState = unstable.StateUpdate
+
+/**
+ * What one `session/update` carries: a stable {@link AcpSessionUpdate} (everything this layer
+ * projects is one) or the unstable {@link SubagentSessionUpdate}.
+ */
+export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
@@ -41,7 +52,7 @@ export function toolOutputText(output: JsonValue): string {
 }
 
 /** The tool kinds ACP defines; a call whose `kind` is anything else is shown as `other`. */
-export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set<ToolKind>([
+export const ACP_TOOL_KINDS = [
   'read',
   'edit',
   'delete',
@@ -52,7 +63,12 @@ export const ACP_TOOL_KINDS: ReadonlySet<string> = new Set<ToolKind>([
   'fetch',
   'switch_mode',
   'other',
-])
+] as const satisfies readonly ToolKind[]
+
+/** True when `kind` is one of {@link ACP_TOOL_KINDS}. */
+export function isToolKind(kind: string): kind is ToolKind {
+  return ACP_TOOL_KINDS.some((known) => known === kind)
+}
 
 /**
  * The update that announces a tool call: `pending` (ACP: not running yet, e.g. awaiting the user's
@@ -73,7 +89,7 @@ export function toolCallUpdate(
 }
 
 function toolKind(kind: string | undefined): ToolKind {
-  return kind !== undefined && ACP_TOOL_KINDS.has(kind) ? (kind as ToolKind) : 'other'
+  return kind !== undefined && isToolKind(kind) ? kind : 'other'
 }
 
 /** `session_info_update` with a title (ACP: sent when the title is derived or changes). */
