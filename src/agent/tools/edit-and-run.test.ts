@@ -180,7 +180,7 @@ describe('run_command as a local child process', () => {
     })
     expect(result.isError).toBe(true)
     expect(String(result.output)).toMatch(/^timed out after 1 s and was killed/)
-    expect(processesMatching('sleep 3[01]')).toEqual([])
+    await expectGone('sleep 3[01]')
   })
 
   it('kills the whole process group when the turn is cancelled', async () => {
@@ -192,9 +192,18 @@ describe('run_command as a local child process', () => {
     })
     controller.abort()
     expect(await pending).toMatchObject({ isError: true, output: 'the command was cancelled' })
-    expect(processesMatching('sleep 4[01]')).toEqual([])
+    await expectGone('sleep 4[01]')
   })
 })
+
+/**
+ * Waits until no live process matches `pattern`. A killed process closes its pipes (which ends the
+ * tool call) a moment before it stops being listed as live; one the tool failed to kill (these
+ * sleep 30 s or more) outlives the wait.
+ */
+async function expectGone(pattern: string): Promise<void> {
+  await vi.waitFor(() => expect(processesMatching(pattern)).toEqual([]), { timeout: 5_000, interval: 20 })
+}
 
 /** Live processes (ours) whose command line matches the extended regex `pattern`. */
 function processesMatching(pattern: string): string[] {
