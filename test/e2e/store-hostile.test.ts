@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
 import {
   chmodSync,
+  cpSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -10,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
@@ -32,8 +33,25 @@ function store(): string {
   return dir
 }
 
+/**
+ * The built server (the bundle, its chunks and the package.json it reads its version from) copied
+ * where any user can read it: an unprivileged user may not be able to enter the checkout (a
+ * `mktemp -d` folder, `/root`).
+ */
+function serverAnyoneCanRun(): string {
+  const root = store()
+  chmodSync(root, 0o755)
+  cpSync(dirname(CLI), join(root, 'dist'), { recursive: true })
+  cpSync(join(dirname(CLI), '..', 'package.json'), join(root, 'package.json'))
+  return join(root, 'dist', 'cli.js')
+}
+
 function start(storeDir: string, options: { uid?: number } = {}): AgentProcess {
-  const agent = new AgentProcess({ storeDir, ...options })
+  const agent = new AgentProcess({
+    storeDir,
+    ...options,
+    ...(options.uid !== undefined && { command: [serverAnyoneCanRun(), '--store', storeDir] }),
+  })
   agents.push(agent)
   return agent
 }
