@@ -21,12 +21,6 @@ const inbound = { request: () => 'pong', notification: () => {} }
 createNdjsonConnection(process.stdin, process.stdout, { inbound })
 `
 
-const unheldWireScript = `
-const { createNdjsonConnection } = await import(${JSON.stringify(moduleUrl('jsonrpc/index.js'))})
-const inbound = { request: () => 'pong', notification: () => {} }
-createNdjsonConnection(process.stdin, process.stdout, { inbound, holdAcrossTurns: false })
-`
-
 const dispatchScript = `
 const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection.js'))})
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -46,7 +40,6 @@ const RUNS = 5
 const servers = [
   { name: 'wire layer (reader, dispatcher, writer)', script: wireScript },
   { name: 'AcpConnection dispatch, no services', script: dispatchScript },
-  { name: 'wire layer without the cross-turn hold', script: unheldWireScript },
   { name: 'raw NDJSON echo server', script: rawScript },
 ] as const
 
@@ -79,23 +72,13 @@ export const suite = {
       [SEQUENTIAL, 1],
       [PIPELINED, IN_FLIGHT],
     ] as const) {
-      const [wire, dispatch, unheld, raw] = (await measure(total, window)) as [number, number, number, number]
-      rows.push({
-        group: 'wire',
-        name: `ping round trips, ${window} in flight: wire layer with the cross-turn hold`,
-        ours: wire,
-        baselineName: servers[2].name,
-        baseline: unheld,
-        unit: 'ops/s',
-        better: 'higher',
-        note: 'what holding lines while a chunk is still being started buys; no target',
-      })
+      const [wire, dispatch, raw] = (await measure(total, window)) as [number, number, number]
       for (const [i, ours] of [wire, dispatch].entries()) {
         rows.push({
           group: 'wire',
           name: `ping round trips, ${window} in flight: ${servers[i]?.name}`,
           ours,
-          baselineName: servers[3].name,
+          baselineName: servers[2].name,
           baseline: raw,
           unit: 'ops/s',
           better: 'higher',

@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { chunkSink } from '../../test/support/wire/chunk-sink.js'
 import { TestPeer } from '../../test/support/wire/test-peer.js'
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
@@ -11,7 +11,7 @@ afterEach(() => {
 })
 
 const line = (message: unknown) => `${JSON.stringify(message)}\n`
-const request = (id: number, method: string) => ({ jsonrpc: '2.0', id, method, params: {} })
+const request = (id: number, method: string, params: object = {}) => ({ jsonrpc: '2.0', id, method, params })
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 describe('a result that cannot be serialized', () => {
@@ -89,16 +89,26 @@ describe('coalescing output', () => {
     expect(chunks).toEqual([lines.join('')])
   })
 
-  it('answers the requests of one chunk in one write when they answer at once', async () => {
+  it('answers the requests of one chunk in wire order, each answer whole lines, none waiting for the others', async () => {
     const toServer = new PassThrough()
     const { sink, chunks } = chunkSink()
+    const answered: number[] = []
     const wire = createNdjsonConnection(toServer, sink, {
-      inbound: { request: async () => 'ok', notification: () => {} },
+      inbound: {
+        request: async (_method, params) => {
+          answered.push((params as { n: number }).n)
+          return 'ok'
+        },
+        notification: () => {},
+      },
     })
     connections.push(wire)
-    toServer.write([1, 2, 3, 4, 5].map((n) => line(request(n, 'm'))).join(''))
-    await nextTurn()
-    await nextTurn()
-    expect(chunks).toEqual([[1, 2, 3, 4, 5].map((id) => line({ jsonrpc: '2.0', id, result: 'ok' })).join('')])
+    toServer.write([1, 2, 3, 4, 5].map((n) => line(request(n, 'm', { n }))).join(''))
+    await vi.waitFor(() => expect(chunks.join('')).toContain(line({ jsonrpc: '2.0', id: 5, result: 'ok' })))
+    expect(answered).toEqual([1, 2, 3, 4, 5])
+    expect(chunks.every((chunk) => chunk.endsWith('\n'))).toBe(true)
+    expect(chunks.join('')).toBe(
+      [1, 2, 3, 4, 5].map((id) => line({ jsonrpc: '2.0', id, result: 'ok' })).join(''),
+    )
   })
 })

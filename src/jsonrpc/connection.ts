@@ -29,12 +29,6 @@ export interface NdjsonConnectionOptions {
   readonly cancelNotifications?: CancelNotifications
   /** When given, our requests aborted by their signal are cancelled on the wire so. Default: never. */
   readonly outboundCancel?: OutboundCancel
-  /**
-   * While the peer's messages of a chunk are still queued to start, the lines written are held
-   * back across event-loop turns and go out together (see `NdjsonWriterOptions.holdWhile`).
-   * Default true; false only for the bench row that shows what the hold buys.
-   */
-  readonly holdAcrossTurns?: boolean
 }
 
 /**
@@ -46,9 +40,8 @@ export interface NdjsonConnectionOptions {
  *   that cannot be serialized is answered with -32603.
  * - `request` sends a request of ours and settles with its response (see `OutboundRequests`);
  *   `notify` sends a notification.
- * - The lines written while the messages of a chunk are still being started, or while other
- *   requests are being answered, go out together (see `NdjsonMessageWriter`). See
- *   `NdjsonMessageReader` for what the wire layer answers by itself.
+ * - The lines written within one microtask chain go out together (see `NdjsonMessageWriter`).
+ *   See `NdjsonMessageReader` for what the wire layer answers by itself.
  *
  * It reads from construction on. Input and output errors are logged as `connection error: …`.
  */
@@ -71,7 +64,6 @@ export class NdjsonConnection {
     this.dispatcher = new InboundDispatcher(options.inbound, this.respond, log)
     this.writer = new NdjsonMessageWriter(output, {
       ledger: this.ledger,
-      ...(options.holdAcrossTurns !== false && { holdWhile: () => this.dispatcher.backlog > 0 }),
       ...(tap && { onLine: (line: string) => tap('out', line) }),
     })
     this.outbound = new OutboundRequests((message) => this.writer.send(message), options.outboundCancel)

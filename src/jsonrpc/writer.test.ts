@@ -3,11 +3,10 @@ import { once } from 'node:events'
 import { PassThrough, Writable } from 'node:stream'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { Message } from 'vscode-jsonrpc'
-import { chunkSink } from '../../test/support/wire/chunk-sink.js'
 import { createNdjsonConnection } from './connection.js'
 import { RequestLedger } from './ledger.js'
 import { joinedPieces } from './write-batch.js'
-import { MAX_HOLD_TURNS, NdjsonMessageWriter } from './writer.js'
+import { NdjsonMessageWriter } from './writer.js'
 
 /** Handlers for connections whose peer sends nothing. */
 const ignoreInbound = { request: () => null, notification: () => {} }
@@ -59,44 +58,16 @@ describe('NdjsonMessageWriter', () => {
     expect(sink.chunks.join('')).toBe(`${[1, 2, 3].map((n) => JSON.stringify(note(n))).join('\n')}\n`)
   })
 
-  it('holds lines while holdWhile says more output is coming, then writes them in one chunk', async () => {
-    const sink = new HeldSink()
-    let holding = true
-    const writer = new NdjsonMessageWriter(sink, { holdWhile: () => holding })
-    const writes = [writer.write(note(1)), writer.write(note(2))]
-    await nextTurn()
-    expect(sink.chunks).toEqual([])
-    holding = false
-    await Promise.all(writes)
-    expect(sink.chunks).toEqual([`${JSON.stringify(note(1))}\n${JSON.stringify(note(2))}\n`])
-  })
-
-  it('never holds a line longer than MAX_HOLD_TURNS turns, nor past drain()', async () => {
-    const { sink, chunks } = chunkSink()
-    const writer = new NdjsonMessageWriter(sink, { holdWhile: () => true })
-    const written = writer.write(note(1))
-    for (let turn = 0; turn < MAX_HOLD_TURNS; turn++) await nextTurn()
-    expect(chunks).toHaveLength(0)
-    await nextTurn()
-    expect(chunks).toHaveLength(1)
-    await written
-    void writer.write(note(2))
-    void writer.drain()
-    expect(chunks).toHaveLength(2)
-  })
-
   it('writes a line given as bytes as it is, in order with the lines it serializes, and shows it to onLine', async () => {
     const output = new PassThrough()
     const lines: string[] = []
-    let holding = true
-    const writer = new NdjsonMessageWriter(output, { onLine: (l) => lines.push(l), holdWhile: () => holding })
+    const writer = new NdjsonMessageWriter(output, { onLine: (l) => lines.push(l) })
     const given = { jsonrpc: '2.0', method: 'n', params: { text: 'é😀' } }
     const writes = [
       writer.write(note(1)),
       writer.write(given as Message, Buffer.from(`${JSON.stringify(given)}\n`)),
       writer.write(note(2)),
     ]
-    holding = false
     await Promise.all(writes)
     const expected = [note(1), given, note(2)].map((m) => JSON.stringify(m))
     expect(output.read().toString()).toBe(`${expected.join('\n')}\n`)

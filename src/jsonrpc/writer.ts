@@ -9,25 +9,12 @@ export interface NdjsonWriterOptions {
   readonly ledger?: RequestLedger
   /** Sees every line exactly as written, without its `\n`, in write order. */
   readonly onLine?: (line: string) => void
-  /**
-   * While this returns true, more output is known to be on its way (e.g. the connection still has
-   * queued messages to start), so lines are held back across event-loop turns and written
-   * together. Holding is bounded (see `MAX_HELD_LINES`, `MAX_HELD_BYTES`, `MAX_HOLD_TURNS`).
-   */
-  readonly holdWhile?: () => boolean
 }
 
-/** Held lines are written as soon as they add up to this many characters. */
+/** Lines waiting for their microtask are written at once when they add up to this many characters. */
 export const MAX_HELD_BYTES = 64 * 1024
-/**
- * Held lines are written as soon as there are this many. The answers to one input chunk are made
- * within one event-loop turn (the dispatcher starts a chunk's messages together), so holding them
- * all makes one write and one wake-up of the peer per chunk, as a minimal echo server does
- * (bench/wire.bench.ts, 64 in flight).
- */
+/** Lines waiting for their microtask are written at once when there are this many. */
 export const MAX_HELD_LINES = 256
-/** Held lines are written after at most this many event-loop turns, whatever `holdWhile` says. */
-export const MAX_HOLD_TURNS = 64
 
 /** Schedules microtasks without `queueMicrotask`'s async-resource bookkeeping. */
 const RESOLVED = Promise.resolve()
@@ -42,8 +29,9 @@ const RESOLVED = Promise.resolve()
  *   in a microtask, together with every line written before then (one write, one wake-up of the
  *   peer, however many lines), except that a notification or request starting a batch, when none
  *   went out at once since the last microtask, is handed over at once; after a `'drain'` when the
- *   stream pushed back; later while `holdWhile` holds it back. It rejects only when the message cannot be
- *   serialized (nothing is written then). It never rejects because the output is gone.
+ *   stream pushed back. No line waits for a turn of the event loop (holding lines across turns
+ *   while a chunk was still being started bought nothing in the wire bench). It rejects only when
+ *   the message cannot be serialized (nothing is written then). It never rejects because the output is gone.
  * - Once the output fails (EPIPE, any `'error'`) or closes, the writer is closed: `onError` fires
  *   for the first error, `onClose` fires once, and later writes resolve without writing anything.
  * - `onLine` sees only lines that are written, not those dropped after the output closed.
@@ -59,8 +47,6 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   private ending = false
   private drainWaiters: Array<() => void> = []
   private heldBytes = 0
-  private flushScheduled = false
-  private holdTurns = 0
   private flushQueued = false
   private handedAtOnce = false
 
@@ -114,7 +100,6 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     this.heldBytes += text.length
     const full = this.heldBytes >= MAX_HELD_BYTES || lines.length >= MAX_HELD_LINES
     if (full) this.pump()
-    else if (this.options.holdWhile?.()) this.scheduleFlush()
     else if (lines.length === 1 && !this.handedAtOnce && 'method' in message) this.handAtOnce()
     else this.flushSoon()
     return undefined
@@ -171,29 +156,10 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
 
   private readonly flushQueuedBatch = (): void => {
     this.flushQueued = false
-    if (this.options.holdWhile?.()) this.scheduleFlush()
-    else this.pump()
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return
-    this.flushScheduled = true
-    setImmediate(this.flushHeld)
-  }
-
-  private readonly flushHeld = (): void => {
-    this.flushScheduled = false
-    if (!this.batch) return
-    if (this.options.holdWhile?.() && this.holdTurns < MAX_HOLD_TURNS) {
-      this.holdTurns++
-      this.scheduleFlush()
-      return
-    }
     this.pump()
   }
 
   private pump(): void {
-    this.holdTurns = 0
     while (!this.blocked && !this.closed && this.batch) {
       const batch = this.batch
       this.batch = undefined
