@@ -217,6 +217,7 @@ function clientFiles(stable, unstable) {
   const files = {}
   files['acp-client-methods.gen.ts'] = `${HEADER}import type * as stable from '@agentclientprotocol/sdk'
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { ParamsValidator } from './acp-methods.gen.js'
 
 /** Every client-side ACP method (v1), which the agent sends: its params and result, typed by the SDK. */
 export interface AcpClientMethods {
@@ -245,15 +246,8 @@ export const ACP_CLIENT_METHODS: {
 ${all.map(tableRow).join('\n')}
 }
 
-/** A generated validator that, when it returns true, has checked \`data\` against the schema of \`T\`. */
-export interface ResponseValidator<T> {
-  (data: unknown): data is T
-  readonly errors?: ReadonlyArray<{
-    readonly instancePath: string
-    readonly keyword: string
-    readonly params: Readonly<Record<string, unknown>>
-  }> | null
-}
+/** The generated validator of a response: the same kind of function as a params validator. */
+export type ResponseValidator<T> = ParamsValidator<T>
 `
   for (const kind of ['stable', 'unstable']) {
     const schema = kind === 'stable' ? stable : unstable
