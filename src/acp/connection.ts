@@ -74,7 +74,7 @@ export class AcpConnection {
       agent: server.services.agent,
       client: options.client,
       wire,
-      send: (method, params) => wire.request(method, params),
+      send: (method, params, signal) => wire.request(method, params, signal),
       capabilities: () => server.capabilities(),
       warn: (message) => this.logger.warn(message),
     }

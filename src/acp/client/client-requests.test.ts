@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
 import { validateAcpDefinition } from '../../../test/support/acp-schema.js'
+import { OutboundRequests } from '../../jsonrpc/outbound.js'
 import {
   ACP_CLIENT_METHODS,
   type AcpClientMethods,
@@ -175,11 +176,22 @@ describe('client responses', () => {
   })
 })
 
-describe('client requests and abort', () => {
+describe('client requests and abort, through the connection’s outbound requests', () => {
   const params = { sessionId: 's', path: '/a' }
 
+  /** A sender on the JSON-RPC layer's outbound requests, writing into `sent`. */
+  function outbound() {
+    const sent: unknown[] = []
+    const requests = new OutboundRequests((message) => {
+      sent.push(message)
+      return undefined
+    })
+    const send: ClientRequestSender = (method, params, signal) => requests.request(method, params, signal)
+    return { sent, send, requests }
+  }
+
   it('sends nothing when the signal has already aborted, and rejects with its reason', async () => {
-    const { sent, send } = answering({ content: 'x' })
+    const { sent, send } = outbound()
     const reason = new Error('stop')
     await expect(
       sendClientRequest(send, 'fs/read_text_file', params, AbortSignal.abort(reason)),
@@ -188,14 +200,10 @@ describe('client requests and abort', () => {
   })
 
   it('rejects with the reason as soon as the signal aborts, without waiting for the client', async () => {
-    const sent: string[] = []
-    const send: ClientRequestSender = (method) => {
-      sent.push(method)
-      return new Promise(() => {})
-    }
+    const { sent, send } = outbound()
     const controller = new AbortController()
     const pending = sendClientRequest(send, 'fs/read_text_file', params, controller.signal)
-    expect(sent).toEqual(['fs/read_text_file'])
+    expect(sent).toEqual([{ jsonrpc: '2.0', id: 0, method: 'fs/read_text_file', params }])
     const reason = new Error('cancelled')
     controller.abort(reason)
     await expect(pending).rejects.toBe(reason)
@@ -203,13 +211,11 @@ describe('client requests and abort', () => {
   })
 
   it('an answer before the abort is kept, and stops listening to the signal', async () => {
+    const { send, requests } = outbound()
     const controller = new AbortController()
-    const response = await sendClientRequest(
-      answering({ content: 'x' }).send,
-      'fs/read_text_file',
-      params,
-      controller.signal,
-    )
+    const pending = sendClientRequest(send, 'fs/read_text_file', params, controller.signal)
+    requests.settle({ jsonrpc: '2.0', id: 0, result: { content: 'x' } })
+    const response = await pending
     expect(response.content).toBe('x')
     expect(getEventListeners(controller.signal, 'abort')).toEqual([])
     controller.abort()

@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import type {
   AcpClientMethods,
   AcpClientRequestName,
@@ -8,9 +7,11 @@ import { explainIssues, type SchemaIssue } from '../validate-params.js'
 
 /**
  * Sends one request to the client and resolves with its result as received (not yet checked), or
- * rejects with the client's error.
+ * rejects with the client's error. With `signal`: nothing is sent if it has aborted, and the
+ * promise rejects with its reason as soon as it aborts (the request is left to the client to
+ * finish; its late answer is dropped). The connection's `request` is one.
  */
-export type ClientRequestSender = (method: string, params: unknown) => Promise<unknown>
+export type ClientRequestSender = (method: string, params: unknown, signal?: AbortSignal) => Promise<unknown>
 
 /** The client answered a request with a result its ACP schema rejects. */
 export class ClientResponseError extends Error {
@@ -56,8 +57,7 @@ function loadValidators(): Promise<Validators> {
  * Sends `method` and resolves with its result, checked against the official ACP schema of the
  * method's response. An absent or `null` result counts as `{}` (as the SDK takes it for the
  * responses with no required field). A result the schema rejects rejects with
- * {@link ClientResponseError}. With `signal`: nothing is sent if it has aborted, and the promise
- * rejects with its reason as soon as it aborts (the request is left to the client to finish).
+ * {@link ClientResponseError}. `signal` goes to the sender (see {@link ClientRequestSender}).
  */
 export async function sendClientRequest<M extends AcpClientRequestName>(
   send: ClientRequestSender,
@@ -66,22 +66,9 @@ export async function sendClientRequest<M extends AcpClientRequestName>(
   signal?: AbortSignal,
 ): Promise<AcpClientMethods[M]['result']> {
   const loading = loadValidators()
-  const result = signal ? await untilAborted(() => send(method, params), signal) : await send(method, params)
+  const result = await send(method, params, signal)
   const value = result ?? {}
   const validate = (await loading)[method]
   if (validate(value)) return value
   throw ClientResponseError.of(method, validate.errors ?? [])
-}
-
-async function untilAborted<T>(request: () => Promise<T>, signal: AbortSignal): Promise<T> {
-  signal.throwIfAborted()
-  const settled = new AbortController()
-  const aborted = once(signal, 'abort', { signal: settled.signal }).then(() => {
-    throw signal.reason
-  })
-  try {
-    return await Promise.race([request(), aborted])
-  } finally {
-    settled.abort()
-  }
 }
