@@ -66,7 +66,7 @@ export class JsonlPersistence implements SessionPersistence {
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
-    tidyStore(this.paths, (message) => this.logger.warn(message))
+    tidyStore(this.paths, this.logger)
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => this.loaded(session))
     const stopHearing = ctx.sessions.onAppended((session, event) =>

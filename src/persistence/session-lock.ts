@@ -131,6 +131,24 @@ function sameHolder(a: LockContent | undefined, b: Holder): boolean {
   return a.pid === b.pid && a.start === b.start
 }
 
+/** Writes this process's lock text to a new file `temp`; a failed write (ENOSPC) leaves no file. */
+function writeTemp(temp: string): void {
+  try {
+    writeFileSync(temp, ownLockText(), { mode: 0o600, flag: 'wx' })
+  } catch (error) {
+    // EEXIST: the name is someone else's file. Otherwise open may have created it before the
+    // write failed (a full disk): remove what is ours.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+      try {
+        unlinkSync(temp)
+      } catch {
+        // Never created, or already gone.
+      }
+    }
+    throw error
+  }
+}
+
 /**
  * Takes the lock file `path` for session `id`, writing this process's pid and start time. The file
  * appears with its content at once (written to a temp name, then `link`ed, which fails if the lock
@@ -141,7 +159,7 @@ function sameHolder(a: LockContent | undefined, b: Holder): boolean {
 export function acquireLock(path: string, id: SessionId): void {
   for (let attempt = 0; attempt < 5; attempt++) {
     const temp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`
-    writeFileSync(temp, ownLockText(), { mode: 0o600, flag: 'wx' })
+    writeTemp(temp)
     try {
       linkSync(temp, path)
       held.add(path)

@@ -4,12 +4,20 @@ import { errnoOf } from './fs/file-io.js'
 import { isAlive, removeIfStale } from './session-lock.js'
 import { StorePaths } from './store-paths.js'
 
+/** Where the tidy-up reports: recovery that went as designed is info, a problem the user should fix is warn. */
+export interface TidyLog {
+  info(message: string): void
+  warn(message: string): void
+}
+
 /**
  * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
- * create or lock) and locks whose holder is gone; warns about what it cannot remove and about a
- * store directory others may write.
+ * create or lock) and locks whose holder is gone, saying so at info level (an editor that ends us
+ * with SIGKILL leaves one every time: that is recovery, not a fault); warns about what it cannot
+ * remove and about a store directory others may write.
  */
-export function tidyStore(paths: StorePaths, warn: (message: string) => void): void {
+export function tidyStore(paths: StorePaths, log: TidyLog): void {
+  const warn = (message: string): void => log.warn(message)
   let names: string[]
   try {
     const mode = statSync(paths.dir).mode
@@ -26,14 +34,14 @@ export function tidyStore(paths: StorePaths, warn: (message: string) => void): v
   for (const name of names) {
     const path = join(paths.dir, name)
     if (name.endsWith('.lock') && !name.startsWith('.')) {
-      if (removeIfStale(path)) warn(`removed stale lock ${name}`)
+      if (removeIfStale(path)) log.info(`removed the stale lock ${name} of a process that is gone`)
       continue
     }
     const owner = StorePaths.tempOwner(name)
     if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
     try {
       unlinkSync(path)
-      warn(`removed orphan temp file ${name} of process ${owner}`)
+      log.info(`removed orphan temp file ${name} of process ${owner}`)
     } catch (error) {
       if (errnoOf(error) !== 'ENOENT') {
         warn(`could not remove orphan temp entry ${name}: ${(error as Error).message}`)
