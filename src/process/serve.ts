@@ -41,7 +41,13 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
-  const recorder = options.transcript !== undefined ? new TranscriptRecorder(options.transcript) : undefined
+  const recorder =
+    options.transcript !== undefined
+      ? new TranscriptRecorder(options.transcript, {
+          onStopped: (error) =>
+            logger.warn(`the transcript stopped recording (${error.message}); serving goes on`),
+        })
+      : undefined
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {
     ...(recorder && {

@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs'
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, writeSync } from 'node:fs'
 import type { Writable } from 'node:stream'
 import type { WireDirection } from '../jsonrpc/connection.js'
 import { isObject } from '../lib/is.js'
@@ -20,6 +20,42 @@ export interface TranscriptRecorderOptions {
   readonly flags?: 'a' | 'w'
   /** Milliseconds since recording started; when given, every entry carries it as `ms`. */
   readonly elapsed?: () => number
+  /**
+   * Called once when writing the file fails (a full disk, an I/O error): recording stops there,
+   * and whatever records to it (a server, `record`'s proxy) goes on.
+   */
+  readonly onStopped?: (error: Error) => void
+}
+
+/** The transcript file cannot be opened: a symbolic link, a directory, no permission. */
+export class TranscriptOpenError extends Error {
+  override name = 'TranscriptOpenError'
+}
+
+/**
+ * Opens `path` for recording without following a symbolic link at it (another user's link in a
+ * shared directory must not redirect a transcript full of prompts). A file it creates is 0600; an
+ * existing regular file readable by others is made 0600. A device (`/dev/stderr`'s target,
+ * `/dev/full`) is written as it is.
+ */
+function openTranscript(path: string, flags: 'a' | 'w'): number {
+  const mode = flags === 'a' ? constants.O_APPEND : constants.O_TRUNC
+  let fd: number
+  try {
+    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | mode, 0o600)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const reason =
+      code === 'ELOOP'
+        ? 'it is a symbolic link (give the file itself)'
+        : code === 'EISDIR'
+          ? 'it is a directory'
+          : (error as Error).message
+    throw new TranscriptOpenError(`cannot record to ${path}: ${reason}`)
+  }
+  const stats = fstatSync(fd)
+  if (stats.isFile() && (stats.mode & 0o077) !== 0) fchmodSync(fd, 0o600)
+  return fd
 }
 
 /**
@@ -28,7 +64,8 @@ export interface TranscriptRecorderOptions {
  *
  * Durability: with a file path, each entry is one `fs.writeSync` on an fd opened for appending
  * (`flags` default `'a'`; pass `'w'` to truncate), so a crash of this process loses at most the
- * entry being written; `close()` fsyncs and closes the file. With a `Writable`, entries go through
+ * entry being written; `close()` fsyncs and closes the file. A failed write (ENOSPC, EIO) never
+ * throws: recording stops and `onStopped` is told once. With a `Writable`, entries go through
  * its buffer in order and `close()` ends it and waits for `'finish'`.
  *
  * Messages are re-serialized from the parsed value (one JSON value, no raw newline); a line that
@@ -39,11 +76,14 @@ export class TranscriptRecorder {
   private stream: Writable | undefined
   private closed = false
   private readonly elapsed: (() => number) | undefined
+  private readonly onStopped: ((error: Error) => void) | undefined
 
+  /** Throws {@link TranscriptOpenError} when the file cannot be opened. */
   constructor(target: string | Writable, options: TranscriptRecorderOptions = {}) {
-    if (typeof target === 'string') this.fd = openSync(target, options.flags ?? 'a', 0o600)
+    if (typeof target === 'string') this.fd = openTranscript(target, options.flags ?? 'a')
     else this.stream = target
     this.elapsed = options.elapsed
+    this.onStopped = options.onStopped
   }
 
   /** Records one wire line (bound, so it can be passed around as a callback). */
@@ -74,8 +114,30 @@ export class TranscriptRecorder {
   }
 
   private write(text: string): void {
-    if (this.fd !== undefined) writeAll(this.fd, text)
-    else this.stream?.write(text)
+    if (this.fd === undefined) {
+      this.stream?.write(text)
+      return
+    }
+    try {
+      writeAll(this.fd, text)
+    } catch (error) {
+      this.stop(error as Error)
+    }
+  }
+
+  /** Stops recording after a failed write: the file keeps the whole entries written before it. */
+  private stop(error: Error): void {
+    this.closed = true
+    const fd = this.fd
+    this.fd = undefined
+    if (fd !== undefined) {
+      try {
+        closeSync(fd)
+      } catch {
+        // The descriptor is released even when close reports the earlier write's error.
+      }
+    }
+    this.onStopped?.(error)
   }
 
   /** Flushes and releases the target. Idempotent. */
@@ -87,6 +149,10 @@ export class TranscriptRecorder {
       this.fd = undefined
       try {
         fsyncSync(fd)
+      } catch (error) {
+        // A device (`/dev/stderr`) cannot be synced; a disk that fails here fails like a write.
+        const code = (error as NodeJS.ErrnoException).code
+        if (code !== 'EINVAL' && code !== 'ENOTSUP') this.onStopped?.(error as Error)
       } finally {
         closeSync(fd)
       }

@@ -1,4 +1,4 @@
-import { TranscriptFormatError } from '../process/transcript.js'
+import { TranscriptFormatError, TranscriptOpenError } from '../process/transcript.js'
 import { describeExit, exitStatus } from './agent-exit.js'
 import { parseToolCommandLine, type ReplayCommandLine, UsageError } from './command-line.js'
 import { type CompiledRule, RulesError, readRulesFile } from './compare/rules.js'
@@ -34,7 +34,7 @@ export async function runToolCommand(argv: readonly string[]): Promise<number> {
     if (exit.code !== 0) fail('record', `the agent ended with ${describeExit(exit)}`)
     return exitStatus(exit)
   } catch (error) {
-    if (!(error instanceof AgentStartError)) throw error
+    if (!(error instanceof AgentStartError || error instanceof TranscriptOpenError)) throw error
     fail('record', error.message)
     return 2
   }

@@ -52,14 +52,20 @@ export class AgentStartError extends Error {
  * `mcpServers` (`session/new`, `load`, `resume`, `fork`) are recorded as `***` (`redactMcpSecrets`;
  * the agent gets the bytes as sent), and a line not valid UTF-8 that carries `mcpServers` is
  * recorded as its decoded text, redacted.
- * Rejects with {@link AgentStartError} when the agent cannot be started.
+ * A transcript that cannot be written any more (a full disk) stops recording with one warning; the
+ * proxying goes on. Rejects with {@link AgentStartError} when the agent cannot be started, and
+ * with `TranscriptOpenError` before starting it when `out` cannot be opened (a symbolic link).
  */
 export async function record(options: RecordOptions): Promise<AgentExit> {
   const input = options.input ?? process.stdin
   const output = options.output ?? process.stdout
   const log = options.log ?? ((message: string) => process.stderr.write(`dsh-acp record: ${message}\n`))
   const started = performance.now()
-  const recorder = new TranscriptRecorder(options.out, { elapsed: () => performance.now() - started })
+  const recorder = new TranscriptRecorder(options.out, {
+    elapsed: () => performance.now() - started,
+    onStopped: (error) =>
+      log(`recording stopped (${error.message}): the agent and the editor stay connected, unrecorded`),
+  })
   const child = spawn(options.agent.command, [...options.agent.args], { stdio: ['pipe', 'pipe', 'inherit'] })
   const exited = new Promise<AgentExit>((resolve, reject) => {
     child.once('error', (error) =>
