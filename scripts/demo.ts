@@ -128,6 +128,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFacts> {
         cwd: s.cwd,
         updatedAt: s.updatedAt ?? dsh.createdAt,
         live: true,
+        ...(typeof s.title === 'string' && { title: s.title }),
         ...dsh,
       }
     })

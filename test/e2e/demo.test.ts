@@ -28,8 +28,10 @@ describe('npm run demo (scripts/demo.ts against the built server)', () => {
     expect(facts.parentAnswer).toContain('compiler')
 
     expect(facts.lineage).toHaveLength(2)
-    expect(facts.lineage[0]).toMatch(new RegExp(`^${facts.parent} `))
-    expect(facts.lineage[1]).toMatch(new RegExp(`^└─ ${facts.child} .*forked at seq ${facts.boundary}`))
+    expect(facts.lineage[0]).toMatch(new RegExp(`^${facts.parent}  "My name is Ada\\."  `))
+    expect(facts.lineage[1]).toMatch(
+      new RegExp(`^└─ ${facts.child}  "My name is Ada\\. \\(fork\\)"  forked at seq ${facts.boundary}`),
+    )
 
     expect(text).toContain(facts.transcriptFile)
     expect(text).toContain(facts.storeDir)
