@@ -28,7 +28,15 @@ function printToTerminal(text: string): void {
  * answer; the connection then reads stdin from the second line on. With `--transcript` the
  * connection reads every line itself, so the transcript sees them all.
  */
+/** What a person who started the server by hand in a terminal is told: it waits for an editor. */
+const TERMINAL_HINT = `dsh-acp speaks the Agent Client Protocol (JSON-RPC, one message per line) on stdin and stdout: an editor starts it and talks to it.
+Try it by hand by pasting:
+  {"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+End with Ctrl-D. \`dsh-acp --help\` lists the options; the README shows how to register it in Zed or JetBrains.
+`
+
 async function serve(options: CliOptions): Promise<void> {
+  if (process.stdin.isTTY) process.stderr.write(TERMINAL_HINT)
   const modelOptions: ProviderOptions = {
     ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
     ...(options.modelName !== undefined && { modelName: options.modelName }),
