@@ -69,7 +69,12 @@ export class TurnRun {
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    const start = session.append({ type: 'turn/start', data: { turn } })
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    // A command's turn is marked, so the model's history leaves it out (it is not conversation).
+    const start = session.append({
+      type: 'turn/start',
+      data: { turn, ...(invoked && { command: invoked.command.name }) },
+    })
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
@@ -80,7 +85,6 @@ export class TurnRun {
     if (titleBefore === undefined && session.title !== undefined) {
       this.send(titleUpdate(session.title, user.time), user.seq)
     }
-    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
     if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
