@@ -6,7 +6,13 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
-import { type SessionMode, sessionMode } from './config/permissions.js'
+import {
+  cappedPermissions,
+  type LivePermissions,
+  type SessionMode,
+  sessionMode,
+  standingAnswersOf,
+} from './config/permissions.js'
 import { promptCapabilitiesOf } from './config/prompt-capabilities.js'
 import {
   type ConfigOptionSpec,
@@ -62,6 +68,7 @@ export interface SubagentConfig {
 interface RunningTurn {
   readonly controller: AbortController
   readonly done: Promise<unknown>
+  readonly permissions: LivePermissions
 }
 
 /**
@@ -100,6 +107,7 @@ export class AgentService {
           sessions: () => this.ctx.sessions,
           runTurn: (child, request) => this.runTurn(child, request),
           maxSteps: positive('subagents.maxSteps', subagents.maxSteps ?? this.maxSteps),
+          permissionsOf: (sessionId) => this.permissionsOf(sessionId),
           toolNames: (sessionId) =>
             this.tools
               .forSession(sessionId)
@@ -142,6 +150,20 @@ export class AgentService {
     return event
   }
 
+  /**
+   * The live permissions of the turn running on this session (a subagent's capped by its parent's),
+   * or the session's own when none runs. Read them at each decision; do not keep what they return.
+   */
+  permissionsOf(sessionId: string): LivePermissions {
+    const running = this.running.get(sessionId)?.permissions
+    if (running) return running
+    return this.ownPermissions(this.ctx.sessions.require(sessionId))
+  }
+
+  private ownPermissions(session: Session): LivePermissions {
+    return { mode: () => this.modeOf(session), standing: () => standingAnswersOf(session) }
+  }
+
   /** True while a turn runs on this session. */
   isRunning(sessionId: string): boolean {
     return this.running.has(sessionId)
@@ -181,8 +203,9 @@ export class AgentService {
     const onAbort = () => controller.abort()
     if (request.signal.aborted) controller.abort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
-    const done = this.drive(session, request, controller.signal)
-    this.running.set(session.id, { controller, done })
+    const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
+    const done = this.drive(session, request, permissions, controller.signal)
+    this.running.set(session.id, { controller, done, permissions })
     try {
       return await done
     } finally {
@@ -192,7 +215,12 @@ export class AgentService {
     }
   }
 
-  private async drive(session: Session, request: TurnRequest, signal: AbortSignal): Promise<TurnOutcome> {
+  private async drive(
+    session: Session,
+    request: TurnRequest,
+    permissions: LivePermissions,
+    signal: AbortSignal,
+  ): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
     const run = new TurnRun(
       session,
@@ -201,7 +229,7 @@ export class AgentService {
         provider: this.provider,
         sessions: this.ctx.sessions,
         tools: this.tools,
-        mode: () => this.modeOf(session),
+        permissions,
         beforeStep: (send) => this.mcp.flush(session, send),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,

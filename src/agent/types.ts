@@ -9,7 +9,7 @@ import type {
   ToolCallLocation,
   TurnEndReason,
 } from '../session/index.js'
-import type { PermissionAnswer } from './config/permissions.js'
+import type { LivePermissions, PermissionAnswer } from './config/permissions.js'
 
 export type { ToolKind } from '@agentclientprotocol/sdk'
 
@@ -168,6 +168,11 @@ export interface TurnRequest {
    * Default: the turn's own session.
    */
   readonly toolScope?: string
+  /**
+   * Permissions the turn may never exceed, read at every decision: a subagent's parent's, as they
+   * are now (its mode and "always" answers). Default: none beyond the session's own.
+   */
+  readonly ceiling?: LivePermissions
   /** How the editor is shown a subagent this turn spawns. Absent: children run unseen. */
   readonly openSubagent?: (link: SubagentLink) => SubagentView
 }

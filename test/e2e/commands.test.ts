@@ -75,10 +75,12 @@ describe('slash commands, live titles and message ids (transcript snapshots)', (
       const { sessions } = await agent.agent.request('session/list', {})
       expect(sessions.find((x) => x.sessionId === 'ses_2')?.title).toBe('The plan (fork)')
       expect(sessions.find((x) => x.sessionId === sessionId)?.title).toBe('The plan')
-      // The child holds the turns before the /fork command and answers from them.
+      // The child holds the turns before the /fork command and answers from them; the commands
+      // among them are no part of what the model remembers.
       from = agent.updates.length
       await prompt(agent, 'ses_2', 'and now?')
-      expect(answerText(agent, 'ses_2', from)).toContain('I remember 4 messages')
+      expect(answerText(agent, 'ses_2', from)).toContain('I remember 2 messages')
+      expect(answerText(agent, 'ses_2', from)).not.toContain('/help')
       // An unknown /command is a prompt like any other.
       from = agent.updates.length
       await prompt(agent, sessionId, '/nope')

@@ -14,6 +14,53 @@ export function sessionMode(id: string): SessionMode {
   return id === 'accept-edits' || id === 'read-only' ? id : 'ask'
 }
 
+const STRICTNESS: Readonly<Record<SessionMode, number>> = { 'accept-edits': 0, ask: 1, 'read-only': 2 }
+
+/** The stricter of two modes (`read-only` over `ask` over `accept-edits`). */
+export function stricterMode(a: SessionMode, b: SessionMode): SessionMode {
+  return STRICTNESS[b] > STRICTNESS[a] ? b : a
+}
+
+/**
+ * A running turn's permissions as they are now, read anew at every decision (the user may switch
+ * the mode, or answer "always", while the turn runs). A subagent's are never looser than its
+ * parent's: see {@link cappedPermissions}.
+ */
+export interface LivePermissions {
+  mode(): SessionMode
+  /** The standing "always" answers (scope -> allowed). */
+  standing(): ReadonlyMap<string, boolean>
+}
+
+/**
+ * `own` capped by `ceiling` (a subagent's parent's live permissions): the stricter mode of the two
+ * and {@link strictestAnswers} of both, read live at every call. Without a ceiling, `own`.
+ */
+export function cappedPermissions(
+  own: LivePermissions,
+  ceiling: LivePermissions | undefined,
+): LivePermissions {
+  if (!ceiling) return own
+  return {
+    mode: () => stricterMode(own.mode(), ceiling.mode()),
+    standing: () => strictestAnswers(own.standing(), ceiling.standing()),
+  }
+}
+
+/**
+ * Two sets of standing answers as one that is never looser than either: a scope rejected in either
+ * is rejected; otherwise one allowed in either is allowed.
+ */
+export function strictestAnswers(
+  own: ReadonlyMap<string, boolean>,
+  other: ReadonlyMap<string, boolean>,
+): ReadonlyMap<string, boolean> {
+  if (other.size === 0) return own
+  const merged = new Map(own)
+  for (const [scope, allow] of other) merged.set(scope, allow && merged.get(scope) !== false)
+  return merged
+}
+
 /** ACP `PermissionOptionKind`, or `cancelled` when the prompt turn was cancelled while asking. */
 export type PermissionAnswer = PermissionOptionKind | 'cancelled'
 

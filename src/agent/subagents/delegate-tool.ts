@@ -6,6 +6,7 @@ import {
   type SubagentSpawned,
   titleFromText,
 } from '../../session/index.js'
+import type { LivePermissions } from '../config/permissions.js'
 import { defineTool } from '../tools/define-tool.js'
 import { fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
 import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
@@ -23,6 +24,8 @@ export interface DelegateDeps {
   readonly maxSteps: number
   /** Every tool name a session has (the agent's and its MCP servers'), in the model's order: what a child may use. */
   readonly toolNames: (sessionId: string) => readonly string[]
+  /** A session's live permissions (its running turn's): a child's never exceed its parent's. */
+  readonly permissionsOf: (sessionId: string) => LivePermissions
 }
 
 interface DelegateInput {
@@ -151,6 +154,7 @@ export function delegateTool(deps: DelegateDeps): Tool {
         maxSteps: deps.maxSteps,
         allowedTools,
         toolScope: context.sessionId,
+        ceiling: deps.permissionsOf(sessionId),
         announcePrompt: true,
       })
       view.ended(outcome)

@@ -29,6 +29,9 @@ describe('ToolRegistry', () => {
       },
       maxSteps: 1,
       toolNames: () => [],
+      permissionsOf: () => {
+        throw new Error('not used')
+      },
     })
     for (const tool of [...builtinTools(), delegate]) await registry.registerForSession(tool, 'ses_1')
     expect(registry.forSession('ses_1').specs()).toHaveLength(builtinTools().length + 1)

@@ -14,8 +14,10 @@ export interface CommandContext {
 
 /**
  * A slash command (ACP `AvailableCommand`): typed as a prompt starting with `/name`, recorded like
- * any prompt (the turn holds the user's text and the command's answer as the assistant message),
- * but answered by the agent itself instead of the model.
+ * any prompt (the turn holds the user's text and the command's answer as the assistant message,
+ * and a replay shows both), but answered by the agent itself instead of the model. Its turn's
+ * `turn/start` names it (`command`), and the model's history leaves that turn out: a command is
+ * not conversation.
  */
 export interface SlashCommand {
   readonly name: string

@@ -3,11 +3,10 @@ import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session
 import { toolOutputText } from '../../session/index.js'
 import {
   decidePermission,
+  type LivePermissions,
   PERMISSION_ALWAYS_EVENT,
   type PermissionAlwaysData,
   permissionScope,
-  type SessionMode,
-  standingAnswersOf,
 } from '../config/permissions.js'
 import type { RegisteredTool, ToolSet } from '../tools/registry.js'
 import type { Tool, ToolContext } from '../tools/tool.js'
@@ -25,7 +24,8 @@ export interface ToolCallEnvironment {
   readonly session: Session
   readonly turn: number
   readonly tools: ToolSet
-  readonly mode: SessionMode
+  /** The turn's permissions, read at the call's decision (and again once the user answered). */
+  readonly permissions: LivePermissions
   /** The turn's request: its client bridge, its tool allowance (a subagent's) and subagent view. */
   readonly request: Pick<TurnRequest, 'client' | 'allowedTools' | 'openSubagent'>
   readonly signal: AbortSignal
@@ -86,7 +86,7 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     client: env.request.client,
     signal: env.signal,
     additionalDirectories: env.session.additionalDirectories,
-    mode: env.mode,
+    mode: env.permissions.mode(),
     ...(allowedTools && { allowedTools }),
     ...(openSubagent && { openSubagent }),
     progress: (content) =>
@@ -110,7 +110,8 @@ async function checkPermission(
 ): Promise<string | undefined> {
   const { tool } = entry
   const scope = permissionScope(tool, call.data.input)
-  const decision = decidePermission(tool, scope, env.mode, standingAnswersOf(env.session))
+  const decide = () => decidePermission(tool, scope, env.permissions.mode(), env.permissions.standing())
+  const decision = decide()
   if (decision.verdict === 'allow') return undefined
   if (decision.verdict === 'refuse') return `Not run: ${decision.reason}.`
   if (!env.request.client.requestPermission) {
@@ -131,8 +132,12 @@ async function checkPermission(
   if (answer === 'allow_always' || answer === 'reject_always') {
     recordAlways(env.session, tool, scope, answer === 'allow_always')
   }
-  if (answer === 'allow_once' || answer === 'allow_always') return undefined
-  return `Not run: the user refused permission for ${call.data.title ?? tool.spec.name}.`
+  if (answer !== 'allow_once' && answer !== 'allow_always') {
+    return `Not run: the user refused permission for ${call.data.title ?? tool.spec.name}.`
+  }
+  // The mode may have changed while the user was asked: a session made read-only meanwhile refuses.
+  const now = decide()
+  return now.verdict === 'refuse' ? `Not run: ${now.reason}.` : undefined
 }
 
 /** The recorded locations of a call (as its tool gave them: `{path, line?}`), as ACP locations. */

@@ -7,7 +7,7 @@ import {
   toolCallUpdate,
   toolResultUpdate,
 } from '../../session/index.js'
-import type { SessionMode } from '../config/permissions.js'
+import type { LivePermissions } from '../config/permissions.js'
 import type { ToolSet } from '../tools/registry.js'
 import type { ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
 import type { StreamedCall } from './model-step.js'
@@ -73,28 +73,32 @@ export class TurnCalls {
     step: number,
     calls: readonly RecordedCall[],
     tools: ToolSet,
-    mode: SessionMode,
+    permissions: LivePermissions,
   ): Promise<void> {
     const limit = limiter(this.maxConcurrent)
     const started = calls.map((call) =>
       call.preset === undefined && tools.get(call.event.data.name)?.tool.concurrent === true
-        ? limit(() => this.execute(call, tools, mode))
+        ? limit(() => this.execute(call, tools, permissions))
         : undefined,
     )
     for (const [index, call] of calls.entries()) {
-      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, mode)))
+      this.recordResult(step, call.event, await (started[index] ?? this.execute(call, tools, permissions)))
     }
   }
 
   /** Runs a recorded call. Never throws: failures and cancellation become error results. */
-  private async execute(call: RecordedCall, tools: ToolSet, mode: SessionMode): Promise<ToolResult> {
+  private async execute(
+    call: RecordedCall,
+    tools: ToolSet,
+    permissions: LivePermissions,
+  ): Promise<ToolResult> {
     if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
     if (call.preset !== undefined) return call.preset
     return executeToolCall(call.event, {
       session: this.session,
       turn: this.turn,
       tools,
-      mode,
+      permissions,
       request: this.request,
       signal: this.signal,
       send: this.send,

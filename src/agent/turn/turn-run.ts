@@ -7,7 +7,7 @@ import {
   type TurnEndReason,
   titleUpdate,
 } from '../../session/index.js'
-import { offeredIn, type SessionMode } from '../config/permissions.js'
+import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { ModelProvider, TurnRequest } from '../types.js'
@@ -23,8 +23,11 @@ export interface TurnRunOptions {
   /** The store, for slash commands that fork. */
   readonly sessions: SessionStore
   readonly tools: ToolRegistry
-  /** The session's mode, read at each step (it decides which tools are offered and what asks). */
-  readonly mode: () => SessionMode
+  /**
+   * The turn's permissions, read live: the mode at each step decides which tools are offered, and
+   * mode and standing answers at each call decide what runs, asks or is refused.
+   */
+  readonly permissions: LivePermissions
   /** Called before each step, with the turn's update channel, while the log may take standalone events. */
   readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
   /** The session options: each model request reads the session's mode, model and effort anew. */
@@ -66,7 +69,12 @@ export class TurnRun {
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    const start = session.append({ type: 'turn/start', data: { turn } })
+    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    // A command's turn is marked, so the model's history leaves it out (it is not conversation).
+    const start = session.append({
+      type: 'turn/start',
+      data: { turn, ...(invoked && { command: invoked.command.name }) },
+    })
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
@@ -77,7 +85,6 @@ export class TurnRun {
     if (titleBefore === undefined && session.title !== undefined) {
       this.send(titleUpdate(session.title, user.time), user.seq)
     }
-    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
     if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
     const maxSteps = this.request.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
@@ -119,7 +126,7 @@ export class TurnRun {
     options.beforeStep?.((update, seq) => this.send(update, seq))
     session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
-    const mode = options.mode()
+    const mode = options.permissions.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
     const streamed = await streamModelStep(
       session,
@@ -136,7 +143,7 @@ export class TurnRun {
     const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
-      await this.calls.executeAll(step, calls, tools, mode)
+      await this.calls.executeAll(step, calls, tools, options.permissions)
     } else {
       const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
       for (const call of calls) this.calls.recordResult(step, call.event, { output, isError: true })

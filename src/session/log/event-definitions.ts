@@ -23,8 +23,10 @@ import {
  */
 export const CORE_EVENTS = {
   'turn/start': {
-    description: 'A turn opens. Turns do not nest.',
+    description:
+      "A turn opens. Turns do not nest. `command`: the turn runs that slash command, answered by the agent; it is replayed, but is no part of the model's conversation.",
     required: { turn: positiveInt },
+    optional: { command: nonEmptyString },
   },
   'user/message': {
     description: "The user's prompt of the open turn.",

@@ -45,8 +45,10 @@ export function unansweredCallResult(reason: string): string {
 }
 
 /**
- * The model's message history for a log (pure). Per step: one assistant message (its text,
- * thought and tool calls), then one tool message per call in call order. Context notes become
+ * The model's message history for a log (pure). A slash command's turn (`turn/start` with
+ * `command`) is left out whole: its prompt and answer are no part of the conversation. Per step:
+ * one assistant message (its text, thought and tool calls), then one tool message per call in call
+ * order. Context notes become
  * system messages. A call that a cut-short turn left unanswered gets a synthetic error result, so
  * strict providers never see a dangling call. An open step at the end of the log is included as
  * far as it goes (the turn loop is still running it).
@@ -68,12 +70,15 @@ export class HistoryProjector {
   private step: PendingStep | undefined
   private seen = 0
   private lastSeen: SessionEvent | undefined
+  /** Inside a slash command's turn (`turn/start` with `command`): none of it is conversation. */
+  private inCommand = false
 
   project(events: readonly SessionEvent[]): ModelMessage[] {
     if (events.length < this.seen || (this.seen > 0 && events[this.seen - 1] !== this.lastSeen)) {
       this.messages = []
       this.step = undefined
       this.seen = 0
+      this.inCommand = false
     }
     for (let i = this.seen; i < events.length; i++) this.fold(events[i] as SessionEvent)
     this.seen = events.length
@@ -85,6 +90,10 @@ export class HistoryProjector {
 
   private fold(event: SessionEvent): void {
     if (isExtensionEvent(event)) return
+    if (this.inCommand) {
+      if (event.type === 'turn/end') this.inCommand = false
+      return
+    }
     switch (event.type) {
       case 'user/message':
         this.messages.push({ role: 'user', content: event.data.content })
@@ -114,6 +123,8 @@ export class HistoryProjector {
         this.closeStep(CLEAN_TURN_END_REASONS.has(event.data.reason) ? undefined : event.data.reason)
         break
       case 'turn/start':
+        this.inCommand = event.data.command !== undefined
+        break
       case 'session/title':
       case 'config/set':
       case 'session/directories':
