@@ -54,7 +54,7 @@ export async function httpFailure(response: Response, context: FailureContext): 
       what: `${at} refused the request (${said})`,
       hint: context.keySent
         ? 'It did not accept the key in DSH_API_KEY: check that the key is valid for this server and model'
-        : "DSH_API_KEY is not set: set it to the server's API key and start dsh-acp again",
+        : "No API key was sent (DSH_API_KEY is not set or empty): set it to the server's API key and start dsh-acp again",
     }
   } else if (status === 404) {
     words = {
