@@ -14,6 +14,9 @@ interface PendingToolCall {
   value?: JsonValue
 }
 
+/** What each tool call counts against the answer limit besides its name and arguments. */
+const CALL_CHARS = 100
+
 /** What `finish_reason` means for the turn loop; unknown values count as `end_turn`. */
 const STOP_REASONS: { readonly [finishReason: string]: ModelStopReason } = {
   stop: 'end_turn',
@@ -40,7 +43,8 @@ const STOP_REASONS: { readonly [finishReason: string]: ModelStopReason } = {
  *   valid JSON become `{ _raw: "<the text>" }` so the turn loop can answer the call with an error.
  * - `finish_reason: "error"` (OpenRouter) and a payload with an `error` member (vLLM and others,
  *   mid-stream) set {@link failure}: the step failed, whatever it streamed before.
- * - Past `limits.maxAnswerChars` (text, thoughts, tool names and arguments together) or
+ * - Past `limits.maxAnswerChars` (text, thoughts, tool names and arguments together, and 100
+ *   more per tool call, so endless empty calls are bounded too) or
  *   `limits.maxToolArgumentChars` (one call's arguments) `accept` throws a
  *   {@link StreamLimitError} before returning any of the payload's chunks; work per payload is
  *   linear in its size.
@@ -149,6 +153,7 @@ export class CompletionAccumulator {
     this.#lastIndex = index
     let call = this.#calls.get(index)
     if (!call) {
+      this.#count(CALL_CHARS)
       call = { name: '', arguments: '' }
       this.#calls.set(index, call)
     }

@@ -164,14 +164,18 @@ describe('CompletionAccumulator: limits', () => {
   })
 
   it('throws past the limit of one tool argument, streamed or as a value, and counts arguments in the answer', () => {
-    const streamed = new CompletionAccumulator(undefined, limits)
+    const roomy = { ...limits, maxAnswerChars: 1000 }
+    const streamed = new CompletionAccumulator(undefined, roomy)
     streamed.accept(call({ index: 0, id: 'a', function: { name: 'f', arguments: 'z'.repeat(40) } }))
     expect(() => streamed.accept(call({ index: 0, function: { arguments: 'z' } }))).toThrow(StreamLimitError)
-    const valued = new CompletionAccumulator(undefined, limits)
+    const valued = new CompletionAccumulator(undefined, roomy)
     expect(() =>
       valued.accept(call({ index: 0, function: { name: 'f', arguments: { k: 'v'.repeat(40) } } })),
     ).toThrow(expect.objectContaining({ kind: 'tool argument', limit: 40 }))
-    const many = new CompletionAccumulator(undefined, limits)
+    const empty = new CompletionAccumulator(undefined, roomy)
+    for (let index = 0; index < 10; index++) empty.accept(call({ index }))
+    expect(() => empty.accept(call({ index: 10 }))).toThrow(expect.objectContaining({ kind: 'answer' }))
+    const many = new CompletionAccumulator(undefined, { ...limits, maxAnswerChars: 400 })
     for (let index = 0; index < 3; index++)
       many.accept(call({ index, function: { arguments: 'a'.repeat(30) } }))
     expect(() => many.accept(call({ index: 3, function: { arguments: 'a'.repeat(30) } }))).toThrow(

@@ -84,12 +84,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     context: { display: endpoint.display, redact: createRedactor([apiKey]), keySent: apiKey !== '' },
     onRetry: async (failure, retry, delayMs) => {
       ;(await providerLogger()).warn(
-        '%s (%s); retry %d of %d in %d ms',
-        failure.message,
-        failure.detail,
+        'retry %d of %d in %d ms: %s (%s)',
         retry,
         maxRetries,
         Math.round(delayMs),
+        failure.message,
+        failure.detail,
       )
     },
   }
