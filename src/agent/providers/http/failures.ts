@@ -26,7 +26,8 @@ const CONTEXT_LENGTH =
  * The failure for a non-2xx answer: retryable for 429 and 5xx (with the server's `Retry-After`),
  * final for every other status. Quotes the server's error message (JSON `error.message`,
  * `message` or `detail`, else the start of the body), redacted; says what to try for 401/403
- * (the key), 404 (the model name or base URL), 429, 5xx and a prompt too long for the context.
+ * (the key), 404 (the model name or base URL), 429, 5xx, and 413 or a 400/422 whose text says the
+ * prompt is too long for the context window.
  */
 export async function httpFailure(response: Response, context: FailureContext): Promise<ModelServerError> {
   let body = ''
@@ -65,7 +66,10 @@ export async function httpFailure(response: Response, context: FailureContext): 
     words = { what: `${at} is limiting requests (${said})`, hint: 'Wait a while, then retry the turn' }
   } else if (status >= 500) {
     words = { what: `${at} failed (${said})`, hint: `It may be down or overloaded; ${RETRY} later` }
-  } else if (status === 400 && CONTEXT_LENGTH.test(context.redact(body))) {
+  } else if (
+    status === 413 ||
+    ((status === 400 || status === 422) && CONTEXT_LENGTH.test(context.redact(body)))
+  ) {
     words = {
       what: `the conversation is too long for the model's context window (${at} answered ${said})`,
       hint: 'Start a new session, or fork this one from an earlier turn',
