@@ -3,6 +3,7 @@ import type { ClientState } from '../acp/method.js'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { ModelProvider } from '../agent/index.js'
+import { missingKeyNotice } from '../agent/providers/openai/index.js'
 import { createApp } from '../app.js'
 import { resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
@@ -41,6 +42,8 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
+  const keyNotice = missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
+  if (keyNotice) logger[keyNotice.level](keyNotice.text)
   const recorder =
     options.transcript !== undefined
       ? new TranscriptRecorder(options.transcript, {

@@ -30,7 +30,7 @@ describe('openai provider end to end: what real endpoints do', () => {
     await expect(run.prompt(sessionId, 'anyone?')).rejects.toMatchObject({
       code: -32020,
       message: expect.stringMatching(
-        /could not reach model server http:\/\/127\.0\.0\.1:\d+\/v1\/chat.*ECONNREFUSED/,
+        /^the model failed: could not reach the model server at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: the connection was refused, still after 4 attempts\. Check that the server is running/,
       ),
     })
     expect(run.loggedEvents(sessionId).at(-1)).toMatchObject({ data: { reason: 'error' } })

@@ -229,7 +229,7 @@ describe('openai provider end to end: failures', () => {
     const sessionId = await run.newSession()
     await expect(run.prompt(sessionId, 'tell me')).rejects.toMatchObject({
       code: -32020,
-      message: expect.stringContaining('stream ended before the model finished'),
+      message: expect.stringContaining('broke off the answer before the model finished'),
     })
     expect(run.fake.requests).toHaveLength(1)
     const events = run.loggedEvents(sessionId)

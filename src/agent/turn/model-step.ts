@@ -40,7 +40,7 @@ export interface StreamedStep {
   stop?: ModelStopReason
   /** The turn's signal aborted while streaming. */
   aborted: boolean
-  /** The provider failed (not by abort): its message. */
+  /** The provider failed (not by abort): its message, as the user is to read it (said once, no prefix). */
   error?: string
 }
 
@@ -109,7 +109,7 @@ export async function streamModelStep(
     if (signal.aborted) step.aborted = true
   } catch (error) {
     if (signal.aborted) step.aborted = true
-    else step.error = `model ${provider.name} failed: ${errorMessage(error)}`
+    else step.error = errorMessage(error)
   }
   return step
 }

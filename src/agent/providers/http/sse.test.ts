@@ -134,3 +134,53 @@ describe('readSseBatches', () => {
     expect(cancelled).toBe(true)
   })
 })
+
+describe('readSseBatches: the event limit', () => {
+  /** An endless body: `head` once, then `piece` forever; reports when it was cancelled. */
+  function endless(head: string, piece: string) {
+    const encoder = new TextEncoder()
+    const state = { cancelled: false, sent: 0 }
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(encoder.encode(head))
+      },
+      pull(controller) {
+        state.sent += piece.length
+        controller.enqueue(encoder.encode(piece))
+      },
+      cancel() {
+        state.cancelled = true
+      },
+    })
+    return { body, state }
+  }
+
+  it('throws once a line without an end grows past the limit, and cancels the body', async () => {
+    const { body, state } = endless('data: {"ok":1}\n\ndata: ', 'x'.repeat(4096))
+    const seen: SseEvent[] = []
+    const failure = await (async () => {
+      for await (const batch of readSseBatches(body, undefined, 100_000)) seen.push(...batch)
+    })().catch((error: unknown) => error)
+    expect(failure).toMatchObject({ name: 'StreamLimitError', kind: 'event', limit: 100_000 })
+    expect(seen).toEqual([{ event: 'message', data: '{"ok":1}' }])
+    expect(state.cancelled).toBe(true)
+    expect(state.sent).toBeLessThan(100_000 + 3 * 4096)
+  })
+
+  it('throws for an event of many data lines past the limit, and keeps events under it', async () => {
+    const { body } = endless('', 'data: 0123456789\n')
+    await expect(collect(readSseBatches(body, undefined, 5000))).rejects.toMatchObject({ kind: 'event' })
+    const fits = `data: ${'y'.repeat(4990)}\n\n`
+    expect(await parseAllWithin([fits], 5000)).toEqual([{ event: 'message', data: 'y'.repeat(4990) }])
+    await expect(parseAllWithin([`data: ${'y'.repeat(5001)}\n\n`], 5000)).rejects.toMatchObject({
+      kind: 'event',
+    })
+  })
+})
+
+function parseAllWithin(pieces: readonly string[], maxEventChars: number): Promise<SseEvent[]> {
+  const encoder = new TextEncoder()
+  return collect(
+    readSseBatches(bytesStream(pieces.map((piece) => encoder.encode(piece))), undefined, maxEventChars),
+  )
+}

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser'
+import { StreamLimitError } from './stream-limits.js'
 
 /** One server-sent event: its `event:` name (default `message`) and its `data:` lines joined by `\n`. */
 export interface SseEvent {
@@ -17,20 +18,33 @@ export interface SseEvent {
  *
  * `onBytes` is called for every non-empty chunk read, before it is parsed (so callers know the
  * body started and is alive). Read errors propagate; the body is cancelled when the caller stops
- * early.
+ * early. An event (or a line) that grows past `maxEventChars` characters throws a
+ * {@link StreamLimitError} (kind `event`) as soon as the chunk that crossed it is parsed, so memory
+ * stays bounded by about that size; parsing is linear in the bytes read.
  */
 export async function* readSseBatches(
   body: ReadableStream<Uint8Array>,
   onBytes?: () => void,
+  maxEventChars = Number.MAX_SAFE_INTEGER,
 ): AsyncGenerator<SseEvent[]> {
   const reader = body.getReader()
   const decoder = new TextDecoder('utf-8')
   let batch: SseEvent[] = []
+  let overflow = false
   const parser = createParser({
     onEvent: (message) => {
-      batch.push({ event: message.event ?? 'message', data: message.data })
+      if (message.data.length > maxEventChars) overflow = true
+      else batch.push({ event: message.event ?? 'message', data: message.data })
     },
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') overflow = true
+    },
+    maxBufferSize: maxEventChars,
   })
+  const feed = (text: string) => {
+    parser.feed(text)
+    if (overflow) throw new StreamLimitError('event', maxEventChars)
+  }
   const completed = (): SseEvent[] => {
     const events = batch
     batch = []
@@ -43,12 +57,12 @@ export async function* readSseBatches(
       if (done) break
       if (value.byteLength === 0) continue
       onBytes?.()
-      parser.feed(decoder.decode(value, { stream: true }))
+      feed(decoder.decode(value, { stream: true }))
       if (batch.length > 0) yield completed()
     }
     finished = true
     // Two line ends close a last line cut short and dispatch an event cut before its blank line.
-    parser.feed(`${decoder.decode()}\n\n`)
+    feed(`${decoder.decode()}\n\n`)
     if (batch.length > 0) yield completed()
   } finally {
     if (!finished) reader.cancel().catch(() => {})

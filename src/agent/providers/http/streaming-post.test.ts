@@ -34,7 +34,11 @@ function target(fetch: typeof globalThis.fetch, overrides: Partial<StreamingTarg
     maxRetries: 2,
     retryBaseMs: 1,
     timeoutMs: 60_000,
-    context: { display: 'http://model.test/v1/chat/completions', redact: createRedactor([SECRET]) },
+    context: {
+      display: 'http://model.test/v1/chat/completions',
+      redact: createRedactor([SECRET]),
+      keySent: true,
+    },
     onRetry: () => {},
     ...overrides,
   }
@@ -65,7 +69,8 @@ describe('postStreaming', () => {
     const retries: [string, number, number][] = []
     const run = postStreaming(
       target(fetch, {
-        onRetry: (failure, retry, delayMs) => void retries.push([failure.message, retry, delayMs]),
+        onRetry: (failure, retry, delayMs) =>
+          void retries.push([`${failure.message} | ${failure.detail}`, retry, delayMs]),
       }),
       () => '{"q":1}',
       new AbortController().signal,
@@ -74,7 +79,11 @@ describe('postStreaming', () => {
     expect(await collect(run)).toEqual({ items: ['a', 'b'] })
     expect(calls.map((call) => call.body)).toEqual(['{"q":1}', '{"q":1}'])
     expect(retries).toEqual([
-      ['model server http://model.test/v1/chat/completions answered HTTP 503: busy [REDACTED]', 1, 5],
+      [
+        'the model server at http://model.test/v1/chat/completions failed (HTTP 503: busy [REDACTED]). It may be down or overloaded; the turn can be retried later. | HTTP 503: busy [REDACTED]',
+        1,
+        5,
+      ],
     ])
   })
 
@@ -89,7 +98,8 @@ describe('postStreaming', () => {
       status: 500,
       retryable: true,
       message:
-        'model server http://model.test/v1/chat/completions answered HTTP 500 (gave up after 3 attempts)',
+        'the model server at http://model.test/v1/chat/completions failed (HTTP 500), still after 3 attempts. It may be down or overloaded; the turn can be retried later.',
+      detail: 'HTTP 500',
     })
     expect(calls).toHaveLength(3)
   })
@@ -105,9 +115,11 @@ describe('postStreaming', () => {
       postStreaming(target(fetch), () => '', new AbortController().signal, failing),
     )
     expect(items).toEqual(['first'])
-    expect((error as Error).message).toBe(
-      'model server http://model.test/v1/chat/completions: stream ended before the model finished (terminated)',
-    )
+    expect(error).toMatchObject({
+      message:
+        'the model server at http://model.test/v1/chat/completions broke off the answer before the model finished. The turn can be retried.',
+      detail: 'terminated',
+    })
     expect(calls).toHaveLength(1)
   })
 
@@ -121,7 +133,7 @@ describe('postStreaming', () => {
     )
     const { error } = await collect(run)
     expect((error as Error).message).toBe(
-      'model server http://model.test/v1/chat/completions sent nothing for 20 ms (gave up after 2 attempts)',
+      'the model server at http://model.test/v1/chat/completions sent nothing for 20 ms, still after 2 attempts. It may be overloaded or still loading the model; retry the turn, or allow longer with --request-timeout.',
     )
     expect(calls.every((call) => call.signal.aborted)).toBe(true)
   })

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises'
 import { AbortedError } from '../../../lib/abort.js'
-import { type FailureContext, httpFailure, transportFailure, withAttempts } from './failures.js'
+import { type FailureContext, httpFailure, transportFailure } from './failures.js'
 import { IdleWatchdog } from './idle-watchdog.js'
 import type { ModelServerError } from './model-server-error.js'
 import { retryDelayMs } from './retry.js'
@@ -79,7 +79,7 @@ export async function* postStreaming<T>(
       if (signal.aborted) throw new AbortedError('The model request was aborted')
       const state = { responded, bodyStarted, timedOut: watchdog.fired, timeoutMs: target.timeoutMs }
       const failure = transportFailure(error, state, target.context)
-      if (!failure.retryable || attempt > target.maxRetries) throw withAttempts(failure, attempt)
+      if (!failure.retryable || attempt > target.maxRetries) throw failure.afterAttempts(attempt)
       wait = retryDelayMs(attempt - 1, target.retryBaseMs, failure.retryAfterMs)
       await target.onRetry(failure, attempt, wait)
     } finally {

@@ -138,11 +138,15 @@ describe('CompletionAccumulator', () => {
     expect(accumulator.finished).toBe(true)
   })
 
-  it('throws the message of an error payload', () => {
+  it('reports the message of an error payload as the failure, after what the payload streamed', () => {
     const accumulator = new CompletionAccumulator()
-    expect(() => accumulator.accept({ error: { message: 'out of memory', code: 500 } })).toThrow(
-      /out of memory/,
-    )
-    expect(() => accumulator.accept({ error: 'plain' })).toThrow(/plain/)
+    expect(accumulator.failure).toBeUndefined()
+    expect(
+      accumulator.accept({ ...delta({ content: 'a' }), error: { message: 'out of memory', code: 500 } }),
+    ).toEqual([{ type: 'text', text: 'a' }])
+    expect(accumulator.failure).toBe('out of memory')
+    const plain = new CompletionAccumulator()
+    plain.accept({ error: 'plain' })
+    expect(plain.failure).toBe('plain')
   })
 })

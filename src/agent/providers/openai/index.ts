@@ -6,4 +6,5 @@ export {
   toChatTools,
 } from './chat-messages.js'
 export { openAiProviderFromOptions } from './from-options.js'
+export { missingKeyNotice } from './key-notice.js'
 export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

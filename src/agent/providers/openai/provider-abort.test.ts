@@ -115,7 +115,7 @@ describe('openai provider: a silent server', () => {
       stream(fake, new AbortController().signal, { timeoutMs: SILENCE_MS, maxRetries: 1 }),
     )
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions sent nothing for ${SILENCE_MS} ms (gave up after 2 attempts)`,
+      `the model server at ${fake.url}/chat/completions sent nothing for ${SILENCE_MS} ms, still after 2 attempts. It may be overloaded or still loading the model; retry the turn, or allow longer with --request-timeout.`,
     )
     // The client may give up before the server got to record the second request (a loaded machine).
     await expect.poll(() => fake.requests.length).toBe(2)
@@ -128,7 +128,7 @@ describe('openai provider: a silent server', () => {
     )
     expect(items).toEqual([{ type: 'text', text: 'half' }])
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions sent nothing for ${SILENCE_MS} ms; stream ended before the model finished`,
+      `the model server at ${fake.url}/chat/completions went silent for ${SILENCE_MS} ms before the model finished. Retry the turn, or allow longer with --request-timeout.`,
     )
     expect(fake.requests).toHaveLength(1)
   })

@@ -65,7 +65,7 @@ describe('openai provider: retries', () => {
     expect(error).toBeInstanceOf(ModelServerError)
     expect(error).toMatchObject({ status: 500, retryable: true, url: `${fake.url}/chat/completions` })
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions answered HTTP 500 Internal Server Error: model overloaded (gave up after 3 attempts)`,
+      `the model server at ${fake.url}/chat/completions failed (HTTP 500 Internal Server Error: model overloaded), still after 3 attempts. It may be down or overloaded; the turn can be retried later.`,
     )
   })
 
@@ -78,7 +78,7 @@ describe('openai provider: retries', () => {
     expect(fake.requests).toHaveLength(1)
     expect(error).toMatchObject({ status: 400, retryable: false })
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions answered HTTP 400 Bad Request: unknown model m`,
+      `the model server at ${fake.url}/chat/completions rejected the request (HTTP 400 Bad Request: unknown model m). Check --model-name and --base-url against the server.`,
     )
   })
 
@@ -94,7 +94,7 @@ describe('openai provider: retries', () => {
     const { error } = await collectUntilError(stream(`http://127.0.0.1:${port}/v1`, { maxRetries: 1 }))
     expect((error as Error).message).toMatch(
       new RegExp(
-        `^could not reach model server http://127.0.0.1:${port}/v1/chat/completions \\(.*ECONNREFUSED.*\\) \\(gave up after 2 attempts\\)$`,
+        `^could not reach the model server at http://127.0.0.1:${port}/v1/chat/completions: the connection was refused, still after 2 attempts\\. Check that the server is running and that --base-url is right; the turn can be retried\\.$`,
       ),
     )
   })
@@ -130,7 +130,7 @@ describe('openai provider: a stream that breaks', () => {
       { type: 'text', text: 'answer' },
     ])
     expect((error as Error).message).toMatch(
-      /^model server http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions: stream ended before the model finished \(.+\)$/,
+      /^the model server at http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions broke off the answer before the model finished\. The turn can be retried\.$/,
     )
     expect(error).toMatchObject({ retryable: false })
     expect(fake.requests).toHaveLength(1)
@@ -143,7 +143,7 @@ describe('openai provider: a stream that breaks', () => {
     const again = await serve(() => ({ stream: [{ destroy: true }] }))
     const { error } = await collectUntilError(stream(again.url, { maxRetries: 1 }))
     expect((error as Error).message).toMatch(
-      /connection lost before the answer began \(.+\) \(gave up after 2 attempts\)$/,
+      /closed the connection before the answer began, still after 2 attempts\. The turn can be retried\.$/,
     )
   })
 
@@ -152,7 +152,7 @@ describe('openai provider: a stream that breaks', () => {
     const { items, error } = await collectUntilError(stream(fake.url))
     expect(items).toEqual([{ type: 'text', text: 'cut' }])
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions: stream ended before the model finished (the server closed it)`,
+      `the model server at ${fake.url}/chat/completions ended the stream before the model finished. The turn can be retried.`,
     )
   })
 
@@ -162,9 +162,13 @@ describe('openai provider: a stream that breaks', () => {
       { stream: [{ raw: 'event: error\ndata: {"message":"overloaded"}\n\n' }] },
       { stream: [{ raw: 'data: {not json\n\n' }] },
     ])
-    for (const expected of [/CUDA out of memory/, /error event: overloaded/, /not JSON: \{not json/]) {
+    for (const expected of [
+      { message: /reported an error during the answer: CUDA out of memory\./ },
+      { message: /reported an error during the answer: overloaded\./ },
+      { message: /sent a malformed stream\. Check that --base-url/, detail: /not JSON: \{not json/ },
+    ]) {
       const { error } = await collectUntilError(stream(fake.url))
-      expect((error as Error).message).toMatch(expected)
+      expect(error).toMatchObject(expected)
     }
     expect(fake.requests).toHaveLength(3)
   })
@@ -212,7 +216,7 @@ describe('openai provider: the API key stays secret', () => {
     const { error } = await collectUntilError(stream(`${fake.url}?api-key=${KEY}`))
     expect(fake.requests[0]?.path).toBe(`/v1/chat/completions?api-key=${KEY}`)
     expect((error as Error).message).toBe(
-      `model server ${fake.url}/chat/completions answered HTTP 404 Not Found: no route`,
+      `the model server at ${fake.url}/chat/completions answered HTTP 404 Not Found: no route. Check the model name (--model-name) and that --base-url is the API root (the part before /chat/completions, often ending in /v1).`,
     )
   })
 })

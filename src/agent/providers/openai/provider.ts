@@ -2,15 +2,17 @@ import type { Logger } from 'cordis'
 import { systemPrompt } from '../../turn/system-prompt.js'
 import type { ModelProvider, ModelRequest } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
+import { ModelServerError } from '../http/model-server-error.js'
 import { createRedactor } from '../http/redact.js'
+import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../http/stream-limits.js'
 import { postStreaming, type StreamingTarget } from '../http/streaming-post.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
 import { readCompletion } from './completion-stream.js'
 import { chatCompletionsEndpoint } from './endpoint.js'
 
-/** Made with the first retry: a server starts (and answers `initialize`) before cordis loads. */
+/** Made with the first retry or failure: a server starts (and answers `initialize`) before cordis loads. */
 let logger: Promise<Logger> | undefined
-const retryLogger = () => {
+const providerLogger = () => {
   logger ??= import('cordis').then((cordis) => new cordis.Logger('openai'))
   return logger
 }
@@ -37,6 +39,8 @@ export interface OpenAiProviderOptions {
   readonly contextWindow?: number
   /** Longest silence tolerated from the server (before headers, or between body chunks). Default 300 s. */
   readonly timeoutMs?: number
+  /** How much of one response is kept before the turn ends with an error. Default {@link DEFAULT_STREAM_LIMITS}. */
+  readonly limits?: Partial<StreamLimits>
 }
 
 /** A header value fetch accepts: no control characters, Latin-1 only. */
@@ -50,7 +54,9 @@ const HEADER_SAFE = /^[\t\x20-\x7e\x80-\xff]*$/
  * that fail with 429, 5xx, or a connection lost (or silent for `timeoutMs`) before any body byte
  * are retried up to `maxRetries` times with exponential backoff and jitter, honouring `Retry-After`;
  * once a body byte has arrived nothing is retried. A failure that remains throws a
- * `ModelServerError` saying what failed; neither it nor any log line contains the API key.
+ * `ModelServerError` saying in words what failed and what to try, and is logged (info) with its
+ * technical cause; neither the error nor any log line contains the API key. A response past one
+ * of `limits` (one SSE event, one answer, one tool call's arguments) ends with such an error too.
  * Aborting `signal` closes the HTTP request at once (also during a backoff wait) and the stream
  * throws an error named `AbortError`. Stopping iteration early also closes the request.
  */
@@ -75,31 +81,47 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     maxRetries,
     retryBaseMs: Math.max(0, options.retryBaseMs ?? 500),
     timeoutMs: options.timeoutMs ?? 300_000,
-    context: { display: endpoint.display, redact: createRedactor([apiKey]) },
+    context: { display: endpoint.display, redact: createRedactor([apiKey]), keySent: apiKey !== '' },
     onRetry: async (failure, retry, delayMs) => {
-      ;(await retryLogger()).warn(
-        '%s; retry %d of %d in %d ms',
-        failure.message,
+      ;(await providerLogger()).warn(
+        'retry %d of %d in %d ms: %s (%s)',
         retry,
         maxRetries,
         Math.round(delayMs),
+        failure.message,
+        failure.detail,
       )
     },
   }
   const images = options.imageInput === true
   const { contextWindow } = options
+  const limits: StreamLimits = { ...DEFAULT_STREAM_LIMITS, ...options.limits }
   return {
     name: 'openai',
     promptCapabilities: { image: images, audio: false, embeddedContext: true },
     models: models.map((id) => ({ id })),
     thoughtLevels: REASONING_EFFORTS,
     stream: (request, signal) =>
-      postStreaming(
-        target,
-        () => JSON.stringify(buildRequestBody(model, request, { images })),
-        signal,
-        (response, hooks) => readCompletion(response, contextWindow, hooks, target.context),
+      logged(
+        postStreaming(
+          target,
+          () => JSON.stringify(buildRequestBody(model, request, { images })),
+          signal,
+          (response, hooks) => readCompletion(response, contextWindow, hooks, target.context, limits),
+        ),
       ),
+  }
+}
+
+/** `chunks`, logging (info) a failure that ends them with its technical cause, which the message leaves out. */
+async function* logged<T>(chunks: AsyncIterable<T>): AsyncGenerator<T> {
+  try {
+    yield* chunks
+  } catch (error) {
+    if (error instanceof ModelServerError) {
+      ;(await providerLogger()).info('%s (%s)', error.message, error.detail || 'no further detail')
+    }
+    throw error
   }
 }
 
