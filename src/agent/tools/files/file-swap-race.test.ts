@@ -7,6 +7,7 @@ import type { JsonValue } from '../../../session/index.js'
 import type { ToolResult } from '../../types.js'
 import type { Tool } from '../tool.js'
 import { editTextFileTool } from './edit-text-file.js'
+import { listDirectoryTool } from './list-directory.js'
 import { readTextFileTool } from './read-text-file.js'
 import { writeTextFileTool } from './write-text-file.js'
 
@@ -35,6 +36,7 @@ beforeEach(async () => {
   await mkdir(outside)
   await writeFile(path.join(cwd, 'dir', 'file.txt'), 'inside\n')
   await writeFile(path.join(outside, 'file.txt'), `${SECRET}\n`)
+  await writeFile(path.join(outside, 'only-outside.txt'), `${SECRET}\n`)
 })
 afterEach(async () => {
   swapper?.kill('SIGKILL')
@@ -132,6 +134,18 @@ describe('file tools while a directory is swapped for a symlink to outside', () 
     expect(outputs).toHaveLength(CALLS)
   })
 
+  it('no listing shows the outside entries', async () => {
+    const child = await startSwapping()
+    const outputs: string[] = []
+    for (let i = 0; i < CALLS; i += BATCH) {
+      const batch = Array.from({ length: BATCH }, () => call(listDirectoryTool, { path: 'dir' }))
+      for (const result of await Promise.all(batch)) outputs.push(String(result.output))
+    }
+    await stopSwapping(child)
+    expect(outputs.filter((output) => output.includes('only-outside.txt'))).toEqual([])
+    expect(outputs).toHaveLength(CALLS)
+  })
+
   it('no write or edit lands outside', async () => {
     const child = await startSwapping()
     for (let i = 0; i < CALLS; i += BATCH) {
@@ -143,6 +157,6 @@ describe('file tools while a directory is swapped for a symlink to outside', () 
       await Promise.all(batch.flat())
     }
     await stopSwapping(child)
-    expect(await outsideFiles()).toEqual({ 'file.txt': `${SECRET}\n` })
+    expect(await outsideFiles()).toEqual({ 'file.txt': `${SECRET}\n`, 'only-outside.txt': `${SECRET}\n` })
   })
 })
