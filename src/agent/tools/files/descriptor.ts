@@ -37,7 +37,12 @@ export async function openVerified(
   mode?: number,
 ): Promise<Verified> {
   const opened = at ? at.child(path.basename(realPath)) : realPath
-  const handle = await open(opened, flags | constants.O_NOFOLLOW, mode)
+  const handle = await open(opened, flags | constants.O_NOFOLLOW, mode).catch(
+    (error: NodeJS.ErrnoException) => {
+      // A symlink where the check saw none: something was swapped in meanwhile.
+      throw error.code === 'ELOOP' ? moved(requested) : error
+    },
+  )
   try {
     await assertDescriptorIs(handle, realPath, requested)
   } catch (error) {

@@ -67,6 +67,23 @@ export async function replaceLocalFile(
   expected: LocalSnapshot | null | undefined,
   signal: AbortSignal,
 ): Promise<void> {
+  try {
+    await replaceVerified(target, requested, content, expected, signal)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (error instanceof ToolFailure || error instanceof AbortedError || typeof code !== 'string') throw error
+    // The paths of a failed call name descriptors (/proc/self/fd/N/...): say what failed instead.
+    throw new ToolFailure(`could not write ${requested} (${code}); nothing was changed`)
+  }
+}
+
+async function replaceVerified(
+  target: string,
+  requested: string,
+  content: string,
+  expected: LocalSnapshot | null | undefined,
+  signal: AbortSignal,
+): Promise<void> {
   const dir = await openVerifiedDirectory(path.dirname(target), requested)
   try {
     const name = path.basename(target)
