@@ -170,6 +170,35 @@ describe('the diff is shown before an edit or a write is approved', () => {
     await expectCleanExit(run)
   })
 
+  it('a file changed while the question was open is not written: the user approved another change', async () => {
+    let file = ''
+    const run = await start({
+      script: callThen(
+        {
+          id: 'call_e4',
+          name: 'edit_text_file',
+          arguments: JSON.stringify({ path: 'c.txt', edits: [{ oldText: 'one', newText: 'ONE' }] }),
+        },
+        'It changed.',
+      ),
+      setupClient: (app) => {
+        app.onRequest('session/request_permission', () => {
+          writeFileSync(file, 'one\nwritten by someone else meanwhile\n')
+          return { outcome: { outcome: 'selected', optionId: 'allow_once' } }
+        })
+      },
+    })
+    file = join(run.cwd, 'c.txt')
+    writeFileSync(file, 'one\n')
+    const sessionId = await run.newSession()
+    expect((await run.prompt(sessionId, 'edit it')).stopReason).toBe('end_turn')
+    const last = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').at(-1)?.update
+    expect(last).toMatchObject({ toolCallId: 'call_e4', status: 'failed' })
+    expect(JSON.stringify(last)).toContain('changed after the change was shown for approval')
+    expect(readFileSync(file, 'utf8')).toBe('one\nwritten by someone else meanwhile\n')
+    await expectCleanExit(run)
+  })
+
   it('an edit that cannot apply fails without asking the user', async () => {
     const client = asker()
     const run = await start({
