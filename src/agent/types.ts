@@ -117,6 +117,8 @@ export interface PermissionRequest {
   readonly kind: acp.ToolKind
   readonly rawInput: JsonValue
   readonly locations?: readonly ToolCallLocation[]
+  /** What the call would change (an edit's diff), for the user to see what they approve. */
+  readonly content?: readonly ToolCallContent[]
 }
 
 /** ACP `terminal/create` params (without `sessionId`). */

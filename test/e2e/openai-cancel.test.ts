@@ -91,7 +91,7 @@ describe('cancel with the openai provider', () => {
     expect(result?.data).toMatchObject({ callId: 'call_w1', isError: true })
     expect(String(result?.data.output)).toMatch(/cancelled/i)
     expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'cancelled' } })
-    const update = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update')[0]?.update
+    const update = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').at(-1)?.update
     expect(update).toMatchObject({ toolCallId: 'call_w1', status: 'failed' })
 
     expect((await run.prompt(sessionId, 'never mind')).stopReason).toBe('end_turn')

@@ -104,6 +104,7 @@ describe('what the editor sees', () => {
     expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual([
       'user_message_chunk',
       'tool_call',
+      'tool_call_update', // still pending, with the diff the user is asked about
       'tool_call_update', // in_progress
       'tool_call_update',
       'agent_message_chunk',

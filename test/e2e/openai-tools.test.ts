@@ -85,6 +85,7 @@ describe('write_text_file end to end', () => {
       'update:available_commands_update', // after the answer that names the session
       'update:session_info_update', // the title, derived from the prompt
       'update:tool_call',
+      'update:tool_call_update', // still pending, with the diff the user is asked about
       'session/request_permission',
       'update:tool_call_update', // in_progress
       'fs/write_text_file',
@@ -154,7 +155,7 @@ describe('write_text_file end to end', () => {
     expect(toolMessage).toMatchObject({ role: 'tool', tool_call_id: 'call_w1' })
     expect(toolMessage.content).toMatch(/^Error: .*refused/)
     const live = run.updatesOf(sessionId)
-    expect(updatesOfKind(live, 'tool_call_update')[0]?.update).toMatchObject({ status: 'failed' })
+    expect(updatesOfKind(live, 'tool_call_update').at(-1)?.update).toMatchObject({ status: 'failed' })
     expect(run.loggedEvents(sessionId).find((e) => e.type === 'tool/result')?.data).toMatchObject({
       isError: true,
     })

@@ -30,6 +30,7 @@ export function ownToolCall(sessionId: string): PermissionTarget {
       kind: request.kind,
       status: 'pending',
       ...(request.locations !== undefined && { locations: [...request.locations] }),
+      ...(request.content !== undefined && { content: [...request.content] }),
       rawInput: request.rawInput,
     },
   })

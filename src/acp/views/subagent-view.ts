@@ -72,6 +72,7 @@ export function openSubagentView(call: SubagentCall, link: SubagentLink): Subage
         kind: request.kind,
         status: 'pending',
         rawInput: request.rawInput,
+        ...(request.content && { content: [...request.content] }),
         _meta: { dsh: { subagent: { sessionId: link.sessionId, toolCallId: request.toolCallId } } },
       },
     })),

@@ -41,6 +41,16 @@ export interface ToolContext {
   readonly allowedTools?: ReadonlySet<string>
   /** How the editor is shown a subagent (from the turn's request), if it can be. */
   readonly openSubagent?: (link: SubagentLink) => SubagentView
+  /** The tool's {@link Tool.preview} the user was shown when asked; `run` must not act on another state. */
+  readonly previewed?: ToolPreview
+}
+
+/** What a call would do, worked out before the user is asked (an edit's diff), shown with the question. */
+export interface ToolPreview {
+  readonly content: readonly ToolCallContent[]
+  readonly locations?: readonly ToolCallLocation[]
+  /** The state the preview was made from (a file's text; null: no file), handed back to `run`. */
+  readonly basis?: string | null
 }
 
 /**
@@ -61,6 +71,11 @@ export interface Tool {
    * can narrow it (`run_command`: the exact command line).
    */
   permissionScope?(input: JsonValue): string
+  /**
+   * The change the call would make, shown in the pending tool call and the permission request when
+   * the user is asked (only then). A failure here is the call's result and nobody is asked.
+   */
+  preview?(input: JsonValue, context: ToolContext): Promise<ToolPreview>
   run(input: JsonValue, context: ToolContext): Promise<ToolResult>
   /**
    * Calls of this tool in one step run concurrently with each other (bounded by the agent's

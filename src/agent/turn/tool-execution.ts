@@ -9,7 +9,7 @@ import {
   permissionScope,
 } from '../config/permissions.js'
 import type { RegisteredTool, ToolSet } from '../tools/registry.js'
-import type { Tool, ToolContext } from '../tools/tool.js'
+import type { Tool, ToolContext, ToolPreview } from '../tools/tool.js'
 import type { ToolCallContent, ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
 import { errorMessage } from './model-step.js'
 
@@ -55,8 +55,9 @@ export async function executeToolCall(
   if (invalid !== undefined) return { output: `Invalid input for ${name}: ${invalid}.`, isError: true }
   if (env.signal.aborted) return cancelled()
   try {
-    const refusal = await checkPermission(entry, call, env)
-    if (refusal !== undefined) return { output: refusal, isError: true }
+    const context = contextFor(call, env)
+    const permitted = await checkPermission(entry, call, env, context)
+    if (typeof permitted === 'string') return { output: permitted, isError: true }
     if (env.signal.aborted) return cancelled()
     if (entry.tool.ownsProgress !== true) {
       env.send(
@@ -64,7 +65,8 @@ export async function executeToolCall(
         call.seq,
       )
     }
-    const running = Promise.resolve().then(() => entry.tool.run(input, contextFor(call, env)))
+    const runContext = permitted.previewed ? { ...context, previewed: permitted.previewed } : context
+    const running = Promise.resolve().then(() => entry.tool.run(input, runContext))
     return cutForModel(await (entry.tool.settlesOnAbort ? running : raceAbort(running, env.signal)))
   } catch (error) {
     if (env.signal.aborted || isAbortError(error)) return cancelled()
@@ -102,20 +104,34 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
   }
 }
 
-/** Undefined when the call may run, else the error result's text. */
+/**
+ * The error result's text when the call may not run, else what the user approved: when the user is
+ * asked, the tool's preview (an edit's diff) goes first to the pending tool call (a
+ * `tool_call_update` still `pending`) and into the question.
+ */
 async function checkPermission(
   entry: RegisteredTool,
   call: CoreEvent<'tool/call'>,
   env: ToolCallEnvironment,
-): Promise<string | undefined> {
+  context: ToolContext,
+): Promise<string | { readonly previewed?: ToolPreview }> {
   const { tool } = entry
   const scope = permissionScope(tool, call.data.input)
   const decide = () => decidePermission(tool, scope, env.permissions.mode(), env.permissions.standing())
   const decision = decide()
-  if (decision.verdict === 'allow') return undefined
+  if (decision.verdict === 'allow') return {}
   if (decision.verdict === 'refuse') return `Not run: ${decision.reason}.`
   if (!env.request.client.requestPermission) {
     return `Not run: ${tool.spec.name} needs the user's permission and the client cannot ask for it.`
+  }
+  const previewed = await tool.preview?.(call.data.input, context)
+  const locations = previewed?.locations ?? (call.data.locations && locationsOf(call.data.locations))
+  if (previewed) {
+    const shown = { content: [...previewed.content], ...(locations && { locations: [...locations] }) }
+    env.send(
+      { sessionUpdate: 'tool_call_update', toolCallId: call.data.callId, status: 'pending', ...shown },
+      call.seq,
+    )
   }
   const answer = await env.request.client.requestPermission(
     {
@@ -124,7 +140,8 @@ async function checkPermission(
       title: call.data.title ?? tool.spec.name,
       kind: tool.kind,
       rawInput: call.data.input,
-      ...(call.data.locations !== undefined && { locations: locationsOf(call.data.locations) }),
+      ...(locations !== undefined && { locations }),
+      ...(previewed && { content: previewed.content }),
     },
     env.signal,
   )
@@ -137,7 +154,8 @@ async function checkPermission(
   }
   // The mode may have changed while the user was asked: a session made read-only meanwhile refuses.
   const now = decide()
-  return now.verdict === 'refuse' ? `Not run: ${now.reason}.` : undefined
+  if (now.verdict === 'refuse') return `Not run: ${now.reason}.`
+  return previewed ? { previewed } : {}
 }
 
 /** The recorded locations of a call (as its tool gave them: `{path, line?}`), as ACP locations. */

@@ -1,6 +1,7 @@
 import path from 'node:path'
 import { defineTool } from '../define-tool.js'
 import { pathOf, type Tool, ToolFailure } from '../tool.js'
+import { assertAsPreviewed, diffPreview } from './diff-preview.js'
 import { readWorkspaceText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
 export interface TextEdit {
@@ -11,8 +12,11 @@ export interface TextEdit {
 /**
  * `edit_text_file {path, edits: [{oldText, newText}]}`: replaces each `oldText` span of the file
  * with its `newText`. Every `oldText` must occur exactly once in the file as it was, and no two may
- * overlap; otherwise nothing is written and the model is told which edit failed and why. The
- * editor is shown the change as an ACP `diff` (`path`, `oldText`, `newText`).
+ * overlap; otherwise nothing is written and the model is told which edit failed and why. A local
+ * file that is not valid UTF-8 is refused (its other bytes would not survive a round trip through
+ * text), and one that changed since it was read (or since the user approved the diff) is not
+ * written. The editor is shown the change as an ACP `diff` (`path`, `oldText`, `newText`), before
+ * approval too.
  */
 export const editTextFileTool: Tool = defineTool({
   spec: {
@@ -50,13 +54,22 @@ export const editTextFileTool: Tool = defineTool({
     const requested = pathOf(input)
     return requested === undefined ? [] : [{ path: path.resolve(cwd, requested) }]
   },
+  async preview(input, context) {
+    const { path: requested, edits } = input
+    await workspacePath(requested, context, 'write')
+    const read = await readWorkspaceText(requested, context, true)
+    const newText = applyEdits(read.text, edits, requested)
+    return diffPreview(read.path, read.text, newText, firstLine(read.text, edits))
+  },
   async run(input, context) {
     const { path: requested, edits } = input
     await workspacePath(requested, context, 'write')
-    const { text: oldText } = await readWorkspaceText(requested, context)
+    const read = await readWorkspaceText(requested, context, true)
+    const oldText = read.text
+    assertAsPreviewed(oldText, context.previewed, requested)
     const newText = applyEdits(oldText, edits, requested)
-    const target = await writeWorkspaceText(requested, newText, context)
-    const line = lineOf(oldText, oldText.indexOf(edits[0]?.oldText ?? ''))
+    const target = await writeWorkspaceText(requested, newText, context, read)
+    const line = firstLine(oldText, edits)
     return {
       output: `Edited ${requested}: ${edits.length} ${edits.length === 1 ? 'replacement' : 'replacements'} (first at line ${line}).`,
       content: [{ type: 'diff', path: target, oldText, newText }],
@@ -96,6 +109,11 @@ export function applyEdits(text: string, edits: readonly TextEdit[], name: strin
     from = span.end
   }
   return out + text.slice(from)
+}
+
+/** The line of the file where the first edit's `oldText` starts. */
+function firstLine(text: string, edits: readonly TextEdit[]): number {
+  return lineOf(text, text.indexOf(edits[0]?.oldText ?? ''))
 }
 
 function lineOf(text: string, index: number): number {

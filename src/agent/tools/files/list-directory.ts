@@ -1,8 +1,9 @@
-import type { Dirent } from 'node:fs'
+import { constants, type Dirent } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { defineTool } from '../define-tool.js'
 import { pathOf, type Tool, ToolFailure } from '../tool.js'
+import { openVerified } from './descriptor.js'
 import { workspacePath } from './workspace-files.js'
 
 /** Most entries one listing shows. */
@@ -34,7 +35,13 @@ export const listDirectoryTool: Tool = defineTool({
     const directory = await workspacePath(requested, context, 'read')
     let entries: Dirent[]
     try {
-      entries = await readdir(directory, { withFileTypes: true })
+      // Listed through a descriptor verified to be `directory`: a swapped path lists nothing outside.
+      const opened = await openVerified(directory, constants.O_RDONLY | constants.O_DIRECTORY, requested)
+      try {
+        entries = await readdir(opened.child('.'), { withFileTypes: true })
+      } finally {
+        await opened.handle.close()
+      }
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOTDIR') throw new ToolFailure(`${requested} is not a directory`)

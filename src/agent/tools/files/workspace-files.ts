@@ -1,59 +1,71 @@
-import { constants } from 'node:fs'
-import { mkdir, open, writeFile } from 'node:fs/promises'
-import path from 'node:path'
 import { raceAbort } from '../../../lib/abort.js'
 import { type ToolContext, ToolFailure } from '../tool.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
+import { type LocalSnapshot, readLocalFile, replaceLocalFile } from './local-files.js'
 
-/** Largest file (bytes) a tool reads from the local disk as text. */
-export const MAX_TEXT_FILE_BYTES = 4 * 1024 * 1024
-
-/** How many leading bytes are checked for NUL, the sign of a binary file. */
-const BINARY_PROBE_BYTES = 8192
+export { looksBinary, MAX_TEXT_FILE_BYTES } from './local-files.js'
 
 /**
  * The real path a tool may use for `requested`, whoever does the I/O (the editor or the local
  * disk): confined to the session's allowed roots with symlinks resolved on our side, and for a
- * write never a file with several hard links or that is not regular (see `resolveReal`).
+ * write never a file with several hard links or that is not regular (see `resolveReal`). Resolved
+ * again right before every read or write, so an editor is asked about the path as it is then.
  */
 export function workspacePath(requested: string, context: ToolContext, access: Access): Promise<string> {
   return resolveReal(allowedRoots(context), requested, access)
 }
 
+/** A workspace file as it was read: its text and, when it came from the local disk, its version. */
+export interface WorkspaceText {
+  readonly path: string
+  readonly text: string
+  /** Absent when the editor read it (`fs/read_text_file`). */
+  readonly local?: LocalSnapshot
+}
+
 /**
  * A text file's content: through the editor (`fs/read_text_file`, so unsaved buffers count) when the
  * client can, else from the local disk, where binary and oversized files are refused with a clear
- * message instead of their bytes.
+ * message instead of their bytes. `strictUtf8`: a local file that is not valid UTF-8 is refused
+ * (an edit written back would replace its other bytes); otherwise they read as U+FFFD.
  */
 export async function readWorkspaceText(
   requested: string,
   context: ToolContext,
-): Promise<{ path: string; text: string }> {
+  strictUtf8 = false,
+): Promise<WorkspaceText> {
   const { client, signal } = context
   const target = await workspacePath(requested, context, 'read')
   if (client.readTextFile) return { path: target, text: await client.readTextFile(target, signal) }
-  return { path: target, text: await raceAbort(readLocalText(target, requested), signal) }
+  const local = await raceAbort(readLocalFile(target, requested), signal)
+  return { path: target, text: decode(local.bytes, requested, strictUtf8), local }
 }
 
 /** The current text of a file, or null when it does not exist yet. */
-export async function readExistingText(requested: string, context: ToolContext): Promise<string | null> {
+export async function readExistingText(
+  requested: string,
+  context: ToolContext,
+): Promise<Omit<WorkspaceText, 'text'> & { readonly text: string | null }> {
   try {
-    return (await readWorkspaceText(requested, context)).text
+    return await readWorkspaceText(requested, context)
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null
-    if (context.client.readTextFile && !(error instanceof ToolFailure)) return null
+    const target = await workspacePath(requested, context, 'write')
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { path: target, text: null }
+    if (context.client.readTextFile && !(error instanceof ToolFailure)) return { path: target, text: null }
     throw error
   }
 }
 
 /**
- * Writes a whole text file, through the editor when it can, else on the local disk (making
- * directories; `O_NOFOLLOW`, so a symlink planted after the check is not followed).
+ * Writes a whole text file, through the editor when it can, else on the local disk: atomically,
+ * through verified descriptors (see `replaceLocalFile`), and, when `read` says how the file was read
+ * from the local disk (its version, or no file), only if it is still that version.
  */
 export async function writeWorkspaceText(
   requested: string,
   content: string,
   context: ToolContext,
+  read?: { readonly text: string | null; readonly local?: LocalSnapshot },
 ): Promise<string> {
   const { client, signal } = context
   const target = await workspacePath(requested, context, 'write')
@@ -61,35 +73,21 @@ export async function writeWorkspaceText(
     await client.writeTextFile(target, content, signal)
     return target
   }
-  await raceAbort(mkdir(path.dirname(target), { recursive: true }), signal)
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | constants.O_NOFOLLOW
-  await raceAbort(writeFile(target, content, { encoding: 'utf8', signal, flag: flags }), signal)
+  const expected = read === undefined || client.readTextFile ? undefined : (read.local ?? null)
+  await raceAbort(replaceLocalFile(target, requested, content, expected, signal), signal)
   return target
 }
 
-async function readLocalText(target: string, requested: string): Promise<string> {
-  // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below as not a file.
-  const handle = await open(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  try {
-    const stat = await handle.stat()
-    if (stat.isDirectory()) throw new ToolFailure(`${requested} is a directory, not a file`)
-    if (!stat.isFile()) throw new ToolFailure(`${requested} is not a regular file`)
-    if (stat.size > MAX_TEXT_FILE_BYTES) {
-      throw new ToolFailure(
-        `${requested} is ${stat.size} bytes, more than the ${MAX_TEXT_FILE_BYTES} a tool reads; read a range of lines or search it instead`,
-      )
-    }
-    const bytes = await handle.readFile()
-    if (looksBinary(bytes)) {
-      throw new ToolFailure(`${requested} is a binary file (${bytes.length} bytes); its bytes are not shown`)
-    }
-    return bytes.toString('utf8')
-  } finally {
-    await handle.close()
-  }
-}
+const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
-/** Whether a buffer looks binary (a NUL among its first bytes). */
-export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)
+function decode(bytes: Buffer, requested: string, strict: boolean): string {
+  if (!strict) return bytes.toString('utf8')
+  try {
+    return strictDecoder.decode(bytes)
+  } catch {
+    throw new ToolFailure(
+      `${requested} is not valid UTF-8 text (perhaps Latin-1 or another legacy encoding); ` +
+        'edit_text_file changes only UTF-8 files, so nothing was changed',
+    )
+  }
 }

@@ -1,5 +1,6 @@
 import { defineTool } from '../define-tool.js'
 import { pathOf, type Tool } from '../tool.js'
+import { assertAsPreviewed, diffPreview } from './diff-preview.js'
 import { fileLocation } from './read-text-file.js'
 import { readExistingText, workspacePath, writeWorkspaceText } from './workspace-files.js'
 
@@ -7,7 +8,8 @@ import { readExistingText, workspacePath, writeWorkspaceText } from './workspace
  * `write_text_file {path, content}`: writes a whole text file (an `edit`: the permission policy
  * asks first in `ask` mode). Through the editor (`fs/write_text_file`) when the client can,
  * otherwise on the local disk (creating missing directories), the path confined to the session's
- * cwd. The editor is shown the change as an ACP `diff`.
+ * cwd; on the local disk atomically, and not when the file changed since it was read. The editor
+ * is shown the change as an ACP `diff`, before approval too.
  */
 export const writeTextFileTool: Tool = defineTool({
   spec: {
@@ -29,11 +31,18 @@ export const writeTextFileTool: Tool = defineTool({
   effect: 'edit',
   title: (input) => `Write ${pathOf(input) ?? 'file'}`,
   locations: (input, cwd) => fileLocation(input, cwd),
+  async preview(input, context) {
+    await workspacePath(input.path, context, 'write')
+    const read = await readExistingText(input.path, context)
+    return diffPreview(read.path, read.text, input.content)
+  },
   async run(input, context) {
     const { path: requested, content } = input
     await workspacePath(requested, context, 'write')
-    const oldText = await readExistingText(requested, context)
-    const target = await writeWorkspaceText(requested, content, context)
+    const read = await readExistingText(requested, context)
+    const oldText = read.text
+    assertAsPreviewed(oldText, context.previewed, requested)
+    const target = await writeWorkspaceText(requested, content, context, read)
     return {
       output: `Wrote ${Buffer.byteLength(content)} bytes to ${requested}`,
       content: [{ type: 'diff', path: target, oldText, newText: content }],
