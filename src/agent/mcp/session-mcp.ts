@@ -6,7 +6,7 @@ import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
 
-export { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT, recordsConnected } from './mcp-notices.js'
+export { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from './mcp-notices.js'
 
 /** Sends one `session/update` for a session, tagged with the seq of the event it stands for. */
 export type SessionNotifier = (update: SessionUpdate, seq: number) => void
