@@ -167,7 +167,11 @@ export class McpSessions {
       abort: new AbortController(),
       opened: Promise.resolve(),
     }
-    slot.opened = after.then(() => this.open(entry, slot))
+    // Opened after the caller's answer has left (a notice must not precede it: the client would
+    // not know the session yet).
+    slot.opened = after
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => this.open(entry, slot))
     return slot
   }
 
