@@ -135,7 +135,7 @@ export class GroupStdioTransport implements Transport {
 }
 
 /** Sends `signal` to every process of the group; quiet when the group is gone. */
-export function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal)
   } catch {

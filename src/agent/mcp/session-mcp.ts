@@ -84,14 +84,18 @@ export class McpSessions {
   ): Promise<void> {
     let entry = this.sessions.get(session.id)
     if (entry && entry.session !== session) {
-      await this.close(session.id)
+      void this.close(session.id)
       entry = undefined
     }
     const previous = entry?.slots ?? []
     const kept = servers.map((config, rank) =>
       previous.find((slot) => slot.rank === rank && slot.key === configKey(config) && slot.state !== 'gone'),
     )
-    const retired = this.retire(previous.filter((slot) => !kept.includes(slot)))
+    // New servers start once the ones they replace (or a close still running) have stopped.
+    const retired = Promise.all([
+      this.retire(previous.filter((slot) => !kept.includes(slot))),
+      this.closing.get(session.id),
+    ]).then(() => {})
     if (servers.length === 0) {
       if (entry) this.sessions.delete(session.id)
       return
