@@ -1,16 +1,16 @@
 #!/usr/bin/env node
-import { createRequire } from 'node:module'
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
+import { packageVersion } from './lib/package-version.js'
 import { type CliOptions, parseCli, USAGE } from './process/cli-args.js'
 import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
 import type { ServeStart } from './process/serve.js'
 
-const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+const version = packageVersion()
 
 /**
  * Output of the commands that do not serve ACP (help, version, sessions) goes to stdout like any

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { startHttpMcp, type TestHttpMcp } from '../support/mcp/http-server.js'
-import { eventually } from '../support/mcp/servers.js'
+import { eventually, serverReady } from '../support/mcp/servers.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
 import { agentRequests, chunkTexts, messagesOf, toolNamesOf, updatesOfKind } from '../support/openai-wire.js'
 
@@ -33,6 +33,9 @@ async function newSession(run: OpenAiAgent, mcpServers: unknown[]): Promise<stri
   return sessionId
 }
 
+/** Waits until the session's `calc` server is connected (servers start in the background). */
+const ready = (run: OpenAiAgent, sessionId: string) => serverReady(() => run.agent.stderr, sessionId, 'calc')
+
 const allowOnce = (app: Parameters<NonNullable<Parameters<typeof start>[0]['setupClient']>>[0]) => {
   app.onRequest('session/request_permission', () => ({
     outcome: { outcome: 'selected', optionId: 'allow_once' },
@@ -56,6 +59,7 @@ describe('streamable HTTP MCP servers', () => {
     }
     expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: false })
     const sessionId = await newSession(run, [httpServer(server.url, TOKEN)])
+    await ready(run, sessionId)
     expect((await run.prompt(sessionId, 'add')).stopReason).toBe('end_turn')
     expect(toolNamesOf(run.fake.requests[0]).filter((n) => n.startsWith('mcp__'))).toEqual([
       'mcp__calc__add',
@@ -79,6 +83,7 @@ describe('streamable HTTP MCP servers', () => {
       cwd: run.cwd,
       mcpServers: [httpServer(server.url, TOKEN)],
     } as never)
+    await ready(run, sessionId)
     expect((await run.prompt(sessionId, 'add again')).stopReason).toBe('end_turn')
     expect(messagesOf(run.fake.requests[3]).at(-1)).toEqual({
       role: 'tool',
@@ -111,6 +116,7 @@ describe('streamable HTTP MCP servers', () => {
     server = await startHttpMcp(TOKEN)
     const run = await start({ script: [call('c1', 'mcp__calc__hang', {})], setupClient: allowOnce })
     const sessionId = await newSession(run, [httpServer(server.url, TOKEN)])
+    await ready(run, sessionId)
     const prompting = run.prompt(sessionId, 'hang')
     await eventually(() => server?.calls.includes('hang') === true)
     await run.agent.agent.notify('session/cancel', { sessionId })

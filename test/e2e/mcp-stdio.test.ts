@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
-import { eventually, isAlive, pidsIn, stdioServer } from '../support/mcp/servers.js'
+import { eventually, isAlive, pidsIn, serverReady, stdioServer } from '../support/mcp/servers.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
 import { agentRequests, chunkTexts, messagesOf, toolNamesOf, updatesOfKind } from '../support/openai-wire.js'
 
@@ -25,6 +25,11 @@ async function newSession(run: OpenAiAgent, mcpServers: unknown[]): Promise<stri
   return sessionId
 }
 
+/** Waits until the session's servers named `servers` are connected (they start in the background). */
+async function ready(run: OpenAiAgent, sessionId: string, ...servers: string[]): Promise<void> {
+  for (const server of servers) await serverReady(() => run.agent.stderr, sessionId, server)
+}
+
 describe('stdio MCP servers', () => {
   it('offers the tools namespaced with their schemas, calls them, passes env, never logs the secret', async () => {
     const run = await start({
@@ -36,6 +41,7 @@ describe('stdio MCP servers', () => {
       args: (scratch) => ['--transcript', join(scratch, 't.jsonl')],
     })
     const sessionId = await newSession(run, [stdioServer('files', [], { MCP_TOKEN: SECRET })])
+    await ready(run, sessionId, 'files')
     expect((await run.prompt(sessionId, 'use the server')).stopReason).toBe('end_turn')
 
     const first = run.fake.requests[0]
@@ -82,9 +88,10 @@ describe('stdio MCP servers', () => {
       { name: 'missing', command: '/nonexistent/mcp-server', args: [], env: [] },
       stdioServer('good'),
     ])
-    await eventually(() =>
-      chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('').includes('missing'),
-    )
+    await eventually(() => {
+      const said = chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('')
+      return said.includes('"missing"') && said.includes('"broken"')
+    })
     const notices = chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('')
     expect(notices).toMatch(/MCP server "broken" could not start: .+\. Its tools are not available\./)
     expect(notices).toMatch(/MCP server "missing" could not start: .*ENOENT.*/)
@@ -97,6 +104,7 @@ describe('stdio MCP servers', () => {
     const firstNotice = out.findIndex((m) => m.method === 'session/update')
     expect(answered).toBeGreaterThanOrEqual(0)
     expect(firstNotice).toBeGreaterThan(answered)
+    await ready(run, sessionId, 'good')
     expect((await run.prompt(sessionId, 'hello')).stopReason).toBe('end_turn')
     const offered = toolNamesOf(run.fake.requests[0])
     expect(offered.filter((n) => n.startsWith('mcp__'))).toEqual([
@@ -137,6 +145,7 @@ describe('stdio MCP servers', () => {
       },
     })
     const sessionId = await newSession(run, [stdioServer('flaky')])
+    await ready(run, sessionId, 'flaky')
     expect((await run.prompt(sessionId, 'call die')).stopReason).toBe('end_turn')
     const result = messagesOf(run.fake.requests[1]).at(-1) as { role: string; content: string }
     expect(result).toMatchObject({ role: 'tool', tool_call_id: 'c1' })
@@ -154,6 +163,7 @@ describe('stdio MCP servers', () => {
     const run = await start({ script: [call('c1', 'mcp__srv__slow', { ms: 60_000 })] })
     const pidfile = join(run.scratch, 'pids')
     const sessionId = await newSession(run, [stdioServer('srv', ['--pidfile', pidfile])])
+    await ready(run, sessionId, 'srv')
     const prompting = run.prompt(sessionId, 'be slow')
     await eventually(() =>
       updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').some(
@@ -172,22 +182,33 @@ describe('stdio MCP servers', () => {
     const run = await start({ script: [] })
     const files = stdioServer('files')
     const sessionId = await newSession(run, [files])
+    // Waits until this process's log said `times` times that the server connected (or failed to start).
+    const logged = (line: string, times: number) =>
+      eventually(() => run.agent.stderr.split(`MCP server ${line}`).length - 1 >= times)
+    const connected = (server: string) => `${server} of ${sessionId}: `
+    const failed = (server: string) => `${server} of ${sessionId} failed to start`
+    await logged(connected('files'), 1)
     const load = (mcpServers: unknown[]) =>
       run.agent.agent.request('session/load', { sessionId, cwd: run.cwd, mcpServers } as never)
+    // The live session keeps its server: nothing connects again.
     await load([files])
     await load([files])
     await run.agent.agent.request('session/resume', { sessionId, cwd: run.cwd, mcpServers: [files] } as never)
     await run.restart()
     await load([files])
+    await logged(connected('files'), 1)
     await load([files, stdioServer('more')])
+    await logged(connected('more'), 1)
     await load([stdioServer('files', ['--fail-start'])])
+    await logged(failed('files'), 1)
     await load([files])
+    await logged(connected('files'), 2)
     await run.restart()
-    const logged = run
+    const events = run
       .loggedEvents(sessionId)
       .filter((e) => e.type.startsWith('mcp:'))
       .map((e) => `${e.type} ${(e.data as { server: string }).server}`)
-    expect(logged).toEqual([
+    expect(events).toEqual([
       'mcp:connected files',
       'mcp:connected more',
       'mcp:failed files',

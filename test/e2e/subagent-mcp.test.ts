@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { stdioServer } from '../support/mcp/servers.js'
+import { serverReady, stdioServer } from '../support/mcp/servers.js'
 import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
 import { toolNamesOf } from '../support/openai-wire.js'
 import { conversationModel, lastUserText, type ModelMove } from '../support/prefix-cache.js'
@@ -34,6 +34,7 @@ describe('a subagent and its parent’s MCP servers', () => {
       cwd: run.cwd,
       mcpServers: [stdioServer('files')],
     })
+    await serverReady(() => run.agent.stderr, sessionId, 'files')
     expect((await run.prompt(sessionId, REMEMBER)).stopReason).toBe('end_turn')
     expect((await run.prompt(sessionId, ASK)).stopReason).toBe('end_turn')
 

@@ -1,43 +1,58 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { packageVersion } from '../../lib/package-version.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { errorMessage } from '../turn/model-step.js'
+import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import { type McpToolInfo, mcpTool } from './mcp-tool.js'
+import { outputValidator } from './output-validator.js'
 import { type McpServerConfig, namespacedToolName, redact } from './server-config.js'
+import { listAllTools } from './tool-listing.js'
 
 export interface McpConnectOptions {
   readonly sessionId: string
   /** The session's cwd: where a stdio server runs. */
   readonly cwd: string
   readonly registry: ToolRegistry
-  /** Limit (ms) for connecting, listing tools and each tool call. */
+  /** Limit (ms) for connecting, for listing tools (all pages together) and for each tool call. */
   readonly timeoutMs: number
+  /** The server's place in the session's `mcpServers`: the model sees its tools in that order. */
+  readonly rank: number
   /** Called once when the server goes away by itself (after its tools were withdrawn). */
   readonly onLost: (reason: string) => void
-  /** Called with each spawned stdio server's pid, and with undefined when it is gone. */
-  readonly trackPid?: (pid: number, alive: boolean) => void
+  /** Called with each spawned stdio server's process group, and with `alive: false` once it is gone. */
+  readonly trackGroup?: (pgid: number, alive: boolean) => void
+  /** Aborts the opening: the server is stopped and `open` rejects. */
+  readonly signal?: AbortSignal
 }
 
-/** Client info sent in MCP `initialize`. */
-const CLIENT_INFO = { name: 'dsh-acp', version: '0.2.0' }
+/** The MCP SDK client for one server. Its capabilities are declared here. */
+function createClient(): Client {
+  return new Client(
+    { name: 'dsh-acp', version: packageVersion() },
+    { capabilities: {}, jsonSchemaValidator: outputValidator() },
+  )
+}
 
 /**
  * One live MCP server of one session: connected with the official SDK client over stdio (the
- * server spawned with the given command, args and env, in the session's cwd, stderr discarded since
- * it may echo secrets) or streamable HTTP (with the given headers). Its tools are in the registry,
- * scoped to the session, until the connection closes or is lost. Error texts never carry the
- * config's secrets.
+ * server spawned with the given command, args and env, in the session's cwd, in its own process
+ * group, stderr discarded since it may echo secrets) or streamable HTTP (with the given headers;
+ * closing terminates the HTTP session with a DELETE). Its tools are in the registry, scoped to the
+ * session, until the connection closes or is lost. Error texts never carry the config's secrets.
  */
 export class McpConnection {
   private closing = false
   private opened = false
+  private stopped: Promise<void> | undefined
   private readonly unregister: (() => void)[] = []
   /** The registered names of the server's tools. */
   readonly tools: string[] = []
   /** Tools the registry refused (bad schema, name taken), with why. */
   readonly skipped: string[] = []
+  /** Why the tool list was cut short (a limit of tool-listing.ts), when it was. */
+  listingCut: string | undefined
 
   private constructor(
     readonly config: McpServerConfig,
@@ -48,18 +63,27 @@ export class McpConnection {
 
   /** Connects and registers the server's tools; rejects (with a secret-free reason) when it cannot. */
   static async open(config: McpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
-    const transport = createTransport(config, options.cwd)
-    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    const transport = createTransport(config, options)
+    const client = createClient()
     const connection = new McpConnection(config, client, transport, options)
     client.onclose = () => connection.lost('the connection closed')
+    const onAbort = () => void connection.shutdown()
+    options.signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      await client.connect(transport, { timeout: options.timeoutMs })
-      connection.watchPid()
+      options.signal?.throwIfAborted()
+      await client.connect(transport, {
+        timeout: options.timeoutMs,
+        ...(options.signal && { signal: options.signal }),
+      })
       await connection.registerTools()
+      options.signal?.throwIfAborted()
     } catch (error) {
       connection.closing = true
+      connection.withdraw()
       await connection.shutdown()
       throw new Error(redact(errorMessage(error), config))
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort)
     }
     connection.opened = true
     return connection
@@ -69,9 +93,8 @@ export class McpConnection {
     return this.config.name
   }
 
-  /** Withdraws the tools and stops the server (a stdio child: stdin closed, then SIGTERM, SIGKILL). */
+  /** Withdraws the tools and stops the server (see {@link shutdown}). */
   async close(): Promise<void> {
-    if (this.closing) return
     this.closing = true
     this.withdraw()
     await this.shutdown()
@@ -89,33 +112,38 @@ export class McpConnection {
     for (const remove of this.unregister.splice(0)) remove()
   }
 
-  private async shutdown(): Promise<void> {
-    const pid = this.transport instanceof StdioClientTransport ? this.transport.pid : null
-    try {
-      await this.client.close()
-    } catch {
-      // already closed
-    }
-    if (pid !== null && pid !== undefined) this.options.trackPid?.(pid, false)
-  }
-
-  private watchPid(): void {
-    if (!(this.transport instanceof StdioClientTransport)) return
-    const pid = this.transport.pid
-    if (pid !== null && pid !== undefined) this.options.trackPid?.(pid, true)
+  /**
+   * Ends the server's side: an HTTP session is terminated (DELETE, given {@link STOP_GRACE_MS}); a
+   * stdio server and its process group are stopped (group-stdio-transport.ts). Once only.
+   */
+  private shutdown(): Promise<void> {
+    this.stopped ??= (async () => {
+      if (this.transport instanceof StreamableHTTPClientTransport) {
+        const http = this.transport
+        await Promise.race([http.terminateSession().catch(() => {}), delay(STOP_GRACE_MS)])
+      }
+      try {
+        await this.client.close()
+      } catch {
+        // already closed
+      }
+      await this.transport.close().catch(() => {})
+    })()
+    return this.stopped
   }
 
   private async registerTools(): Promise<void> {
-    const infos: McpToolInfo[] = []
-    let cursor: string | undefined
-    do {
-      const page = await this.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.options.timeoutMs,
-      })
-      infos.push(...(page.tools as McpToolInfo[]))
-      cursor = page.nextCursor
-    } while (cursor !== undefined)
-    for (const info of infos) {
+    const listing = await listAllTools(
+      (cursor, timeout) =>
+        this.client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout,
+          ...(this.options.signal && { signal: this.options.signal }),
+        }),
+      this.options.timeoutMs,
+    )
+    this.listingCut = listing.cut
+    for (const info of listing.tools as McpToolInfo[]) {
+      this.options.signal?.throwIfAborted()
       const registeredName = namespacedToolName(this.config.name, info.name)
       const tool = mcpTool(info, {
         server: this.config.name,
@@ -124,7 +152,11 @@ export class McpConnection {
         timeoutMs: this.options.timeoutMs,
       })
       try {
-        this.unregister.push(await this.options.registry.registerForSession(tool, this.options.sessionId))
+        const remove = await this.options.registry.registerForSession(tool, this.options.sessionId, {
+          rank: this.options.rank,
+        })
+        if (this.closing) remove()
+        else this.unregister.push(remove)
         this.tools.push(registeredName)
       } catch (error) {
         this.skipped.push(`${info.name}: ${errorMessage(error)}`)
@@ -133,17 +165,21 @@ export class McpConnection {
   }
 }
 
-function createTransport(config: McpServerConfig, cwd: string): Transport {
+function createTransport(config: McpServerConfig, options: McpConnectOptions): Transport {
   if (config.transport === 'stdio') {
-    return new StdioClientTransport({
+    return new GroupStdioTransport({
       command: config.command,
-      args: [...config.args],
+      args: config.args,
       env: Object.fromEntries(config.env.map((pair) => [pair.name, pair.value])),
-      cwd,
-      stderr: 'ignore',
+      cwd: options.cwd,
+      ...(options.trackGroup && { onGroup: options.trackGroup }),
     })
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: Object.fromEntries(config.headers.map((pair) => [pair.name, pair.value])) },
   })
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }

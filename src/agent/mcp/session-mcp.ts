@@ -3,31 +3,33 @@ import type { Session, SessionUpdate } from '../../session/index.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { errorMessage } from '../turn/model-step.js'
 import type { McpConnection } from './mcp-connection.js'
+import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
 
-/** The log event that records an MCP server a session could not use (or lost): `{server, reason}`. */
-export const MCP_FAILED_EVENT = 'mcp:failed'
-/**
- * The log event that records an MCP server connected for a session: `{server, tools}`. Appended
- * only when it changes what the log says about that server (see {@link recordsConnected}), so a
- * load or resume with the same servers adds nothing.
- */
-export const MCP_CONNECTED_EVENT = 'mcp:connected'
+export { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from './mcp-notices.js'
 
 /** Sends one `session/update` for a session, tagged with the seq of the event it stands for. */
 export type SessionNotifier = (update: SessionUpdate, seq: number) => void
 
-interface Failure {
-  readonly server: string
-  readonly reason: string
+/** One server of a session's `mcpServers`: starting, ready (connected), or gone (failed, lost, retired). */
+interface ServerSlot {
+  readonly config: McpServerConfig
+  /** The config as text: a reload with the same text at the same place reuses the slot. */
+  readonly key: string
+  readonly rank: number
+  state: 'starting' | 'ready' | 'gone'
+  connection: McpConnection | undefined
+  /** The user was told it was still starting when a model request went out. */
+  told: boolean
+  readonly abort: AbortController
+  /** Settles (never rejects) once the opening ended, connected or not. */
+  opened: Promise<void>
 }
 
 interface SessionServers {
-  connections: McpConnection[]
-  /** Failures not yet recorded and reported (waiting for a moment the log can take them). */
-  pending: Failure[]
-  notify: SessionNotifier
-  session: Session
+  slots: ServerSlot[]
+  readonly notices: McpNotices
+  readonly session: Session
 }
 
 export interface McpSessionsOptions {
@@ -35,25 +37,31 @@ export interface McpSessionsOptions {
   readonly logger: Logger
   /** Limit (ms) for connecting, listing and each call. */
   readonly timeoutMs: number
-  /** True while a turn runs on the session (then failures wait for {@link McpSessions.flush}). */
+  /** True while a turn runs on the session (then notices wait for {@link McpSessions.flush}). */
   readonly isBusy: (sessionId: string) => boolean
 }
 
 /**
  * The MCP servers of each live session. They belong to the session's lifetime: `connect` (on
- * new/load/resume/fork) replaces whatever the session had, `close` (its close, delete, or the
- * process stopping) stops them. A server that fails to start, times out or dies never blocks the
- * session: its tools are withdrawn and the failure is recorded as an `mcp:failed` event and shown
- * to the user as an agent message naming the server and the reason.
+ * new/load/resume/fork) sets what the session has, `close` (its close, delete, or the process
+ * stopping) stops them. Connecting never holds the caller: servers start in the background and
+ * their tools are offered from the first model request after they are ready; a model request that
+ * goes out while one is still starting tells the user so (once per start). A server that fails to
+ * start, times out or dies never blocks the session: its tools are withdrawn and the failure is
+ * recorded as an `mcp:failed` event and shown to the user as an agent message naming the server
+ * and the reason. Loading a live session again with a server of the same config at the same place
+ * keeps that server's connection (an HTTP server sees no second session).
  */
 export class McpSessions {
   private readonly sessions = new Map<string, SessionServers>()
   private readonly closing = new Map<string, Promise<void>>()
-  private readonly pids = new Set<number>()
+  private readonly stopping = new Set<Promise<void>>()
+  /** Process groups of running stdio servers: a last SIGKILL reaches them when the process exits. */
+  private readonly groups = new Set<number>()
   private readonly killOnExit = () => {
-    for (const pid of this.pids) {
+    for (const pgid of this.groups) {
       try {
-        process.kill(pid, 'SIGKILL')
+        process.kill(-pgid, 'SIGKILL')
       } catch {
         // gone
       }
@@ -65,56 +73,40 @@ export class McpSessions {
   }
 
   /**
-   * Connects `servers` for `session` (in parallel, each bounded by the timeout), after closing any
-   * it had. Resolves when every server is connected or has failed; failures are reported right
-   * after the caller's response (the client knows the session by then).
+   * Sets `servers` as the session's servers and resolves at once: servers it already had with the
+   * same config at the same place stay; the others are stopped, and the new ones start (in the
+   * background, after those stopped). Failures are reported once the client can know the session.
    */
   async connect(
     session: Session,
     servers: readonly McpServerConfig[],
     notify: SessionNotifier,
   ): Promise<void> {
-    await this.close(session.id)
-    if (servers.length === 0) return
-    const entry: SessionServers = { connections: [], pending: [], notify, session }
-    this.sessions.set(session.id, entry)
-    const logger = this.options.logger
-    await Promise.all(
-      servers.map(async (config) => {
-        try {
-          // The MCP SDK is loaded by the first session that has servers: the server starts without it.
-          const { McpConnection } = await import('./mcp-connection.js')
-          const connection = await McpConnection.open(config, {
-            sessionId: session.id,
-            cwd: session.cwd,
-            registry: this.options.registry,
-            timeoutMs: this.options.timeoutMs,
-            onLost: (reason) => this.lost(session.id, connection, reason),
-            trackPid: (pid, alive) => (alive ? this.pids.add(pid) : this.pids.delete(pid)),
-          })
-          if (this.sessions.get(session.id) !== entry) {
-            await connection.close()
-            return
-          }
-          entry.connections.push(connection)
-          logger.info('MCP server %s of %s: %d tools', config.name, session.id, connection.tools.length)
-          if (!this.options.isBusy(session.id) && !recordsConnected(session, config.name, connection.tools)) {
-            session.append({
-              type: MCP_CONNECTED_EVENT,
-              data: { server: config.name, tools: connection.tools },
-            })
-          }
-          for (const skipped of connection.skipped) {
-            entry.pending.push({ server: config.name, reason: `tool ${skipped} was not offered` })
-          }
-        } catch (error) {
-          const reason = errorMessage(error)
-          logger.warn('MCP server %s of %s failed to start: %s', config.name, session.id, reason)
-          entry.pending.push({ server: config.name, reason: `could not start: ${reason}` })
-        }
-      }),
+    let entry = this.sessions.get(session.id)
+    if (entry && entry.session !== session) {
+      void this.close(session.id)
+      entry = undefined
+    }
+    const previous = entry?.slots ?? []
+    const kept = servers.map((config, rank) =>
+      previous.find((slot) => slot.rank === rank && slot.key === configKey(config) && slot.state !== 'gone'),
     )
-    if (entry.pending.length > 0) setImmediate(() => this.flushIdle(session.id))
+    // New servers start once the ones they replace (or a close still running) have stopped.
+    const retired = Promise.all([
+      this.retire(previous.filter((slot) => !kept.includes(slot))),
+      this.closing.get(session.id),
+    ]).then(() => {})
+    if (servers.length === 0) {
+      if (entry) this.sessions.delete(session.id)
+      return
+    }
+    if (entry) entry.notices.notify = notify
+    else {
+      entry = { slots: [], notices: new McpNotices(session, notify, this.options.logger), session }
+      this.sessions.set(session.id, entry)
+    }
+    const live = entry
+    live.slots = servers.map((config, rank) => kept[rank] ?? this.start(live, config, rank, retired))
   }
 
   /** Stops the session's servers and withdraws their tools. Idempotent; concurrent calls share one close. */
@@ -124,7 +116,7 @@ export class McpSessions {
     const entry = this.sessions.get(sessionId)
     if (!entry) return Promise.resolve()
     this.sessions.delete(sessionId)
-    const done = Promise.all(entry.connections.map((c) => c.close())).then(() => {
+    const done = this.retire(entry.slots).then(() => {
       this.closing.delete(sessionId)
     })
     this.closing.set(sessionId, done)
@@ -134,67 +126,125 @@ export class McpSessions {
   /** Stops every session's servers. */
   async closeAll(): Promise<void> {
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)))
-    await Promise.all([...this.closing.values()])
+    await Promise.all([...this.closing.values(), ...this.stopping])
     process.off('exit', this.killOnExit)
   }
 
   /** Names of the session's connected servers. */
   servers(sessionId: string): string[] {
-    return this.sessions.get(sessionId)?.connections.map((c) => c.name) ?? []
+    return (this.sessions.get(sessionId)?.slots ?? [])
+      .filter((slot) => slot.state === 'ready')
+      .map((slot) => slot.config.name)
   }
 
   /**
-   * Records and reports the session's pending failures through `send` (a running turn's own
-   * channel), at a point where the log may take standalone events.
+   * Records and reports what waits to be said about the session's servers through `send` (a
+   * running turn's own channel), at a point where the log may take standalone events. Inside a
+   * turn (before a model request) it also says which servers are still starting.
    */
   flush(session: Session, send?: SessionNotifier): void {
     const entry = this.sessions.get(session.id)
-    if (!entry || entry.pending.length === 0 || session !== entry.session) return
-    const failures = entry.pending.splice(0)
-    for (const failure of failures) {
-      let seq: number
-      try {
-        seq = session.append({
-          type: MCP_FAILED_EVENT,
-          data: { server: failure.server, reason: failure.reason },
-        }).seq
-      } catch {
-        return
+    if (!entry || session !== entry.session) return
+    if (send && session.openTurn !== undefined) {
+      for (const slot of entry.slots) {
+        if (slot.state !== 'starting' || slot.told) continue
+        slot.told = true
+        entry.notices.starting(slot.config.name)
       }
-      const text = `MCP server "${failure.server}" ${failure.reason}. Its tools are not available.\n`
-      ;(send ?? entry.notify)({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }, seq)
+    }
+    entry.notices.flush(send)
+  }
+
+  private start(
+    entry: SessionServers,
+    config: McpServerConfig,
+    rank: number,
+    after: Promise<void>,
+  ): ServerSlot {
+    const slot: ServerSlot = {
+      config,
+      key: configKey(config),
+      rank,
+      state: 'starting',
+      connection: undefined,
+      told: false,
+      abort: new AbortController(),
+      opened: Promise.resolve(),
+    }
+    // Opened after the caller's answer has left (a notice must not precede it: the client would
+    // not know the session yet).
+    slot.opened = after
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(() => this.open(entry, slot))
+    return slot
+  }
+
+  private async open(entry: SessionServers, slot: ServerSlot): Promise<void> {
+    const { session, notices } = entry
+    const { config } = slot
+    const signal = slot.abort.signal
+    let connection: McpConnection
+    try {
+      signal.throwIfAborted()
+      // The MCP SDK is loaded by the first session that has servers: the server starts without it.
+      const { McpConnection } = await import('./mcp-connection.js')
+      connection = await McpConnection.open(config, {
+        sessionId: session.id,
+        cwd: session.cwd,
+        registry: this.options.registry,
+        timeoutMs: this.options.timeoutMs,
+        rank: slot.rank,
+        signal,
+        onLost: (reason) => this.lost(entry, slot, reason),
+        trackGroup: (pgid, alive) => (alive ? this.groups.add(pgid) : this.groups.delete(pgid)),
+      })
+    } catch (error) {
+      if (signal.aborted) return
+      slot.state = 'gone'
+      notices.failed(config.name, `could not start: ${errorMessage(error)}`)
+      this.flushIdle(entry)
+      return
+    }
+    if (signal.aborted) {
+      await connection.close()
+      return
+    }
+    slot.connection = connection
+    slot.state = 'ready'
+    notices.connected(connection, slot.told)
+    this.flushIdle(entry)
+  }
+
+  /** Stops `slots` (an opening is aborted, a connection closed); resolves once all are stopped. */
+  private retire(slots: readonly ServerSlot[]): Promise<void> {
+    if (slots.length === 0) return Promise.resolve()
+    const done = Promise.all(
+      slots.map((slot) => {
+        slot.state = 'gone'
+        slot.abort.abort()
+        return slot.opened.then(() => slot.connection?.close())
+      }),
+    ).then(() => {})
+    this.stopping.add(done)
+    void done.finally(() => this.stopping.delete(done))
+    return done
+  }
+
+  private flushIdle(entry: SessionServers): void {
+    if (this.sessions.get(entry.session.id) === entry && !this.options.isBusy(entry.session.id)) {
+      this.flush(entry.session)
     }
   }
 
-  private flushIdle(sessionId: string): void {
-    const entry = this.sessions.get(sessionId)
-    if (entry && !this.options.isBusy(sessionId)) this.flush(entry.session)
-  }
-
-  private lost(sessionId: string, connection: McpConnection, reason: string): void {
-    const entry = this.sessions.get(sessionId)
-    if (!entry) return
-    entry.connections = entry.connections.filter((c) => c !== connection)
-    this.options.logger.warn('MCP server %s of %s was lost: %s', connection.name, sessionId, reason)
-    entry.pending.push({ server: connection.name, reason: `stopped working (${reason})` })
-    this.flushIdle(sessionId)
+  private lost(entry: SessionServers, slot: ServerSlot, reason: string): void {
+    if (slot.state !== 'ready') return
+    slot.state = 'gone'
+    slot.connection = undefined
+    entry.notices.failed(slot.config.name, `stopped working (${reason})`, 'lost')
+    this.flushIdle(entry)
   }
 }
 
-/**
- * True when the last `mcp:connected` or `mcp:failed` event the session's log holds for `server`
- * (its own or, for a fork, inherited) says it is connected with exactly `tools`: connecting it
- * again changes nothing worth recording. A connection's absence (a load without that server) is
- * not an event, so it does not count as a change.
- */
-export function recordsConnected(session: Session, server: string, tools: readonly string[]): boolean {
-  for (let seq = session.lastSeq; seq > 0; seq--) {
-    const event = session.at(seq)
-    if (event?.type !== MCP_CONNECTED_EVENT && event?.type !== MCP_FAILED_EVENT) continue
-    const data = event.data as { server?: unknown; tools?: unknown }
-    if (data.server !== server) continue
-    if (event.type === MCP_FAILED_EVENT || !Array.isArray(data.tools)) return false
-    return data.tools.length === tools.length && data.tools.every((tool, i) => tool === tools[i])
-  }
-  return false
+function configKey(config: McpServerConfig): string {
+  return JSON.stringify(config)
 }

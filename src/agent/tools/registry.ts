@@ -31,6 +31,7 @@ type JsonObject = { readonly [key: string]: JsonValue }
 export class ToolRegistry {
   private readonly scopes = new Map<string, Map<string, RegisteredTool>>()
   private compiler: Promise<SchemaCompiler> | undefined
+  private readonly ranks = new WeakMap<RegisteredTool, number>()
 
   constructor(tools: readonly Tool[] = []) {
     for (const tool of tools) this.register(tool)
@@ -61,20 +62,29 @@ export class ToolRegistry {
   /**
    * Adds a tool for `sessionId` once its schema is compiled. Rejects when the name is malformed or
    * taken, or the schema does not compile or does not describe an object. Resolves to the
-   * function that removes it.
+   * function that removes it. The session's tools are seen by `rank` (default 0), then in
+   * registration order.
    */
-  async registerForSession(tool: Tool, sessionId: string): Promise<() => void> {
+  async registerForSession(
+    tool: Tool,
+    sessionId: string,
+    options: { readonly rank?: number } = {},
+  ): Promise<() => void> {
     if (sessionId === GLOBAL) throw new Error('a session id is needed')
     const name = checkedName(tool)
     const check = await this.compile(name, objectSchema(tool.spec))
-    return this.add(sessionId, { tool, invalid: async (input) => check(input) })
+    const entry: RegisteredTool = { tool, invalid: async (input) => check(input) }
+    this.ranks.set(entry, options.rank ?? 0)
+    return this.add(sessionId, entry)
   }
 
-  /** The tools `sessionId` sees: the global ones, then its own, in registration order. */
+  /** The tools `sessionId` sees: the global ones, then its own (by rank, then registration order). */
   forSession(sessionId: string): ToolSet {
+    const own = sessionId !== GLOBAL ? [...(this.scopes.get(sessionId)?.values() ?? [])] : []
+    const rank = (entry: RegisteredTool) => this.ranks.get(entry) ?? 0
     return new ToolSet([
       ...(this.scopes.get(GLOBAL)?.values() ?? []),
-      ...(sessionId !== GLOBAL ? (this.scopes.get(sessionId)?.values() ?? []) : []),
+      ...own.sort((a, b) => rank(a) - rank(b)),
     ])
   }
 

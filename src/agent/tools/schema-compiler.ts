@@ -14,7 +14,7 @@ export interface InputGuard<T> {
   why(input: JsonValue): string
 }
 
-const newAjv = () => new Ajv({ strict: false, allErrors: false, validateSchema: true })
+const newAjv = () => new Ajv({ strict: false, allErrors: false, validateSchema: true, logger: false })
 
 /** One ajv instance whose compiled schemas report the first error as `input.path message`. */
 export function createSchemaCompiler(): SchemaCompiler {

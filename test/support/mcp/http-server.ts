@@ -12,17 +12,24 @@ export interface TestHttpMcp {
   readonly authorizations: (string | undefined)[]
   /** Tool calls received, by tool name. */
   readonly calls: string[]
+  /** MCP sessions opened (initialized), by id. */
+  readonly sessions: string[]
+  /** MCP sessions the client terminated (HTTP DELETE), by id. */
+  readonly terminated: string[]
   close(): Promise<void>
 }
 
 /**
  * A streamable-HTTP MCP server for the tests on 127.0.0.1 (official SDK server, one session per
- * client). Requests without `Authorization: Bearer <token>` get 401. Tools: `add {a, b}` and
+ * client; it counts the sessions opened and terminated). Requests without `Authorization: Bearer
+ * <token>` get 401. Tools: `add {a, b}` and
  * `hang {}` (never answers until the client cancels).
  */
 export async function startHttpMcp(token: string): Promise<TestHttpMcp> {
   const authorizations: (string | undefined)[] = []
   const calls: string[] = []
+  const sessions: string[] = []
+  const terminated: string[] = []
   const transports = new Map<string, StreamableHTTPServerTransport>()
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     authorizations.push(req.headers.authorization)
@@ -36,7 +43,12 @@ export async function startHttpMcp(token: string): Promise<TestHttpMcp> {
       const fresh: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
+          sessions.push(id)
           transports.set(id, fresh)
+        },
+        onsessionclosed: (id) => {
+          terminated.push(id)
+          transports.delete(id)
         },
       })
       transport = fresh
@@ -53,6 +65,8 @@ export async function startHttpMcp(token: string): Promise<TestHttpMcp> {
     url: `http://127.0.0.1:${port}/mcp`,
     authorizations,
     calls,
+    sessions,
+    terminated,
     close: async () => {
       for (const transport of transports.values()) await transport.close().catch(() => {})
       http.closeAllConnections()

@@ -51,3 +51,11 @@ export async function eventually(check: () => boolean, ms = 20_000): Promise<voi
     await new Promise((r) => setTimeout(r, 50))
   }
 }
+
+/**
+ * Resolves once the agent's log (its stderr) says that `server` of `sessionId` connected: its tools
+ * are offered from the next model request on. Servers connect in the background of `session/new`.
+ */
+export function serverReady(stderr: () => string, sessionId: string, server: string): Promise<void> {
+  return eventually(() => stderr().includes(`MCP server ${server} of ${sessionId}: `))
+}

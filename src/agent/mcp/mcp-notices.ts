@@ -1,0 +1,133 @@
+import type { Logger } from 'cordis'
+import type { Session, SessionUpdate } from '../../session/index.js'
+import type { McpConnection } from './mcp-connection.js'
+
+/** The log event that records an MCP server a session could not use (or lost): `{server, reason}`. */
+export const MCP_FAILED_EVENT = 'mcp:failed'
+/**
+ * The log event that records an MCP server connected for a session: `{server, tools}`. Appended
+ * only when it changes what the log says about that server (see {@link recordsConnected}), so a
+ * load or resume with the same servers adds nothing.
+ */
+export const MCP_CONNECTED_EVENT = 'mcp:connected'
+
+type Notifier = (update: SessionUpdate, seq: number) => void
+
+/** Something to record and say about a server, waiting for a moment the log can take it. */
+type Notice =
+  | { readonly kind: 'failed'; readonly server: string; readonly reason: string; readonly text: string }
+  | { readonly kind: 'connected'; readonly server: string; readonly tools: string[]; readonly text?: string }
+  | { readonly kind: 'said'; readonly text: string }
+
+/**
+ * What one session's user is told about its MCP servers, in the order it happened: failures (an
+ * `mcp:failed` event, then an agent message naming the server and the reason), connections (an
+ * `mcp:connected` event when it changes what the log says; a message only when the user had been
+ * told the server was still starting) and "still starting" (a message only: it changes nothing the
+ * log holds). Every notice is logged on stderr too. Messages carry the seq of the event that
+ * records them, or of the log's last event when there is none.
+ */
+export class McpNotices {
+  private readonly queue: Notice[] = []
+
+  constructor(
+    private readonly session: Session,
+    /** Where notices go outside a turn (the connection that set the servers last). */
+    public notify: Notifier,
+    private readonly logger: Logger,
+  ) {}
+
+  failed(server: string, reason: string, how: 'start' | 'lost' = 'start'): void {
+    const id = this.session.id
+    if (how === 'lost') this.logger.warn('MCP server %s of %s was lost: %s', server, id, reason)
+    else this.logger.warn('MCP server %s of %s failed to start: %s', server, id, reason)
+    const text = `MCP server "${server}" ${reason}. Its tools are not available.\n`
+    this.queue.push({ kind: 'failed', server, reason, text })
+  }
+
+  starting(server: string): void {
+    this.logger.info(
+      'MCP server %s of %s is still starting: a model request goes out without its tools',
+      server,
+      this.session.id,
+    )
+    const text = `MCP server "${server}" is still starting: its tools are offered from the first request to the model after it is ready.\n`
+    this.queue.push({ kind: 'said', text })
+  }
+
+  connected(connection: McpConnection, told: boolean): void {
+    const { name: server, tools } = connection
+    this.logger.info('MCP server %s of %s: %d tools', server, this.session.id, tools.length)
+    this.queue.push({
+      kind: 'connected',
+      server,
+      tools,
+      ...(told && {
+        text: `MCP server "${server}" is ready: ${tools.length} tools are offered from now on.\n`,
+      }),
+    })
+    for (const skipped of connection.skipped) {
+      const reason = `tool ${skipped}`
+      this.logger.warn('MCP server %s of %s: %s was not offered', server, this.session.id, reason)
+      const text = `MCP server "${server}": ${reason} was not offered.\n`
+      this.queue.push({ kind: 'failed', server, reason: `${reason} was not offered`, text })
+    }
+    const cut = connection.listingCut
+    if (cut !== undefined) {
+      const reason = `only its first ${tools.length + connection.skipped.length} tools were listed: ${cut}`
+      this.logger.warn('MCP server %s of %s: %s', server, this.session.id, reason)
+      const text = `MCP server "${server}": ${reason}. The rest are not offered.\n`
+      this.queue.push({ kind: 'failed', server, reason, text })
+    }
+  }
+
+  /** Records and sends what waits, through `send` when given (a running turn's channel). */
+  flush(send?: Notifier): void {
+    const out = send ?? this.notify
+    while (this.queue.length > 0) {
+      const notice = this.queue[0] as Notice
+      let seq: number
+      try {
+        seq = this.record(notice)
+      } catch {
+        return
+      }
+      this.queue.shift()
+      if (notice.text !== undefined) {
+        out({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: notice.text } }, seq)
+      }
+    }
+  }
+
+  /** Appends the notice's event, if it has one; the seq its message carries. */
+  private record(notice: Notice): number {
+    const session = this.session
+    if (notice.kind === 'failed') {
+      const data = { server: notice.server, reason: notice.reason }
+      return session.append({ type: MCP_FAILED_EVENT, data }).seq
+    }
+    if (notice.kind === 'connected' && !recordsConnected(session, notice.server, notice.tools)) {
+      const data = { server: notice.server, tools: notice.tools }
+      return session.append({ type: MCP_CONNECTED_EVENT, data }).seq
+    }
+    return session.lastSeq
+  }
+}
+
+/**
+ * True when the last `mcp:connected` or `mcp:failed` event the session's log holds for `server`
+ * (its own or, for a fork, inherited) says it is connected with exactly `tools`: connecting it
+ * again changes nothing worth recording. A connection's absence (a load without that server) is
+ * not an event, so it does not count as a change.
+ */
+export function recordsConnected(session: Session, server: string, tools: readonly string[]): boolean {
+  for (let seq = session.lastSeq; seq > 0; seq--) {
+    const event = session.at(seq)
+    if (event?.type !== MCP_CONNECTED_EVENT && event?.type !== MCP_FAILED_EVENT) continue
+    const data = event.data as { server?: unknown; tools?: unknown }
+    if (data.server !== server) continue
+    if (event.type === MCP_FAILED_EVENT || !Array.isArray(data.tools)) return false
+    return data.tools.length === tools.length && data.tools.every((tool, i) => tool === tools[i])
+  }
+  return false
+}
