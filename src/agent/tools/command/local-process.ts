@@ -15,6 +15,8 @@ export interface LocalRunOptions {
   /** Most bytes of stdout and stderr (together, interleaved) kept. */
   readonly outputLimit: number
   readonly signal: AbortSignal
+  /** Variables set for the command on top of the inherited ones. */
+  readonly env?: Readonly<Record<string, string>>
   /** Grace between SIGTERM and SIGKILL. Default 2 s. */
   readonly killGraceMs?: number
 }
@@ -41,7 +43,8 @@ export async function runLocalCommand(
   const { spawn } = await import('node:child_process')
   options.signal.throwIfAborted()
   return new Promise<LocalRun>((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name)))
+    const inherited = Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name))
+    const env = { ...Object.fromEntries(inherited), ...options.env }
     const child = spawn(command, args, {
       cwd: options.cwd,
       env,
