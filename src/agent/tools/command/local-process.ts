@@ -17,6 +17,13 @@ export interface LocalRunOptions {
   readonly signal: AbortSignal
   /** Variables set for the command on top of the inherited ones. */
   readonly env?: Readonly<Record<string, string>>
+  /**
+   * The command is bubblewrap writing its `--info-fd 3` JSON (`child-pid`: the sandbox's PID 1):
+   * ending the run SIGKILLs that process, which ends every process of the sandbox's PID namespace
+   * (a `setsid` daemon too). Until bubblewrap has said it, the kill waits (it has not started the
+   * command yet); the group still gets SIGKILL after the grace period.
+   */
+  readonly sandboxInfoFd?: true
   /** Grace between SIGTERM and SIGKILL. Default 2 s. */
   readonly killGraceMs?: number
 }
@@ -48,9 +55,10 @@ export async function runLocalCommand(
     const child = spawn(command, args, {
       cwd: options.cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', options.sandboxInfoFd ? 'pipe' : 'ignore'],
       detached: true,
     })
+    const sandbox = options.sandboxInfoFd ? sandboxInit(child.stdio[3]) : undefined
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
@@ -66,11 +74,12 @@ export async function runLocalCommand(
       chunks.push(piece)
       kept += piece.length
     }
-    child.stdout.on('data', collect)
-    child.stderr.on('data', collect)
+    child.stdout?.on('data', collect)
+    child.stderr?.on('data', collect)
     let killTimer: NodeJS.Timeout | undefined
     const killGroup = () => {
-      signalGroup(child.pid, 'SIGTERM')
+      if (sandbox) sandbox.kill()
+      else signalGroup(child.pid, 'SIGTERM')
       killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000)
       killTimer.unref()
     }
@@ -91,6 +100,7 @@ export async function runLocalCommand(
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
       if (killTimer) clearTimeout(killTimer)
+      sandbox?.kill()
       signalGroup(child.pid, 'SIGKILL')
       options.signal.removeEventListener('abort', onAbort)
       if (aborted) {
@@ -100,6 +110,49 @@ export async function runLocalCommand(
       resolve({ output: Buffer.concat(chunks).toString('utf8'), truncated, exitCode, signal, timedOut })
     })
   })
+}
+
+/**
+ * The sandbox's PID 1, from bubblewrap's info JSON on `stream`; `kill` SIGKILLs it now or as soon
+ * as it is known.
+ */
+function sandboxInit(stream: unknown): { kill(): void } {
+  let text = ''
+  let pid: number | undefined
+  let wanted = false
+  const killNow = () => {
+    if (pid === undefined) return
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  if (isReadable(stream)) {
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => {
+      if (pid !== undefined || text.length > 65_536) return
+      text += chunk
+      try {
+        const value = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid']
+        if (typeof value === 'number' && Number.isSafeInteger(value) && value > 1) pid = value
+      } catch {
+        return // not whole yet
+      }
+      if (wanted) killNow()
+    })
+    stream.on('error', () => {})
+  }
+  return {
+    kill() {
+      wanted = true
+      killNow()
+    },
+  }
+}
+
+function isReadable(stream: unknown): stream is NodeJS.ReadableStream & { setEncoding(e: 'utf8'): void } {
+  return typeof stream === 'object' && stream !== null && 'on' in stream && 'setEncoding' in stream
 }
 
 /** Signals a process group; quiet when it is already gone. */

@@ -53,6 +53,7 @@ export function createRunCommandTool(sandbox: CommandSandbox): Tool {
         outputLimit: COMMAND_OUTPUT_LIMIT,
         signal: context.signal,
         ...(launch.env && { env: launch.env }),
+        ...(launch.sandboxInfoFd && { sandboxInfoFd: true }),
       })
       const result = commandResult(
         run.output,

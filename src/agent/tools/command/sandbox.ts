@@ -29,6 +29,8 @@ export interface CommandLaunch {
   readonly unsandboxedNote?: string
   /** Variables set for the command (its private /tmp as TMPDIR). */
   readonly env?: Readonly<Record<string, string>>
+  /** It is bubblewrap, writing its info JSON to fd 3 (see `runLocalCommand`). */
+  readonly sandboxInfoFd?: true
 }
 
 const PROBE_TIMEOUT_MS = 10_000
@@ -69,8 +71,9 @@ export class CommandSandbox {
     const confinement = await this.confinement(cwd, additional)
     return {
       file: state.bwrap,
-      args: [...bwrapArgs(confinement), '--', '/bin/sh', ...shell],
+      args: ['--info-fd', '3', ...bwrapArgs(confinement), '--', '/bin/sh', ...shell],
       env: { TMPDIR: '/tmp' },
+      sandboxInfoFd: true,
     }
   }
 
