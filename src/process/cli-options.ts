@@ -157,9 +157,9 @@ export const CLI_OPTIONS = [
   {
     name: 'sandbox-network',
     type: 'string',
-    value: 'on|off',
+    value: 'MODE',
     default: 'on',
-    help: ['sandboxed commands reach the network (on, default) or not (off)'],
+    help: ['sandboxed commands reach the network: on (default) or off'],
     sets: 'sandboxNetwork',
   },
   {
