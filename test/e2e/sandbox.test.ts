@@ -90,13 +90,14 @@ function commandOutput(updates: readonly acp.SessionNotification[]): string {
   return texts.join('\n')
 }
 
-/** The pids of processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
+/** The pids of processes whose command line contains `marker` (or, exactly, is `sleep marker`). */
+function processesWith(marker: string, exactSleep = false): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker)
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        return exactSleep ? cmdline === `sleep\0${marker}\0` : cmdline.includes(marker)
       } catch {
         return false
       }
@@ -187,6 +188,22 @@ describe.skipIf(!bwrapWorks)('run_command in the bubblewrap sandbox (issue 28 #3
     const run = await start([`setsid sh -c 'exec sleep ${marker}' </dev/null >/dev/null 2>&1 & echo started`])
     expect(await runOnce(run)).toContain('started')
     expect(await run.agent.stop()).toBe(0)
+    expect(await goneWithin(marker, 10_000)).toBe(true)
+  })
+
+  it('a SIGKILLed agent takes its running sandboxed command and its daemons with it', async () => {
+    const marker = `297.${randomBytes(3).readUIntBE(0, 3)}`
+    cleanups.push(() => killAll(marker))
+    const run = await start([
+      `setsid sh -c 'exec sleep ${marker}' </dev/null >/dev/null 2>&1 & exec sleep ${marker}`,
+    ])
+    const prompt = run.agent.agent.request('session/prompt', {
+      sessionId: run.sessionId,
+      prompt: [text('go')],
+    })
+    prompt.catch(() => undefined)
+    expect(await until(() => processesWith(marker, true).length === 2, 20_000)).toBe(true)
+    await run.agent.kill()
     expect(await goneWithin(marker, 10_000)).toBe(true)
   })
 
