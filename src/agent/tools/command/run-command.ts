@@ -147,6 +147,10 @@ function commandResult(
  */
 function titleOf(command: string): string {
   if (command.length <= COMMAND_TITLE_LIMIT) return command
-  const left = command.length - COMMAND_TITLE_LIMIT
-  return `${command.slice(0, COMMAND_TITLE_LIMIT)}… [${left} more characters not shown; the tool call's rawInput has the whole command]`
+  // Never half a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(command.charAt(COMMAND_TITLE_LIMIT - 1))
+    ? COMMAND_TITLE_LIMIT - 1
+    : COMMAND_TITLE_LIMIT
+  const left = command.length - end
+  return `${command.slice(0, end)}… [${left} more characters not shown; the tool call's rawInput has the whole command]`
 }
