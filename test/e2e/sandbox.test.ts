@@ -33,7 +33,11 @@ interface Run {
  * and configuration directory inside the session's cwd, so only the sandbox's own hiding keeps a
  * command from them.
  */
-async function start(commands: readonly string[], args: readonly string[] = []): Promise<Run> {
+async function start(
+  commands: readonly string[],
+  args: readonly string[] = [],
+  env: Readonly<Record<string, string>> = {},
+): Promise<Run> {
   const base = mkdtempSync(join(tmpdir(), 'dsh-sandbox-'))
   const cwd = join(base, 'project')
   const storeDir = join(cwd, 'store')
@@ -52,7 +56,7 @@ async function start(commands: readonly string[], args: readonly string[] = []):
     storeDir,
     cwd,
     args: ['--model', `script:${script}`, ...args],
-    env: { DSH_API_KEY: SECRET, XDG_CONFIG_HOME: join(cwd, 'config') },
+    env: { DSH_API_KEY: SECRET, XDG_CONFIG_HOME: join(cwd, 'config'), ...env },
     setupClient: (app) =>
       app.onRequest('session/request_permission', () => ({
         outcome: { outcome: 'selected', optionId: 'allow_once' },
@@ -215,6 +219,36 @@ describe.skipIf(!bwrapWorks)('run_command in the bubblewrap sandbox (issue 28 #3
     expect(output).toContain('store-marker')
     expect(output).toContain('[ran without a sandbox: the sandbox is off (--sandbox off)]')
     expect(readFileSync(outside, 'utf8')).toBe('out\n')
+    expect(await run.agent.stop()).toBe(0)
+  })
+})
+
+describe('where no sandbox is available (issue 28 #3)', () => {
+  // No bubblewrap on PATH: /bin/sh is run by its absolute path, so commands still run.
+  const noBwrap = { PATH: join(tmpdir(), 'dsh-no-such-dir') }
+
+  it('auto says so once at start and in every result, and runs the command as before', async () => {
+    const run = await start(['echo ran', 'echo again'], [], noBwrap)
+    const first = await runOnce(run)
+    expect(first).toMatch(/^exit code 0\nran\n/)
+    expect(first).toContain('[ran without a sandbox: bubblewrap (bwrap) is not installed]')
+    expect(await runOnce(run)).toContain('[ran without a sandbox: bubblewrap (bwrap) is not installed]')
+    expect(await run.agent.stop()).toBe(0)
+    const warnings = run.agent.stderr.split('\n').filter((line) => line.includes('WITHOUT a sandbox'))
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        'run_command runs local commands WITHOUT a sandbox: bubblewrap (bwrap) is not installed',
+      ),
+    ])
+  })
+
+  it('--sandbox bwrap refuses to run the command, saying why', async () => {
+    const marker = join(tmpdir(), `dsh-sandbox-refused-${randomBytes(4).toString('hex')}`)
+    const run = await start([`touch ${marker}`], ['--sandbox', 'bwrap'], noBwrap)
+    const output = await runOnce(run)
+    expect(output).toContain('not run: the sandbox is required but bubblewrap (bwrap) is not installed')
+    expect(existsSync(marker)).toBe(false)
+    expect(run.agent.stderr).toContain('run_command will refuse local commands')
     expect(await run.agent.stop()).toBe(0)
   })
 })
