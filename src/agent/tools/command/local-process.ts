@@ -37,8 +37,9 @@ const PRIVATE_ENV = /^(DSH_|OPENAI_)/
 /**
  * Runs `command args` as a child process in its own process group, with stdin closed. It resolves
  * when the process has exited and its output is closed. On timeout or when `signal` aborts, the
- * whole group gets SIGTERM and, after a grace period, SIGKILL; an abort rejects with an AbortError
- * once the group is gone, so nothing outlives the call.
+ * whole group gets SIGTERM and, after a grace period, SIGKILL (a sandbox: its PID 1 gets SIGKILL at
+ * once, see `sandboxInfoFd`); an abort rejects with an AbortError once the group is gone. Unconfined,
+ * a process that left the group (`setsid`) escapes; in a sandbox nothing outlives the call.
  */
 export async function runLocalCommand(
   command: string,
@@ -59,6 +60,8 @@ export async function runLocalCommand(
       detached: true,
     })
     const sandbox = options.sandboxInfoFd ? sandboxInit(child.stdio[3]) : undefined
+    // Bubblewrap exits only after the sandbox's PID 1: its pid may then belong to someone else.
+    child.once('exit', () => sandbox?.forget())
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
@@ -100,7 +103,6 @@ export async function runLocalCommand(
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
       if (killTimer) clearTimeout(killTimer)
-      sandbox?.kill()
       signalGroup(child.pid, 'SIGKILL')
       options.signal.removeEventListener('abort', onAbort)
       if (aborted) {
@@ -114,12 +116,13 @@ export async function runLocalCommand(
 
 /**
  * The sandbox's PID 1, from bubblewrap's info JSON on `stream`; `kill` SIGKILLs it now or as soon
- * as it is known.
+ * as it is known; `forget` once bubblewrap has exited (the pid is free for reuse then).
  */
-function sandboxInit(stream: unknown): { kill(): void } {
+function sandboxInit(stream: unknown): { kill(): void; forget(): void } {
   let text = ''
   let pid: number | undefined
   let wanted = false
+  let gone = false
   const killNow = () => {
     if (pid === undefined) return
     try {
@@ -131,7 +134,7 @@ function sandboxInit(stream: unknown): { kill(): void } {
   if (isReadable(stream)) {
     stream.setEncoding('utf8')
     stream.on('data', (chunk: string) => {
-      if (pid !== undefined || text.length > 65_536) return
+      if (gone || pid !== undefined || text.length > 65_536) return
       text += chunk
       try {
         const value = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid']
@@ -147,6 +150,10 @@ function sandboxInit(stream: unknown): { kill(): void } {
     kill() {
       wanted = true
       killNow()
+    },
+    forget() {
+      gone = true
+      pid = undefined
     },
   }
 }
