@@ -1,7 +1,13 @@
 import { Context } from 'cordis'
 import { acpPlugin, forkPlugin } from './acp/plugin.js'
 import type { AgentInfo } from './acp/server.js'
-import { agentPlugin, type ModelProvider, type SubagentConfig } from './agent/index.js'
+import {
+  agentPlugin,
+  builtinTools,
+  type CommandSandbox,
+  type ModelProvider,
+  type SubagentConfig,
+} from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { persistencePlugin } from './persistence/index.js'
 import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
@@ -22,6 +28,8 @@ export interface AppConfig {
   readonly mcpTimeoutMs?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
+  /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
+  readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
@@ -52,6 +60,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
+    ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,

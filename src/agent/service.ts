@@ -88,6 +88,7 @@ export class AgentService {
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
+  private cancellingAll = false
 
   constructor(
     private readonly ctx: Context,
@@ -181,6 +182,15 @@ export class AgentService {
   }
 
   /**
+   * Cancels every running turn and every turn started from now on (the server is ending), resolving
+   * once the running ones have ended.
+   */
+  async cancelAll(): Promise<void> {
+    this.cancellingAll = true
+    await Promise.all([...this.running.keys()].map((sessionId) => this.cancel(sessionId)))
+  }
+
+  /**
    * Runs one prompt turn on `session` and resolves once its `turn/end` is durable. The log gets, in
    * order: `turn/start`, `user/message`, then per step `step/start`, `assistant/message` (when the
    * step produced text, a thought or usage), `tool/call`s, `tool/result`s and `step/end`, and finally
@@ -201,7 +211,7 @@ export class AgentService {
     storableEventData('user/message', { turn: session.lastTurn + 1, content: request.prompt })
     const controller = new AbortController()
     const onAbort = () => controller.abort()
-    if (request.signal.aborted) controller.abort()
+    if (request.signal.aborted || this.cancellingAll) controller.abort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
     const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
     const done = this.drive(session, request, permissions, controller.signal)

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
 import type { SubagentConfig } from '../agent/index.js'
+import { SANDBOX_MODES, type SandboxMode } from '../agent/tools/command/sandbox-mode.js'
 import { COMMANDS, type IntegerOptionName, minimumOf, parseOptions, usageText } from './cli-options.js'
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
@@ -12,6 +13,10 @@ export interface CliOptions {
   /** openai: the model accepts image prompts. */
   readonly imageInput?: true
   readonly fork: boolean
+  /** run_command: how local commands are confined. */
+  readonly sandbox: SandboxMode
+  /** Sandboxed commands may reach the network. */
+  readonly sandboxNetwork: boolean
   readonly transcript?: string
   readonly logLevel: LogLevelName
   readonly maxLineBytes?: number
@@ -52,6 +57,11 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError(`--log-level must be one of ${Object.keys(LOG_LEVELS).join(', ')}`)
   if (values.memory && values.store !== undefined)
     throw new TypeError('--memory and --store exclude each other')
+  const sandbox = values.sandbox
+  if (!isSandboxMode(sandbox)) throw new TypeError(`--sandbox must be one of ${SANDBOX_MODES.join(', ')}`)
+  const sandboxNetwork = values['sandbox-network']
+  if (sandboxNetwork !== 'on' && sandboxNetwork !== 'off')
+    throw new TypeError('--sandbox-network must be on or off')
   const maxLineBytes = integerOption(values, 'max-line-bytes')
   const maxSteps = integerOption(values, 'max-steps')
   const maxSubagents = integerOption(values, 'max-subagents')
@@ -81,6 +91,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),
     ...(values['image-input'] === true && { imageInput: true as const }),
     fork: !values['no-fork'],
+    sandbox,
+    sandboxNetwork: sandboxNetwork === 'on',
     subagents: values['no-subagents']
       ? false
       : {
@@ -113,6 +125,10 @@ function integerOption(values: { readonly [N in IntegerOptionName]?: string }, n
 
 function isCommand(word: string): word is (typeof COMMANDS)[number] {
   return (COMMANDS as readonly string[]).includes(word)
+}
+
+function isSandboxMode(name: string): name is SandboxMode {
+  return (SANDBOX_MODES as readonly string[]).includes(name)
 }
 
 function isLogLevel(name: string): name is LogLevelName {

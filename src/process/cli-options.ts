@@ -143,6 +143,26 @@ export const CLI_OPTIONS = [
     sets: 'fork',
   },
   {
+    name: 'sandbox',
+    type: 'string',
+    value: 'MODE',
+    default: 'auto',
+    help: [
+      'run_command: auto (default: bubblewrap where it works, else',
+      'unconfined, said at start and in each result), bwrap (required)',
+      'or off',
+    ],
+    sets: 'sandbox',
+  },
+  {
+    name: 'sandbox-network',
+    type: 'string',
+    value: 'MODE',
+    default: 'on',
+    help: ['sandboxed commands reach the network: on (default) or off'],
+    sets: 'sandboxNetwork',
+  },
+  {
     name: 'transcript',
     type: 'string',
     value: 'FILE',

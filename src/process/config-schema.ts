@@ -1,3 +1,4 @@
+import { SANDBOX_MODES } from '../agent/tools/command/sandbox-mode.js'
 import type { CliOptions } from './cli-args.js'
 import { CLI_OPTIONS, type CliOption, COMMANDS, minimumOf, optionForm } from './cli-options.js'
 import { LOG_LEVELS } from './log-levels.js'
@@ -74,6 +75,19 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
       ],
     },
     default: {},
+    required: true,
+  },
+  sandbox: {
+    description:
+      'run_command, local commands: auto confines them with bubblewrap where it works and otherwise runs them unconfined (said at start and in each result); bwrap requires the sandbox (commands fail without it); off runs them unconfined.',
+    schema: { enum: [...SANDBOX_MODES] },
+    default: 'auto',
+    required: true,
+  },
+  sandboxNetwork: {
+    description: 'Sandboxed commands may reach the network (false: a network namespace with only loopback).',
+    schema: { type: 'boolean' },
+    default: true,
     required: true,
   },
   transcript: {

@@ -4,12 +4,14 @@ import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { ModelProvider } from '../agent/index.js'
 import { missingKeyNotice } from '../agent/providers/openai/index.js'
+import { CommandSandbox } from '../agent/tools/command/sandbox.js'
 import { createApp } from '../app.js'
 import { resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
 import type { CliOptions } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
 import { exposedCollector, releaseMemoryOnClose } from './memory-release.js'
+import { privatePaths } from './private-paths.js'
 import { TranscriptRecorder } from './transcript.js'
 
 /** What the command line did before the server was built (cli.ts). */
@@ -28,8 +30,19 @@ export interface ServeStart {
  */
 export async function serve(options: CliOptions, start: ServeStart): Promise<void> {
   routeLogsToStderr(LOG_LEVELS[options.logLevel])
+  const storeDir = options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir
+  const sandbox = new CommandSandbox({
+    mode: options.sandbox,
+    network: options.sandboxNetwork,
+    hidden: privatePaths({
+      storeDir,
+      defaultStore: options.storeDir === undefined,
+      ...(options.transcript !== undefined && { transcript: options.transcript }),
+    }),
+  })
   const app = await createApp({
-    storeDir: options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir,
+    storeDir,
+    commandSandbox: sandbox,
     model: options.model,
     provider: start.provider,
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
@@ -44,6 +57,13 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
   const logger = app.ctx.logger('dsh-acp')
   const keyNotice = missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
   if (keyNotice) logger[keyNotice.level](keyNotice.text)
+  // Probed now, in the background, so an unconfined run is said once at start.
+  void sandbox.probe().then((state) => {
+    if (!state.sandboxed && options.sandbox === 'bwrap')
+      logger.error(`run_command will refuse local commands: the sandbox is required but ${state.reason}`)
+    else if (!state.sandboxed)
+      logger.warn(`run_command runs local commands WITHOUT a sandbox: ${state.reason}`)
+  })
   const recorder =
     options.transcript !== undefined
       ? new TranscriptRecorder(options.transcript, {
@@ -63,11 +83,11 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
   // Forced collections only when asked for by starting Node with --expose-gc.
   if (exposedCollector()) app.ctx.on('session/disposed', releaseMemoryOnClose())
   let stopping = false
-  const shutdown = async (why: string, cancelTurns: boolean) => {
+  const shutdown = async (why: string) => {
     if (stopping) return
     stopping = true
     logger.info(`shutting down: ${why}`)
-    if (cancelTurns) await Promise.all(app.ctx.sessions.liveSessions().map((s) => app.ctx.agent.cancel(s.id)))
+    await app.ctx.agent.cancelAll()
     await connection.settle()
     try {
       await app.ctx.sessions.closeAll()
@@ -81,13 +101,14 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     await recorder?.close()
     process.stdin.destroy()
   }
-  // SIGHUP: the editor closed its terminal. Every one ends like SIGTERM: turns cancelled and recorded.
+  // SIGHUP: the editor closed its terminal. Every ending cancels running turns (recorded, and
+  // answered when stdout is still open): the client is gone, nobody waits for a turn's end.
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => void shutdown(signal, true))
+    process.once(signal, () => void shutdown(signal))
   }
   const reason = await Promise.race([
     connection.closed.then(() => 'stdin closed'),
     connection.outputClosed.then(() => 'stdout closed'),
   ])
-  await shutdown(reason, reason === 'stdout closed')
+  await shutdown(reason)
 }

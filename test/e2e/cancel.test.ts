@@ -129,7 +129,7 @@ describe('cancellation and concurrency over real stdio', () => {
     expect(agent.audit.problems).toEqual([])
   })
 
-  it('stdin EOF with a prompt in flight: the turn finishes, its response is written, exit 0', async () => {
+  it('stdin EOF with a prompt in flight: the turn is cancelled, its response is written, exit 0', async () => {
     const { agent, sessionId } = await startWithSession(SHORT_SCRIPT)
     agent.writeRaw(
       `${JSON.stringify({ jsonrpc: '2.0', id: 'last', method: 'session/prompt', params: { sessionId, prompt: [text('x')] } })}\n`,
@@ -137,7 +137,7 @@ describe('cancellation and concurrency over real stdio', () => {
     expect(await agent.stop()).toBe(0)
     const answers = agent.audit.outgoing().filter((m) => m.id === 'last')
     expect(answers).toEqual([
-      { jsonrpc: '2.0', id: 'last', result: { stopReason: 'end_turn', _meta: { dsh: { seq: 6 } } } },
+      { jsonrpc: '2.0', id: 'last', result: { stopReason: 'cancelled', _meta: { dsh: { seq: 6 } } } },
     ])
     expect(agent.unterminatedOutput()).toBe('')
     expect(agent.audit.problems).toEqual([])

@@ -90,7 +90,8 @@ describe('the dsh-acp command', () => {
       const out = result.stdout.split('\n')
       expect(out[0]).toBe(`2 sessions in ${store}`)
       expect(out[1]).toMatch(/^ses_1 /)
-      expect(out[2]).toMatch(/^└─ ses_2 .*forked at seq 6/)
+      // The prompt may still run at EOF, which cancels it: the fork point depends on when.
+      expect(out[2]).toMatch(/^└─ ses_2 .*forked at seq \d+/)
     } finally {
       rmSync(store, { recursive: true, force: true })
     }

@@ -1,4 +1,5 @@
-import { runCommandTool } from './command/run-command.js'
+import { createRunCommandTool, runCommandTool } from './command/run-command.js'
+import type { CommandSandbox } from './command/sandbox.js'
 import { editTextFileTool } from './files/edit-text-file.js'
 import { listDirectoryTool } from './files/list-directory.js'
 import { readTextFileTool } from './files/read-text-file.js'
@@ -8,6 +9,8 @@ import { searchTextTool } from './search/search-text.js'
 import type { Tool } from './tool.js'
 
 export { runCommandTool } from './command/run-command.js'
+export { CommandSandbox, type SandboxConfig } from './command/sandbox.js'
+export { SANDBOX_MODES, type SandboxMode } from './command/sandbox-mode.js'
 export { type AllowedRoots, allowedRoots, resolveInside, resolveReal } from './files/confine.js'
 export { applyEdits, editTextFileTool } from './files/edit-text-file.js'
 export { listDirectoryTool } from './files/list-directory.js'
@@ -18,8 +21,11 @@ export { findFilesTool } from './search/find-files.js'
 export { searchTextTool } from './search/search-text.js'
 export * from './tool.js'
 
-/** The tools every session gets: reading, finding, searching, editing files and running commands. */
-export function builtinTools(): Tool[] {
+/**
+ * The tools every session gets: reading, finding, searching, editing files and running commands
+ * (local commands in `sandbox`; default: `auto`, hiding nothing beyond its own rules).
+ */
+export function builtinTools(options: { readonly sandbox?: CommandSandbox } = {}): Tool[] {
   return [
     readTextFileTool,
     listDirectoryTool,
@@ -27,6 +33,6 @@ export function builtinTools(): Tool[] {
     searchTextTool,
     editTextFileTool,
     writeTextFileTool,
-    runCommandTool,
+    options.sandbox ? createRunCommandTool(options.sandbox) : runCommandTool,
   ]
 }

@@ -15,6 +15,15 @@ export interface LocalRunOptions {
   /** Most bytes of stdout and stderr (together, interleaved) kept. */
   readonly outputLimit: number
   readonly signal: AbortSignal
+  /** Variables set for the command on top of the inherited ones. */
+  readonly env?: Readonly<Record<string, string>>
+  /**
+   * The command is bubblewrap writing its `--info-fd 3` JSON (`child-pid`: the sandbox's PID 1):
+   * ending the run SIGKILLs that process, which ends every process of the sandbox's PID namespace
+   * (a `setsid` daemon too). Until bubblewrap has said it, the kill waits (it has not started the
+   * command yet); the group still gets SIGKILL after the grace period.
+   */
+  readonly sandboxInfoFd?: true
   /** Grace between SIGTERM and SIGKILL. Default 2 s. */
   readonly killGraceMs?: number
 }
@@ -28,8 +37,9 @@ const PRIVATE_ENV = /^(DSH_|OPENAI_)/
 /**
  * Runs `command args` as a child process in its own process group, with stdin closed. It resolves
  * when the process has exited and its output is closed. On timeout or when `signal` aborts, the
- * whole group gets SIGTERM and, after a grace period, SIGKILL; an abort rejects with an AbortError
- * once the group is gone, so nothing outlives the call.
+ * whole group gets SIGTERM and, after a grace period, SIGKILL (a sandbox: its PID 1 gets SIGKILL at
+ * once, see `sandboxInfoFd`); an abort rejects with an AbortError once the group is gone. Unconfined,
+ * a process that left the group (`setsid`) escapes; in a sandbox nothing outlives the call.
  */
 export async function runLocalCommand(
   command: string,
@@ -41,13 +51,17 @@ export async function runLocalCommand(
   const { spawn } = await import('node:child_process')
   options.signal.throwIfAborted()
   return new Promise<LocalRun>((resolve, reject) => {
-    const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name)))
+    const inherited = Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name))
+    const env = { ...Object.fromEntries(inherited), ...options.env }
     const child = spawn(command, args, {
       cwd: options.cwd,
       env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', options.sandboxInfoFd ? 'pipe' : 'ignore'],
       detached: true,
     })
+    const sandbox = options.sandboxInfoFd ? sandboxInit(child.stdio[3]) : undefined
+    // Bubblewrap exits only after the sandbox's PID 1: its pid may then belong to someone else.
+    child.once('exit', () => sandbox?.forget())
     const chunks: Buffer[] = []
     let kept = 0
     let truncated = false
@@ -63,11 +77,12 @@ export async function runLocalCommand(
       chunks.push(piece)
       kept += piece.length
     }
-    child.stdout.on('data', collect)
-    child.stderr.on('data', collect)
+    child.stdout?.on('data', collect)
+    child.stderr?.on('data', collect)
     let killTimer: NodeJS.Timeout | undefined
     const killGroup = () => {
-      signalGroup(child.pid, 'SIGTERM')
+      if (sandbox) sandbox.kill()
+      else signalGroup(child.pid, 'SIGTERM')
       killTimer = setTimeout(() => signalGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000)
       killTimer.unref()
     }
@@ -97,6 +112,54 @@ export async function runLocalCommand(
       resolve({ output: Buffer.concat(chunks).toString('utf8'), truncated, exitCode, signal, timedOut })
     })
   })
+}
+
+/**
+ * The sandbox's PID 1, from bubblewrap's info JSON on `stream`; `kill` SIGKILLs it now or as soon
+ * as it is known; `forget` once bubblewrap has exited (the pid is free for reuse then).
+ */
+function sandboxInit(stream: unknown): { kill(): void; forget(): void } {
+  let text = ''
+  let pid: number | undefined
+  let wanted = false
+  let gone = false
+  const killNow = () => {
+    if (pid === undefined) return
+    try {
+      process.kill(pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  if (isReadable(stream)) {
+    stream.setEncoding('utf8')
+    stream.on('data', (chunk: string) => {
+      if (gone || pid !== undefined || text.length > 65_536) return
+      text += chunk
+      try {
+        const value = (JSON.parse(text) as { 'child-pid'?: unknown })['child-pid']
+        if (typeof value === 'number' && Number.isSafeInteger(value) && value > 1) pid = value
+      } catch {
+        return // not whole yet
+      }
+      if (wanted) killNow()
+    })
+    stream.on('error', () => {})
+  }
+  return {
+    kill() {
+      wanted = true
+      killNow()
+    },
+    forget() {
+      gone = true
+      pid = undefined
+    },
+  }
+}
+
+function isReadable(stream: unknown): stream is NodeJS.ReadableStream & { setEncoding(e: 'utf8'): void } {
+  return typeof stream === 'object' && stream !== null && 'on' in stream && 'setEncoding' in stream
 }
 
 /** Signals a process group; quiet when it is already gone. */

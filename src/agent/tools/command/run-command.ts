@@ -2,54 +2,75 @@ import type { ToolCallContent, ToolResult } from '../../types.js'
 import { defineTool } from '../define-tool.js'
 import { stringField, type Tool, type ToolContext } from '../tool.js'
 import { runLocalCommand } from './local-process.js'
+import { CommandSandbox } from './sandbox.js'
 
 export const DEFAULT_COMMAND_TIMEOUT_SECONDS = 120
 export const MAX_COMMAND_TIMEOUT_SECONDS = 600
 /** Most output bytes a command keeps (the editor's terminal or our own buffer). */
 export const COMMAND_OUTPUT_LIMIT = 256 * 1024
+/** Most characters of a command line its title shows; a longer one is cut, saying how much is left out. */
+export const COMMAND_TITLE_LIMIT = 2000
 
 /**
  * `run_command {command, timeoutSeconds?}`: runs a shell command line (`/bin/sh -c`) in the
  * session's cwd. Through the editor's terminal (`terminal/create`, embedded in the tool call,
  * `terminal/wait_for_exit`, `terminal/output`, `terminal/release`) when the client advertised
- * `terminal`; otherwise as a local child process. Either way with a timeout and an output cap, and
- * killed when the turn is cancelled. Always an `execute`: the policy asks unless the user chose
- * "always" for this exact command line.
+ * `terminal`; otherwise as a local child process in `sandbox` (its result says when it ran
+ * unconfined). Either way with a timeout and an output cap, and killed when the turn is cancelled.
+ * Always an `execute`: the policy asks unless the user chose "always" for this exact command line;
+ * its title shows the whole command line (up to {@link COMMAND_TITLE_LIMIT} characters).
  */
-export const runCommandTool: Tool = defineTool({
-  spec: {
-    name: 'run_command',
-    description:
-      'Run a shell command (sh -c) in the working directory and return its exit status and output ' +
-      '(stdout and stderr together). The user is asked first. Commands time out after `timeoutSeconds` ' +
-      `(default ${DEFAULT_COMMAND_TIMEOUT_SECONDS}).`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        command: { type: 'string', minLength: 1, description: 'The command line' },
-        timeoutSeconds: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS },
-      },
-      required: ['command'],
-      additionalProperties: false,
-    } as const,
-  },
-  kind: 'execute',
-  effect: 'execute',
-  title: (input) => `Run ${shorten(stringField(input, 'command') ?? 'command')}`,
-  permissionScope: (input) => `run_command:${stringField(input, 'command') ?? ''}`,
-  async run(input, context) {
-    const { command, timeoutSeconds } = input
-    const timeoutMs = (timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000
-    if (context.client.terminal) return runInEditorTerminal(command, timeoutMs, context)
-    const run = await runLocalCommand('/bin/sh', ['-c', command], {
-      cwd: context.cwd,
-      timeoutMs,
-      outputLimit: COMMAND_OUTPUT_LIMIT,
-      signal: context.signal,
-    })
-    return commandResult(run.output, run.truncated, run.exitCode, run.signal, run.timedOut, timeoutMs)
-  },
-})
+export function createRunCommandTool(sandbox: CommandSandbox): Tool {
+  return defineTool({
+    spec: {
+      name: 'run_command',
+      description:
+        'Run a shell command (sh -c) in the working directory and return its exit status and output ' +
+        '(stdout and stderr together). The user is asked first. Commands time out after `timeoutSeconds` ' +
+        `(default ${DEFAULT_COMMAND_TIMEOUT_SECONDS}).`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          command: { type: 'string', minLength: 1, description: 'The command line' },
+          timeoutSeconds: { type: 'integer', minimum: 1, maximum: MAX_COMMAND_TIMEOUT_SECONDS },
+        },
+        required: ['command'],
+        additionalProperties: false,
+      } as const,
+    },
+    kind: 'execute',
+    effect: 'execute',
+    title: (input) => `Run ${titleOf(stringField(input, 'command') ?? 'command')}`,
+    permissionScope: (input) => `run_command:${stringField(input, 'command') ?? ''}`,
+    async run(input, context) {
+      const { command, timeoutSeconds } = input
+      const timeoutMs = (timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000
+      if (context.client.terminal) return runInEditorTerminal(command, timeoutMs, context)
+      const launch = await sandbox.launch(command, context.cwd, context.additionalDirectories)
+      const run = await runLocalCommand(launch.file, launch.args, {
+        cwd: context.cwd,
+        timeoutMs,
+        outputLimit: COMMAND_OUTPUT_LIMIT,
+        signal: context.signal,
+        ...(launch.env && { env: launch.env }),
+        ...(launch.sandboxInfoFd && { sandboxInfoFd: true }),
+      })
+      const result = commandResult(
+        run.output,
+        run.truncated,
+        run.exitCode,
+        run.signal,
+        run.timedOut,
+        timeoutMs,
+      )
+      if (launch.unsandboxedNote === undefined) return result
+      return { ...result, output: `${result.output}\n${launch.unsandboxedNote}` }
+    },
+  })
+}
+
+/** `run_command` with the default sandbox (`auto`, network on, nothing hidden beyond its own rules). */
+export const runCommandTool: Tool = createRunCommandTool(new CommandSandbox())
 
 async function runInEditorTerminal(
   command: string,
@@ -120,7 +141,16 @@ function commandResult(
   return timedOut || signal || exitCode !== 0 ? { output: text, isError: true } : { output: text }
 }
 
-function shorten(command: string): string {
-  const line = command.split('\n')[0] as string
-  return line.length > 80 || line !== command ? `${line.slice(0, 79)}…` : line
+/**
+ * The command line as the title shows it: whole, every line of it, so what the user allows is what
+ * runs; past {@link COMMAND_TITLE_LIMIT} characters it is cut, saying how many were left out.
+ */
+function titleOf(command: string): string {
+  if (command.length <= COMMAND_TITLE_LIMIT) return command
+  // Never half a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(command.charAt(COMMAND_TITLE_LIMIT - 1))
+    ? COMMAND_TITLE_LIMIT - 1
+    : COMMAND_TITLE_LIMIT
+  const left = command.length - end
+  return `${command.slice(0, end)}… [${left} more characters not shown; the tool call's rawInput has the whole command]`
 }
