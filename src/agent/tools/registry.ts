@@ -61,12 +61,13 @@ export class ToolRegistry {
   /**
    * Adds a tool for `sessionId` once its schema is compiled. Rejects when the name is malformed or
    * taken, or the schema does not compile or does not describe an object. Resolves to the
-   * function that removes it.
+   * function that removes it. `compiler`: the one to compile with (an MCP connection's own, so
+   * what it compiled goes with it); absent: the registry's.
    */
-  async registerForSession(tool: Tool, sessionId: string): Promise<() => void> {
+  async registerForSession(tool: Tool, sessionId: string, compiler?: SchemaCompiler): Promise<() => void> {
     if (sessionId === GLOBAL) throw new Error('a session id is needed')
     const name = checkedName(tool)
-    const check = await this.compile(name, objectSchema(tool.spec))
+    const check = await this.compile(name, objectSchema(tool.spec), compiler)
     return this.add(sessionId, { tool, invalid: async (input) => check(input) })
   }
 
@@ -108,9 +109,13 @@ export class ToolRegistry {
     }
   }
 
-  private async compile(name: string, schema: JsonObject): Promise<InputCheck> {
+  private sharedCompiler(): Promise<SchemaCompiler> {
     this.compiler ??= import('./schema-compiler.js').then((m) => m.createSchemaCompiler())
-    const compile = await this.compiler
+    return this.compiler
+  }
+
+  private async compile(name: string, schema: JsonObject, compiler?: SchemaCompiler): Promise<InputCheck> {
+    const compile = compiler ?? (await this.sharedCompiler())
     try {
       return compile(schema)
     } catch (error) {
