@@ -37,7 +37,7 @@ const re2: RegExpEngine = Object.assign(
 /** `pattern` with its ECMAScript `\u` escapes spelled as RE2 spells them; all else unchanged. */
 function re2Syntax(pattern: string): string {
   if (!pattern.includes('\\u')) return pattern
-  return pattern.replace(/\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|([^]))/g, (whole, braced, hex) =>
+  return pattern.replace(/\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|[\s\S])/g, (whole, braced, hex) =>
     braced !== undefined || hex !== undefined ? `\\x{${braced ?? hex}}` : whole,
   )
 }
