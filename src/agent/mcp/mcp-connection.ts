@@ -3,14 +3,20 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolRegistry } from '../tools/registry.js'
+import { createSchemaCompiler } from '../tools/schema-compiler.js'
 import { errorMessage } from '../turn/model-step.js'
+import { cappedFetch } from './mcp-limits.js'
+import { answerRoots, MCP_CLIENT_CAPABILITIES } from './mcp-roots.js'
 import { type McpToolInfo, mcpTool } from './mcp-tool.js'
-import { type McpServerConfig, namespacedToolName, redact } from './server-config.js'
+import { listToolsPage } from './mcp-tool-list.js'
+import { type McpServerConfig, namespacedToolName, redact, secretsOf } from './server-config.js'
 
 export interface McpConnectOptions {
   readonly sessionId: string
   /** The session's cwd: where a stdio server runs. */
   readonly cwd: string
+  /** The session's directories (cwd, then additional ones) as they are now: the server's roots. Absent: cwd. */
+  readonly directories?: () => readonly string[]
   readonly registry: ToolRegistry
   /** Limit (ms) for connecting, listing tools and each tool call. */
   readonly timeoutMs: number
@@ -49,7 +55,8 @@ export class McpConnection {
   /** Connects and registers the server's tools; rejects (with a secret-free reason) when it cannot. */
   static async open(config: McpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
     const transport = createTransport(config, options.cwd)
-    const client = new Client(CLIENT_INFO, { capabilities: {} })
+    const client = new Client(CLIENT_INFO, { capabilities: MCP_CLIENT_CAPABILITIES })
+    answerRoots(client, options.directories ?? (() => [options.cwd]))
     const connection = new McpConnection(config, client, transport, options)
     client.onclose = () => connection.lost('the connection closed')
     try {
@@ -109,12 +116,13 @@ export class McpConnection {
     const infos: McpToolInfo[] = []
     let cursor: string | undefined
     do {
-      const page = await this.client.listTools(cursor === undefined ? {} : { cursor }, {
-        timeout: this.options.timeoutMs,
-      })
-      infos.push(...(page.tools as McpToolInfo[]))
+      const page = await listToolsPage(this.client, cursor, this.options.timeoutMs)
+      infos.push(...page.tools)
+      this.skipped.push(...page.skipped)
       cursor = page.nextCursor
     } while (cursor !== undefined)
+    // The connection's own compiler: what it compiled goes with the connection.
+    const compiler = createSchemaCompiler()
     for (const info of infos) {
       const registeredName = namespacedToolName(this.config.name, info.name)
       const tool = mcpTool(info, {
@@ -122,12 +130,15 @@ export class McpConnection {
         registeredName,
         client: this.client,
         timeoutMs: this.options.timeoutMs,
+        secrets: secretsOf(this.config),
       })
       try {
-        this.unregister.push(await this.options.registry.registerForSession(tool, this.options.sessionId))
+        this.unregister.push(
+          await this.options.registry.registerForSession(tool, this.options.sessionId, compiler),
+        )
         this.tools.push(registeredName)
       } catch (error) {
-        this.skipped.push(`${info.name}: ${errorMessage(error)}`)
+        this.skipped.push(`${JSON.stringify(info.name)}: ${errorMessage(error)}`)
       }
     }
   }
@@ -145,5 +156,6 @@ function createTransport(config: McpServerConfig, cwd: string): Transport {
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: Object.fromEntries(config.headers.map((pair) => [pair.name, pair.value])) },
+    fetch: cappedFetch(),
   })
 }

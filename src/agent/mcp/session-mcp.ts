@@ -20,6 +20,8 @@ export type SessionNotifier = (update: SessionUpdate, seq: number) => void
 interface Failure {
   readonly server: string
   readonly reason: string
+  /** Only one tool is missing: the server's other tools are offered. */
+  readonly oneTool?: true
 }
 
 interface SessionServers {
@@ -87,6 +89,7 @@ export class McpSessions {
           const connection = await McpConnection.open(config, {
             sessionId: session.id,
             cwd: session.cwd,
+            directories: () => [session.cwd, ...session.additionalDirectories],
             registry: this.options.registry,
             timeoutMs: this.options.timeoutMs,
             onLost: (reason) => this.lost(session.id, connection, reason),
@@ -105,7 +108,7 @@ export class McpSessions {
             })
           }
           for (const skipped of connection.skipped) {
-            entry.pending.push({ server: config.name, reason: `tool ${skipped} was not offered` })
+            entry.pending.push({ server: config.name, reason: `tool ${skipped}`, oneTool: true })
           }
         } catch (error) {
           const reason = errorMessage(error)
@@ -161,7 +164,9 @@ export class McpSessions {
       } catch {
         return
       }
-      const text = `MCP server "${failure.server}" ${failure.reason}. Its tools are not available.\n`
+      const text = failure.oneTool
+        ? `MCP server "${failure.server}": ${failure.reason}. That tool is not offered; the server's other tools are.\n`
+        : `MCP server "${failure.server}" ${failure.reason}. Its tools are not available.\n`
       ;(send ?? entry.notify)({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }, seq)
     }
   }
