@@ -1,0 +1,208 @@
+import { mkdirSync, readFileSync, realpathSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type * as acp from '@agentclientprotocol/sdk'
+import { describe, expect, it } from 'vitest'
+import { completionStream, type FakeReply } from '../support/fake-openai.js'
+import { eventually } from '../support/mcp/servers.js'
+import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
+import { chunkTexts, messagesOf, toolNamesOf, updatesOfKind } from '../support/openai-wire.js'
+
+/**
+ * MCP tool results as an editor and a model see them (the built binary, a stdio test server):
+ * images and resources as ACP content blocks, replayed the same; images as image parts for a model
+ * that takes them; progress as in_progress updates; roots/list answered with the session's
+ * directories (also for the real @modelcontextprotocol/server-filesystem); untrusted schemas
+ * compiled per connection with a linear-time regex engine, a bad tool left out alone; a server's
+ * secret hidden in what its tools answer.
+ */
+
+const start = openAiAgents()
+const CONTENT_SERVER = resolve(import.meta.dirname, '../support/mcp/content-server.mjs')
+const SECRET = 'mcp-content-secret-9182'
+
+const call = (id: string, name: string, args: unknown = {}): FakeReply => ({
+  stream: completionStream({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] }),
+})
+const say = (text: string): FakeReply => ({ stream: completionStream({ text }) })
+
+function contentServer(name = 'c', env: Record<string, string> = {}): acp.McpServerStdio {
+  return {
+    name,
+    command: process.execPath,
+    args: [CONTENT_SERVER],
+    env: Object.entries(env).map(([n, value]) => ({ name: n, value })),
+  }
+}
+
+/** A session with `servers`, once each has connected (its `mcp:connected` event is in the log). */
+async function sessionWith(run: OpenAiAgent, servers: acp.McpServer[], extra: object = {}): Promise<string> {
+  const { sessionId } = await run.agent.agent.request('session/new', {
+    cwd: run.cwd,
+    mcpServers: servers,
+    ...extra,
+  })
+  await eventually(() => {
+    const connected = run.loggedEvents(sessionId).filter((e) => e.type === 'mcp:connected')
+    return servers.every((s) => connected.some((e) => e.data.server === s.name))
+  })
+  return sessionId
+}
+
+const completed = (run: OpenAiAgent, sessionId: string, callId: string) =>
+  updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').find(
+    ({ update }) => update.toolCallId === callId && update.status === 'completed',
+  )?.update
+
+describe('MCP tool results', () => {
+  it('shows images and resources as content blocks, replays them, and shows the image to an image model', async () => {
+    const run = await start({ script: [call('p1', 'mcp__c__picture'), say('seen')], args: ['--image-input'] })
+    const sessionId = await sessionWith(run, [contentServer()])
+    expect((await run.prompt(sessionId, 'look')).stopReason).toBe('end_turn')
+
+    const live = completed(run, sessionId, 'p1')
+    const blocks = (live?.content as { content: { type: string } }[]).map((c) => c.content)
+    expect(blocks.map((b) => b.type)).toEqual(['text', 'image', 'resource_link', 'resource'])
+    expect(blocks[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
+    expect(blocks[2]).toEqual({
+      type: 'resource_link',
+      uri: 'file:///tmp/picture.png',
+      name: 'picture.png',
+      mimeType: 'image/png',
+    })
+    expect(blocks[3]).toEqual({
+      type: 'resource',
+      resource: { uri: 'file:///tmp/notes.txt', mimeType: 'text/plain', text: 'notes' },
+    })
+    const image = blocks[1] as { data: string }
+
+    const conversation = messagesOf(run.fake.requests[1]) as { role: string; content: unknown }[]
+    expect(conversation.slice(-2)).toEqual([
+      expect.objectContaining({
+        role: 'tool',
+        content: 'a picture:\n[image image/png]\n[resource_link picture.png file:///tmp/picture.png]\nnotes',
+      }),
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'The images of tool call p1:' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${image.data}` } },
+        ],
+      },
+    ])
+
+    const replayed = (await run.replay(sessionId)).find(
+      (n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'completed',
+    )
+    expect((replayed?.update as { content?: unknown }).content).toEqual(live?.content)
+    await expectCleanExit(run)
+  })
+
+  it('a model without image input reads the placeholders only', async () => {
+    const run = await start({ script: [call('p1', 'mcp__c__picture'), say('seen')] })
+    const sessionId = await sessionWith(run, [contentServer()])
+    await run.prompt(sessionId, 'look')
+    const conversation = messagesOf(run.fake.requests[1]) as { role: string }[]
+    expect(conversation.at(-1)).toMatchObject({
+      role: 'tool',
+      content: expect.stringContaining('[image image/png]'),
+    })
+    expect(JSON.stringify(conversation)).not.toContain('image_url')
+    await expectCleanExit(run)
+  })
+
+  it('shows progress notifications as in_progress updates before the result', async () => {
+    const run = await start({ script: [call('g1', 'mcp__c__progress', { n: 3 }), say('ok')] })
+    const sessionId = await sessionWith(run, [contentServer()])
+    await run.prompt(sessionId, 'work')
+    const updates = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').map((u) => u.update)
+    const progress = updates.filter((u) => u.status === 'in_progress' && u.content !== undefined)
+    expect(progress[0]?.content).toEqual([
+      { type: 'content', content: { type: 'text', text: 'Progress: 1 of 3 (33%): step 1' } },
+    ])
+    expect(updates.indexOf(progress[0] as never)).toBeLessThan(
+      updates.findIndex((u) => u.status === 'completed'),
+    )
+    expect(completed(run, sessionId, 'g1')?.rawOutput).toBe('done')
+    await expectCleanExit(run)
+  })
+
+  it("hides the server's secret in what its tool answers: not stored, sent or shown", async () => {
+    const run = await start({ script: [call('s1', 'mcp__c__secret'), say('ok')] })
+    const sessionId = await sessionWith(run, [contentServer('c', { MCP_TOKEN: SECRET })])
+    await run.prompt(sessionId, 'leak')
+    expect(completed(run, sessionId, 's1')?.rawOutput).toBe('the token is ***')
+    expect(JSON.stringify(run.fake.requests)).not.toContain(SECRET)
+    await expectCleanExit(run)
+    for (const file of run.storeFiles()) expect(file.text).not.toContain(SECRET)
+    expect(run.agent.audit.entries.some((e) => e.line.includes(SECRET) && e.dir === 'out')).toBe(false)
+  })
+})
+
+describe('MCP roots', () => {
+  it("answers roots/list with the session's cwd and additional directories", async () => {
+    const run = await start({ script: [call('r1', 'mcp__c__roots'), say('ok')] })
+    const extra = join(run.scratch, 'extra')
+    mkdirSync(extra)
+    const sessionId = await sessionWith(run, [contentServer()], { additionalDirectories: [extra] })
+    await run.prompt(sessionId, 'roots')
+    expect(completed(run, sessionId, 'r1')?.rawOutput).toBe(
+      `${pathToFileURL(run.cwd).href}\n${pathToFileURL(extra).href}`,
+    )
+    await expectCleanExit(run)
+  })
+
+  it('the real server-filesystem, started without directories, works in the session cwd', async () => {
+    const bin = createRequire(import.meta.url).resolve(
+      '@modelcontextprotocol/server-filesystem/dist/index.js',
+    )
+    const run = await start({ script: [call('f1', 'mcp__fs__list_allowed_directories'), say('ok')] })
+    const sessionId = await sessionWith(run, [
+      { name: 'fs', command: process.execPath, args: [bin], env: [] },
+    ])
+    await run.prompt(sessionId, 'where')
+    expect(completed(run, sessionId, 'f1')?.rawOutput).toBe(`Allowed directories:\n${realpathSync(run.cwd)}`)
+    await expectCleanExit(run)
+  })
+})
+
+describe('MCP tool schemas', () => {
+  it('a catastrophic pattern is checked in linear time; bad tools are left out alone, by name', async () => {
+    const run = await start({
+      script: [call('x1', 'mcp__c__pattern', { s: `${'a'.repeat(34)}b` }), say('ok'), say('again')],
+    })
+    const sessionId = await sessionWith(run, [contentServer()])
+    await eventually(() =>
+      chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('').includes('lookahead'),
+    )
+    const notices = chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('')
+    expect(notices).toMatch(
+      /MCP server "c": tool "lookahead": .*pattern "\^\(\?!x\)" is not supported.*That tool is not offered; the server's other tools are\./,
+    )
+    expect(notices).toMatch(
+      /MCP server "c": tool "notobject": it is not a valid MCP tool .*That tool is not offered/,
+    )
+    expect(notices).not.toContain('Its tools are not available')
+
+    expect((await run.prompt(sessionId, 'check')).stopReason).toBe('end_turn')
+    expect(completed(run, sessionId, 'x1')).toBeUndefined()
+    const failed = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').find(
+      ({ update }) => update.toolCallId === 'x1' && update.status === 'failed',
+    )
+    expect(failed?.update.rawOutput).toMatch(/^Invalid input for mcp__c__pattern: input.s must match pattern/)
+    const offered = toolNamesOf(run.fake.requests[0]).filter((n) => n.startsWith('mcp__'))
+    expect(offered).toEqual(
+      expect.arrayContaining(['mcp__c__picture', 'mcp__c__pattern', 'mcp__c__withid', 'mcp__c__roots']),
+    )
+    expect(offered).not.toContain('mcp__c__lookahead')
+    expect(offered).not.toContain('mcp__c__notobject')
+
+    // A second connection to a server whose schema has an $id offers that tool again.
+    const second = await sessionWith(run, [contentServer()])
+    await run.prompt(second, 'again')
+    expect(toolNamesOf(run.fake.requests[2])).toContain('mcp__c__withid')
+    await expectCleanExit(run)
+    expect(readFileSync(join(run.storeDir, `${second}.jsonl`), 'utf8')).toContain('mcp__c__withid')
+  })
+})
