@@ -62,7 +62,9 @@ describe('MCP tool results', () => {
     expect((await run.prompt(sessionId, 'look')).stopReason).toBe('end_turn')
 
     const live = completed(run, sessionId, 'p1')
-    const blocks = (live?.content as { content: { type: string } }[]).map((c) => c.content)
+    const blocks = ((live?.content ?? []) as { content: { type: string; data?: string } }[]).map(
+      (c) => c.content,
+    )
     expect(blocks.map((b) => b.type)).toEqual(['text', 'image', 'resource_link', 'resource'])
     expect(blocks[1]).toMatchObject({ type: 'image', mimeType: 'image/png' })
     expect(blocks[2]).toEqual({
@@ -75,7 +77,7 @@ describe('MCP tool results', () => {
       type: 'resource',
       resource: { uri: 'file:///tmp/notes.txt', mimeType: 'text/plain', text: 'notes' },
     })
-    const image = blocks[1] as { data: string }
+    const image = { data: blocks[1]?.data ?? '' }
 
     const conversation = messagesOf(run.fake.requests[1]) as { role: string; content: unknown }[]
     expect(conversation.slice(-2)).toEqual([
@@ -95,7 +97,7 @@ describe('MCP tool results', () => {
     const replayed = (await run.replay(sessionId)).find(
       (n) => n.update.sessionUpdate === 'tool_call_update' && n.update.status === 'completed',
     )
-    expect((replayed?.update as { content?: unknown }).content).toEqual(live?.content)
+    expect(replayed?.update).toMatchObject({ content: live?.content })
     await expectCleanExit(run)
   })
 
