@@ -7,6 +7,7 @@
 //   secret {}       echoes MCP_TOKEN's value (a server that leaks what it was given)
 //   pattern {s}     s must match ^(a|a)*$ (backtracking engines take 2^n steps on "a"*n + "b")
 //   withid {}       a schema with an $id (the same on every connection)
+// With --bad, also:
 //   lookahead {s}   a pattern RE2 cannot run (left out by the client, naming why)
 //   notobject       an inputSchema of type "string" (not a valid MCP tool: left out)
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
@@ -53,6 +54,8 @@ const tools = [
     inputSchema: { $id: 'https://example.com/withid.schema.json', ...object() },
     annotations: { readOnlyHint: true },
   },
+]
+const bad = [
   {
     name: 'lookahead',
     description: 'Uses a lookahead',
@@ -62,7 +65,8 @@ const tools = [
 ]
 
 const server = new Server({ name: 'test-content', version: '1.0.0' }, { capabilities: { tools: {} } })
-server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }))
+const listed = process.argv.includes('--bad') ? [...tools, ...bad] : tools
+server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const input = request.params.arguments ?? {}
   switch (request.params.name) {
