@@ -2,7 +2,7 @@
 // A stdio MCP server for the content, progress, roots and schema tests (official SDK, low-level
 // Server). Tools:
 //   picture {}      text, an image, a resource link and an embedded resource
-//   progress {n}    n progress notifications (when the call has a progressToken), then "done"
+//   progress {n}    n progress notifications (when the call has a progressToken), then "done" 200 ms later
 //   roots {}        the client's roots/list answer, as text (one URI per line)
 //   secret {}       echoes MCP_TOKEN's value (a server that leaks what it was given)
 //   pattern {s}     s must match ^(a|a)*$ (backtracking engines take 2^n steps on "a"*n + "b")
@@ -97,6 +97,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
             params: { progressToken: token, progress: i, total: n, message: `step ${i}` },
           })
         }
+        // A slow tool: the answer comes apart from the notifications (the SDK client drops a
+        // progress notification read in the same chunk as the answer, whose handler is gone).
+        await new Promise((resolve) => setTimeout(resolve, 200))
       }
       return { content: [{ type: 'text', text: token === undefined ? 'no progress token' : 'done' }] }
     }
