@@ -1,8 +1,13 @@
 import { mkdirSync, realpathSync } from 'node:fs'
+import { createServer } from 'node:http'
 import { createRequire } from 'node:module'
+import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type * as acp from '@agentclientprotocol/sdk'
+import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { eventually } from '../support/mcp/servers.js'
@@ -226,3 +231,78 @@ describe('MCP tool schemas', () => {
 
 const notices = (run: OpenAiAgent, sessionId: string) =>
   chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('')
+
+describe('MCP results over streamable HTTP', () => {
+  it('are held to the same limits as stdio: a message past 10 MiB fails the call, a result is cut to 4 MiB', async () => {
+    const http = await startBigHttpMcp()
+    try {
+      const run = await start({
+        script: [call('b1', 'mcp__h__big', { mb: 12 }), call('b2', 'mcp__h__big', { mb: 5 }), say('ok')],
+      })
+      const sessionId = await sessionWith(run, [{ type: 'http', name: 'h', url: http.url, headers: [] }])
+      await run.prompt(sessionId, 'big')
+      const updates = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').map((u) => u.update)
+      const tooBig = updates.find((u) => u.toolCallId === 'b1' && u.status === 'failed')
+      expect(tooBig?.rawOutput).toMatch(/^mcp__h__big failed: .*larger than the 10485760-byte limit/)
+      const cut = completed(run, sessionId, 'b2')
+      const text = (cut?.content as { content: { text: string } }[] | undefined)?.[0]?.content.text ?? ''
+      expect(text.length).toBeLessThan(4 * 1024 * 1024 + 200)
+      expect(text).toMatch(
+        /\n\[MCP result cut: it is larger than the 4194304-character limit; its text was cut there\]$/,
+      )
+      // The model reads the head and both notes: what the MCP limit cut, then what the model limit cut.
+      const toolMessages = (messagesOf(run.fake.requests[2]) as { role: string; content: string }[]).filter(
+        (m) => m.role === 'tool',
+      )
+      expect(toolMessages[1]?.content).toMatch(
+        /\[output cut for the model: showing the first 30000 of 419\d{4} characters\]$/,
+      )
+      await expectCleanExit(run)
+      for (const file of run.storeFiles()) expect(file.text.length).toBeLessThan(9 * 1024 * 1024)
+    } finally {
+      await http.close()
+    }
+  })
+})
+
+/** A streamable-HTTP MCP server on 127.0.0.1 with one tool, `big {mb}`: a text of `mb` MiB. */
+async function startBigHttpMcp(): Promise<{ url: string; close(): Promise<void> }> {
+  const transports: StreamableHTTPServerTransport[] = []
+  const http = createServer((req, res) => {
+    const sessionId = req.headers['mcp-session-id']
+    const known = transports.find((t) => t.sessionId === sessionId)
+    const transport =
+      known ?? new StreamableHTTPServerTransport({ sessionIdGenerator: () => `s${transports.length}` })
+    if (!known) {
+      transports.push(transport)
+      const server = new Server({ name: 'big', version: '1.0.0' }, { capabilities: { tools: {} } })
+      server.setRequestHandler(ListToolsRequestSchema, async () => ({
+        tools: [
+          {
+            name: 'big',
+            inputSchema: { type: 'object', properties: { mb: { type: 'number' } } },
+            annotations: { readOnlyHint: true },
+          },
+        ],
+      }))
+      server.setRequestHandler(CallToolRequestSchema, async (request) => ({
+        content: [
+          { type: 'text', text: 'x'.repeat(Number(request.params.arguments?.mb ?? 1) * 1024 * 1024) },
+        ],
+      }))
+      void server.connect(transport).then(() => transport.handleRequest(req, res))
+      return
+    }
+    void transport.handleRequest(req, res)
+  })
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve))
+  const { port } = http.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      for (const transport of transports) await transport.close().catch(() => {})
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
+  }
+}

@@ -1,0 +1,57 @@
+import { resolve } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { describe, expect, it } from 'vitest'
+import { ToolRegistry } from '../tools/registry.js'
+import { McpConnection } from './mcp-connection.js'
+import type { McpServerConfig } from './server-config.js'
+
+const SERVER = resolve(import.meta.dirname, '../../../test/support/mcp/content-server.mjs')
+const config: McpServerConfig = {
+  transport: 'stdio',
+  name: 'c',
+  command: process.execPath,
+  args: [SERVER],
+  env: [],
+}
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc') as () => void
+
+/** Collects garbage until `ref` is cleared (WeakRefs hold their target to the end of a job), at most 20 rounds. */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  for (let round = 0; round < 20 && ref.deref() !== undefined; round++) {
+    await new Promise((r) => setImmediate(r))
+    gc()
+  }
+  return ref.deref() === undefined
+}
+
+describe('MCP schemas per connection', () => {
+  it('nothing keeps the schemas of a closed connection: a reconnect does not add to what was compiled', async () => {
+    const registry = new ToolRegistry()
+    const open = (sessionId: string) =>
+      McpConnection.open(config, {
+        sessionId,
+        cwd: process.cwd(),
+        registry,
+        timeoutMs: 10_000,
+        onLost: () => {},
+      })
+    const schemaOf = (sessionId: string) => {
+      const schema = registry.forSession(sessionId).get('mcp__c__withid')?.tool.spec.inputSchema
+      if (typeof schema !== 'object' || schema === null) throw new Error('mcp__c__withid is not registered')
+      return new WeakRef(schema)
+    }
+    const first = await open('s1')
+    const firstSchema = schemaOf('s1')
+    // The same schema $id on a second, live connection compiles: each connection has its own ajv.
+    const second = await open('s2')
+    expect(second.skipped).toEqual([])
+    await first.close()
+    expect(await collected(firstSchema)).toBe(true)
+    const secondSchema = schemaOf('s2')
+    await second.close()
+    expect(await collected(secondSchema)).toBe(true)
+  })
+})
