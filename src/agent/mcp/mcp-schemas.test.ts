@@ -45,13 +45,13 @@ describe('MCP schemas per connection', () => {
     }
     const first = await open('s1')
     const firstSchema = schemaOf('s1')
-    // The same schema $id on a second, live connection compiles: each connection has its own ajv.
-    const second = await open('s2')
-    expect(second.skipped).toEqual([])
     await first.close()
     expect(await collected(firstSchema)).toBe(true)
+    // The same schema $id on two live connections: each connection has its own ajv.
+    const [second, third] = await Promise.all([open('s2'), open('s3')])
+    expect([second.skipped, third.skipped]).toEqual([[], []])
     const secondSchema = schemaOf('s2')
-    await second.close()
+    await Promise.all([second.close(), third.close()])
     expect(await collected(secondSchema)).toBe(true)
   })
 })
