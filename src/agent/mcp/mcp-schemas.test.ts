@@ -39,9 +39,12 @@ describe('MCP schemas per connection', () => {
         onLost: () => {},
       })
     const schemaOf = (sessionId: string) => {
-      const schema = registry.forSession(sessionId).get('mcp__c__withid')?.tool.spec.inputSchema
-      if (typeof schema !== 'object' || schema === null) throw new Error('mcp__c__withid is not registered')
-      return new WeakRef(schema)
+      // Its properties: the registry compiles a copy of the schema's top level, not its parts.
+      const schema = registry.forSession(sessionId).get('mcp__c__pattern')?.tool.spec.inputSchema as
+        | { properties?: object }
+        | undefined
+      if (schema?.properties === undefined) throw new Error('mcp__c__pattern is not registered')
+      return new WeakRef(schema.properties)
     }
     const first = await open('s1')
     const firstSchema = schemaOf('s1')
