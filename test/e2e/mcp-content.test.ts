@@ -1,9 +1,8 @@
 import { mkdirSync, realpathSync } from 'node:fs'
 import { createServer } from 'node:http'
-import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import type * as acp from '@agentclientprotocol/sdk'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
@@ -165,9 +164,7 @@ describe('MCP roots', () => {
   })
 
   it('the real server-filesystem, started without directories, works in the session cwd', async () => {
-    const bin = createRequire(import.meta.url).resolve(
-      '@modelcontextprotocol/server-filesystem/dist/index.js',
-    )
+    const bin = fileURLToPath(import.meta.resolve('@modelcontextprotocol/server-filesystem/dist/index.js'))
     const run = await start({ script: [call('f1', 'mcp__fs__list_allowed_directories'), say('ok')] })
     const sessionId = await sessionWith(run, [
       { name: 'fs', command: process.execPath, args: [bin], env: [] },
