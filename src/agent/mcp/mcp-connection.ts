@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { createSchemaCompiler } from '../tools/schema-compiler.js'
 import { errorMessage } from '../turn/model-step.js'
-import { cappedFetch } from './mcp-limits.js'
+import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
 import { answerRoots, MCP_CLIENT_CAPABILITIES } from './mcp-roots.js'
 import { type McpToolInfo, mcpTool } from './mcp-tool.js'
 import { listToolsPage } from './mcp-tool-list.js'
@@ -152,6 +152,7 @@ function createTransport(config: McpServerConfig, cwd: string): Transport {
       env: Object.fromEntries(config.env.map((pair) => [pair.name, pair.value])),
       cwd,
       stderr: 'ignore',
+      maxBufferSize: MCP_MESSAGE_LIMIT,
     })
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {

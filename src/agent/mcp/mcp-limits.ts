@@ -1,11 +1,12 @@
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js'
 
 /**
- * The largest MCP message (bytes) read from a streamable-HTTP server: 10 MiB, the size the SDK's
- * stdio transport holds a line to, so both transports refuse the same messages. A JSON answer, or
- * one server-sent event, past it is not read further: when it answers a request, the request
- * gets a JSON-RPC error saying so instead (a tool call fails with that reason), else the stream
- * ends with an error.
+ * The largest MCP message (bytes) read from a server: 10 MiB (the SDK's stdio default). Over
+ * stdio it is the SDK's line buffer: a longer line closes the connection (the stream cannot be
+ * read on past it), so the server is reported lost. Over streamable HTTP a JSON answer, or one
+ * server-sent event, past it is not read further: when it answers a request, the request gets a
+ * JSON-RPC error saying so instead (a tool call fails with that reason), else the stream ends
+ * with an error.
  */
 export const MCP_MESSAGE_LIMIT = 10 * 1024 * 1024
 
