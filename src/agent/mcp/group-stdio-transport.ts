@@ -12,6 +12,8 @@ export interface GroupStdioOptions {
   readonly cwd: string
   /** Called with the group's id once spawned, and again with `alive: false` once it is gone. */
   readonly onGroup?: (pgid: number, alive: boolean) => void
+  /** The longest message line accepted; past it the server is stopped (the SDK's default when absent). */
+  readonly maxBufferSize?: number
 }
 
 /** How long the server has after stdin is closed, and the group after SIGTERM. */
@@ -30,11 +32,15 @@ export class GroupStdioTransport implements Transport {
   onerror?: (error: Error) => void
   onmessage?: (message: JSONRPCMessage) => void
   private child: ChildProcess | undefined
-  private readonly buffer = new ReadBuffer()
+  private readonly buffer: ReadBuffer
   private exited: Promise<void> = Promise.resolve()
   private stopping: Promise<void> | undefined
 
-  constructor(private readonly options: GroupStdioOptions) {}
+  constructor(private readonly options: GroupStdioOptions) {
+    this.buffer = new ReadBuffer(
+      options.maxBufferSize !== undefined ? { maxBufferSize: options.maxBufferSize } : undefined,
+    )
+  }
 
   /** The server's pid, which is also its process group's id; undefined before start. */
   get pid(): number | undefined {

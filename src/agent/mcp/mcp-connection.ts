@@ -3,17 +3,23 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import { packageVersion } from '../../lib/package-version.js'
 import type { ToolRegistry } from '../tools/registry.js'
+import { createSchemaCompiler } from '../tools/schema-compiler.js'
 import { errorMessage } from '../turn/model-step.js'
 import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
+import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
+import { answerRoots, MCP_CLIENT_CAPABILITIES } from './mcp-roots.js'
 import { type McpToolInfo, mcpTool } from './mcp-tool.js'
+import { listToolsPage } from './mcp-tool-list.js'
 import { outputValidator } from './output-validator.js'
-import { type McpServerConfig, namespacedToolName, redact } from './server-config.js'
+import { type McpServerConfig, namespacedToolName, redact, secretsOf } from './server-config.js'
 import { listAllTools } from './tool-listing.js'
 
 export interface McpConnectOptions {
   readonly sessionId: string
   /** The session's cwd: where a stdio server runs. */
   readonly cwd: string
+  /** The session's directories (cwd, then additional ones) as they are now: the server's roots. Absent: cwd. */
+  readonly directories?: () => readonly string[]
   readonly registry: ToolRegistry
   /** Limit (ms) for connecting, for listing tools (all pages together) and for each tool call. */
   readonly timeoutMs: number
@@ -31,7 +37,7 @@ export interface McpConnectOptions {
 function createClient(): Client {
   return new Client(
     { name: 'dsh-acp', version: packageVersion() },
-    { capabilities: {}, jsonSchemaValidator: outputValidator() },
+    { capabilities: MCP_CLIENT_CAPABILITIES, jsonSchemaValidator: outputValidator() },
   )
 }
 
@@ -65,6 +71,7 @@ export class McpConnection {
   static async open(config: McpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
     const transport = createTransport(config, options)
     const client = createClient()
+    answerRoots(client, options.directories ?? (() => [options.cwd]))
     const connection = new McpConnection(config, client, transport, options)
     client.onclose = () => connection.lost('the connection closed')
     const onAbort = () => void connection.shutdown()
@@ -133,33 +140,35 @@ export class McpConnection {
   }
 
   private async registerTools(): Promise<void> {
-    const listing = await listAllTools(
-      (cursor, timeout) =>
-        this.client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout,
-          ...(this.options.signal && { signal: this.options.signal }),
-        }),
-      this.options.timeoutMs,
-    )
+    const signal = this.options.signal
+    const listing = await listAllTools(async (cursor, timeout) => {
+      const page = await listToolsPage(this.client, cursor, timeout, signal)
+      this.skipped.push(...page.skipped)
+      return page
+    }, this.options.timeoutMs)
     this.listingCut = listing.cut
+    // The connection's own compiler: what it compiled goes with the connection.
+    const compiler = createSchemaCompiler()
     for (const info of listing.tools as McpToolInfo[]) {
-      this.options.signal?.throwIfAborted()
+      signal?.throwIfAborted()
       const registeredName = namespacedToolName(this.config.name, info.name)
       const tool = mcpTool(info, {
         server: this.config.name,
         registeredName,
         client: this.client,
         timeoutMs: this.options.timeoutMs,
+        secrets: secretsOf(this.config),
       })
       try {
         const remove = await this.options.registry.registerForSession(tool, this.options.sessionId, {
           rank: this.options.rank,
+          compiler,
         })
         if (this.closing) remove()
         else this.unregister.push(remove)
         this.tools.push(registeredName)
       } catch (error) {
-        this.skipped.push(`${info.name}: ${errorMessage(error)}`)
+        this.skipped.push(`${JSON.stringify(info.name)}: ${errorMessage(error)}`)
       }
     }
   }
@@ -172,11 +181,13 @@ function createTransport(config: McpServerConfig, options: McpConnectOptions): T
       args: config.args,
       env: Object.fromEntries(config.env.map((pair) => [pair.name, pair.value])),
       cwd: options.cwd,
+      maxBufferSize: MCP_MESSAGE_LIMIT,
       ...(options.trackGroup && { onGroup: options.trackGroup }),
     })
   }
   return new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: Object.fromEntries(config.headers.map((pair) => [pair.name, pair.value])) },
+    fetch: cappedFetch(),
   })
 }
 

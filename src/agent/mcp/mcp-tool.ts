@@ -1,7 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { JsonValue } from '../../session/index.js'
 import type { Tool } from '../tools/tool.js'
-import type { ToolResult } from '../types.js'
+import { type McpCallResult, redactor, toolResultOf } from './mcp-content.js'
+import { ProgressRelay } from './mcp-progress.js'
 
 /** What `tools/list` says about one tool. */
 export interface McpToolInfo {
@@ -18,15 +19,18 @@ export interface McpToolOptions {
   readonly server: string
   readonly registeredName: string
   readonly client: Client
-  /** Per-call timeout (ms). */
+  /** Per-call timeout (ms); each progress notification starts it again. */
   readonly timeoutMs: number
+  /** The server's secret values (env values, header values): hidden in what its tools answer. */
+  readonly secrets?: readonly string[]
 }
 
 /**
  * A registry entry for one MCP tool: its JSON Schema as the server declared it, a title naming the
  * server, `effect: read` only when the server marks it read-only (`readOnlyHint`), else `execute`
  * (so the policy asks). `run` sends `tools/call` with the turn's signal (a cancel sends MCP's
- * `notifications/cancelled`) and the timeout; the text parts of the answer are what the model reads.
+ * `notifications/cancelled`) and the timeout, shows the server's progress notifications as
+ * `in_progress` updates of the call (throttled), and answers with {@link toolResultOf}.
  */
 export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
   const readOnly = info.annotations?.readOnlyHint === true
@@ -41,37 +45,33 @@ export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
     effect: readOnly ? 'read' : 'execute',
     title: () => `${options.server}: ${label}`,
     async run(input, context) {
-      const result = await options.client.callTool(
-        { name: info.name, arguments: input as { [key: string]: unknown } },
-        undefined,
-        { signal: context.signal, timeout: options.timeoutMs },
+      const secrets = options.secrets ?? []
+      const relay = new ProgressRelay(
+        (text) => context.progress([{ type: 'content', content: { type: 'text', text } }]),
+        redactor(secrets),
       )
-      return toolResultOf(result as { content?: unknown; isError?: unknown; structuredContent?: unknown })
+      try {
+        const result = await options.client.callTool(
+          { name: info.name, arguments: input as { [key: string]: unknown } },
+          undefined,
+          {
+            signal: context.signal,
+            timeout: options.timeoutMs,
+            resetTimeoutOnProgress: true,
+            onprogress: relay.onprogress,
+          },
+        )
+        const answer: McpCallResult & { readonly toolResult?: unknown } = result
+        // A server on the 2024-10-07 protocol answers `{toolResult}`, read as structured content.
+        return toolResultOf(
+          answer.content === undefined && answer.toolResult !== undefined
+            ? { structuredContent: answer.toolResult }
+            : answer,
+          { secrets },
+        )
+      } finally {
+        relay.stop()
+      }
     },
   }
-}
-
-/** An MCP `CallToolResult` as a tool result: text parts joined; other parts named. */
-export function toolResultOf(result: {
-  content?: unknown
-  isError?: unknown
-  structuredContent?: unknown
-}): ToolResult {
-  const parts = Array.isArray(result.content)
-    ? (result.content as { type?: string; [key: string]: unknown }[])
-    : []
-  const texts = parts.map((part) => {
-    if (part.type === 'text' && typeof part.text === 'string') return part.text
-    if (part.type === 'image' || part.type === 'audio') return `[${part.type} ${String(part.mimeType ?? '')}]`
-    if (part.type === 'resource_link') return `[resource ${String(part.uri ?? '')}]`
-    if (part.type === 'resource') {
-      const resource = part.resource as { uri?: string; text?: string } | undefined
-      return resource?.text ?? `[resource ${resource?.uri ?? ''}]`
-    }
-    return `[${String(part.type)}]`
-  })
-  let output = texts.join('\n')
-  if (output === '' && result.structuredContent !== undefined)
-    output = JSON.stringify(result.structuredContent)
-  return result.isError === true ? { output, isError: true } : { output }
 }

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { toolResultOf } from './mcp-tool.js'
 import { namespacedToolName, redact } from './server-config.js'
 
 describe('MCP pieces', () => {
@@ -19,22 +18,5 @@ describe('MCP pieces', () => {
     expect(redact('GET http://127.0.0.1:1/?k=tok-1234 failed (tok-1234)', config)).toBe(
       'GET http://127.0.0.1:1/?k=*** failed (***)',
     )
-  })
-
-  it('turns a CallToolResult into what the model reads', () => {
-    expect(
-      toolResultOf({
-        content: [
-          { type: 'text', text: 'a' },
-          { type: 'image', mimeType: 'image/png', data: 'AAAA' },
-          { type: 'resource', resource: { uri: 'file:///x', text: 'body' } },
-        ],
-      }),
-    ).toEqual({ output: 'a\n[image image/png]\nbody' })
-    expect(toolResultOf({ content: [{ type: 'text', text: 'bad' }], isError: true })).toEqual({
-      output: 'bad',
-      isError: true,
-    })
-    expect(toolResultOf({ content: [], structuredContent: { n: 1 } })).toEqual({ output: '{"n":1}' })
   })
 })

@@ -191,6 +191,7 @@ export class McpSessions {
       connection = await McpConnection.open(config, {
         sessionId: session.id,
         cwd: session.cwd,
+        directories: () => [session.cwd, ...session.additionalDirectories],
         registry: this.options.registry,
         timeoutMs: this.options.timeoutMs,
         rank: slot.rank,

@@ -63,16 +63,17 @@ export class ToolRegistry {
    * Adds a tool for `sessionId` once its schema is compiled. Rejects when the name is malformed or
    * taken, or the schema does not compile or does not describe an object. Resolves to the
    * function that removes it. The session's tools are seen by `rank` (default 0), then in
-   * registration order.
+   * registration order. `compiler`: the one to compile with (an MCP connection's own, so what it
+   * compiled goes with it); absent: the registry's.
    */
   async registerForSession(
     tool: Tool,
     sessionId: string,
-    options: { readonly rank?: number } = {},
+    options: { readonly rank?: number; readonly compiler?: SchemaCompiler } = {},
   ): Promise<() => void> {
     if (sessionId === GLOBAL) throw new Error('a session id is needed')
     const name = checkedName(tool)
-    const check = await this.compile(name, objectSchema(tool.spec))
+    const check = await this.compile(name, objectSchema(tool.spec), options.compiler)
     const entry: RegisteredTool = { tool, invalid: async (input) => check(input) }
     this.ranks.set(entry, options.rank ?? 0)
     return this.add(sessionId, entry)
@@ -118,9 +119,13 @@ export class ToolRegistry {
     }
   }
 
-  private async compile(name: string, schema: JsonObject): Promise<InputCheck> {
+  private sharedCompiler(): Promise<SchemaCompiler> {
     this.compiler ??= import('./schema-compiler.js').then((m) => m.createSchemaCompiler())
-    const compile = await this.compiler
+    return this.compiler
+  }
+
+  private async compile(name: string, schema: JsonObject, compiler?: SchemaCompiler): Promise<InputCheck> {
+    const compile = compiler ?? (await this.sharedCompiler())
     try {
       return compile(schema)
     } catch (error) {

@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv'
+import type { RegExpEngine } from 'ajv/dist/types/index.js'
+import { RE2JS } from 're2js'
 import type { JsonValue } from '../../session/index.js'
 
 /** Why `input` does not match a compiled schema, or undefined when it does. */
@@ -14,11 +16,49 @@ export interface InputGuard<T> {
   why(input: JsonValue): string
 }
 
-const newAjv = () => new Ajv({ strict: false, allErrors: false, validateSchema: true, logger: false })
+/**
+ * `pattern` and `patternProperties` compiled by RE2 (re2js): matching takes time linear in the
+ * input whatever the pattern, so a schema from an MCP server cannot stall the event loop. RE2 has
+ * no lookaround and no backreferences: a schema using them does not compile (the error names the
+ * pattern). ECMAScript's `\uXXXX` and `\u{X}` escapes are read as RE2's `\x{X}`. Differences that
+ * remain: `\s` matches ASCII white space only.
+ */
+const re2: RegExpEngine = Object.assign(
+  (pattern: string) => {
+    try {
+      return RE2JS.compile(re2Syntax(pattern))
+    } catch (error) {
+      throw new Error(`pattern ${JSON.stringify(pattern)} is not supported: ${(error as Error).message}`)
+    }
+  },
+  { code: 'RE2JS.compile' },
+)
 
-/** One ajv instance whose compiled schemas report the first error as `input.path message`. */
+/** `pattern` with its ECMAScript `\u` escapes spelled as RE2 spells them; all else unchanged. */
+function re2Syntax(pattern: string): string {
+  if (!pattern.includes('\\u')) return pattern
+  return pattern.replace(/\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|[\s\S])/g, (whole, braced, hex) =>
+    braced !== undefined || hex !== undefined ? `\\x{${braced ?? hex}}` : whole,
+  )
+}
+
+const newAjv = (regExp?: RegExpEngine) =>
+  new Ajv({
+    strict: false,
+    allErrors: false,
+    validateSchema: true,
+    logger: false,
+    ...(regExp && { code: { regExp } }),
+  })
+
+/**
+ * A compiler with its own ajv instance whose compiled schemas report the first error as
+ * `input.path message`, and whose patterns run on RE2. Everything it compiled (ajv keeps every
+ * schema and pattern it saw) lives as long as the compiler: give each source of schemas (each MCP
+ * connection) its own, so closing the source frees them and two sources may use the same `$id`.
+ */
 export function createSchemaCompiler(): SchemaCompiler {
-  const ajv = newAjv()
+  const ajv = newAjv(re2)
   return (schema) => {
     const validate = ajv.compile(schema)
     return (input) => (validate(input) ? undefined : reasons(validate.errors))

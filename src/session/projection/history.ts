@@ -30,7 +30,12 @@ export type ModelMessage =
       readonly name: string
       readonly content: JsonValue
       readonly isError: boolean
+      /** The images the result showed the editor (its `content`): for a model that takes images. */
+      readonly images?: readonly ImageBlock[]
     }
+
+/** An image content block (ACP `ImageContent`). */
+type ImageBlock = Extract<ContentBlock, { readonly type: 'image' }>
 
 interface PendingStep {
   content: string
@@ -154,12 +159,16 @@ function pushStep(messages: ModelMessage[], step: PendingStep, cutShortReason?: 
   for (const call of step.calls) {
     const result = step.results.get(call.id)
     if (result) {
+      const images = (result.data.content ?? []).flatMap((item) =>
+        item.type === 'content' && item.content.type === 'image' ? [item.content] : [],
+      )
       messages.push({
         role: 'tool',
         callId: call.id,
         name: call.name,
         content: result.data.output,
         isError: result.data.isError === true,
+        ...(images.length > 0 && { images }),
       })
     } else if (cutShortReason !== undefined) {
       messages.push({

@@ -49,7 +49,9 @@ export const TOOL_ERROR_PREFIX = 'Error: '
  *   left out (servers that never stream reasoning never get the field). An assistant message left
  *   with neither text nor calls is omitted; with calls and no text, `content` is `null`;
  * - `tool` becomes `{role:'tool', tool_call_id, content}`, the output as text (strings as they are,
- *   other JSON serialized), prefixed with {@link TOOL_ERROR_PREFIX} when it is an error.
+ *   other JSON serialized), prefixed with {@link TOOL_ERROR_PREFIX} when it is an error. With
+ *   `options.images`, the images results hold (an MCP tool's) follow the step's tool messages as
+ *   one user message of `image_url` parts, since a tool message can carry text only.
  */
 export function toChatMessages(
   messages: readonly ModelMessage[],
@@ -57,7 +59,12 @@ export function toChatMessages(
 ): ChatMessage[] {
   const out: ChatMessage[] = []
   const inToolTurn = assistantsInToolTurns(messages)
+  let images: ChatContentPart[] = []
   for (const [index, message] of messages.entries()) {
+    if (message.role !== 'tool' && images.length > 0) {
+      out.push({ role: 'user', content: images })
+      images = []
+    }
     switch (message.role) {
       case 'system':
         out.push({ role: 'system', content: message.content })
@@ -95,13 +102,22 @@ export function toChatMessages(
           tool_call_id: message.callId,
           content: message.isError ? `${TOOL_ERROR_PREFIX}${text}` : text,
         })
+        if (options.images && message.images !== undefined && message.images.length > 0) {
+          images.push({ type: 'text', text: `The images of tool call ${message.callId}:` })
+          for (const image of message.images) images.push(imagePart(image))
+        }
         break
       }
       default:
         break
     }
   }
+  if (images.length > 0) out.push({ role: 'user', content: images })
   return out
+}
+
+function imagePart(block: { readonly mimeType: string; readonly data: string }): ChatContentPart {
+  return { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } }
 }
 
 /**
@@ -122,10 +138,7 @@ function userContent(blocks: readonly ContentBlock[]): string | ChatContentPart[
       continue
     }
     flush()
-    parts.push({
-      type: 'image_url',
-      image_url: { url: `data:${String(block.mimeType)};base64,${String(block.data)}` },
-    })
+    parts.push(imagePart(block))
   }
   flush()
   return parts
