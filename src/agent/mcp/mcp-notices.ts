@@ -69,7 +69,7 @@ export class McpNotices {
     for (const skipped of connection.skipped) {
       const reason = `tool ${skipped}`
       this.logger.warn('MCP server %s of %s: %s was not offered', server, this.session.id, reason)
-      const text = `MCP server "${server}": ${reason} was not offered.\n`
+      const text = `MCP server "${server}": ${reason}. That tool is not offered; the server's other tools are.\n`
       this.queue.push({ kind: 'failed', server, reason: `${reason} was not offered`, text })
     }
     const cut = connection.listingCut
