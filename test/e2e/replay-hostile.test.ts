@@ -7,8 +7,9 @@ import { AgentProcess, CLI } from '../support/agent-process.js'
 
 /**
  * Issue 28 #12: hostile input to `dsh-acp replay`. A line nested 100,000 deep is an input error
- * (exit 2, naming the line), and a catastrophic `--rules` pattern on ordinary 44-character
- * strings finishes (RE2): the test's own timeout is the bound.
+ * (exit 2, naming the line), a catastrophic `--rules` pattern on ordinary 44-character strings
+ * finishes (RE2), and a long transcript replays in time linear in its length: the tests' own
+ * timeouts are the bound.
  */
 
 let dir: string
@@ -50,6 +51,39 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 describe('dsh-acp replay on hostile input', () => {
+  it('a 20,000-line transcript replays equal, its memory (max RSS) bounded', {
+    timeout: 120_000,
+  }, async () => {
+    const long = join(dir, 'long.jsonl')
+    const client = new AgentProcess({ command: [CLI, 'record', '--out', long, '--', ...AGENT] })
+    await client.initialize()
+    const ROUND_TRIPS = 10_000
+    for (let i = 0; i < ROUND_TRIPS; i += 100) {
+      await Promise.all(Array.from({ length: 100 }, () => client.agent.request('session/list', {})))
+    }
+    expect(await client.stop()).toBe(0)
+    client.cleanup()
+    expect(readFileSync(long, 'utf8').trim().split('\n').length).toBe(2 * ROUND_TRIPS + 2)
+    // The replay reports its own peak memory on exit (node's --require runs before the CLI).
+    const probe = join(dir, 'max-rss.cjs')
+    writeFileSync(
+      probe,
+      "process.on('exit', () => process.stderr.write('max-rss-kb ' + process.resourceUsage().maxRSS + '\\n'))\n",
+    )
+    const child = spawn(process.execPath, ['--require', probe, CLI, 'replay', long, '--', ...AGENT], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let stderr = ''
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    const status = await new Promise((done) => child.once('close', done))
+    expect(status, stderr).toBe(0)
+    const rss = Number(/max-rss-kb (\d+)/.exec(stderr)?.[1])
+    expect(rss).toBeGreaterThan(0)
+    expect(rss).toBeLessThan(1024 * 1024)
+  })
+
   it('replays the recording equal with a catastrophic --rules pattern', async () => {
     const rules = join(dir, 'rules.json')
     writeFileSync(rules, JSON.stringify({ rules: [{ pattern: '^(.+)+#', replace: 'never' }] }))
