@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
 
@@ -82,6 +83,35 @@ describe('dsh-acp replay on hostile input', () => {
     const rss = Number(/max-rss-kb (\d+)/.exec(stderr)?.[1])
     expect(rss).toBeGreaterThan(0)
     expect(rss).toBeLessThan(1024 * 1024)
+  })
+
+  it('comparing two long, much-changed sequences stays within bounded memory (max RSS)', {
+    timeout: 120_000,
+  }, async () => {
+    // 60,000 agent messages a side with a change every 24: more differences than the alignment
+    // searches, at the size a long transcript has between its equal prefix and suffix.
+    const script = [
+      `import { align } from ${JSON.stringify(pathToFileURL(join(dirname(CLI), 'replay/compare/align.js')).href)}`,
+      "const a = Array.from({ length: 60000 }, (_, i) => 'm' + i)",
+      "const b = a.map((x, i) => (i % 24 === 5 ? x + '!' : x))",
+      'const steps = align(a, b)',
+      'process.stdout.write(JSON.stringify({ steps: steps.length, rss: process.resourceUsage().maxRSS }))',
+    ].join('\n')
+    const file = join(dir, 'align-probe.mjs')
+    writeFileSync(file, script)
+    const child = spawn(process.execPath, [file], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString()
+    })
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString()
+    })
+    expect(await new Promise((done) => child.once('close', done)), stderr).toBe(0)
+    const { steps, rss } = JSON.parse(stdout) as { steps: number; rss: number }
+    expect(steps).toBeGreaterThanOrEqual(60_000)
+    expect(rss).toBeLessThan(512 * 1024)
   })
 
   it('replays the recording equal with a catastrophic --rules pattern', async () => {
