@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readSync } from 'node:fs'
 import type { WireDirection } from '../jsonrpc/index.js'
 import { isObject } from '../lib/is.js'
-import { parseTranscriptLine, type TranscriptEntry } from '../process/transcript.js'
+import { parseTranscriptLine, type TranscriptEntry, TranscriptFormatError } from '../process/transcript.js'
 
 /** What a transcript line is, read from its message's shape (JSON-RPC 2.0). */
 export type LineKind = 'request' | 'notification' | 'response' | 'raw' | 'other'
@@ -86,13 +86,71 @@ export function scriptFromEntries(entries: readonly { entry: TranscriptEntry; li
   return { lines, connections }
 }
 
-/** Reads a transcript file into a script. Throws `TranscriptFormatError` naming the bad line. */
+/** Deepest nesting of arrays and objects a transcript line may have (the entry itself counts). */
+export const MAX_LINE_NESTING = 512
+
+/**
+ * Reads a transcript file into a script, line by line (the file's text is never held whole).
+ * Throws `TranscriptFormatError` naming the bad line: one that is not a transcript entry, or that
+ * nests deeper than {@link MAX_LINE_NESTING}.
+ */
 export function readScript(file: string): Script {
-  const text = readFileSync(file, 'utf8')
-  const entries = text
-    .split('\n')
-    .map((content, index) => ({ content, line: index + 1 }))
-    .filter(({ content }) => content.trim().length > 0)
-    .map(({ content, line }) => ({ entry: parseTranscriptLine(content, line), line }))
+  const entries: { entry: TranscriptEntry; line: number }[] = []
+  for (const { text, line } of fileLines(file)) {
+    if (text.trim().length === 0) continue
+    if (nestingOf(text) > MAX_LINE_NESTING)
+      throw new TranscriptFormatError(line, `nested more than ${MAX_LINE_NESTING} levels deep`)
+    entries.push({ entry: parseTranscriptLine(text, line), line })
+  }
   return scriptFromEntries(entries)
+}
+
+const CHUNK_BYTES = 1 << 20
+
+/** The lines of a file (UTF-8, split at `\n`), read in chunks. */
+function* fileLines(file: string): Generator<{ text: string; line: number }> {
+  const fd = openSync(file, 'r')
+  try {
+    const chunk = Buffer.allocUnsafe(CHUNK_BYTES)
+    let carry: Buffer[] = []
+    let line = 0
+    for (;;) {
+      const read = readSync(fd, chunk, 0, CHUNK_BYTES, null)
+      if (read === 0) break
+      let from = 0
+      for (;;) {
+        const end = chunk.indexOf(10, from)
+        if (end === -1 || end >= read) break
+        const part = chunk.subarray(from, end)
+        const bytes = carry.length === 0 ? part : Buffer.concat([...carry, part])
+        carry = []
+        line++
+        yield { text: bytes.toString('utf8'), line }
+        from = end + 1
+      }
+      if (from < read) carry.push(Buffer.from(chunk.subarray(from, read)))
+    }
+    if (carry.length > 0) yield { text: Buffer.concat(carry).toString('utf8'), line: line + 1 }
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** How deeply the JSON text nests arrays and objects (brackets inside strings do not count). */
+function nestingOf(text: string): number {
+  let depth = 0
+  let deepest = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if (inString) {
+      if (code === 92) i++
+      else if (code === 34) inString = false
+    } else if (code === 34) inString = true
+    else if (code === 91 || code === 123) {
+      depth++
+      if (depth > deepest) deepest = depth
+    } else if (code === 93 || code === 125) depth--
+  }
+  return deepest
 }

@@ -38,10 +38,12 @@ function myers(a: readonly string[], b: readonly string[]): AlignStep[] {
   const m = b.length
   const max = n + m
   if (max === 0) return []
-  const offset = max + 1
-  const v = new Int32Array(2 * max + 3)
+  // Diagonals k stay within [-d, d] and d within the limit: memory is O(limit²), not O(n·limit).
+  const limit = Math.min(max, MAX_EDITS)
+  const offset = limit + 1
+  const v = new Int32Array(2 * limit + 3)
   const trace: Int32Array[] = []
-  for (let d = 0; d <= Math.min(max, MAX_EDITS); d++) {
+  for (let d = 0; d <= limit; d++) {
     trace.push(v.slice())
     for (let k = -d; k <= d; k += 2) {
       let x =

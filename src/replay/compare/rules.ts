@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { RE2JS } from 're2js'
 import { isObject } from '../../lib/is.js'
 
 /**
@@ -8,7 +9,9 @@ import { isObject } from '../../lib/is.js'
  * - `{ "ignore": POINTER }`: remove the value at POINTER before comparing;
  * - `{ "rewrite": POINTER, "to": VALUE }`: set the value at POINTER (where one is present) to VALUE;
  * - `{ "pattern": REGEX, "replace": TEXT }`: in every string value (or only under `"at": POINTER`),
- *   replace each match of REGEX (JavaScript syntax, global) with TEXT (`$1` etc. work).
+ *   replace each match of REGEX with TEXT (`$1`, `$<name>`, `$&` and `$$` work as in JavaScript).
+ *   REGEX is JavaScript syntax without backreferences and lookaround, matched by RE2 (re2js) in
+ *   time linear in the string, so no pattern can hang a replay.
  *
  * POINTER is a JSON Pointer (RFC 6901) into the whole JSON-RPC message, e.g.
  * `/params/update/content/text` or `/result/_meta`; a segment `*` matches any key or index.
@@ -124,15 +127,16 @@ export function compileRules(rules: readonly unknown[], where = 'rules'): Compil
     if (typeof rule.pattern === 'string') {
       if (typeof rule.replace !== 'string')
         throw new RulesError(`${name}: pattern needs "replace" (a string)`)
-      let regex: RegExp
+      let regex: RE2JS
       try {
-        regex = new RegExp(rule.pattern, 'g')
+        regex = RE2JS.compile(RE2JS.translateRegExp(rule.pattern))
       } catch (error) {
-        throw new RulesError(`${name}: bad pattern: ${(error as Error).message}`)
+        const why = (error as Error).message.replace(/^error parsing regexp: /, '')
+        throw new RulesError(`${name}: bad pattern (RE2 syntax: no backreferences or lookaround): ${why}`)
       }
       const replace = rule.replace
       const at = rule.at === undefined ? undefined : parsePointer(String(rule.at))
-      const map = (s: string) => s.replace(regex, replace)
+      const map = (s: string) => (regex.test(s) ? regex.matcher(s).replaceAll(replace) : s)
       return {
         source,
         apply(message, m, d) {

@@ -85,6 +85,8 @@ class ConnectionPlay {
           continue
         }
         if (!(await this.waitFor(expected, line.line))) return false
+        // Every one of them arrived or was given up, for good: later waits need not look again.
+        expected.length = 0
         const exit = this.wire.agent.exit
         if (exit) {
           this.problem(

@@ -159,3 +159,133 @@ describe('search_text', () => {
     expect((await call(searchTextTool, { pattern: 'secret' })).output).toBe('No matches for /secret/')
   })
 })
+
+/** 44-character names and lines: what the issue's hostile patterns froze the agent on. */
+const ORDINARY_44 = 'abcdefghij_klmnopqrst-uvwxyz0123456789ABCDEF'
+
+describe('hostile patterns finish (the test timeout is the bound)', () => {
+  beforeEach(async () => {
+    await mkdir(path.join(cwd, 'names'))
+    const lines = Array.from({ length: 200 }, () => ORDINARY_44).join('\n')
+    for (let i = 0; i < 20; i++) {
+      await writeFile(
+        path.join(cwd, 'names', `${ORDINARY_44.slice(0, 40)}${String(i).padStart(4, '0')}`),
+        lines,
+      )
+    }
+  })
+
+  it('search_text ^(.+)+# on 44-character lines', async () => {
+    expect(ORDINARY_44).toHaveLength(44)
+    expect((await call(searchTextTool, { pattern: '^(.+)+#', path: 'names' })).output).toBe(
+      'No matches for /^(.+)+#/',
+    )
+    const found = String((await call(searchTextTool, { pattern: '^(.+)+F$', path: 'names' })).output)
+    expect(found.split('\n')[0]).toBe(`names/${ORDINARY_44.slice(0, 40)}0000:1: ${ORDINARY_44}`)
+  })
+
+  it('find_files and the glob of search_text with **/*?*?*?*?*?*?*?*?*?*?*?*?# on 44-character names', async () => {
+    const hostile = '**/*?*?*?*?*?*?*?*?*?*?*?*?#'
+    expect((await call(findFilesTool, { pattern: hostile })).output).toBe(`No files match ${hostile}`)
+    expect((await call(searchTextTool, { pattern: 'a', glob: hostile })).output).toBe('No matches for /a/')
+    const near = '**/*?*?*?*?*?*?*?*?*?*?*?*?9'
+    expect(String((await call(findFilesTool, { pattern: near })).output).split('\n')).toHaveLength(2)
+  })
+
+  it('a hostile .gitignore in the workspace', async () => {
+    await writeFile(
+      path.join(cwd, 'names', '.gitignore'),
+      [
+        '*?*?*?*?*?*?*?*?*?*?*?*?#',
+        '*a*a*a*a*a*a*a*a*a*a*a*a#',
+        '**/**/**/**/**/**/**/**/**/**/#',
+        '*0001',
+      ].join('\n'),
+    )
+    const found = String((await call(findFilesTool, { pattern: 'names/*' })).output).split('\n')
+    expect(found).toHaveLength(20)
+    expect(found).not.toContain(`names/${ORDINARY_44.slice(0, 40)}0001`)
+  })
+})
+
+describe('glob syntax', () => {
+  it('matches *, **, ?, [...], [!...], {a,b} and \\-escapes like the documented glob', async () => {
+    for (const name of [
+      'a.ts',
+      'b.md',
+      'c.d.ts',
+      'x/y/z.ts',
+      '[lit].txt',
+      'q1.txt',
+      'q22.txt',
+      'notes.txt',
+    ]) {
+      await mkdir(path.dirname(path.join(cwd, 'g', name)), { recursive: true })
+      await writeFile(path.join(cwd, 'g', name), '')
+    }
+    const find = async (pattern: string) => String((await call(findFilesTool, { pattern, path: 'g' })).output)
+    expect(await find('g/*.ts')).toBe('g/a.ts\ng/c.d.ts')
+    expect(await find('g/**/*.ts')).toBe('g/a.ts\ng/c.d.ts\ng/x/y/z.ts')
+    expect(await find('**/z.ts')).toBe('g/x/y/z.ts')
+    expect(await find('g/q?.txt')).toBe('g/q1.txt')
+    expect(await find('g/[ab].*')).toBe('g/a.ts\ng/b.md')
+    expect(await find('g/[!abcnq[]*')).toBe('No files match g/[!abcnq[]*')
+    expect(await find('g/{a,b}.{ts,md}')).toBe('g/a.ts\ng/b.md')
+    expect(await find('g/\\[lit\\].txt')).toBe('g/[lit].txt')
+    expect(await find('g/x/**')).toBe('g/x/y/z.ts')
+    expect(await find('g/*')).not.toContain('z.ts')
+  })
+
+  it('refuses a glob that is malformed or too long, with a clear error', async () => {
+    expect(await call(findFilesTool, { pattern: '[z-a]' })).toMatchObject({ isError: true })
+    expect(String((await call(findFilesTool, { pattern: '[z-a]' })).output)).toMatch(/^invalid glob/)
+    expect(String((await call(findFilesTool, { pattern: '*'.repeat(5000) })).output)).toMatch(/longer than/)
+    expect(
+      String((await call(findFilesTool, { pattern: `${'{a,'.repeat(40)}b${'}'.repeat(40)}` })).output),
+    ).toMatch(/deeper than/)
+  })
+})
+
+describe('search_text regular expressions (RE2)', () => {
+  it('says clearly that backreferences and lookaround are not supported', async () => {
+    for (const pattern of ['(a)\\1', '(?<x>a)\\k<x>', 'foo(?=bar)', '(?<!x)y', 'a(?!b)']) {
+      const result = await call(searchTextTool, { pattern })
+      expect(result.isError, pattern).toBe(true)
+      expect(String(result.output), pattern).toMatch(/^invalid regular expression: .* not supported .*RE2/)
+    }
+  })
+
+  it('accepts JavaScript forms: named groups, \\u escapes, / and ignoreCase', async () => {
+    await writeFile(path.join(cwd, 'js.txt'), 'path a/b\nCafé\n')
+    expect((await call(searchTextTool, { pattern: '(?<dir>a)/b', path: 'js.txt' })).output).toBe(
+      'js.txt:1: path a/b',
+    )
+    expect(
+      (await call(searchTextTool, { pattern: 'caf\\u00e9', ignoreCase: true, path: 'js.txt' })).output,
+    ).toBe('js.txt:2: Café')
+  })
+
+  it('a line too long for a costly pattern is not searched, and the result says so', async () => {
+    await writeFile(path.join(cwd, 'wide.txt'), `${'ab'.repeat(20_000)}\nab\n`)
+    expect(
+      (await call(searchTextTool, { pattern: '(a|b)*a(a|b){999}$|^ab$', path: 'wide.txt' })).output,
+    ).toBe('wide.txt:2: ab\n[1 lines too long for this pattern not searched; simplify the pattern]')
+  })
+
+  it('stops with an AbortError when the turn is cancelled while it searches', async () => {
+    await writeFile(path.join(cwd, 'slow.txt'), `${'ab'.repeat(8000)}\n`.repeat(40))
+    const controller = new AbortController()
+    const context = {
+      sessionId: 's',
+      cwd,
+      callId: 'c',
+      turn: 1,
+      client: {},
+      signal: controller.signal,
+      progress: () => {},
+    }
+    const running = searchTextTool.run({ pattern: '(a|b)*a(a|b){1000}$', path: 'slow.txt' }, context)
+    setImmediate(() => controller.abort())
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' })
+  })
+})

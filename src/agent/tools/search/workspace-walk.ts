@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Ignore } from 'ignore'
+import { Pacer } from './pacer.js'
 
 /** Most entries one walk visits, so a search in a huge tree stays bounded. */
 export const MAX_WALK_ENTRIES = 100_000
@@ -23,6 +24,12 @@ export interface WalkedFile {
  * skipped, and so is whatever the `.gitignore` files of `root` and the directories below it ignore
  * (rules from the `ignore` package, with git's semantics). Symbolic links are not followed, so a
  * walk never leaves `root`. Stops after {@link MAX_WALK_ENTRIES} entries (`truncated` says so).
+ * It gives the event loop a turn every few milliseconds and throws `AbortError` once `signal`
+ * aborts.
+ *
+ * The `.gitignore` files come from the workspace, which the model may write: the `ignore` package
+ * compiles each rule so that no `*` can overlap its neighbour (a negative lookahead on what
+ * follows), which keeps its matches from backtracking catastrophically; a test holds it to that.
  */
 export async function* walkWorkspace(
   root: string,
@@ -31,17 +38,17 @@ export async function* walkWorkspace(
   stats: { visited: number; truncated: boolean } = { visited: 0, truncated: false },
 ): AsyncGenerator<WalkedFile> {
   const rules = await rulesAbove(root, start)
-  yield* walkDirectory(root, start, rules, signal, stats)
+  yield* walkDirectory(root, start, rules, new Pacer(signal), stats)
 }
 
 async function* walkDirectory(
   root: string,
   directory: string,
   inherited: readonly IgnoreRules[],
-  signal: AbortSignal,
+  pacer: Pacer,
   stats: { visited: number; truncated: boolean },
 ): AsyncGenerator<WalkedFile> {
-  signal.throwIfAborted()
+  if (pacer.due()) await pacer.rest()
   const relativeDir = toPosix(path.relative(root, directory))
   const own = await loadRules(directory, relativeDir)
   const rules = own ? [...inherited, own] : inherited
@@ -58,12 +65,13 @@ async function* walkDirectory(
       return
     }
     stats.visited++
+    if (pacer.due()) await pacer.rest()
     if (entry.name === '.git') continue
     const relative = relativeDir === '' ? entry.name : `${relativeDir}/${entry.name}`
     const absolute = path.join(directory, entry.name)
     if (entry.isDirectory()) {
       if (isIgnored(rules, `${relative}/`)) continue
-      yield* walkDirectory(root, absolute, rules, signal, stats)
+      yield* walkDirectory(root, absolute, rules, pacer, stats)
     } else if (entry.isFile()) {
       if (!isIgnored(rules, relative)) yield { relative, absolute }
     }
