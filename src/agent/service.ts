@@ -240,7 +240,10 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
-        beforeStep: (send) => this.mcp.flush(session, send),
+        beforeStep: async (send, stepSignal) => {
+          await this.mcp.starting(session.id, stepSignal)
+          this.mcp.flush(session, send)
+        },
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,

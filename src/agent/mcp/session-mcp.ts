@@ -32,6 +32,9 @@ interface SessionServers {
   readonly session: Session
 }
 
+/** Longest wait of a turn's first model request for a session's servers still starting. */
+export const MCP_START_GRACE_MS = 5000
+
 export interface McpSessionsOptions {
   readonly registry: ToolRegistry
   readonly logger: Logger
@@ -128,6 +131,29 @@ export class McpSessions {
     await Promise.all([...this.sessions.keys()].map((id) => this.close(id)))
     await Promise.all([...this.closing.values(), ...this.stopping])
     process.off('exit', this.killOnExit)
+  }
+
+  /**
+   * Waits for the session's servers still starting that the user was not told about yet, for at
+   * most {@link MCP_START_GRACE_MS} or until `signal` aborts: a server that is up in a moment (most
+   * are) is offered to the very model request that a client sends right after `session/new`, and
+   * one that takes longer costs that wait once, then is said to be still starting.
+   */
+  async starting(sessionId: string, signal: AbortSignal): Promise<void> {
+    const waiting = (this.sessions.get(sessionId)?.slots ?? []).filter(
+      (slot) => slot.state === 'starting' && !slot.told,
+    )
+    if (waiting.length === 0 || signal.aborted) return
+    let timer: NodeJS.Timeout | undefined
+    let onAbort = (): void => {}
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, MCP_START_GRACE_MS)
+      onAbort = resolve
+      signal.addEventListener('abort', onAbort, { once: true })
+      void Promise.all(waiting.map((slot) => slot.opened)).then(() => resolve())
+    })
+    clearTimeout(timer)
+    signal.removeEventListener('abort', onAbort)
   }
 
   /** Names of the session's connected servers. */

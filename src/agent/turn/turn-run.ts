@@ -28,8 +28,14 @@ export interface TurnRunOptions {
    * mode and standing answers at each call decide what runs, asks or is refused.
    */
   readonly permissions: LivePermissions
-  /** Called before each step, with the turn's update channel, while the log may take standalone events. */
-  readonly beforeStep?: (send: (update: SessionUpdate, seq: number) => void) => void
+  /**
+   * Awaited before each step, with the turn's update channel and signal, while the log may take
+   * standalone events.
+   */
+  readonly beforeStep?: (
+    send: (update: SessionUpdate, seq: number) => void,
+    signal: AbortSignal,
+  ) => void | Promise<void>
   /** The session options: each model request reads the session's mode, model and effort anew. */
   readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
@@ -123,7 +129,8 @@ export class TurnRun {
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
-    options.beforeStep?.((update, seq) => this.send(update, seq))
+    await options.beforeStep?.((update, seq) => this.send(update, seq), this.signal)
+    if (this.signal.aborted) return { reason: 'cancelled' }
     session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const mode = options.permissions.mode()
