@@ -5,13 +5,14 @@ import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
 import { configUpdates, sessionSetup } from '../views/config-options.js'
-import { announceSession } from '../views/session-announce.js'
+import { announceLoadedSession } from '../views/session-announce.js'
 import { subagentReplay } from '../views/subagent-replay.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
  * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
- * servers, then answers. A stored
+ * servers, sends the command list (and a title from the header, which no event replays), then
+ * answers: nothing of the session follows the answer (ACP). A stored
  * session is replayed while its file is read: each event is sent once it passed every check, and
  * the read waits while the client is slow to take the updates (the output holds about one read
  * chunk's updates at most). Should a later line turn out
@@ -62,7 +63,7 @@ export const sessionLoadMethod = defineMethod({
     await subagents?.drained()
     await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
-    announceSession(call, session)
+    await announceLoadedSession(call, session)
     return sessionSetup(call.agent, session)
   },
 })
