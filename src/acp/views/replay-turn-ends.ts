@@ -1,0 +1,82 @@
+import { turnOutcome } from '../../agent/index.js'
+import {
+  CLEAN_TURN_END_REASONS,
+  type CoreEvent,
+  type ReplayedTurnEnd,
+  type SessionEvent,
+  type SessionUpdateNotification,
+} from '../../session/index.js'
+
+/** Sends the updates one replayed event projects to; the promise paces the replay's read. */
+export type ReplaySend = (
+  event: SessionEvent,
+  updates: readonly SessionUpdateNotification[],
+) => Promise<void> | undefined
+
+/** Turn end reasons with an ACP stop reason of their own (`error` is answered as an error). */
+const STOP_REASON_REASONS: ReadonlySet<string> = new Set([...CLEAN_TURN_END_REASONS, 'cancelled'])
+
+/** `_meta.dsh.turnEnd` for the turn that `end` closes. */
+export function replayedTurnEnd(end: CoreEvent<'turn/end'>): ReplayedTurnEnd {
+  const outcome = turnOutcome(end.seq, end.data)
+  return {
+    seq: end.seq,
+    reason: end.data.reason,
+    ...(STOP_REASON_REASONS.has(end.data.reason) && { stopReason: outcome.stopReason }),
+    ...(outcome.error !== undefined && { error: outcome.error }),
+  }
+}
+
+/**
+ * Marks how each replayed turn ended on its last update (`_meta.dsh.turnEnd`, see
+ * {@link replayedTurnEnd}) without sending anything live did not: inside a turn, the updates of
+ * the last event that had any wait until the next event shows whether the turn ends there. Events
+ * are given in log order; what is held is sent before anything that follows it.
+ */
+export class ReplayTurnEnds {
+  private held: { event: SessionEvent; updates: readonly SessionUpdateNotification[] } | undefined
+  private inTurn = false
+
+  constructor(private readonly send: ReplaySend) {}
+
+  push(event: SessionEvent, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
+    if (event.type === 'turn/end') {
+      const mark = replayedTurnEnd(event)
+      this.inTurn = false
+      if (updates.length > 0) {
+        this.flush()
+        return this.send(event, marked(updates, mark))
+      }
+      const held = this.held
+      this.held = undefined
+      return held ? this.send(held.event, marked(held.updates, mark)) : this.send(event, updates)
+    }
+    if (event.type === 'turn/start') {
+      this.flush()
+      this.inTurn = true
+    }
+    if (!this.inTurn || updates.length === 0) return this.send(event, updates)
+    const released = this.flush()
+    this.held = { event, updates }
+    return released
+  }
+
+  /** Sends what is held (a turn still open where the replay ends is not marked). */
+  flush(): Promise<void> | undefined {
+    const held = this.held
+    this.held = undefined
+    return held ? this.send(held.event, held.updates) : undefined
+  }
+}
+
+function marked(
+  updates: readonly SessionUpdateNotification[],
+  turnEnd: ReplayedTurnEnd,
+): SessionUpdateNotification[] {
+  const last = updates.length - 1
+  return updates.map((notification, i) =>
+    i === last && notification._meta !== undefined
+      ? { ...notification, _meta: { dsh: { ...notification._meta.dsh, turnEnd } } }
+      : notification,
+  )
+}
