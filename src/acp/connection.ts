@@ -8,6 +8,7 @@ import type { ClientState } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { validateParams } from './validate-params.js'
+import { warmLoadPath } from './views/load-warmup.js'
 
 /**
  * How a client cancels one of its requests: ACP's `$/cancel_request { requestId }`, and the
@@ -43,6 +44,7 @@ export class AcpConnection {
   /** Resolves when the output failed or closed (EPIPE: the client is gone). */
   readonly outputClosed: Promise<void>
   private outputGone = false
+  private warmedUp = false
 
   constructor(
     ctx: Context,
@@ -82,6 +84,22 @@ export class AcpConnection {
     this.outputClosed = wire.outputClosed.then(() => {
       this.outputGone = true
     })
+    if (options.client !== undefined) this.warmUpWhenIdle()
+  }
+
+  /**
+   * Once `initialize` was answered: the first time no call runs, runs the load path once without
+   * sending anything (`warmLoadPath`), so a new process's first `session/load` is not slowed by
+   * compiling it. Not counted as running: `settle` does not wait for it.
+   */
+  private warmUpWhenIdle(): void {
+    if (this.warmedUp) return
+    this.warmedUp = true
+    const run = (): void => {
+      if (this.running > 0) this.idleWaiters.push(run)
+      else if (!this.outputGone) void warmLoadPath(this.scope)
+    }
+    setImmediate(run)
   }
 
   /**
@@ -138,6 +156,7 @@ export class AcpConnection {
         : method.handle(checked, call)
       if (!isPromiseLike(result)) {
         this.runAfterResponse(call.takeAfterResponse())
+        if (this.scope.client !== undefined) this.warmUpWhenIdle()
         return result
       }
       settlesLater = true
@@ -177,6 +196,7 @@ export class AcpConnection {
     return result.then(
       (value) => {
         this.runAfterResponse(call.takeAfterResponse())
+        if (this.scope.client !== undefined) this.warmUpWhenIdle()
         this.release(call)
         return value
       },

@@ -1,0 +1,42 @@
+import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
+import type { CallScope } from '../call-context.js'
+import { validateParams } from '../validate-params.js'
+import { configUpdates } from './config-options.js'
+import { ReplayTurnEnds } from './replay-turn-ends.js'
+import { splicedLine } from './stored-line-splice.js'
+
+/** How many events of the stored session the warm-up reads at most. */
+const WARM_EVENTS = 200
+
+/**
+ * Runs, once and sending nothing, the code a `session/load` replay runs, so that the first load of
+ * a process does not wait while V8 compiles it (a function is compiled on its first call): checks a
+ * load request's params, reads the first events of the most recent stored session without opening
+ * it (no lock, nothing repaired or made live), projects them as a replay does and serializes the
+ * notifications. Resolves when done; never rejects (a store it cannot read warms less).
+ */
+export async function warmLoadPath(scope: Pick<CallScope, 'sessions' | 'agent'>): Promise<void> {
+  try {
+    validateParams('session/load', { sessionId: 'warm_up', cwd: '/', mcpServers: [] })
+    const { sessions } = await scope.sessions.list({ limit: 1 })
+    const latest = sessions[0]
+    if (latest === undefined) return
+    let projector: UpdateProjector | undefined
+    let seen = 0
+    const turnEnds = new ReplayTurnEnds((event, updates) => {
+      for (const update of updates) {
+        const message = { jsonrpc: '2.0', method: 'session/update', params: update }
+        if (splicedLine(message, event) === undefined) JSON.stringify(message)
+      }
+      return undefined
+    })
+    await scope.sessions.visitEvents(latest.sessionId, 1, (event: SessionEvent, header: SessionHeader) => {
+      projector ??= new UpdateProjector(header.id, { configUpdates: configUpdates(scope.agent) })
+      turnEnds.push(event, projector.updatesFor(event))
+      return ++seen < WARM_EVENTS
+    })
+    turnEnds.flush()
+  } catch {
+    // Nothing to warm with: the first load compiles what it runs, as it always did.
+  }
+}
