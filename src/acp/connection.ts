@@ -8,6 +8,7 @@ import type { ClientState } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { validateParams } from './validate-params.js'
+import { configUpdates } from './views/config-options.js'
 import { warmLoadPath } from './views/load-warmup.js'
 
 /**
@@ -97,7 +98,7 @@ export class AcpConnection {
     this.warmedUp = true
     const run = (): void => {
       if (this.running > 0) this.idleWaiters.push(run)
-      else if (!this.outputGone) void warmLoadPath(this.scope)
+      else if (!this.outputGone) void warmLoadPath(this.scope.sessions, configUpdates(this.scope.agent))
     }
     setImmediate(run)
   }

@@ -1,7 +1,11 @@
-import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
-import type { CallScope } from '../call-context.js'
+import {
+  type ProjectionOptions,
+  type SessionEvent,
+  type SessionHeader,
+  type SessionStore,
+  UpdateProjector,
+} from '../../session/index.js'
 import { validateParams } from '../validate-params.js'
-import { configUpdates } from './config-options.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 import { splicedLine } from './stored-line-splice.js'
 
@@ -13,12 +17,16 @@ const WARM_EVENTS = 200
  * a process does not wait while V8 compiles it (a function is compiled on its first call): checks a
  * load request's params, reads the first events of the most recent stored session without opening
  * it (no lock, nothing repaired or made live), projects them as a replay does and serializes the
- * notifications. Resolves when done; never rejects (a store it cannot read warms less).
+ * notifications (`configUpdates` as the load's projection has them). Resolves when done; never
+ * rejects (a store it cannot read warms less).
  */
-export async function warmLoadPath(scope: Pick<CallScope, 'sessions' | 'agent'>): Promise<void> {
+export async function warmLoadPath(
+  store: SessionStore,
+  configUpdates?: ProjectionOptions['configUpdates'],
+): Promise<void> {
   try {
     validateParams('session/load', { sessionId: 'warm_up', cwd: '/', mcpServers: [] })
-    const { sessions } = await scope.sessions.list({ limit: 1 })
+    const { sessions } = await store.list({ limit: 1 })
     const latest = sessions[0]
     if (latest === undefined) return
     let projector: UpdateProjector | undefined
@@ -30,8 +38,8 @@ export async function warmLoadPath(scope: Pick<CallScope, 'sessions' | 'agent'>)
       }
       return undefined
     })
-    await scope.sessions.visitEvents(latest.sessionId, 1, (event: SessionEvent, header: SessionHeader) => {
-      projector ??= new UpdateProjector(header.id, { configUpdates: configUpdates(scope.agent) })
+    await store.visitEvents(latest.sessionId, 1, (event: SessionEvent, header: SessionHeader) => {
+      projector ??= new UpdateProjector(header.id, configUpdates ? { configUpdates } : {})
       turnEnds.push(event, projector.updatesFor(event))
       return ++seen < WARM_EVENTS
     })
