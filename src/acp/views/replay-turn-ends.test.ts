@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { SessionEvent, SessionUpdateNotification } from '../../session/index.js'
+import {
+  type SessionEvent,
+  type SessionUpdateNotification,
+  storedLineOf,
+  withStoredLine,
+} from '../../session/index.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 
 const TIME = '2026-01-01T00:00:00.000Z'
@@ -68,5 +73,23 @@ describe('ReplayTurnEnds', () => {
         [end, []],
       ]),
     ).toEqual([['u', { seq: end.seq, reason: 'interrupted' }]])
+  })
+
+  it("lends a held event's long stored line again while its updates are sent (so they can be spliced from it)", () => {
+    seq = 0
+    const lines: Array<string | undefined> = []
+    const ends = new ReplayTurnEnds((event) => {
+      const line = storedLineOf(event)
+      lines.push(line && Buffer.from(line).toString('utf8'))
+      return undefined
+    })
+    const answer = ev('assistant/message', { turn: 1 })
+    const long = Buffer.from('x'.repeat(5000))
+    const scratch = Buffer.from(long)
+    ends.push(ev('turn/start', { turn: 1 }), [])
+    withStoredLine(answer, scratch, () => ends.push(answer, [up(answer, 'a')]))
+    scratch.fill(0) // the reader reuses its chunk
+    ends.push(ev('turn/end', { turn: 1, reason: 'completed' }), [])
+    expect(lines.at(-1)).toBe(long.toString('utf8'))
   })
 })

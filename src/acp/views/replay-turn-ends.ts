@@ -5,7 +5,10 @@ import {
   type ReplayedTurnEnd,
   type SessionEvent,
   type SessionUpdateNotification,
+  storedLineOf,
+  withStoredLine,
 } from '../../session/index.js'
+import { SPLICE_MIN_LINE_BYTES } from './stored-line-splice.js'
 
 /** Sends the updates one replayed event projects to; the promise paces the replay's read. */
 export type ReplaySend = (
@@ -31,10 +34,12 @@ export function replayedTurnEnd(end: CoreEvent<'turn/end'>): ReplayedTurnEnd {
  * Marks how each replayed turn ended on its last update (`_meta.dsh.turnEnd`, see
  * {@link replayedTurnEnd}) without sending anything live did not: inside a turn, the updates of
  * the last event that had any wait until the next event shows whether the turn ends there. Events
- * are given in log order; what is held is sent before anything that follows it.
+ * are given in log order; what is held is sent before anything that follows it. A held event's
+ * stored line (lent for the read's call only) is kept as a copy when it is long enough to be
+ * spliced, and lent again while its updates are sent, so they are still copied from it.
  */
 export class ReplayTurnEnds {
-  private held: { event: SessionEvent; updates: readonly SessionUpdateNotification[] } | undefined
+  private held: Held | undefined
   private inTurn = false
 
   constructor(private readonly send: ReplaySend) {}
@@ -49,7 +54,7 @@ export class ReplayTurnEnds {
       }
       const held = this.held
       this.held = undefined
-      return held ? this.send(held.event, marked(held.updates, mark)) : this.send(event, updates)
+      return held ? this.release(held, marked(held.updates, mark)) : this.send(event, updates)
     }
     if (event.type === 'turn/start') {
       this.flush()
@@ -57,7 +62,12 @@ export class ReplayTurnEnds {
     }
     if (!this.inTurn || updates.length === 0) return this.send(event, updates)
     const released = this.flush()
-    this.held = { event, updates }
+    const line = storedLineOf(event)
+    this.held = {
+      event,
+      updates,
+      ...(line !== undefined && line.length >= SPLICE_MIN_LINE_BYTES && { line: Buffer.from(line) }),
+    }
     return released
   }
 
@@ -65,8 +75,22 @@ export class ReplayTurnEnds {
   flush(): Promise<void> | undefined {
     const held = this.held
     this.held = undefined
-    return held ? this.send(held.event, held.updates) : undefined
+    return held ? this.release(held, held.updates) : undefined
   }
+
+  private release(held: Held, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
+    const line = held.line
+    return line === undefined
+      ? this.send(held.event, updates)
+      : withStoredLine(held.event, line, () => this.send(held.event, updates))
+  }
+}
+
+interface Held {
+  readonly event: SessionEvent
+  readonly updates: readonly SessionUpdateNotification[]
+  /** A copy of the event's stored line, when one was lent and is long enough to splice from. */
+  readonly line?: Uint8Array
 }
 
 function marked(
