@@ -91,14 +91,20 @@ export class AcpConnection {
   /**
    * Once `initialize` was answered: the first time no call runs, runs the load path once without
    * sending anything (`warmLoadPath`), so a new process's first `session/load` is not slowed by
-   * compiling it. Not counted as running: `settle` does not wait for it.
+   * compiling it; it stops reading when a call comes in. Not counted as running: `settle` does not
+   * wait for it.
    */
   private warmUpWhenIdle(): void {
     if (this.warmedUp) return
     this.warmedUp = true
     const run = (): void => {
       if (this.running > 0) this.idleWaiters.push(run)
-      else if (!this.outputGone) void warmLoadPath(this.scope.sessions, configUpdates(this.scope.agent))
+      else if (!this.outputGone)
+        void warmLoadPath(
+          this.scope.sessions,
+          configUpdates(this.scope.agent),
+          () => this.running > 0 || this.wire.pendingRequests() > 0,
+        )
     }
     setImmediate(run)
   }

@@ -32,6 +32,17 @@ describe('warmLoadPath', () => {
     expect((await other.sessions.load(session.id)).events()).toHaveLength(session.events().length)
   })
 
+  it('reads nothing once busy() says a call came in', async () => {
+    const { store } = await diskStore()
+    const session = await store.sessions.createDurable(undefined, { meta: { cwd: '/work' } })
+    appendAll(session, cleanTurn(1))
+    await store.sessions.closeAll()
+    let asked = 0
+    await warmLoadPath(store.sessions, undefined, () => ++asked > 1)
+    // Asked before the read (idle), then after the first event (busy): the read stopped there.
+    expect(asked).toBe(2)
+  })
+
   it('resolves on an empty store', async () => {
     const { store } = await diskStore()
     await expect(warmLoadPath(store.sessions)).resolves.toBeUndefined()
