@@ -28,6 +28,9 @@ export interface ConnectionOptions {
   readonly client?: ClientState
 }
 
+/** How long a connection is idle after `initialize` before it warms the load path up. */
+const WARM_UP_DELAY_MS = 50
+
 /**
  * One client connection: dispatches requests and notifications to the methods registered on
  * `ctx.acp`, maps every failure to exactly one JSON-RPC error response, and knows what the client
@@ -89,24 +92,23 @@ export class AcpConnection {
   }
 
   /**
-   * Once `initialize` was answered: the first time no call runs, runs the load path once without
-   * sending anything (`warmLoadPath`), so a new process's first `session/load` is not slowed by
-   * compiling it; it stops reading when a call comes in. Not counted as running: `settle` does not
-   * wait for it.
+   * Once `initialize` was answered, after {@link WARM_UP_DELAY_MS} with no call running: runs the
+   * load path once without sending anything (`warmLoadPath`), so a new process's first
+   * `session/load` is not slowed by compiling it. A client that sends its requests at once is not
+   * competed with: the warm-up waits until it is idle again, and stops reading when a call comes in.
+   * Not counted as running: `settle` does not wait for it, and its timer keeps no process alive.
    */
   private warmUpWhenIdle(): void {
     if (this.warmedUp) return
     this.warmedUp = true
+    const busy = () => this.running > 0 || this.wire.pendingRequests() > 0
+    const later = () => setTimeout(run, WARM_UP_DELAY_MS).unref()
     const run = (): void => {
-      if (this.running > 0) this.idleWaiters.push(run)
-      else if (!this.outputGone)
-        void warmLoadPath(
-          this.scope.sessions,
-          configUpdates(this.scope.agent),
-          () => this.running > 0 || this.wire.pendingRequests() > 0,
-        )
+      if (this.outputGone) return
+      if (busy()) this.idleWaiters.push(later)
+      else void warmLoadPath(this.scope.sessions, configUpdates(this.scope.agent), busy)
     }
-    setImmediate(run)
+    later()
   }
 
   /**
