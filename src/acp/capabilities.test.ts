@@ -6,8 +6,8 @@ const prompt = { image: false, audio: false, embeddedContext: true }
 describe('the capability table', () => {
   it('answers a fresh server with and without the fork plugin, keys in the order initialize has always sent them', () => {
     expect(JSON.stringify(capabilitiesAtStart({ fork: true, promptCapabilities: prompt }))).toBe(
-      '{"promptCapabilities":{"image":false,"audio":false,"embeddedContext":true},' +
-        '"mcpCapabilities":{"http":true,"sse":false},' +
+      '{"promptCapabilities":{"embeddedContext":true},' +
+        '"mcpCapabilities":{"http":true},' +
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{}},' +
         '"loadSession":true}',
     )
@@ -23,16 +23,24 @@ describe('the capability table', () => {
   it('advertises only what is served, whatever the order the methods came in', () => {
     const served = new Set<string>(['session/load', 'session/list'])
     expect(agentCapabilities((method) => served.has(method), prompt)).toEqual({
-      promptCapabilities: prompt,
-      mcpCapabilities: { http: true, sse: false },
+      promptCapabilities: { embeddedContext: true },
+      mcpCapabilities: { http: true },
       sessionCapabilities: { list: {} },
       loadSession: true,
     })
     expect(agentCapabilities(() => false, prompt)).toEqual({
-      promptCapabilities: prompt,
-      mcpCapabilities: { http: true, sse: false },
+      promptCapabilities: { embeddedContext: true },
+      mcpCapabilities: { http: true },
       sessionCapabilities: {},
     })
+  })
+
+  it('sends no capability as false: what the agent lacks is absent (the schema defaults it to false)', () => {
+    const all = { image: true, audio: true, embeddedContext: true }
+    expect(capabilitiesAtStart({ fork: true, promptCapabilities: all }).promptCapabilities).toEqual(all)
+    const none = { image: false, audio: false, embeddedContext: false }
+    const json = JSON.stringify(capabilitiesAtStart({ fork: false, promptCapabilities: none }))
+    expect(json).not.toContain('false')
   })
 
   it('lists each method under one plugin only', () => {

@@ -51,7 +51,8 @@ export const FORK_METHODS = ['session/fork'] as const satisfies readonly AcpMeth
 
 /**
  * The `agentCapabilities` of a server that serves the methods `serves` accepts, for an agent with
- * `promptCapabilities`.
+ * `promptCapabilities`. What we do not have is absent, never `false` (the schema's default for
+ * every capability flag is false; a client that tests for a key's presence must not see one).
  */
 export function agentCapabilities(
   serves: (method: AcpMethodName) => boolean,
@@ -65,11 +66,16 @@ export function agentCapabilities(
     else loadSession = true
   }
   return {
-    promptCapabilities: { ...promptCapabilities },
-    mcpCapabilities: { http: true, sse: false },
+    promptCapabilities: withoutFalse(promptCapabilities),
+    mcpCapabilities: { http: true },
     sessionCapabilities,
     ...(loadSession && { loadSession: true }),
   }
+}
+
+/** `capabilities` without its `false` flags. */
+function withoutFalse<T extends object>(capabilities: T): T {
+  return Object.fromEntries(Object.entries(capabilities).filter(([, value]) => value !== false)) as T
 }
 
 /** What decides the capabilities a server advertises when it starts. */

@@ -8,6 +8,8 @@ import type { ClientState } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { validateParams } from './validate-params.js'
+import { configUpdates } from './views/config-options.js'
+import { warmLoadPath } from './views/load-warmup.js'
 
 /**
  * How a client cancels one of its requests: ACP's `$/cancel_request { requestId }`, and the
@@ -26,6 +28,9 @@ export interface ConnectionOptions {
   readonly client?: ClientState
 }
 
+/** How long a connection is idle after `initialize` before it warms the load path up. */
+const WARM_UP_DELAY_MS = 50
+
 /**
  * One client connection: dispatches requests and notifications to the methods registered on
  * `ctx.acp`, maps every failure to exactly one JSON-RPC error response, and knows what the client
@@ -43,6 +48,7 @@ export class AcpConnection {
   /** Resolves when the output failed or closed (EPIPE: the client is gone). */
   readonly outputClosed: Promise<void>
   private outputGone = false
+  private warmedUp = false
 
   constructor(
     ctx: Context,
@@ -82,6 +88,27 @@ export class AcpConnection {
     this.outputClosed = wire.outputClosed.then(() => {
       this.outputGone = true
     })
+    if (options.client !== undefined) this.warmUpWhenIdle()
+  }
+
+  /**
+   * Once `initialize` was answered, after {@link WARM_UP_DELAY_MS} with no call running: runs the
+   * load path once without sending anything (`warmLoadPath`), so a new process's first
+   * `session/load` is not slowed by compiling it. A client that sends its requests at once is not
+   * competed with: the warm-up waits until it is idle again, and stops reading when a call comes in.
+   * Not counted as running: `settle` does not wait for it, and its timer keeps no process alive.
+   */
+  private warmUpWhenIdle(): void {
+    if (this.warmedUp) return
+    this.warmedUp = true
+    const busy = () => this.running > 0 || this.wire.pendingRequests() > 0
+    const later = () => setTimeout(run, WARM_UP_DELAY_MS).unref()
+    const run = (): void => {
+      if (this.outputGone) return
+      if (busy()) this.idleWaiters.push(later)
+      else void warmLoadPath(this.scope.sessions, configUpdates(this.scope.agent), busy)
+    }
+    later()
   }
 
   /**
@@ -138,6 +165,7 @@ export class AcpConnection {
         : method.handle(checked, call)
       if (!isPromiseLike(result)) {
         this.runAfterResponse(call.takeAfterResponse())
+        if (this.scope.client !== undefined) this.warmUpWhenIdle()
         return result
       }
       settlesLater = true
@@ -177,6 +205,7 @@ export class AcpConnection {
     return result.then(
       (value) => {
         this.runAfterResponse(call.takeAfterResponse())
+        if (this.scope.client !== undefined) this.warmUpWhenIdle()
         this.release(call)
         return value
       },

@@ -166,7 +166,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await first.agent.request('session/prompt', { sessionId, prompt: [text('remember me')] })
     const loadStart = first.updates.length
     await first.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const replayBefore = foldUpdates(updatesOf(first, sessionId, loadStart))
+    const replayBefore = foldUpdates(updatesOf(first, sessionId, loadStart).filter(fromLog))
     await expectCleanExit(first)
 
     const second = start({ storeDir })
@@ -175,7 +175,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
       { sessionId, title: 'remember me' },
     ])
     await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const replayAfter = updatesOf(second, sessionId)
+    const replayAfter = updatesOf(second, sessionId).filter(fromLog)
     expect(agentText(replayAfter)).toContain('remember me')
     expect(foldUpdates(replayAfter)).toEqual(replayBefore)
     const again = await second.agent.request('session/prompt', { sessionId, prompt: [text('and now?')] })

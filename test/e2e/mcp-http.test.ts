@@ -57,7 +57,7 @@ describe('streamable HTTP MCP servers', () => {
     const init = run.agent.audit.entries.find((e) => e.dir === 'out')?.message as {
       result: { agentCapabilities: { mcpCapabilities: unknown } }
     }
-    expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: false })
+    expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true })
     const sessionId = await newSession(run, [httpServer(server.url, TOKEN)])
     await ready(run, sessionId)
     expect((await run.prompt(sessionId, 'add')).stopReason).toBe('end_turn')

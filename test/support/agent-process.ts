@@ -56,14 +56,21 @@ export class AgentProcess {
     this.child.stderr.on('data', (chunk: Buffer) => {
       this.stderrText += chunk.toString('utf8')
     })
-    this.stdoutSplitter = new LineSplitter((line) => this.audit.record('out', line))
     const fromAgent = new Readable({ read() {} })
-    this.child.stdout.on('data', (chunk: Buffer) => {
-      this.stdoutSplitter.push(chunk)
-      fromAgent.push(chunk)
+    // The client's own request ids: an answer to anything else (a line written with `writeRaw`) is
+    // for the test to read in `audit`, and is not passed to the client, which would not know it.
+    const clientRequests = new Set<string>()
+    this.stdoutSplitter = new LineSplitter((line) => {
+      this.audit.record('out', line)
+      if (!isAnswerToOther(line, clientRequests)) fromAgent.push(`${line}\n`)
     })
+    this.child.stdout.on('data', (chunk: Buffer) => this.stdoutSplitter.push(chunk))
     this.child.stdout.on('end', () => fromAgent.push(null))
-    const inSplitter = new LineSplitter((line) => this.audit.record('in', line))
+    const inSplitter = new LineSplitter((line) => {
+      this.audit.record('in', line)
+      const id = requestId(line)
+      if (id !== undefined) clientRequests.add(id)
+    })
     const toAgent = new Writable({
       write: (chunk: Buffer, _encoding, done) => {
         inSplitter.push(chunk)
@@ -91,7 +98,10 @@ export class AgentProcess {
     return this.stderrText
   }
 
-  /** Writes raw bytes to the agent's stdin, bypassing the client (for malformed-input tests). */
+  /**
+   * Writes raw bytes to the agent's stdin, bypassing the client (for malformed-input tests); the
+   * agent's answers to them are in `audit` only.
+   */
   writeRaw(text: string): void {
     this.audit.record('in', text.replace(/\n$/, ''))
     this.child.stdin.write(text)
@@ -124,5 +134,31 @@ export class AgentProcess {
 
   cleanup(): void {
     if (this.ownsStore) rmSync(this.storeDir, { recursive: true, force: true })
+  }
+}
+
+/** The id (as JSON) of a JSON-RPC request line, else undefined. */
+function requestId(line: string): string | undefined {
+  const message = parsed(line)
+  return typeof message?.method === 'string' && Object.hasOwn(message, 'id')
+    ? JSON.stringify(message.id)
+    : undefined
+}
+
+/** True for an agent line that answers no request of `clientRequests`: a response or a batch of them. */
+function isAnswerToOther(line: string, clientRequests: ReadonlySet<string>): boolean {
+  const message = parsed(line)
+  if (Array.isArray(message)) return true
+  if (message === undefined || typeof message.method === 'string' || !Object.hasOwn(message, 'id'))
+    return false
+  return !clientRequests.has(JSON.stringify(message.id))
+}
+
+function parsed(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line)
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
   }
 }

@@ -5,13 +5,16 @@ import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
 import { configUpdates, sessionSetup } from '../views/config-options.js'
-import { announceSession } from '../views/session-announce.js'
+import { ReplayTurnEnds } from '../views/replay-turn-ends.js'
+import { announceLoadedSession } from '../views/session-announce.js'
 import { subagentReplay } from '../views/subagent-replay.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
- * each update with `_meta.dsh.seq`) as `session/update` notifications, connects the request's MCP
- * servers, then answers. A stored
+ * each update with `_meta.dsh.seq`, each turn's last with `_meta.dsh.turnEnd`: how it ended) as
+ * `session/update` notifications, connects the request's MCP
+ * servers, sends the command list (and a title from the header, which no event replays), then
+ * answers: nothing of the session follows the answer (ACP). A stored
  * session is replayed while its file is read: each event is sent once it passed every check, and
  * the read waits while the client is slow to take the updates (the output holds about one read
  * chunk's updates at most). Should a later line turn out
@@ -36,14 +39,17 @@ export const sessionLoadMethod = defineMethod({
     let lastSent: Promise<void> | undefined
     // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
     const subagents = subagentReplay(call)
+    // Each turn's last update waits for the next event, to carry how the turn ended.
+    const turnEnds = new ReplayTurnEnds((event, updates) => {
+      if (subagents) return subagents.send(event, updates)
+      let sent: Promise<void> | undefined
+      for (const update of updates) sent = call.notify(update, event)
+      return sent
+    })
     const send = (event: SessionEvent, header: SessionHeader) => {
       projector ??= projectorFor(header)
       // A stored line is lent during the read's call only: its long strings are copied now or never.
-      if (subagents) lastSent = subagents.send(event, projector.updatesFor(event)) ?? lastSent
-      else
-        for (const update of projector.updatesFor(event)) {
-          lastSent = call.notify(update, event)
-        }
+      lastSent = turnEnds.push(event, projector.updatesFor(event)) ?? lastSent
       replayed = event.seq
     }
     const session = await call.sessions
@@ -59,10 +65,11 @@ export const sessionLoadMethod = defineMethod({
       .finally(() => subagents?.drained())
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)
-    announceSession(call, session)
+    await announceLoadedSession(call, session)
     return sessionSetup(call.agent, session)
   },
 })

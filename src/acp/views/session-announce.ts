@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { SLASH_COMMANDS } from '../../agent/index.js'
-import { type Session, titleUpdate } from '../../session/index.js'
+import { type Session, type SessionUpdateNotification, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
@@ -13,8 +13,8 @@ export function availableCommands(): acp.AvailableCommand[] {
 }
 
 /**
- * After the answer of `session/new`, `load`, `resume` or `fork` (clients drop updates for a session
- * they have not been told about): the command list, and the session's title when it has one.
+ * After the answer of `session/new`, `resume` or `fork` (clients drop updates for a session they
+ * have not been told about): the command list, and the session's title when it has one.
  *
  * `_meta.dsh.seq` is the event an update comes from, as everywhere: the title's is the event that
  * gave it (its `session/title`, or the `user/message` it was derived from). The command list comes
@@ -23,17 +23,31 @@ export function availableCommands(): acp.AvailableCommand[] {
  */
 export function announceSession(call: CallContext, session: Session): void {
   call.afterResponse(() => {
-    call.notify({
+    for (const update of announcement(session, true)) void call.notify(update)
+  })
+}
+
+/**
+ * `session/load`, after its replay and before its answer (ACP: no update of the loaded session
+ * follows the answer; the client knows the session, it is collecting the replay): the command list,
+ * and a title from the header, which no replayed event shows. A title from an event was replayed
+ * with that event and is not sent again. Resolves when the output took them.
+ */
+export async function announceLoadedSession(call: CallContext, session: Session): Promise<void> {
+  for (const update of announcement(session, false)) await call.notify(update)
+}
+
+function announcement(session: Session, withEventTitle: boolean): SessionUpdateNotification[] {
+  const updates: SessionUpdateNotification[] = [
+    {
       sessionId: session.id,
       update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() },
-    })
-    const title = session.titleOrigin
-    if (title === undefined) return
-    const update = titleUpdate(title.title, session.updatedAt)
-    call.notify(
-      title.seq === undefined
-        ? { sessionId: session.id, update }
-        : { sessionId: session.id, update, _meta: { dsh: { seq: title.seq } } },
-    )
-  })
+    },
+  ]
+  const title = session.titleOrigin
+  if (title === undefined) return updates
+  const update = titleUpdate(title.title, session.updatedAt)
+  if (title.seq === undefined) updates.push({ sessionId: session.id, update })
+  else if (withEventTitle) updates.push({ sessionId: session.id, update, _meta: { dsh: { seq: title.seq } } })
+  return updates
 }

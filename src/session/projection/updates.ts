@@ -1,4 +1,9 @@
-import type { SessionUpdate as AcpSessionUpdate, ToolCallContent, ToolKind } from '@agentclientprotocol/sdk'
+import type {
+  SessionUpdate as AcpSessionUpdate,
+  StopReason as AcpStopReason,
+  ToolCallContent,
+  ToolKind,
+} from '@agentclientprotocol/sdk'
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { assertNever } from '../../lib/assert-never.js'
 import type { ConfigValue } from '../config.js'
@@ -38,12 +43,26 @@ export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
- * (absent for updates that come from no event, such as the command list).
+ * (absent for updates that come from no event, such as the command list); `_meta.dsh.turnEnd`
+ * marks the last update of a replayed turn.
  */
 export interface SessionUpdateNotification {
   readonly sessionId: SessionId
   readonly update: SessionUpdate
-  readonly _meta?: { readonly dsh: { readonly seq: number } }
+  readonly _meta?: { readonly dsh: { readonly seq: number; readonly turnEnd?: ReplayedTurnEnd } }
+}
+
+/**
+ * How a replayed turn ended, on its last update (live, the client had it from the prompt's answer):
+ * the seq of its `turn/end`, the reason that records, the ACP stop reason when the reason has one
+ * (`end_turn`, `cancelled`, `max_tokens`, `max_turn_requests`, `refusal`), and for a turn that
+ * failed (`error`) what failed.
+ */
+export interface ReplayedTurnEnd {
+  readonly seq: number
+  readonly reason: string
+  readonly stopReason?: AcpStopReason
+  readonly error?: string
 }
 
 /** Text of a tool output for display: strings as they are, anything else as JSON. */
