@@ -75,6 +75,40 @@ describe('MCP servers start in the background', () => {
     await expectCleanExit(run)
   })
 
+  it('a prompt sent while a server is still starting waits a moment for it: its first model request has the tools', async () => {
+    const run = await start({ script: [say('with it')] })
+    const go = join(run.scratch, 'go')
+    const { sessionId } = await run.agent.agent.request('session/new', {
+      cwd: run.cwd,
+      mcpServers: [stdioServer('moment', ['--wait-for', go])],
+    })
+    const answer = run.prompt(sessionId, 'use it')
+    writeFileSync(go, '')
+    expect((await answer).stopReason).toBe('end_turn')
+    expect(mcpToolsOf(run, 0)).toEqual([
+      'mcp__moment__echo',
+      'mcp__moment__env',
+      'mcp__moment__slow',
+      'mcp__moment__die',
+    ])
+    expect(saidTo(run, sessionId)).not.toContain('still starting')
+    await expectCleanExit(run)
+  })
+
+  it('session/cancel ends the wait for a server still starting', { timeout: 30_000 }, async () => {
+    const run = await start({ script: [say('never sent')], args: NEVER })
+    const { sessionId } = await run.agent.agent.request('session/new', {
+      cwd: run.cwd,
+      mcpServers: [stdioServer('sleepy', ['--hang'])],
+    })
+    const answer = run.prompt(sessionId, 'hi')
+    await eventually(() => run.agent.stderr.includes(`the model request of ${sessionId} waits up to`))
+    await run.agent.agent.notify('session/cancel', { sessionId })
+    expect((await answer).stopReason).toBe('cancelled')
+    expect(run.fake.requests).toHaveLength(0)
+    await expectCleanExit(run)
+  })
+
   it('tools keep the order of mcpServers and of each server, whichever server is ready first', async () => {
     const run = await start({ script: [say('ordered')] })
     const go = join(run.scratch, 'go')

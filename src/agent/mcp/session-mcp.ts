@@ -144,6 +144,12 @@ export class McpSessions {
       (slot) => slot.state === 'starting' && !slot.told,
     )
     if (waiting.length === 0 || signal.aborted) return
+    this.options.logger.info(
+      'the model request of %s waits up to %d ms for MCP servers still starting: %s',
+      sessionId,
+      MCP_START_GRACE_MS,
+      waiting.map((slot) => slot.config.name).join(', '),
+    )
     let timer: NodeJS.Timeout | undefined
     let onAbort = (): void => {}
     await new Promise<void>((resolve) => {
