@@ -240,9 +240,10 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
-        beforeStep: async (send, stepSignal) => {
-          await this.mcp.starting(session.id, stepSignal)
-          this.mcp.flush(session, send)
+        beforeStep: (send, stepSignal) => {
+          const waiting = this.mcp.starting(session.id, stepSignal)
+          if (!waiting) return this.mcp.flush(session, send)
+          return waiting.then(() => this.mcp.flush(session, send))
         },
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync } from 'node:fs'
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join, resolve } from 'node:path'
@@ -124,14 +124,22 @@ describe('MCP tool results', () => {
 
   it('shows progress notifications as in_progress updates before the result', async () => {
     const run = await start({ script: [call('g1', 'mcp__c__progress', { n: 3 }), say('ok')] })
-    const sessionId = await sessionWith(run, [contentServer()])
-    await run.prompt(sessionId, 'work')
+    const release = join(run.scratch, 'release')
+    const sessionId = await sessionWith(run, [contentServer('c', {}, ['--release', release])])
+    const answer = run.prompt(sessionId, 'work')
+    const progressOf = () =>
+      updatesOfKind(run.updatesOf(sessionId), 'tool_call_update')
+        .map((u) => u.update)
+        .filter((u) => u.status === 'in_progress' && u.content !== undefined)
+    await eventually(() => progressOf().length > 0)
+    writeFileSync(release, '')
+    await answer
     const updates = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').map((u) => u.update)
-    const progress = updates.filter((u) => u.status === 'in_progress' && u.content !== undefined)
+    const progress = progressOf()
     expect(progress[0]?.content).toEqual([
       { type: 'content', content: { type: 'text', text: 'Progress: 1 of 3 (33%): step 1' } },
     ])
-    expect(updates.indexOf(progress[0] as never)).toBeLessThan(
+    expect(updates.indexOf(progress[0] as (typeof updates)[number])).toBeLessThan(
       updates.findIndex((u) => u.status === 'completed'),
     )
     expect(completed(run, sessionId, 'g1')?.rawOutput).toBe('done')

@@ -137,13 +137,22 @@ export class McpSessions {
    * Waits for the session's servers still starting that the user was not told about yet, for at
    * most {@link MCP_START_GRACE_MS} or until `signal` aborts: a server that is up in a moment (most
    * are) is offered to the very model request that a client sends right after `session/new`, and
-   * one that takes longer costs that wait once, then is said to be still starting.
+   * one that takes longer costs that wait once, then is said to be still starting. Undefined when
+   * there is nothing to wait for.
    */
-  async starting(sessionId: string, signal: AbortSignal): Promise<void> {
+  starting(sessionId: string, signal: AbortSignal): Promise<void> | undefined {
     const waiting = (this.sessions.get(sessionId)?.slots ?? []).filter(
       (slot) => slot.state === 'starting' && !slot.told,
     )
-    if (waiting.length === 0 || signal.aborted) return
+    if (waiting.length === 0 || signal.aborted) return undefined
+    return this.waitFor(sessionId, waiting, signal)
+  }
+
+  private async waitFor(
+    sessionId: string,
+    waiting: readonly ServerSlot[],
+    signal: AbortSignal,
+  ): Promise<void> {
     this.options.logger.info(
       'the model request of %s waits up to %d ms for MCP servers still starting: %s',
       sessionId,

@@ -129,8 +129,12 @@ export class TurnRun {
   /** One step; undefined when the loop goes on to the next. */
   private async runStep(step: number): Promise<TurnEnding | undefined> {
     const { session, turn, options } = this
-    await options.beforeStep?.((update, seq) => this.send(update, seq), this.signal)
-    if (this.signal.aborted) return { reason: 'cancelled' }
+    // Awaited only when it waits: a step with nothing to wait for starts in the same tick.
+    const before = options.beforeStep?.((update, seq) => this.send(update, seq), this.signal)
+    if (before) {
+      await before
+      if (this.signal.aborted) return { reason: 'cancelled' }
+    }
     session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const mode = options.permissions.mode()

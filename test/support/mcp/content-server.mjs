@@ -2,7 +2,8 @@
 // A stdio MCP server for the content, progress, roots and schema tests (official SDK, low-level
 // Server). Tools:
 //   picture {}      text, an image, a resource link and an embedded resource
-//   progress {n}    n progress notifications (when the call has a progressToken), then "done" 200 ms later
+//   progress {n}    n progress notifications (when the call has a progressToken), then "done" once
+//                   the file given by --release FILE exists (at once without --release)
 //   roots {}        the client's roots/list answer, as text (one URI per line)
 //   secret {}       echoes MCP_TOKEN's value (a server that leaks what it was given)
 //   pattern {s}     s must match ^(a|a)*$ (backtracking engines take 2^n steps on "a"*n + "b")
@@ -10,6 +11,7 @@
 // With --bad, also:
 //   lookahead {s}   a pattern RE2 cannot run (left out by the client, naming why)
 //   notobject       an inputSchema of type "string" (not a valid MCP tool: left out)
+import { existsSync } from 'node:fs'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js'
@@ -66,6 +68,8 @@ const bad = [
 
 const server = new Server({ name: 'test-content', version: '1.0.0' }, { capabilities: { tools: {} } })
 const listed = process.argv.includes('--bad') ? [...tools, ...bad] : tools
+const releaseAt = process.argv.indexOf('--release')
+const release = releaseAt === -1 ? undefined : process.argv[releaseAt + 1]
 server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed }))
 server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
   const input = request.params.arguments ?? {}
@@ -97,9 +101,11 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
             params: { progressToken: token, progress: i, total: n, message: `step ${i}` },
           })
         }
-        // A slow tool: the answer comes apart from the notifications (the SDK client drops a
-        // progress notification read in the same chunk as the answer, whose handler is gone).
-        await new Promise((resolve) => setTimeout(resolve, 200))
+        // A slow tool: the answer waits for the test to have seen the progress (the SDK client
+        // drops a progress notification read in the same chunk as the answer).
+        while (release !== undefined && !existsSync(release)) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
       }
       return { content: [{ type: 'text', text: token === undefined ? 'no progress token' : 'done' }] }
     }
