@@ -20,27 +20,20 @@ export interface InputGuard<T> {
  * `pattern` and `patternProperties` compiled by RE2 (re2js): matching takes time linear in the
  * input whatever the pattern, so a schema from an MCP server cannot stall the event loop. RE2 has
  * no lookaround and no backreferences: a schema using them does not compile (the error names the
- * pattern). ECMAScript's `\uXXXX` and `\u{X}` escapes are read as RE2's `\x{X}`. Differences that
- * remain: `\s` matches ASCII white space only.
+ * pattern). ECMAScript syntax RE2 spells otherwise (`\uXXXX`, `\u{X}`, `\cX`, `(?<name>…)`) is
+ * translated by re2js's own `translateRegExp`. Differences that remain: `\s` matches ASCII white
+ * space only. The one engine for every ajv that compiles schemas a server or the model supplies.
  */
-const re2: RegExpEngine = Object.assign(
+export const RE2_PATTERNS: RegExpEngine = Object.assign(
   (pattern: string) => {
     try {
-      return RE2JS.compile(re2Syntax(pattern))
+      return RE2JS.compile(RE2JS.translateRegExp(pattern))
     } catch (error) {
       throw new Error(`pattern ${JSON.stringify(pattern)} is not supported: ${(error as Error).message}`)
     }
   },
   { code: 'RE2JS.compile' },
 )
-
-/** `pattern` with its ECMAScript `\u` escapes spelled as RE2 spells them; all else unchanged. */
-function re2Syntax(pattern: string): string {
-  if (!pattern.includes('\\u')) return pattern
-  return pattern.replace(/\\(?:u\{([0-9A-Fa-f]{1,6})\}|u([0-9A-Fa-f]{4})|[\s\S])/g, (whole, braced, hex) =>
-    braced !== undefined || hex !== undefined ? `\\x{${braced ?? hex}}` : whole,
-  )
-}
 
 const newAjv = (regExp?: RegExpEngine) =>
   new Ajv({
@@ -58,7 +51,7 @@ const newAjv = (regExp?: RegExpEngine) =>
  * connection) its own, so closing the source frees them and two sources may use the same `$id`.
  */
 export function createSchemaCompiler(): SchemaCompiler {
-  const ajv = newAjv(re2)
+  const ajv = newAjv(RE2_PATTERNS)
   return (schema) => {
     const validate = ajv.compile(schema)
     return (input) => (validate(input) ? undefined : reasons(validate.errors))
