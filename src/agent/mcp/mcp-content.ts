@@ -1,5 +1,6 @@
 import type { ContentBlock } from '../../session/index.js'
 import type { ToolCallContent, ToolResult } from '../types.js'
+import { redactor } from './server-config.js'
 
 /**
  * The most of one MCP tool result that is kept (stored, sent to the editor, read by the model):
@@ -123,17 +124,6 @@ function placeholder(block: ContentBlock): string {
     case 'resource':
       return 'text' in block.resource ? block.resource.text : `[resource ${block.resource.uri}]`
   }
-}
-
-/**
- * Replaces every secret with `***`: each value whole, and each of its words of 8 characters or
- * more (the token of `Bearer <token>`), longest first so one inside another is hidden whole.
- */
-export function redactor(secrets: readonly string[]): (text: string) => string {
-  const words = secrets.flatMap((secret) => [secret, ...secret.split(/\s+/).filter((w) => w.length >= 8)])
-  const sorted = [...new Set(words)].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)
-  if (sorted.length === 0) return (text) => text
-  return (text) => sorted.reduce((out, secret) => out.split(secret).join('***'), text)
 }
 
 /** A result's size allowance: what fits is kept, text is cut at the limit, other parts dropped. */

@@ -26,11 +26,20 @@ export function secretsOf(config: McpServerConfig): string[] {
   return pairs.map((pair) => pair.value).filter((value) => value.length >= 4)
 }
 
-/** `text` with every secret of `config` replaced by `***`, so it is safe to log or record. */
+/**
+ * Replaces every secret with `***`: each value whole, and each of its words of 8 characters or
+ * more (the token of `Bearer <token>`), longest first so one inside another is hidden whole.
+ */
+export function redactor(secrets: readonly string[]): (text: string) => string {
+  const words = secrets.flatMap((secret) => [secret, ...secret.split(/\s+/).filter((w) => w.length >= 8)])
+  const sorted = [...new Set(words)].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length)
+  if (sorted.length === 0) return (text) => text
+  return (text) => sorted.reduce((out, secret) => out.split(secret).join('***'), text)
+}
+
+/** `text` with every secret of `config` hidden as {@link redactor} hides them, so it is safe to log or record. */
 export function redact(text: string, config: McpServerConfig): string {
-  let out = text
-  for (const secret of secretsOf(config)) out = out.split(secret).join('***')
-  return out
+  return redactor(secretsOf(config))(text)
 }
 
 /** A tool name the model APIs accept: `mcp__<server>__<tool>`, odd characters as `_`, at most 64. */
