@@ -1,4 +1,4 @@
-import path from 'node:path'
+import { isWithin } from '../../../lib/paths.js'
 
 /** What one sandboxed command may see and change. All paths absolute and real (no symlinks). */
 export interface Confinement {
@@ -49,9 +49,4 @@ export function bwrapArgs(confinement: Confinement): string[] {
   for (const hidden of confinement.hidden) if (insideRoot(hidden.path)) args.push(...cover(hidden))
   args.push('--chdir', confinement.cwd)
   return args
-}
-
-function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate)
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative))
 }

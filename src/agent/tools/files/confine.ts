@@ -1,5 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { isWithin } from '../../../lib/paths.js'
 import { ToolFailure } from '../tool.js'
 
 /**
@@ -83,12 +84,6 @@ async function assertWritableFile(requested: string, target: string): Promise<vo
       `${requested} has ${info.nlink} hard links, which may lie outside the working directory: refused`,
     )
   }
-}
-
-function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate)
-  if (relative === '') return true
-  return relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
 }
 
 async function realpathIfExists(target: string): Promise<string | undefined> {
