@@ -1,8 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { setTimeout as delay } from 'node:timers/promises'
 import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+
+/** These waits never keep the process alive by themselves. */
+const UNREF = { ref: false }
 
 export interface GroupStdioOptions {
   readonly command: string
@@ -108,7 +112,7 @@ export class GroupStdioTransport implements Transport {
     } catch {
       // already closed
     }
-    await Promise.race([this.exited, delay(STOP_GRACE_MS)])
+    await Promise.race([this.exited, delay(STOP_GRACE_MS, undefined, UNREF)])
     if (groupAlive(pgid)) {
       signalGroup(pgid, 'SIGTERM')
       await untilGone(pgid, STOP_GRACE_MS)
@@ -160,9 +164,5 @@ function groupAlive(pgid: number): boolean {
 
 async function untilGone(pgid: number, ms: number): Promise<void> {
   const deadline = Date.now() + ms
-  while (groupAlive(pgid) && Date.now() < deadline) await delay(POLL_MS)
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref())
+  while (groupAlive(pgid) && Date.now() < deadline) await delay(POLL_MS, undefined, UNREF)
 }

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
@@ -13,6 +14,9 @@ import { listToolsPage } from './mcp-tool-list.js'
 import { outputValidator } from './output-validator.js'
 import { type McpServerConfig, namespacedToolName, redact, secretsOf } from './server-config.js'
 import { listAllTools } from './tool-listing.js'
+
+/** These waits never keep the process alive by themselves. */
+const UNREF = { ref: false }
 
 export interface McpConnectOptions {
   readonly sessionId: string
@@ -127,7 +131,7 @@ export class McpConnection {
     this.stopped ??= (async () => {
       if (this.transport instanceof StreamableHTTPClientTransport) {
         const http = this.transport
-        await Promise.race([http.terminateSession().catch(() => {}), delay(STOP_GRACE_MS)])
+        await Promise.race([http.terminateSession().catch(() => {}), delay(STOP_GRACE_MS, undefined, UNREF)])
       }
       try {
         await this.client.close()
@@ -189,8 +193,4 @@ function createTransport(config: McpServerConfig, options: McpConnectOptions): T
     requestInit: { headers: Object.fromEntries(config.headers.map((pair) => [pair.name, pair.value])) },
     fetch: cappedFetch(),
   })
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref())
 }
