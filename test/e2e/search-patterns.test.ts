@@ -64,23 +64,7 @@ describe('hostile search patterns', () => {
   })
 
   it('during a long search session/list is answered, and session/cancel ends the turn', async () => {
-    // JavaScript's engine never finishes the first alternative on these lines; RE2 spends a
-    // good fraction of a second on each line for the second, so the search runs for minutes.
-    const pattern = '^(.+)+#|(a|b)*a(a|b){1000}$'
-    const run = await start({ script: [calls([['s1', 'search_text', { pattern }]]), say('never')] })
-    for (let i = 0; i < 4; i++)
-      writeFileSync(join(run.cwd, `wide-${i}.txt`), `${'ab'.repeat(8000)}\n`.repeat(120))
-    const sessionId = await run.newSession()
-    const prompt = run.prompt(sessionId, 'search wide')
-    await vi.waitFor(
-      () =>
-        expect(
-          updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').some(
-            (u) => u.update.status === 'in_progress',
-          ),
-        ).toBe(true),
-      { timeout: 30_000, interval: 20 },
-    )
+    const { run, sessionId, prompt } = await longSearch()
     const listed = await run.agent.agent.request('session/list', {})
     expect(listed.sessions.map((s) => s.sessionId)).toContain(sessionId)
     const finished = updatesOfKind(run.updatesOf(sessionId), 'tool_call_update').filter(
