@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
+import { runReplay } from '../support/run-replay.js'
 
 /**
  * Issue 28 #12: hostile input to `dsh-acp replay`. A line nested 100,000 deep is an input error
@@ -16,21 +17,6 @@ import { AgentProcess, CLI } from '../support/agent-process.js'
 let dir: string
 let transcript: string
 const AGENT = [process.execPath, CLI, '--memory']
-
-function runReplay(
-  args: readonly string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'replay', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString()
-  })
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString()
-  })
-  return new Promise((done) => child.once('close', (status) => done({ status, stdout, stderr })))
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dsh-acp-replay-hostile-'))

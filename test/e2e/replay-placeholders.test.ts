@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
+import { runReplay } from '../support/run-replay.js'
 
 /**
  * `dsh-acp replay --set NAME=VALUE`: a transcript recorded in one project directory, with that
@@ -15,21 +15,6 @@ import { AgentProcess, CLI } from '../support/agent-process.js'
 let dir: string
 let transcript: string
 const AGENT = [process.execPath, CLI, '--memory', '--log-level', 'error']
-
-function runReplay(
-  args: readonly string[],
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [CLI, 'replay', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString()
-  })
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString()
-  })
-  return new Promise((done) => child.once('close', (status) => done({ status, stdout, stderr })))
-}
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dsh-acp-replay-set-'))

@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AgentProcess, CLI } from '../support/agent-process.js'
+import { runReplay } from '../support/run-replay.js'
 
 /**
  * `dsh-acp replay` against a second agent (test/e2e/fixtures/sdk-agent.mjs, on the official SDK's
@@ -25,28 +25,6 @@ function lineOf(matches: (msg: Json, dir: string) => boolean, from = 0): number 
   const index = lines.findIndex((l, i) => i >= from && 'msg' in l && matches(l.msg, l.dir))
   if (index < 0) throw new Error('no such line')
   return index + 1
-}
-
-interface Run {
-  readonly status: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-function runReplay(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [CLI, 'replay', ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ...env },
-  })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString()
-  })
-  child.stderr.on('data', (c: Buffer) => {
-    stderr += c.toString()
-  })
-  return new Promise((done) => child.once('close', (status) => done({ status, stdout, stderr })))
 }
 
 /** `replay --json FILE [extra] -- node sdk-agent.mjs VARIANT`, the report parsed. */
