@@ -11,8 +11,8 @@ import { parseModelScript } from '../../providers/script-format.js'
 import type { ClientBridge, ToolResult } from '../../types.js'
 import { ToolRegistry } from '../registry.js'
 import type { Tool } from '../tool.js'
+import { MAX_TEXT_FILE_BYTES } from './local-files.js'
 import { readTextFileTool } from './read-text-file.js'
-import { MAX_TEXT_FILE_BYTES } from './workspace-files.js'
 import { writeTextFileTool } from './write-text-file.js'
 
 let base: string

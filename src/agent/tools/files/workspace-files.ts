@@ -3,8 +3,6 @@ import { type ToolContext, ToolFailure } from '../tool.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
 import { type LocalSnapshot, readLocalFile, replaceLocalFile } from './local-files.js'
 
-export { looksBinary, MAX_TEXT_FILE_BYTES } from './local-files.js'
-
 /**
  * The real path a tool may use for `requested`, whoever does the I/O (the editor or the local
  * disk): confined to the session's allowed roots with symlinks resolved on our side, and for a
