@@ -89,6 +89,11 @@ export const CORE_EVENTS = {
       "Standalone, anywhere: the session's additional workspace directories (ACP additionalDirectories) are now these absolute paths; the file tools may work inside them as inside cwd. The last one holds.",
     required: { directories: stringList },
   },
+  'session/archived': {
+    description:
+      'Standalone, between turns: the session was archived (true) or unarchived (false). An archived session is left out of session/list unless the request asks for archived ones; it still loads and forks. The last one holds.',
+    required: { archived: boolean },
+  },
 } as const satisfies Readonly<Record<string, EventDefinition>>
 
 /**

@@ -115,6 +115,7 @@ export class LogState {
       case 'context/note':
       case 'config/set':
       case 'session/directories':
+      case 'session/archived':
         return
       default:
         assertNever(event, 'event')
@@ -160,6 +161,7 @@ export class LogState {
       case 'context/note':
       case 'config/set':
       case 'session/directories':
+      case 'session/archived':
         return
       default:
         assertNever(event, 'event')

@@ -133,6 +133,7 @@ export class HistoryProjector {
       case 'session/title':
       case 'config/set':
       case 'session/directories':
+      case 'session/archived':
         break
       default:
         assertNever(event, 'event')

@@ -294,6 +294,7 @@ export class UpdateProjector {
       case 'step/end':
       case 'context/note':
       case 'session/directories':
+      case 'session/archived':
         return []
       default:
         return assertNever(event, 'event')
