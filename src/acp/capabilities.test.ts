@@ -8,7 +8,8 @@ describe('the capability table', () => {
     expect(JSON.stringify(capabilitiesAtStart({ fork: true, promptCapabilities: prompt }))).toBe(
       '{"promptCapabilities":{"embeddedContext":true},' +
         '"mcpCapabilities":{"http":true},' +
-        '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{}},' +
+        '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{},' +
+        '"archive":{},"status":{},"title":{}},' +
         '"loadSession":true}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
@@ -17,6 +18,9 @@ describe('the capability table', () => {
       list: {},
       close: {},
       delete: {},
+      archive: {},
+      status: {},
+      title: {},
     })
   })
 

@@ -28,6 +28,9 @@ const ADVERTISED: readonly Advertised[] = [
   { method: 'session/close', session: 'close' },
   { method: 'session/delete', session: 'delete' },
   { method: 'session/fork', session: 'fork' },
+  { method: 'session/archive', session: 'archive' },
+  { method: 'session/status', session: 'status' },
+  { method: 'session/set_title', session: 'title' },
   { method: 'session/load', loadSession: true },
 ]
 
@@ -44,6 +47,10 @@ export const SERVER_METHODS = [
   'session/cancel',
   'session/set_config_option',
   'session/set_mode',
+  'session/set_title',
+  'session/archive',
+  'session/unarchive',
+  'session/status',
 ] as const satisfies readonly AcpMethodName[]
 
 /** The ACP methods the fork plugin (`forkPlugin`) registers, while it runs. */

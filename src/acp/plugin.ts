@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { FORK_METHODS, SERVER_METHODS } from './capabilities.js'
 import type { AcpMethod } from './method.js'
 import { initializeMethod } from './methods/initialize.js'
+import { sessionArchiveMethod, sessionUnarchiveMethod } from './methods/session-archive.js'
 import { sessionCancelMethod } from './methods/session-cancel.js'
 import { sessionCloseMethod } from './methods/session-close.js'
 import { sessionDeleteMethod } from './methods/session-delete.js'
@@ -13,6 +14,8 @@ import { sessionPromptMethod } from './methods/session-prompt.js'
 import { sessionResumeMethod } from './methods/session-resume.js'
 import { sessionSetConfigOptionMethod } from './methods/session-set-config-option.js'
 import { sessionSetModeMethod } from './methods/session-set-mode.js'
+import { sessionSetTitleMethod } from './methods/session-set-title.js'
+import { sessionStatusMethod } from './methods/session-status.js'
 import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 
@@ -56,6 +59,10 @@ export const acpPlugin = {
       'session/cancel': sessionCancelMethod,
       'session/set_config_option': sessionSetConfigOptionMethod,
       'session/set_mode': sessionSetModeMethod,
+      'session/set_title': sessionSetTitleMethod,
+      'session/archive': sessionArchiveMethod,
+      'session/unarchive': sessionUnarchiveMethod,
+      'session/status': sessionStatusMethod,
     })
   },
 }

@@ -45,8 +45,16 @@ export interface SessionSummary {
   readonly parentSession?: SessionId
   readonly seedLength?: number
   readonly subagent?: SubagentMarker
+  /** The session's own last `session/archived` said true (a fork child does not inherit it). */
+  readonly archived?: true
   readonly live: boolean
 }
+
+/** Which sessions a listing returns by archive state (ACP `SessionArchiveFilter`). */
+export type ArchiveFilter = 'exclude' | 'include' | 'only'
+
+/** The archive filters a listing understands; anything else is refused by the caller. */
+export const ARCHIVE_FILTERS: readonly ArchiveFilter[] = ['exclude', 'include', 'only']
 
 export interface ListOptions {
   readonly cwd?: string
@@ -54,6 +62,8 @@ export interface ListOptions {
   readonly cursor?: string
   /** Page size; default 50, at most 1000. */
   readonly limit?: number
+  /** Archived sessions: left out (`exclude`, the default), listed too, or listed alone. */
+  readonly archived?: ArchiveFilter
 }
 
 export interface SessionPage {

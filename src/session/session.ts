@@ -30,6 +30,8 @@ export class Session {
   private configState: SessionConfig
   /** The data of the last `session/directories` event. */
   private directories: readonly string[] = []
+  /** The data of the last own `session/archived` event (a fork child's seed does not count). */
+  private archivedState = false
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -43,6 +45,13 @@ export class Session {
       const event = log[i] as SessionEvent
       if (event.type === 'session/title') this.titleEvent = event
     }
+    for (let i = log.length - 1; i >= own; i--) {
+      const event = log[i] as SessionEvent
+      if (event.type === 'session/archived') {
+        this.archivedState = event.data.archived
+        break
+      }
+    }
     this.configState = sessionConfig(log)
     for (let i = log.length - 1; i >= 0; i--) {
       const event = log[i] as SessionEvent
@@ -51,6 +60,11 @@ export class Session {
         break
       }
     }
+  }
+
+  /** Whether the session's own last `session/archived` event archived it. */
+  get archived(): boolean {
+    return this.archivedState
   }
 
   /** The additional workspace directories the log records last (absolute; `cwd` is not among them). */
@@ -184,6 +198,7 @@ export class Session {
       ...(parentSession !== undefined && { parentSession }),
       ...(seedLength !== undefined && { seedLength }),
       ...(subagent !== undefined && { subagent }),
+      ...(this.archivedState && { archived: true as const }),
       live: true,
     }
   }
@@ -212,6 +227,7 @@ export class Session {
     this.state.apply(event)
     if (event.type === 'session/title') this.titleEvent = event
     else if (event.type === 'session/directories') this.directories = event.data.directories
+    else if (event.type === 'session/archived') this.archivedState = event.data.archived
     else if (event.type === 'config/set') {
       this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
     }

@@ -19,6 +19,17 @@ export function titleFromText(text: string): string | undefined {
   return undefined
 }
 
+/** Longest title a user sets (`/title`, `session/set_title`), in characters. */
+export const MAX_TITLE_LENGTH = 200
+
+/**
+ * A title a user set, as it is stored: whitespace collapsed, trimmed, cut to
+ * {@link MAX_TITLE_LENGTH} characters. Empty when nothing is left.
+ */
+export function normalizeTitle(text: string): string {
+  return [...text.replace(/\s+/g, ' ').trim()].slice(0, MAX_TITLE_LENGTH).join('')
+}
+
 /** A fork child's own title: its parent's, marked as a fork. */
 export function forkTitle(parentTitle: string | undefined): string | undefined {
   return parentTitle === undefined ? undefined : `${parentTitle} (fork)`

@@ -50,6 +50,9 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
       close: {},
       delete: {},
       fork: {},
+      archive: {},
+      status: {},
+      title: {},
     })
     await expectCleanExit(agent)
   })

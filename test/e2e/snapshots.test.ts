@@ -32,6 +32,9 @@ describe('initialize and malformed input (transcript snapshots)', () => {
         close: {},
         delete: {},
         fork: {},
+        archive: {},
+        status: {},
+        title: {},
       })
     })
     await expectScenarioSnapshot('initialize-fork-enabled', output)

@@ -139,3 +139,44 @@ describe('list titles of stored sessions', () => {
     expect(await storedTitles()).toEqual({ tricky: 'real prompt' })
   })
 })
+
+const setArchived = (session: Session, archived: boolean) =>
+  (session.append as (input: unknown) => unknown)({ type: 'session/archived', data: { archived } })
+
+describe('archive states of stored sessions', () => {
+  it('follow the last own session/archived event, far before the end too; a fork child is not archived with its parent', async () => {
+    const writer = await startStore(store.dir)
+    const archived = writer.sessions.create('archived')
+    appendTurn(archived, 'first prompt')
+    setArchived(archived, true)
+    setTitle(archived, 'Titled after')
+    for (let i = 0; i < 40; i++) appendTurn(archived, `${'x'.repeat(40_000)} ${i}`)
+    const back = writer.sessions.create('back')
+    appendTurn(back, 'prompt')
+    setArchived(back, true)
+    setArchived(back, false)
+    const child = await writer.sessions.forkDurable(archived, archived.lastSeq)
+    const live = Object.fromEntries(
+      [archived, back, child].map((s) => [s.id, { archived: s.archived, title: s.title }]),
+    )
+    await writer.stop()
+    expect(live).toEqual({
+      archived: { archived: true, title: 'Titled after' },
+      back: { archived: false, title: 'prompt' },
+      [child.id]: { archived: false, title: 'Titled after (fork)' },
+    })
+    const reader = await startStore(store.dir)
+    const listed = async (filter: 'exclude' | 'include' | 'only') =>
+      (await reader.sessions.list({ archived: filter })).sessions.map((s) => s.sessionId).sort()
+    expect(await listed('exclude')).toEqual(['back', child.id].sort())
+    expect(await listed('only')).toEqual(['archived'])
+    expect(await listed('include')).toEqual(['archived', 'back', child.id].sort())
+    const { sessions } = await reader.sessions.list({ archived: 'include' })
+    expect(
+      Object.fromEntries(
+        sessions.map((s) => [s.sessionId, { archived: s.archived === true, title: s.title }]),
+      ),
+    ).toEqual(live)
+    await reader.stop()
+  })
+})

@@ -151,7 +151,9 @@ describe('the catalog a process saves', () => {
       '',
       '{"version":1,"entries":',
       '[]',
-      '{"version":2,"entries":[]}',
+      // The catalog before archive states (version 1), and one from a later dsh-acp.
+      '{"version":1,"entries":[]}',
+      '{"version":3,"entries":[]}',
       '\0'.repeat(64),
     ]) {
       writeFileSync(saved, broken)

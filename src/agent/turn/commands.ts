@@ -1,4 +1,10 @@
-import { isSessionError, type Session, type SessionStore, type SessionUpdate } from '../../session/index.js'
+import {
+  isSessionError,
+  normalizeTitle,
+  type Session,
+  type SessionStore,
+  type SessionUpdate,
+} from '../../session/index.js'
 import type { ContentBlock } from '../types.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
@@ -27,9 +33,6 @@ export interface SlashCommand {
   run(context: CommandContext): Promise<string>
 }
 
-/** Longest title `/title` keeps, in characters. */
-export const MAX_TITLE_LENGTH = 200
-
 const forkCommand: SlashCommand = {
   name: 'fork',
   description: 'Fork this session into a new one (for editors without a fork button) and say its id',
@@ -53,7 +56,7 @@ const titleCommand: SlashCommand = {
   description: 'Set the title of this session',
   hint: 'the new title',
   async run({ session, args, send }) {
-    const title = [...args.replace(/\s+/g, ' ').trim()].slice(0, MAX_TITLE_LENGTH).join('')
+    const title = normalizeTitle(args)
     if (title === '') return 'Usage: /title TEXT'
     const event = session.append({ type: 'session/title', data: { title } })
     send({ sessionUpdate: 'session_info_update', title, updatedAt: event.time }, event.seq)

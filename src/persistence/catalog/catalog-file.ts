@@ -6,7 +6,7 @@ import type { TitleScan } from '../read/last-title.js'
 import { StorePaths } from '../store-paths.js'
 
 /** Version of the saved catalog's format; a file of another version is ignored. */
-const CATALOG_VERSION = 1
+const CATALOG_VERSION = 2
 /** A saved catalog larger than this is refused (it would be from a store far beyond any real one). */
 const MAX_CATALOG_BYTES = 64 << 20
 
@@ -19,7 +19,7 @@ export interface CachedSummary {
 }
 
 /**
- * The saved catalog's text: `{ "version": 1, "entries": [ { stat, summary, titles }, … ] }`, one
+ * The saved catalog's text: `{ "version": 2, "entries": [ { stat, summary, titles }, … ] }`, one
  * entry per cached session file. It is a cache, never the truth: each entry is used only while its
  * file's (inode, size, mtime) are still those recorded.
  */
@@ -121,8 +121,13 @@ function validEntry(entry: unknown): CachedSummary | undefined {
     optional(summary.parentSession, isString) &&
     optional(summary.seedLength, isCount) &&
     optional(subagent, (marker) => isFields(marker) && isCount(marker.turn) && isString(marker.callId)) &&
+    optional(summary.archived, (value) => value === true) &&
     summary.live === false
-  const titlesOk = optional(titles.title, isString) && isCount(titles.complete) && isString(titles.createdAt)
+  const titlesOk =
+    optional(titles.title, isString) &&
+    optional(titles.archived, (value) => typeof value === 'boolean') &&
+    isCount(titles.complete) &&
+    isString(titles.createdAt)
   if (!statOk || !summaryOk || !titlesOk) return undefined
   return {
     stat: {
@@ -142,10 +147,12 @@ function validEntry(entry: unknown): CachedSummary | undefined {
       ...(isFields(subagent) && {
         subagent: { turn: subagent.turn as number, callId: subagent.callId as string },
       }),
+      ...(summary.archived === true && { archived: true as const }),
       live: false,
     },
     titles: {
       title: titles.title as string | undefined,
+      ...(typeof titles.archived === 'boolean' && { archived: titles.archived }),
       complete: titles.complete as number,
       createdAt: titles.createdAt as string,
     },

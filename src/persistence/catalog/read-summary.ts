@@ -64,6 +64,7 @@ export async function readSummary(
     ...(header.parentSession !== undefined && { parentSession: header.parentSession }),
     ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
     ...(header.subagent !== undefined && { subagent: header.subagent }),
+    ...(titles.archived === true && { archived: true as const }),
     live: false,
   })
   return { summary, titles }
@@ -81,8 +82,10 @@ async function lastOwnTitle(
   const { createdAt } = header
   if (grown && grown.createdAt === createdAt && grown.complete >= eventsStart && grown.complete <= size) {
     const since = await lastTitleIn(file, grown.complete, size, inherited)
+    const archived = since.archived ?? grown.archived
     return {
       title: since.title ?? grown.title,
+      ...(archived !== undefined && { archived }),
       complete: Math.max(since.complete, grown.complete),
       createdAt,
     }

@@ -86,16 +86,18 @@ export function withLiveSummaries(
 }
 
 /**
- * One page of `all` (in any order, or already in activity order when `ordered`): filtered by cwd,
- * most recent activity first, starting after the cursor. A cursor stays valid while sessions are
+ * One page of `all` (in any order, or already in activity order when `ordered`): filtered by cwd
+ * and archive state (before the page is cut), most recent activity first, starting after the cursor. A cursor stays valid while sessions are
  * added or removed; a session whose activity moves it past the cursor shows on an earlier page.
  */
 export function paginate(all: Iterable<SessionSummary>, options: ListOptions, ordered = false): SessionPage {
   const limit = pageSize(options.limit)
   const position = options.cursor !== undefined ? decodeCursor(options.cursor) : undefined
   const matching: SessionSummary[] = []
+  const archived = options.archived ?? 'exclude'
   for (const summary of all) {
     if (options.cwd !== undefined && summary.cwd !== options.cwd) continue
+    if (archived === 'exclude' ? summary.archived : archived === 'only' && !summary.archived) continue
     if (position && !isAfterCursor(summary, position)) continue
     matching.push(summary)
     // In activity order, the page and whether one follows are known once one more matched.

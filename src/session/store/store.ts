@@ -41,6 +41,8 @@ export interface SessionStoreConfig {
 export class SessionStore {
   private readonly live = new Map<SessionId, Session>()
   private readonly opening = new Map<SessionId, Promise<Session>>()
+  /** Sessions `borrow` made live, and whether someone else opened them meanwhile (then they stay). */
+  private readonly borrowed = new Map<SessionId, { users: number; claimed: boolean }>()
   private readonly mintId: IdGenerator
   private readonly defaultCwd: string
   private readonly host: StoreHost
@@ -118,7 +120,47 @@ export class SessionStore {
 
   /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
   async open(id: SessionId, replay?: StoredEventListener): Promise<Session> {
+    const claim = this.borrowed.get(id)
+    if (claim) claim.claimed = true
     return this.live.get(id) ?? this.load(id, replay)
+  }
+
+  /**
+   * Runs `use` on the session, live or stored, and makes what it appended durable; a stored
+   * session is made live for the call only and let go afterwards, unless someone opened or loaded
+   * it meanwhile. For changes to a session nobody has open (a title, the archive state). Throws
+   * `SESSION_NOT_FOUND`.
+   */
+  async borrow<T>(id: SessionId, use: (session: Session) => T | Promise<T>): Promise<T> {
+    assertSessionId(id)
+    const live = this.live.get(id)
+    if (live && !this.borrowed.has(id)) {
+      const result = await use(live)
+      await this.flush(id)
+      return result
+    }
+    const claim = this.borrowed.get(id) ?? { users: 0, claimed: false }
+    this.borrowed.set(id, claim)
+    claim.users++
+    try {
+      const session = this.live.get(id) ?? (await (this.opening.get(id) ?? this.startLoad(id, undefined)))
+      const result = await use(session)
+      await this.flush(id)
+      return result
+    } finally {
+      if (--claim.users === 0) {
+        this.borrowed.delete(id)
+        if (!claim.claimed && this.live.has(id)) await this.close(id).catch(() => undefined)
+      }
+    }
+  }
+
+  /** Whether the session is live here, stored only, or unknown (undefined); changes nothing. */
+  async whereIs(id: SessionId): Promise<'live' | 'stored' | undefined> {
+    const claim = this.borrowed.get(id)
+    if (this.live.has(id)) return claim && !claim.claimed ? 'stored' : 'live'
+    if (this.opening.has(id)) return 'stored'
+    return (await this.persistence?.exists(id)) ? 'stored' : undefined
   }
 
   /**
@@ -134,10 +176,14 @@ export class SessionStore {
    */
   async load(id: SessionId, replay?: StoredEventListener): Promise<Session> {
     assertSessionId(id)
+    const claim = this.borrowed.get(id)
+    if (claim) claim.claimed = true
     const existing = this.live.get(id)
     if (existing) return existing
-    const pending = this.opening.get(id)
-    if (pending) return pending
+    return this.opening.get(id) ?? this.startLoad(id, replay)
+  }
+
+  private startLoad(id: SessionId, replay: StoredEventListener | undefined): Promise<Session> {
     const loading = this.loadFromPersistence(id, replay).finally(() => this.opening.delete(id))
     this.opening.set(id, loading)
     return loading

@@ -1,0 +1,36 @@
+import { normalizeTitle } from '../../session/index.js'
+import { ProtocolError } from '../errors.js'
+import { defineMethod } from '../method.js'
+import { assertSessionId } from '../requests/session-access.js'
+
+/**
+ * `session/set_title` (unstable): stores a title the user chose for any listed session, loaded or
+ * not, durable before the answer. The title is normalized (whitespace collapsed, at most 200
+ * characters); empty after that is -32602. A title set so is a `session/title` event, which the
+ * title derived from the first prompt never replaces. A session live here tells its client with a
+ * `session_info_update`.
+ */
+export const sessionSetTitleMethod = defineMethod({
+  name: 'session/set_title',
+  async handle(params, call) {
+    const sessionId = assertSessionId(params.sessionId)
+    const title = normalizeTitle(params.title)
+    if (title === '') {
+      throw ProtocolError.invalidParams('session/set_title: title is empty once whitespace is trimmed', {
+        field: 'title',
+      })
+    }
+    const wasLive = call.sessions.get(sessionId) !== undefined
+    const event = await call.sessions.borrow(sessionId, (session) =>
+      session.append({ type: 'session/title', data: { title } }),
+    )
+    if (wasLive) {
+      call.notify({
+        sessionId,
+        update: { sessionUpdate: 'session_info_update', title, updatedAt: event.time },
+        _meta: { dsh: { seq: event.seq } },
+      })
+    }
+    return { title }
+  },
+})
