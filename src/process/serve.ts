@@ -61,6 +61,8 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
   void sandbox.probe().then((state) => {
     if (!state.sandboxed && options.sandbox === 'bwrap')
       logger.error(`run_command will refuse local commands: the sandbox is required but ${state.reason}`)
+    else if (!state.sandboxed && options.sandbox === 'off')
+      logger.info('run_command runs local commands without a sandbox, as --sandbox off asks')
     else if (!state.sandboxed)
       logger.warn(`run_command runs local commands WITHOUT a sandbox: ${state.reason}`)
   })

@@ -220,6 +220,8 @@ describe.skipIf(!bwrapWorks)('run_command in the bubblewrap sandbox (issue 28 #3
     expect(output).toContain('[ran without a sandbox: the sandbox is off (--sandbox off)]')
     expect(readFileSync(outside, 'utf8')).toBe('out\n')
     expect(await run.agent.stop()).toBe(0)
+    // The user asked for it: no warning at start.
+    expect(run.agent.stderr).not.toContain('WITHOUT a sandbox')
   })
 })
 
