@@ -13,6 +13,7 @@ import { sessionPromptMethod } from './methods/session-prompt.js'
 import { sessionResumeMethod } from './methods/session-resume.js'
 import { sessionSetConfigOptionMethod } from './methods/session-set-config-option.js'
 import { sessionSetModeMethod } from './methods/session-set-mode.js'
+import { registerRewindMethods } from './rewind/rewind-methods.js'
 import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 
@@ -57,6 +58,7 @@ export const acpPlugin = {
       'session/set_config_option': sessionSetConfigOptionMethod,
       'session/set_mode': sessionSetModeMethod,
     })
+    registerRewindMethods(ctx, server)
   },
 }
 
