@@ -6,6 +6,7 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -21,7 +22,6 @@ import {
   effectiveConfig,
   setSessionConfig,
 } from './config/session-config.js'
-import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { runAfterTurn } from './rewind/after-turn.js'

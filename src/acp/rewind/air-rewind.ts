@@ -98,7 +98,10 @@ function checkResumeAt(session: Session, target: RewindPoint, point: HistoryPoin
   const data = { sessionId: session.id, beforeMessage: target.messageId }
   if (target.resumeAt === undefined) {
     if (point !== undefined) {
-      throw invalid(`resumeAtMessage: nothing precedes ${target.messageId}, the first prompt; leave it out`, data)
+      throw invalid(
+        `resumeAtMessage: nothing precedes ${target.messageId}, the first prompt; leave it out`,
+        data,
+      )
     }
     return
   }

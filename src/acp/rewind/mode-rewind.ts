@@ -76,7 +76,10 @@ async function filesHalf(
     if (strict && !dryRun) {
       const preview = filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: true }))
       if (!preview.canRewind) {
-        return { ...preview, reason: 'files changed since by someone else would be overwritten: nothing restored' }
+        return {
+          ...preview,
+          reason: 'files changed since by someone else would be overwritten: nothing restored',
+        }
       }
     }
     return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun }))

@@ -45,7 +45,11 @@ export const sessionRewindMethod = defineMethod({
 export const sessionRewindPointsMethod = defineMethod({
   name: '_session/rewind_points',
   async handle(params: unknown, call) {
-    const { sessionId } = checked<{ sessionId: string }>('_session/rewind_points', 'rewindPointsParams', params)
+    const { sessionId } = checked<{ sessionId: string }>(
+      '_session/rewind_points',
+      'rewindPointsParams',
+      params,
+    )
     const session = await openSession(call, sessionId)
     return {
       points: rewindPoints(session).map((point, i) => ({

@@ -80,7 +80,11 @@ export const REWIND_WIRE_SCHEMA = {
         filesChanged: { type: 'array', items: { type: 'string' } },
         insertions: { type: 'integer', minimum: 0 },
         deletions: { type: 'integer', minimum: 0 },
-        removed: { description: 'dsh: files created after the point, removed.', type: 'array', items: { type: 'string' } },
+        removed: {
+          description: 'dsh: files created after the point, removed.',
+          type: 'array',
+          items: { type: 'string' },
+        },
         conflicts: {
           description: 'dsh: files left as they are, and why.',
           type: 'array',
@@ -92,7 +96,8 @@ export const REWIND_WIRE_SCHEMA = {
           },
         },
         commandsRan: {
-          description: 'dsh: run_command or MCP tools ran after the point; what they changed is not restored.',
+          description:
+            'dsh: run_command or MCP tools ran after the point; what they changed is not restored.',
           type: 'boolean',
         },
         warning: { description: 'dsh: what commandsRan means, in words.', type: 'string' },
@@ -117,7 +122,10 @@ export const REWIND_WIRE_SCHEMA = {
       description: 'Each half is present only when the mode asked for it.',
       type: 'object',
       additionalProperties: false,
-      properties: { files: { $ref: '#/$defs/filesHalf' }, conversation: { $ref: '#/$defs/conversationHalf' } },
+      properties: {
+        files: { $ref: '#/$defs/filesHalf' },
+        conversation: { $ref: '#/$defs/conversationHalf' },
+      },
     },
     rewindPointsParams: {
       type: 'object',
@@ -172,7 +180,11 @@ export const REWIND_WIRE_SCHEMA = {
               type: 'object',
               required: ['modes'],
               properties: {
-                modes: { type: 'array', items: { enum: ['files', 'conversation', 'both'] }, uniqueItems: true },
+                modes: {
+                  type: 'array',
+                  items: { enum: ['files', 'conversation', 'both'] },
+                  uniqueItems: true,
+                },
               },
             },
           },
@@ -185,7 +197,11 @@ export const REWIND_WIRE_SCHEMA = {
               required: ['version', 'capabilities'],
               properties: {
                 version: { const: 1 },
-                capabilities: { type: 'array', items: { type: 'string' }, contains: { const: 'sessionRewind' } },
+                capabilities: {
+                  type: 'array',
+                  items: { type: 'string' },
+                  contains: { const: 'sessionRewind' },
+                },
               },
             },
           },
@@ -211,5 +227,7 @@ export function rewindWireErrors(def: RewindWireDef, value: unknown): string[] {
     compiled.set(def, validate)
   }
   if (validate(value)) return []
-  return (validate.errors ?? []).map((e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
+  return (validate.errors ?? []).map(
+    (e: ErrorObject) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`,
+  )
 }

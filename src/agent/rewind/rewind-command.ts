@@ -1,5 +1,4 @@
-import { branchTitle, rewindPoints } from '../../session/index.js'
-import type { SlashCommand } from '../turn/commands.js'
+import { branchTitle, rewindPoints, type Session, type SessionStore } from '../../session/index.js'
 import { afterTurnEnds } from './after-turn.js'
 
 /**
@@ -10,11 +9,22 @@ import { afterTurnEnds } from './after-turn.js'
  * `/rewind` turn goes too), and everything removed is kept in an archived branch session. Files
  * are not restored (the `_session/rewind` methods do that).
  */
-export const rewindCommand: SlashCommand = {
+export const rewindCommand = {
   name: 'rewind',
   description: 'Undo the last N prompts (default 1); what is removed is kept in an archived session',
   hint: 'how many prompts to undo (default 1)',
-  async run({ session, sessions, args, turnStart }) {
+  // The `SlashCommand` shape (commands.ts), spelled out: commands.ts imports this file.
+  async run({
+    session,
+    sessions,
+    args,
+    turnStart,
+  }: {
+    readonly session: Session
+    readonly sessions: SessionStore
+    readonly args: string
+    readonly turnStart: number
+  }): Promise<string> {
     const text = args.trim()
     if (text !== '' && !/^[1-9]\d{0,5}$/.test(text)) {
       return `Usage: /rewind [N], N a positive number of prompts. ${JSON.stringify(text)} is not one.`

@@ -68,8 +68,3 @@ export async function rewindSession(
     throw error
   }
 }
-
-/** The sentence an answer uses for a rewind that was done. */
-export function rewoundSentence(result: RewindResult): string {
-  return `Rewound session ${result.session.id} to seq ${result.boundary}: ${result.removed} events removed, kept in the archived session ${result.branch.sessionId} ("${result.branch.title}").`
-}
