@@ -115,11 +115,9 @@ describe('schemas/events.schema.json', () => {
     // Plugin events (namespace:name, e.g. subagent:spawned) are data-free for this schema.
     expect([...types].filter((t) => !EXTENSION_EVENT_TYPE.test(t)).sort()).toEqual(
       // Not in any snapshot store: context/note (no method writes it) and session/directories (its
-      // paths are real directories; test/e2e/directories.test.ts covers it), session/archived (no
-      // method writes it yet).
-      CORE_EVENT_TYPES.filter(
-        (t) => t !== 'context/note' && t !== 'session/directories' && t !== 'session/archived',
-      ).sort(),
+      // paths are real directories; test/e2e/directories.test.ts covers it). A rewind's branch
+      // holds session/archived.
+      CORE_EVENT_TYPES.filter((t) => t !== 'context/note' && t !== 'session/directories').sort(),
     )
   })
 
