@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { REWIND_WIRE_SCHEMA, type RewindWireDef, rewindWireErrors } from '../../src/acp/rewind/wire-schema.js'
 import type { AgentProcess } from '../support/agent-process.js'
-import { answerText, newSession, prompt } from '../support/snapshot-client.js'
-import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
+import { answerText, newSession, prompt, text } from '../support/snapshot-client.js'
+import { expectScenarioSnapshot, runScenario, waitForUpdate } from '../support/snapshot-scenario.js'
 import { readSnapshotTranscripts } from '../support/snapshot-wire.js'
 
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`
@@ -132,6 +132,48 @@ describe('rewind (transcript snapshots)', () => {
       ])
     })
     await expectScenarioSnapshot('rewind-air', output)
+  })
+
+  it('rewind-interrupt: a running turn is refused, unless interruptIfRunning: then it is cancelled (recorded) and rewound away', async () => {
+    const slow = [[{ text: 'working on it' }, { delayMs: 600_000 }, { text: ' (never said)' }]]
+    const output = await runScenario(async (s) => {
+      const agent = s.start({
+        args: ['--model', s.scriptModel('model.json', [[[{ text: 'quick answer' }]], slow])],
+      })
+      await agent.initialize()
+      const sessionId = await newSession(agent)
+      await prompt(agent, sessionId, 'quick')
+      const running = agent.agent.request('session/prompt', { sessionId, prompt: [text('slow')] })
+      await waitForUpdate(
+        agent,
+        (n) => (n.update as { content?: { text?: string } }).content?.text === 'working on it',
+      )
+      const ids = messageIds(agent, sessionId)
+      const quickAnswer = ids.agent[0] as string
+      // The running turn's prompt is msg_<its user/message seq>: 8 (the first turn took 1..6, turn/start is 7).
+      const before = { messageId: 'msg_8', messageFingerprint: sha256('slow') }
+      const guard = { messageId: quickAnswer, messageFingerprint: sha256('quick answer') }
+      expect(await rewind(agent, { sessionId, beforeMessage: before, resumeAtMessage: guard })).toMatchObject(
+        { rewound: false },
+      )
+      // Busy comes before the guards: a wrong fingerprint is not even looked at.
+      expect(
+        await rewind(agent, { sessionId, beforeMessage: { ...before, messageFingerprint: sha256('x') } }),
+      ).toMatchObject({ rewound: false })
+      expect(
+        await rewind(agent, {
+          sessionId,
+          beforeMessage: before,
+          resumeAtMessage: guard,
+          interruptIfRunning: true,
+        }),
+      ).toEqual({ rewound: true, sessionId })
+      expect((await running).stopReason).toBe('cancelled')
+      const from = agent.updates.length
+      await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
+      expect(answerText(agent, sessionId, from)).toBe('quick answer')
+    })
+    await expectScenarioSnapshot('rewind-interrupt', output)
   })
 
   it('rewind-modes: _session/rewind_points, a dry run, a refused file half that skips the conversation, and a conversation rewind', async () => {
