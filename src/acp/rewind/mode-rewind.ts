@@ -110,8 +110,14 @@ export async function modeRewind(params: ModeRewindParams, call: CallContext): P
   }
   const messagesDropped = messagesAfter(session, point.boundary)
   const result: ModeRewindResult = {}
-  if (turnRunning(call.agent, session)) {
-    const reason = 'a turn is running: cancel it first'
+  const seed = session.header.seedLength ?? 0
+  const refusal = turnRunning(call.agent, session)
+    ? 'a turn is running: cancel it first'
+    : mode === 'both' && point.boundary < seed
+      ? `this session was forked from ${session.header.parentSession} with its first ${seed} events: the conversation cannot be rewound before them, so neither half is done`
+      : undefined
+  if (refusal !== undefined) {
+    const reason = refusal
     if (mode !== 'conversation') result.files = { canRewind: false, filesChanged: [], reason }
     if (mode !== 'files') result.conversation = { rewound: false, messagesDropped, reason }
     return result
