@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { type AgentCapabilities, negotiateProtocolVersion } from './capabilities.js'
 import type { ClientState } from './method.js'
+import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
 
 /**
@@ -26,6 +27,7 @@ export function answerInitialize(
       agentCapabilities: capabilities,
       authMethods: [],
       agentInfo: { ...agentInfo },
+      _meta: { ...rewindInitializeMeta(params.clientCapabilities) },
     },
   }
 }

@@ -16,6 +16,7 @@ import { sessionSetConfigOptionMethod } from './methods/session-set-config-optio
 import { sessionSetModeMethod } from './methods/session-set-mode.js'
 import { sessionSetTitleMethod } from './methods/session-set-title.js'
 import { sessionStatusMethod } from './methods/session-status.js'
+import { registerRewindMethods } from './rewind/rewind-methods.js'
 import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 
@@ -64,6 +65,7 @@ export const acpPlugin = {
       'session/unarchive': sessionUnarchiveMethod,
       'session/status': sessionStatusMethod,
     })
+    registerRewindMethods(ctx, server)
   },
 }
 

@@ -6,6 +6,7 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -23,6 +24,7 @@ import {
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
+import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
@@ -89,6 +91,10 @@ export class AgentService {
   readonly maxConcurrentSubagents: number
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
+  /** Restores the files the session's tools changed (issue 24; the checkpoints branch has it). */
+  restoreFiles: RestoreFiles = async () => {
+    throw new Error('file checkpoints are not on this branch')
+  }
 
   constructor(
     private readonly ctx: Context,
@@ -216,13 +222,20 @@ export class AgentService {
     const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
     const done = this.drive(session, request, permissions, controller.signal)
     this.running.set(session.id, { controller, done, permissions })
+    let outcome: TurnOutcome
     try {
-      return await done
+      outcome = await done
+    } catch (error) {
+      runAfterTurn(session, false)
+      throw error
     } finally {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
       if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
     }
+    // What a command left for after its turn (a `/rewind`), once the turn is durable.
+    await runAfterTurn(session, outcome.endReason === 'completed')
+    return outcome
   }
 
   private async drive(

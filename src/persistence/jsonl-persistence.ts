@@ -10,7 +10,7 @@ import type {
   StoredEventListener,
   StoredEventVisitor,
 } from '../session/store/persistence-port.js'
-import type { DisposeReason } from '../session/store/store.js'
+import { type DisposeReason, inheritedEventCount } from '../session/store/store.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
@@ -77,6 +77,7 @@ export class JsonlPersistence implements SessionPersistence {
       await this.writers.get(session.id)?.flush()
     })
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
+    ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     this.catalog.open()
     ctx.on('dispose', () => {
       this.catalog.close()
@@ -105,12 +106,12 @@ export class JsonlPersistence implements SessionPersistence {
     }
     const writer = new SessionWriter(id, this.env)
     const parent = header.parentSession !== undefined ? this.writers.get(header.parentSession) : undefined
-    const prefix = parent?.snapshotPrefix(header.seedLength ?? 0)
+    const inherited = inheritedEventCount(session)
+    const prefix = parent?.snapshotPrefix(inherited)
     writer.create(header, session.events(), prefix)
     this.writers.set(id, writer)
     // A fork child shares its parent's events, and with them the files their data is read from.
-    const shared =
-      parent && (header.seedLength ?? 0) > 0 ? this.bodies.get(header.parentSession as SessionId) : undefined
+    const shared = parent && inherited > 0 ? this.bodies.get(header.parentSession as SessionId) : undefined
     if (shared) {
       for (const body of shared) body.hold(id)
       this.bodies.set(id, shared)

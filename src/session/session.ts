@@ -24,6 +24,8 @@ export class Session {
   private readonly state: LogState
   private host: SessionHost | undefined
   private failure: SessionError | undefined
+  /** Set while the store holds the session (a rewind): appends throw it. */
+  private held: SessionError | undefined
   /** The last own `session/title` event, kept as events are appended. */
   private titleEvent: CoreEvent<'session/title'> | undefined
   /** The projection of `config/set` events, kept as they are appended. */
@@ -241,6 +243,7 @@ export class Session {
         sessionId: this.id,
       })
     }
+    if (this.held) throw this.held
     if (this.failure) {
       throw new SessionError(
         SessionErrorCode.SESSION_READ_ONLY,
@@ -255,6 +258,11 @@ export class Session {
   /** @internal The store marks a session read-only when its backend could not write. */
   markFailed(error: SessionError): void {
     this.failure ??= error
+  }
+
+  /** @internal The store holds a session (appends throw `reason`) while it rewinds it; undefined lets go. */
+  hold(reason: SessionError | undefined): void {
+    this.held = reason
   }
 
   /** @internal The store detaches a session it closed, deleted or replaced. */

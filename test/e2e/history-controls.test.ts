@@ -5,8 +5,8 @@ import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenari
 
 interface Row {
   sessionId: string
-  title?: string | null
-  archived?: boolean | null
+  title?: string | null | undefined
+  archived?: boolean | null | undefined
 }
 
 async function listed(agent: AgentProcess, archived?: string): Promise<Row[]> {

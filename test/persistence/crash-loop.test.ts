@@ -17,3 +17,13 @@ describe('crash loop (SIGKILL at random moments)', () => {
     expect(Number(match?.[2])).toBeGreaterThanOrEqual(Number(match?.[1]))
   })
 })
+
+describe('rewind crash loop (SIGKILL at random moments of rewinds)', () => {
+  it('leaves the session as it was before the rewind in flight or after it, every branch whole, both files loadable', async () => {
+    expect(existsSync('dist/persistence/index.js'), 'run `npm run build` first').toBe(true)
+    const { stdout } = await run(process.execPath, ['scripts/stress-rewind.mjs', '8'], { timeout: 60_000 })
+    const match = /rewind crash loop: 8 rounds, (\d+) rewinds checked, (\d+) killed in flight/.exec(stdout)
+    expect(match, stdout).not.toBeNull()
+    expect(Number(match?.[1])).toBeGreaterThan(0)
+  })
+})

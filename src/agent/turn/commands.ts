@@ -5,6 +5,7 @@ import {
   type SessionStore,
   type SessionUpdate,
 } from '../../session/index.js'
+import { rewindCommand } from '../rewind/rewind-command.js'
 import type { ContentBlock } from '../types.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
@@ -78,7 +79,7 @@ const helpCommand: SlashCommand = {
 }
 
 /** The slash commands every session offers (`available_commands_update`). */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [forkCommand, titleCommand, helpCommand]
+export const SLASH_COMMANDS: readonly SlashCommand[] = [forkCommand, titleCommand, rewindCommand, helpCommand]
 
 /**
  * The command a prompt invokes: its first block is text `/name` (then whitespace and arguments)

@@ -44,10 +44,12 @@ export async function createSessionFile(
     op = 'write'
     const head = Buffer.from(headerLine(header))
     await writeFully(file, head, 0)
-    const ends =
-      snapshot && snapshot.ends.length === seed.length
-        ? await copyPrefix(snapshot, file, head.length)
-        : await writeEvents(file, seed, head.length)
+    // A seed that starts with the snapshot (a fork child's is it, a rewind branch's goes on)
+    // copies its bytes and serializes only the rest.
+    const copied = snapshot && snapshot.ends.length <= seed.length ? snapshot.ends.length : 0
+    const ends = snapshot && copied > 0 ? await copyPrefix(snapshot, file, head.length) : []
+    const copiedEnd = ends.length > 0 ? (ends[ends.length - 1] as number) : head.length
+    if (copied < seed.length) ends.push(...(await writeEvents(file, seed.slice(copied), copiedEnd)))
     op = 'fdatasync'
     await file.datasync()
     op = 'rename'

@@ -128,6 +128,31 @@ export class SessionWriter {
     }).catch(() => undefined)
   }
 
+  /**
+   * Queues cutting the file back to its first `count` events (a rewind; nothing is appended
+   * meanwhile): everything pending is written first, then the file is truncated after event
+   * `count` and fdatasynced. A crash leaves the old length or the new one, both whole logs.
+   * Rejects (and the session becomes read-only) when that failed.
+   */
+  truncate(count: number): Promise<void> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure) throw this.failure
+      if (!this.file || this.ends.length < count) return
+      const size = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      try {
+        await this.file.truncate(size)
+        await this.file.datasync()
+      } catch (error) {
+        this.failWith('truncate', this.path, error)
+        throw this.failure
+      }
+      this.ends.length = count
+      this.size = size
+      this.synced = size
+    })
+  }
+
   /** Takes one appended event; it is written with the next batch. */
   append(event: SessionEvent): void {
     if (this.failure || this.unserializable) return

@@ -17,12 +17,14 @@ import { assertFreeId, type CreateOptions, seededSession } from './new-session.j
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
 import { type AppendListener, StoreHost } from './store-host.js'
+import { type RewindOptions, type RewindResult, type RewindStore, rewindLive } from './store-rewind.js'
 import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
 
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
 export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
+export { branchTitle, inheritedEventCount, type RewindOptions, type RewindResult } from './store-rewind.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
@@ -249,6 +251,32 @@ export class SessionStore {
     options: { readonly childSessionId?: SessionId; readonly title?: string } = {},
   ): Promise<Session> {
     return untilDurable(this.durable, this.forkSubagent(source, marker, options))
+  }
+
+  /**
+   * Rewinds `source` in place to the closed boundary `boundary` (the fork rules), keeping what it
+   * removes as an archived branch session; resolves once both are durable (see `store-rewind.ts`).
+   * Throws `SessionForkError` (`SESSION_NOT_FOUND`, `SESSION_NOT_LIVE`, `INVALID_BOUNDARY`,
+   * `OPEN_TURN`, `SESSION_ALREADY_EXISTS` for a taken branch id), or the backend's error.
+   */
+  rewind(source: SessionForkSource, boundary: number, options: RewindOptions = {}): Promise<RewindResult> {
+    return rewindLive(this.rewinder, source, boundary, options)
+  }
+
+  private get rewinder(): RewindStore {
+    return {
+      ...this.spawner,
+      untilDurable: (session) => untilDurable(this.durable, session),
+      close: (session) => this.close(session.id),
+      truncate: async (session, count) => {
+        await this.ctx.parallel('session/truncate', session, count)
+        if (session.writeFailure) throw session.writeFailure
+      },
+      replace: (previous, next) => {
+        this.live.set(next.id, next)
+        previous.detach()
+      },
+    }
   }
 
   /**

@@ -1,0 +1,144 @@
+import type { FileRestoreReport } from '../../agent/checkpoints/restore-contract.js'
+import { rewindSession, turnRunning } from '../../agent/rewind/rewind-session.js'
+import {
+  lastTurnEnd,
+  messagesAfter,
+  type RewindPoint,
+  rewindPointOf,
+  rewindPoints,
+  type Session,
+} from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
+import { ProtocolError } from '../errors.js'
+import { openSession } from '../requests/session-access.js'
+import { announceRewind } from './announce.js'
+
+export type RewindMode = 'files' | 'conversation' | 'both'
+
+export interface ModeRewindParams {
+  readonly sessionId: string
+  readonly messageId: string
+  readonly mode?: RewindMode
+  readonly dryRun?: boolean
+}
+
+export interface FilesHalf {
+  canRewind: boolean
+  filesChanged: string[]
+  removed?: string[]
+  conflicts?: { path: string; reason: string }[]
+  commandsRan?: boolean
+  warning?: string
+  reason?: string
+}
+
+export interface ConversationHalf {
+  rewound: boolean
+  messagesDropped: number
+  branchSessionId?: string
+  reason?: string
+}
+
+export interface ModeRewindResult {
+  files?: FilesHalf
+  conversation?: ConversationHalf
+}
+
+/** The words of `commandsRan` (the dry run and the answer say them). */
+export const COMMANDS_RAN_WARNING =
+  'run_command or MCP tools ran in the rewound turns: what they changed on disk is not restored'
+
+function filesHalfOf(report: FileRestoreReport): FilesHalf {
+  return {
+    canRewind: report.conflicts.length === 0,
+    filesChanged: [...report.restored, ...report.removed],
+    removed: [...report.removed],
+    conflicts: report.conflicts.map(({ path, reason }) => ({ path, reason })),
+    commandsRan: report.commandsRan,
+    ...(report.commandsRan && { warning: COMMANDS_RAN_WARNING }),
+  }
+}
+
+/**
+ * The file half: how the files were when the last turn kept ended. In `both` (not a dry run) a
+ * preview comes first and a conflict refuses the half before anything is written, so the
+ * conversation half can be skipped with the tree untouched. A restore that throws is a refusal.
+ */
+async function filesHalf(
+  call: CallContext,
+  session: Session,
+  point: RewindPoint,
+  dryRun: boolean,
+  strict: boolean,
+): Promise<FilesHalf> {
+  const boundary = lastTurnEnd(session, point.boundary)
+  try {
+    if (strict && !dryRun) {
+      const preview = filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: true }))
+      if (!preview.canRewind) {
+        return {
+          ...preview,
+          reason: 'files changed since by someone else would be overwritten: nothing restored',
+        }
+      }
+    }
+    return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun }))
+  } catch (error) {
+    return { canRewind: false, filesChanged: [], reason: (error as Error).message }
+  }
+}
+
+/**
+ * claude-agent-acp's `_session/rewind` with modes: `files` (the default) restores the files,
+ * `conversation` rewinds the session in place to before the prompt `messageId` (its messages go;
+ * they are kept in an archived branch session), `both` does the file half first and skips the
+ * conversation half when the file half is refused. `dryRun` changes nothing and says what would
+ * be done. Each half is present only when the mode asked for it. A running turn refuses both
+ * halves ("cancel first"). Unlike claude's, a conversation rewind of the first prompt works, and
+ * it is durable at once.
+ */
+export async function modeRewind(params: ModeRewindParams, call: CallContext): Promise<ModeRewindResult> {
+  const session = await openSession(call, params.sessionId)
+  const mode = params.mode ?? 'files'
+  const dryRun = params.dryRun === true
+  const point = rewindPointOf(rewindPoints(session), params.messageId)
+  if (!point) {
+    throw ProtocolError.invalidParams(
+      `_session/rewind: session ${session.id} holds no user message ${JSON.stringify(params.messageId)}`,
+      { sessionId: session.id, messageId: params.messageId },
+    )
+  }
+  const messagesDropped = messagesAfter(session, point.boundary)
+  const result: ModeRewindResult = {}
+  const seed = session.header.seedLength ?? 0
+  const refusal = turnRunning(call.agent, session)
+    ? 'a turn is running: cancel it first'
+    : mode === 'both' && point.boundary < seed
+      ? `this session was forked from ${session.header.parentSession} with its first ${seed} events: the conversation cannot be rewound before them, so neither half is done`
+      : undefined
+  if (refusal !== undefined) {
+    const reason = refusal
+    if (mode !== 'conversation') result.files = { canRewind: false, filesChanged: [], reason }
+    if (mode !== 'files') result.conversation = { rewound: false, messagesDropped, reason }
+    return result
+  }
+  if (mode !== 'conversation') result.files = await filesHalf(call, session, point, dryRun, mode === 'both')
+  if (mode === 'files') return result
+  if (mode === 'both' && result.files?.canRewind === false) {
+    result.conversation = {
+      rewound: false,
+      messagesDropped,
+      reason: 'the file half was refused, so the conversation was left as it is',
+    }
+  } else if (dryRun) {
+    result.conversation = { rewound: false, messagesDropped }
+  } else {
+    const done = await rewindSession(call.agent, call.sessions, session, { boundary: point.boundary })
+    if ('rewound' in done) result.conversation = { rewound: false, messagesDropped, reason: done.reason }
+    else {
+      announceRewind(call, done)
+      result.conversation = { rewound: true, messagesDropped, branchSessionId: done.branch.sessionId }
+    }
+  }
+  return result
+}

@@ -1,0 +1,71 @@
+import type { Context } from 'cordis'
+import { isObject } from '../../lib/is.js'
+import { messageIdOf, rewindPoints } from '../../session/index.js'
+import { ProtocolError } from '../errors.js'
+import { defineMethod } from '../method.js'
+import { openSession } from '../requests/session-access.js'
+import type { AcpServer } from '../server.js'
+import { type AirRewindParams, airRewind } from './air-rewind.js'
+import { type ModeRewindParams, modeRewind } from './mode-rewind.js'
+import { type RewindWireDef, rewindWireErrors } from './wire-schema.js'
+
+function checked<T>(method: string, def: RewindWireDef, params: unknown): T {
+  const errors = rewindWireErrors(def, params)
+  if (errors.length > 0) {
+    throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
+  }
+  return params as T
+}
+
+/**
+ * `_session/rewind`, both contracts on one method, told apart by their required field:
+ * `beforeMessage` is JetBrains AIR's (`air-rewind.ts`), `messageId` claude-agent-acp's with
+ * modes (`mode-rewind.ts`); both, or neither, is -32602.
+ */
+export const sessionRewindMethod = defineMethod({
+  name: '_session/rewind',
+  async handle(params: unknown, call) {
+    const air = isObject(params) && Object.hasOwn(params, 'beforeMessage')
+    const modes = isObject(params) && Object.hasOwn(params, 'messageId')
+    if (air === modes) {
+      throw ProtocolError.invalidParams(
+        '_session/rewind: give beforeMessage (the JetBrains AIR contract) or messageId (with mode: files, conversation or both), not both',
+      )
+    }
+    if (air) return airRewind(checked<AirRewindParams>('_session/rewind', 'airRewindParams', params), call)
+    return modeRewind(checked<ModeRewindParams>('_session/rewind', 'modeRewindParams', params), call)
+  },
+})
+
+/**
+ * `_session/rewind_points {sessionId}` → `{points: [{messageId, resumeAtMessageId, text, index}]}`:
+ * every prompt of the session, oldest first (read from its log, so a loaded session's too);
+ * `resumeAtMessageId` is the agent message before it (null when none).
+ */
+export const sessionRewindPointsMethod = defineMethod({
+  name: '_session/rewind_points',
+  async handle(params: unknown, call) {
+    const { sessionId } = checked<{ sessionId: string }>(
+      '_session/rewind_points',
+      'rewindPointsParams',
+      params,
+    )
+    const session = await openSession(call, sessionId)
+    return {
+      points: rewindPoints(session).map((point, i) => ({
+        messageId: point.messageId,
+        resumeAtMessageId: point.resumeAt ? messageIdOf(point.resumeAt.seq) : null,
+        text: point.text,
+        index: i + 1,
+      })),
+    }
+  },
+})
+
+/** Registers both rewind methods on `server` for as long as `ctx` lives. */
+export function registerRewindMethods(ctx: Context, server: AcpServer): void {
+  const unregister = [server.register(sessionRewindMethod), server.register(sessionRewindPointsMethod)]
+  ctx.on('dispose', () => {
+    for (const remove of unregister) remove()
+  })
+}

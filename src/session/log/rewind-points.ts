@@ -1,0 +1,109 @@
+import type { Session } from '../session.js'
+import type { CoreEvent, SessionEvent } from './events.js'
+import type { TurnSpan } from './log-state.js'
+import { messageFingerprint, messageIdOf, seqOfMessageId } from './message-ids.js'
+
+/**
+ * Where a session can be rewound to: before each of its prompts (a `user/message`). Rewinding to
+ * before prompt M keeps the prefix that ends just before M's `turn/start` (the fork rule for a
+ * user message: every turn before it is closed there).
+ */
+export interface RewindPoint {
+  /** The id of the prompt's `user/message` (`msg_<seq>`), as its chunks carry it. */
+  readonly messageId: string
+  /** The seq of that `user/message`. */
+  readonly seq: number
+  /** The turn the prompt opened. */
+  readonly turn: number
+  /** The closed boundary a rewind to before this prompt keeps: the seq before its `turn/start`. */
+  readonly boundary: number
+  /** The last assistant message with text before the prompt (the last one kept), if any. */
+  readonly resumeAt: CoreEvent<'assistant/message'> | undefined
+  /** The prompt's text blocks, concatenated. */
+  readonly text: string
+  /** `sha256:<hex>` of {@link text}. */
+  readonly fingerprint: string
+  /** True when the prompt holds only text blocks (and some text). */
+  readonly textOnly: boolean
+  /** True when the turn is a slash command's. */
+  readonly command: boolean
+}
+
+/** A prompt's text blocks, concatenated, without normalization (the AIR fingerprint's input). */
+export function promptText(event: CoreEvent<'user/message'>): string {
+  return event.data.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+}
+
+/** Every prompt of the session, oldest first. */
+export function rewindPoints(session: Session): RewindPoint[] {
+  const points: RewindPoint[] = []
+  let lastAnswer: CoreEvent<'assistant/message'> | undefined
+  const spans = new Map<number, TurnSpan>(session.turnSpans().map((span) => [span.turn, span]))
+  let commandTurn = false
+  for (const event of session.events()) {
+    if (event.type === 'turn/start') commandTurn = event.data.command !== undefined
+    if (event.type === 'assistant/message' && event.data.content !== '') lastAnswer = event
+    if (event.type !== 'user/message') continue
+    const span = spans.get(event.data.turn)
+    if (!span) continue
+    const text = promptText(event)
+    points.push({
+      messageId: messageIdOf(event.seq),
+      seq: event.seq,
+      turn: event.data.turn,
+      boundary: span.start - 1,
+      resumeAt: lastAnswer,
+      text,
+      fingerprint: messageFingerprint(text),
+      textOnly: text !== '' && event.data.content.every((block) => block.type === 'text'),
+      command: commandTurn,
+    })
+  }
+  return points
+}
+
+/** The rewind point of the prompt a message id names (a `:segment:<n>` suffix is dropped), if any. */
+export function rewindPointOf(points: readonly RewindPoint[], messageId: string): RewindPoint | undefined {
+  for (const candidate of [messageId, messageId.replace(/:segment:\d+$/, '')]) {
+    const seq = seqOfMessageId(candidate)
+    const point = points.find((p) => p.seq === seq)
+    if (point) return point
+  }
+  return undefined
+}
+
+/** The assistant message a message id names (a `:segment:<n>` suffix is dropped), if any. */
+export function assistantMessageOf(
+  session: Session,
+  messageId: string,
+): CoreEvent<'assistant/message'> | undefined {
+  for (const candidate of [messageId, messageId.replace(/:segment:\d+$/, '')]) {
+    const seq = seqOfMessageId(candidate)
+    const event: SessionEvent | undefined = seq === undefined ? undefined : session.at(seq)
+    if (event?.type === 'assistant/message') return event
+  }
+  return undefined
+}
+
+/**
+ * The last closed turn boundary at or before `boundary`: the seq of the last `turn/end` there, or 0
+ * (what a file restore takes: how the files were when that turn ended).
+ */
+export function lastTurnEnd(session: Session, boundary: number): number {
+  let end = 0
+  for (const span of session.turnSpans()) {
+    if (span.end !== undefined && span.end <= boundary) end = span.end
+    if (span.start > boundary) break
+  }
+  return end
+}
+
+/** The user and assistant messages (with text) after `boundary`: what a rewind there drops. */
+export function messagesAfter(session: Session, boundary: number): number {
+  let count = 0
+  for (const event of session.eventsAfter(boundary)) {
+    if (event.type === 'user/message') count++
+    else if (event.type === 'assistant/message' && event.data.content !== '') count++
+  }
+  return count
+}

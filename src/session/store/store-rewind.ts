@@ -1,0 +1,175 @@
+import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
+import { liveForkSource, resolveForkBoundary } from '../fork/fork.js'
+import type { SessionHeader } from '../header.js'
+import type { SessionId } from '../ids.js'
+import type { SessionEvent } from '../log/events.js'
+import { storableEventData } from '../log/frozen.js'
+import { LogState, turnsBefore } from '../log/log-state.js'
+import { assertEventShape } from '../log/validate-event.js'
+import { Session } from '../session.js'
+import { assertChildId } from './new-session.js'
+import type { ForkSpawner } from './store-forks.js'
+
+/**
+ * The store's rewind (issue 24): session `X` goes back to the closed boundary `b`, in place (same
+ * id), and nothing is lost. In this order:
+ * 1. checks: `X` is live and writable, no turn is open, `b` is a closed boundary of `X` (the fork
+ *    rules: `INVALID_BOUNDARY`, `OPEN_TURN`), `b` is not inside an inherited fork seed (a child's
+ *    header says its first `seedLength` events are its parent's: `INVALID_BOUNDARY`);
+ * 2. `X` is held: appends to it throw `SESSION_READ_ONLY` until the rewind ends;
+ * 3. the branch `B`: a new session holding all of `X`'s events, then `session/archived {true}`
+ *    (and a `session/title` when `X` has a title event after `b`), header `{parentSession: X,
+ *    seedLength: b, title: "<title> (before rewind)"}`: `B` is what `X` was, and reads as a
+ *    child of the rewound `X` that parted at `b`. It is made durable (its file exists whole or not
+ *    at all) and let go;
+ * 4. `session/truncate (X, b)`: the backend cuts `X`'s file back to its first `b` events, durably;
+ * 5. `X` is replaced by a new live object with the same header and the events `1..b` (the old
+ *    object becomes stale: `SESSION_NOT_LIVE`).
+ * A failure in 3 leaves `X` as it was (held no more); one in 4 makes `X` read-only (load it again:
+ * its file holds the old or the new log, whole) and `B` stays, holding everything.
+ */
+export interface RewindResult {
+  /** The rewound session: the live object that replaced the one rewound. */
+  readonly session: Session
+  /** The archived branch holding the history as it was. */
+  readonly branch: { readonly sessionId: SessionId; readonly title: string }
+  /** The closed boundary the session was rewound to. */
+  readonly boundary: number
+  /** Events removed from the session (kept in the branch). */
+  readonly removed: number
+}
+
+export interface RewindOptions {
+  /** The branch's id; default: one the store mints. */
+  readonly branchId?: SessionId
+}
+
+/** What a rewind needs of the store besides what a fork needs. */
+export interface RewindStore extends ForkSpawner {
+  /** Makes `session` durable (header, seed, appends), else lets it go and rejects. */
+  untilDurable(session: Session): Promise<Session>
+  /** Lets go of a live session as `close` does. */
+  close(session: Session): Promise<void>
+  /** Asks the backends to cut the session's stored log back to its first `count` events, durably. */
+  truncate(session: Session, count: number): Promise<void>
+  /** Puts `next` in place of the live `previous` (same id) and makes `previous` stale. */
+  replace(previous: Session, next: Session): void
+}
+
+declare module 'cordis' {
+  interface Events {
+    /**
+     * Cut the stored log of `session` (live, held: nothing is appended meanwhile) back to its first
+     * `count` events, durably; rejects when that failed (the session is then read-only).
+     */
+    'session/truncate'(session: Session, count: number): Promise<void>
+  }
+}
+
+/** Events of a branch that are its source's (copied by bytes, not serialized again). */
+const inheritedCounts = new WeakMap<Session, number>()
+
+/**
+ * How many of `session`'s first events were created as a byte copy of its parent's: a fork
+ * child's `seedLength`, a rewind branch's whole pre-rewind log (which is longer than its
+ * `seedLength`, the seq where it parts from the rewound session).
+ */
+export function inheritedEventCount(session: Session): number {
+  return inheritedCounts.get(session) ?? session.header.seedLength ?? 0
+}
+
+/** The branch's title: the session's as it was, marked. */
+export function branchTitle(session: Session): string {
+  return `${session.title ?? session.id} (before rewind)`
+}
+
+export async function rewindLive(
+  store: RewindStore,
+  source: Session | SessionId,
+  boundary: number,
+  options: RewindOptions = {},
+): Promise<RewindResult> {
+  const session = liveForkSource(source, (id) => store.live.get(id))
+  if (session.writeFailure) throw session.writeFailure
+  if (session.openTurn !== undefined) {
+    throw new SessionForkError(
+      SessionErrorCode.OPEN_TURN,
+      `turn ${session.openTurn} of session ${session.id} is running: cancel it before rewinding`,
+      { sessionId: session.id, openTurn: session.openTurn },
+    )
+  }
+  const kept = resolveForkBoundary(session, boundary)
+  const seed = session.header.seedLength ?? 0
+  if (kept < seed) {
+    throw new SessionForkError(
+      SessionErrorCode.INVALID_BOUNDARY,
+      `session ${session.id} was forked from ${session.header.parentSession} with its first ${seed} events: it cannot be rewound to seq ${kept}, before them (fork ${session.header.parentSession} there instead)`,
+      { sessionId: session.id, boundary: kept, seedLength: seed },
+    )
+  }
+  const branchId = options.branchId ?? store.mintId()
+  assertChildId(branchId, (id) => store.taken(id))
+  const title = branchTitle(session)
+  session.hold(
+    new SessionError(SessionErrorCode.SESSION_READ_ONLY, `session ${session.id} is being rewound`, {
+      sessionId: session.id,
+    }),
+  )
+  try {
+    const branch = store.admit(branchOf(session, kept, branchId, title, store))
+    await store.untilDurable(branch)
+    await store.close(branch)
+    await store.truncate(session, kept)
+    const next = new Session(
+      session.header,
+      session.eventsThrough(kept),
+      new LogState(turnsBefore(session.turnSpans(), kept), kept),
+      store.host,
+    )
+    const removed = session.length - kept
+    store.replace(session, next)
+    return { session: next, branch: { sessionId: branchId, title }, boundary: kept, removed }
+  } finally {
+    session.hold(undefined)
+  }
+}
+
+/**
+ * The branch of `session` parting at `kept`, not live yet: every event of `session` (shared, as a
+ * fork child shares them), then `session/archived {true}`, and the branch's title as an event when
+ * a title event after `kept` would otherwise stand for it.
+ */
+function branchOf(
+  session: Session,
+  kept: number,
+  branchId: SessionId,
+  title: string,
+  store: RewindStore,
+): Session {
+  const header: SessionHeader = {
+    id: branchId,
+    createdAt: store.now(),
+    cwd: session.cwd,
+    parentSession: session.id,
+    seedLength: kept,
+    title,
+  }
+  const log = session.events()
+  const state = new LogState(turnsBefore(session.turnSpans(), log.length), log.length)
+  const tail: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
+  if (log.some((event) => event.seq > kept && event.type === 'session/title')) {
+    tail.push({ type: 'session/title', data: { title } })
+  }
+  tail.push({ type: 'session/archived', data: { archived: true } })
+  for (const input of tail) {
+    const data = storableEventData(input.type, input.data)
+    assertEventShape(input.type, data)
+    const event = Object.freeze({ seq: state.lastSeq + 1, type: input.type, time: store.now(), data })
+    state.check(event as SessionEvent)
+    log.push(event as SessionEvent)
+    state.apply(event as SessionEvent)
+  }
+  const branch = new Session(header, log, state, store.host)
+  inheritedCounts.set(branch, session.length)
+  return branch
+}
