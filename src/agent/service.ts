@@ -6,6 +6,9 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { CheckpointBlobs } from './checkpoints/blob-port.js'
+import type { RestoreFiles } from './checkpoints/restore-contract.js'
+import { SessionFiles } from './checkpoints/session-files.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -51,6 +54,8 @@ export interface AgentConfig {
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
   readonly mcpTimeoutMs?: number
+  /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
+  readonly checkpointBlobs?: CheckpointBlobs
   /**
    * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
@@ -87,6 +92,8 @@ export class AgentService {
   readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
+  /** What the file tools change, recorded per turn, and the restore that puts it back. */
+  readonly files: SessionFiles
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -96,6 +103,7 @@ export class AgentService {
   ) {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
+    this.files = new SessionFiles(() => this.ctx.sessions, config.checkpointBlobs)
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
@@ -123,7 +131,10 @@ export class AgentService {
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
     })
-    ctx.on('session/disposed', (session) => void this.mcp.close(session.id))
+    ctx.on('session/disposed', (session) => {
+      this.files.forget(session.id)
+      void this.mcp.close(session.id)
+    })
     ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
       await this.mcp.closeAll()
@@ -214,6 +225,7 @@ export class AgentService {
     if (request.signal.aborted || this.cancellingAll) controller.abort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
     const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
+    this.files.ranWith(session.id, request.client)
     const done = this.drive(session, request, permissions, controller.signal)
     this.running.set(session.id, { controller, done, permissions })
     try {
@@ -223,6 +235,17 @@ export class AgentService {
       this.running.delete(session.id)
       if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
     }
+  }
+
+  /**
+   * Puts the files the session's built-in file tools changed after a closed boundary back as they
+   * were at it (see `restoreSessionFiles`). Throws {@link TurnInProgressError} for a restore that is
+   * not a dry run while a turn runs on the session (cancel it first).
+   */
+  restoreFiles: RestoreFiles = async (request) => {
+    if (!request.dryRun && this.isRunning(request.session.id))
+      throw new TurnInProgressError(request.session.id)
+    return this.files.restore(request)
   }
 
   private async drive(
@@ -249,6 +272,7 @@ export class AgentService {
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
+        checkpoints: this.files.recorder(session),
       },
       signal,
     )

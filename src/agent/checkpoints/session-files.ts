@@ -1,0 +1,53 @@
+import type { Session, SessionStore } from '../../session/index.js'
+import type { ClientBridge } from '../types.js'
+import { type CheckpointBlobs, memoryBlobs } from './blob-port.js'
+import { type FileCheckpoints, fileCheckpoints } from './recorder.js'
+import { restoreSessionFiles } from './restore.js'
+import type { FileRestoreReport, FileRestoreRequest } from './restore-contract.js'
+import type { EditorFiles } from './restore-io.js'
+
+/**
+ * The agent's file checkpoints: what each turn's file tools record (in `blobs`), and the restore
+ * that puts files back. A restore writes through the editor of the connection that last ran a turn
+ * on the session, when that client offers `fs/write_text_file`; else on the disk.
+ */
+export class SessionFiles {
+  readonly blobs: CheckpointBlobs
+  private readonly editors = new Map<string, EditorFiles>()
+
+  constructor(
+    private readonly sessions: () => SessionStore,
+    blobs: CheckpointBlobs | undefined,
+  ) {
+    this.blobs = blobs ?? memoryBlobs()
+  }
+
+  /** Where the tools of a turn on `session` record their changes. */
+  recorder(session: Session): FileCheckpoints {
+    return fileCheckpoints(session, this.blobs)
+  }
+
+  /** Remembers the editor a turn on the session runs with, for a later restore. */
+  ranWith(sessionId: string, client: ClientBridge): void {
+    const { readTextFile, writeTextFile } = client
+    this.editors.set(sessionId, {
+      ...(readTextFile && { readTextFile }),
+      ...(writeTextFile && { writeTextFile }),
+    })
+  }
+
+  /** Forgets a session that was let go. */
+  forget(sessionId: string): void {
+    this.editors.delete(sessionId)
+  }
+
+  /** See {@link restoreSessionFiles}; `editor` overrides the remembered one. */
+  restore(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
+    const chosen = editor ?? this.editors.get(request.session.id)
+    return restoreSessionFiles(request, {
+      blobs: this.blobs,
+      ...(chosen && { editor: chosen }),
+      visit: (id, from, visit) => this.sessions().visitEvents(id, from, visit),
+    })
+  }
+}

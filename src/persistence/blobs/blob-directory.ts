@@ -1,0 +1,186 @@
+import { createHash, randomBytes } from 'node:crypto'
+import { constants } from 'node:fs'
+import { lstat, mkdir, open, readdir, rename, unlink, utimes } from 'node:fs/promises'
+import { join } from 'node:path'
+
+/** A blob's name: `sha256:` and the 64 hex digits of its bytes' SHA-256. Its file is named by the digits. */
+const NAME = /^sha256:([0-9a-f]{64})$/
+const FILE = /^[0-9a-f]{64}$/
+const TEMP = /^\.[0-9a-f]{64}\.\d+\.[0-9a-f]{12}\.tmp$/
+
+/**
+ * Content-addressed blobs beside the sessions (`<store>/blobs/<hex>`, 0600 in a 0700 directory):
+ * the content of files before the agent's tools changed them, named by checkpoint events. A blob
+ * is written to a temp file, fsynced, renamed into place and the directory fsynced, so `put`
+ * resolves only once it is durable, and a crash leaves it whole or absent (a temp file at most,
+ * which {@link collect} removes). The same bytes are kept once.
+ */
+export class BlobDirectory {
+  constructor(readonly dir: string) {}
+
+  /** Keeps `bytes`; resolves their name once they are durable (an existing blob's time is refreshed). */
+  async put(bytes: Uint8Array): Promise<`sha256:${string}`> {
+    const hex = createHash('sha256').update(bytes).digest('hex')
+    const file = join(this.dir, hex)
+    const existing = await lstatOrUndefined(file)
+    if (existing?.isFile() && existing.size === bytes.length) {
+      // Fresh again, so a collection running now (which spares young blobs) keeps it.
+      const now = new Date()
+      await utimes(file, now, now)
+      return `sha256:${hex}`
+    }
+    await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    const temp = join(this.dir, `.${hex}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
+    const handle = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    )
+    try {
+      await handle.writeFile(bytes)
+      await handle.datasync()
+    } catch (error) {
+      await handle.close()
+      await unlink(temp).catch(() => {})
+      throw error
+    }
+    await handle.close()
+    try {
+      await rename(temp, file)
+    } catch (error) {
+      await unlink(temp).catch(() => {})
+      throw error
+    }
+    await syncDirectory(this.dir)
+    return `sha256:${hex}`
+  }
+
+  /** The bytes named `name`, or undefined when they are not kept. Throws when the file does not hold them. */
+  async get(name: `sha256:${string}`): Promise<Buffer | undefined> {
+    const hex = NAME.exec(name)?.[1]
+    if (hex === undefined) return undefined
+    let handle: Awaited<ReturnType<typeof open>>
+    try {
+      handle = await open(
+        join(this.dir, hex),
+        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+      )
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw error
+    }
+    try {
+      if (!(await handle.stat()).isFile()) throw new Error(`blob ${name} is not a regular file`)
+      const bytes = await handle.readFile()
+      if (createHash('sha256').update(bytes).digest('hex') !== hex) {
+        throw new Error(`blob ${name} does not hold the bytes it names (corrupt)`)
+      }
+      return bytes
+    } finally {
+      await handle.close()
+    }
+  }
+
+  /**
+   * Removes every blob that no file `referencing()` lists names (as `sha256:<hex>` anywhere in its bytes)
+   * and that is older than `graceMs`: a blob is written before the event naming it reaches its
+   * session file, so a young one may be named by an event still on its way (here or in another
+   * process). Leftover temp files past the grace go too. Resolves what was removed and kept.
+   */
+  async collect(referencing: () => Promise<readonly string[]>, graceMs: number): Promise<BlobCollection> {
+    const started = Date.now()
+    const names = await readdir(this.dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [] as string[]
+      throw error
+    })
+    const result: BlobCollection = { removed: 0, removedBytes: 0, kept: 0, keptBytes: 0 }
+    if (names.length === 0) return result
+    const named = new Set<string>()
+    const scanned = new Set<string>()
+    // Listed again until no new file appears: a fork made meanwhile names its parent's blobs.
+    for (let files = await referencing(); ; files = await referencing()) {
+      const fresh = files.filter((file) => !scanned.has(file))
+      if (fresh.length === 0) break
+      for (const file of fresh) {
+        scanned.add(file)
+        await scanNames(file, named)
+      }
+    }
+    for (const name of names) {
+      const isBlob = FILE.test(name)
+      if (!isBlob && !TEMP.test(name)) continue
+      const info = await lstatOrUndefined(join(this.dir, name))
+      if (!info?.isFile()) continue
+      const young = info.mtimeMs > started - graceMs
+      if ((isBlob && named.has(name)) || young) {
+        if (isBlob) {
+          result.kept++
+          result.keptBytes += info.size
+        }
+        continue
+      }
+      await unlink(join(this.dir, name)).catch(() => {})
+      if (isBlob) {
+        result.removed++
+        result.removedBytes += info.size
+      }
+    }
+    return result
+  }
+}
+
+export interface BlobCollection {
+  removed: number
+  removedBytes: number
+  kept: number
+  keptBytes: number
+}
+
+const CHUNK = 1 << 20
+const OVERLAP = 'sha256:'.length + 64
+const MENTION = /sha256:([0-9a-f]{64})/g
+
+/** Adds every blob name mentioned in `file` to `named` (a file that is gone names none). */
+async function scanNames(file: string, named: Set<string>): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT' || code === 'ELOOP') return
+    throw error
+  }
+  try {
+    const buffer = Buffer.alloc(CHUNK)
+    let carry = ''
+    let position = 0
+    while (true) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position)
+      if (bytesRead === 0) break
+      position += bytesRead
+      const text = carry + buffer.toString('latin1', 0, bytesRead)
+      for (const match of text.matchAll(MENTION)) named.add(match[1] as string)
+      carry = text.slice(-OVERLAP)
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+async function lstatOrUndefined(path: string) {
+  try {
+    return await lstat(path)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY)
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
