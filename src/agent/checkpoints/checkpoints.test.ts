@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { request, startAgent } from '../../../test/support/turn-harness.js'
 import { BlobDirectory } from '../../persistence/index.js'
 import type { JsonValue, Session } from '../../session/index.js'
-import { request, startAgent } from '../../../test/support/turn-harness.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript, type ScriptTurn } from '../providers/script-format.js'
 import type { ClientBridge } from '../types.js'
@@ -34,16 +34,16 @@ afterEach(async () => {
 const BIG = `${'x'.repeat(INLINE_BEFORE_BYTES)}\nthe original big file\n`
 
 type Call = { readonly name: string; readonly input: JsonValue; readonly result?: JsonValue }
-const write = (file: string, content: string): Call => ({ name: 'write_text_file', input: { path: file, content } })
+const write = (file: string, content: string): Call => ({
+  name: 'write_text_file',
+  input: { path: file, content },
+})
 const edit = (file: string, oldText: string, newText: string): Call => ({
   name: 'edit_text_file',
   input: { path: file, edits: [{ oldText, newText }] },
 })
 /** A turn whose first step makes these calls (one after the other) and whose second says done. */
-const turnOf = (...calls: Call[]): ScriptTurn => [
-  calls.map((toolCall) => ({ toolCall })),
-  [{ text: 'done' }],
-]
+const turnOf = (...calls: Call[]): ScriptTurn => [calls.map((toolCall) => ({ toolCall })), [{ text: 'done' }]]
 
 async function agentWith(turns: ScriptTurn[], blobs?: CheckpointBlobs): Promise<Context> {
   ctx = await startAgent({
@@ -56,7 +56,8 @@ async function agentWith(turns: ScriptTurn[], blobs?: CheckpointBlobs): Promise<
 
 async function turns(context: Context, session: Session, count: number, client: ClientBridge = {}) {
   const ends: number[] = []
-  for (let i = 0; i < count; i++) ends.push((await context.agent.runTurn(session, request(`turn ${i + 1}`, client))).seq)
+  for (let i = 0; i < count; i++)
+    ends.push((await context.agent.runTurn(session, request(`turn ${i + 1}`, client))).seq)
   return ends
 }
 
@@ -67,7 +68,9 @@ const blobFiles = () => (existsSync(blobDir) ? readdirSync(blobDir).filter((n) =
 describe('file checkpoints', () => {
   it('records each change: before inline when small, in a blob when large; after as a hash', async () => {
     await writeFile(at('big.txt'), BIG)
-    const context = await agentWith([turnOf(write('new.txt', 'hello\n'), edit('big.txt', 'original', 'changed'))])
+    const context = await agentWith([
+      turnOf(write('new.txt', 'hello\n'), edit('big.txt', 'original', 'changed')),
+    ])
     const session = context.sessions.create(undefined, { meta: { cwd } })
     await turns(context, session, 1)
     const checkpoints = session.events().filter((e) => e.type === CHECKPOINT_FILE_EVENT)
@@ -105,7 +108,11 @@ describe('file checkpoints', () => {
     await writeFile(at('big.txt'), BIG)
     const context = await agentWith([
       turnOf(write('a.txt', 'one\n'), edit('big.txt', 'original', 'first')),
-      turnOf(edit('a.txt', 'one', 'two'), write('c/new.txt', 'created\n'), edit('big.txt', 'first', 'second')),
+      turnOf(
+        edit('a.txt', 'one', 'two'),
+        write('c/new.txt', 'created\n'),
+        edit('big.txt', 'first', 'second'),
+      ),
     ])
     const session = context.sessions.create(undefined, { meta: { cwd } })
     const [end1] = await turns(context, session, 2)
@@ -131,7 +138,12 @@ describe('file checkpoints', () => {
     const session = context.sessions.create(undefined, { meta: { cwd } })
     await turns(context, session, 2)
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
-    expect(report).toEqual({ restored: [at('big.txt')], removed: [at('a.txt')], conflicts: [], commandsRan: false })
+    expect(report).toEqual({
+      restored: [at('big.txt')],
+      removed: [at('a.txt')],
+      conflicts: [],
+      commandsRan: false,
+    })
     expect(await text('big.txt')).toBe(BIG)
     expect(existsSync(at('a.txt'))).toBe(false)
   })
@@ -147,7 +159,9 @@ describe('file checkpoints', () => {
     const dryToTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: true })
     expect(dryToTurn1.restored).toEqual([at('a.txt')])
     expect(await text('a.txt')).toBe('two\n')
-    expect(await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })).toEqual(dryToTurn1)
+    expect(await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })).toEqual(
+      dryToTurn1,
+    )
     expect(await text('a.txt')).toBe('one\n')
   })
 
@@ -165,13 +179,19 @@ describe('file checkpoints', () => {
     expect(refused.conflicts).toEqual([
       {
         path: at('a.txt'),
-        reason: 'changed since the session last wrote it (by someone else); not overwritten (force to overwrite it)',
+        reason:
+          'changed since the session last wrote it (by someone else); not overwritten (force to overwrite it)',
       },
     ])
     expect(await text('a.txt')).toBe('the user changed it\n')
     expect(await text('b.txt')).toBe('bee\n')
 
-    const forced = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false, force: true })
+    const forced = await context.agent.restoreFiles({
+      session,
+      boundary: end1 as number,
+      dryRun: false,
+      force: true,
+    })
     expect(forced).toMatchObject({ restored: [at('a.txt')], conflicts: [] })
     expect(await text('a.txt')).toBe('one\n')
   })
@@ -202,7 +222,12 @@ describe('file checkpoints', () => {
     const restore = (boundary: number) => context.agent.restoreFiles({ session, boundary, dryRun: true })
     expect((await restore(0)).commandsRan).toBe(true)
     expect((await restore(end1 as number)).commandsRan).toBe(true)
-    expect(await restore(end2 as number)).toEqual({ restored: [], removed: [], conflicts: [], commandsRan: true })
+    expect(await restore(end2 as number)).toEqual({
+      restored: [],
+      removed: [],
+      conflicts: [],
+      commandsRan: true,
+    })
     expect((await restore(session.lastSeq)).commandsRan).toBe(false)
   })
 
@@ -290,7 +315,8 @@ describe('crash safety: the content is durable before the event that names it', 
     }
     const context = await agentWith([turnOf(edit('big.txt', 'original', 'changed'))], watched)
     context.sessions.onAppended((_session, event) => {
-      if (event.type === CHECKPOINT_FILE_EVENT) order.push(`event, blob there: ${existsSync(path.join(blobDir, hex))}`)
+      if (event.type === CHECKPOINT_FILE_EVENT)
+        order.push(`event, blob there: ${existsSync(path.join(blobDir, hex))}`)
     })
     const session = context.sessions.create(undefined, { meta: { cwd } })
     await turns(context, session, 1)
