@@ -196,19 +196,82 @@ describe('file checkpoints', () => {
     expect(await text('a.txt')).toBe('one\n')
   })
 
-  it('a created file deleted or changed since is not removed unless forced', async () => {
-    const context = await agentWith([turnOf(write('a.txt', 'one\n'), write('b.txt', 'bee\n'))])
+  it('a file deleted or changed since is neither recreated nor removed unless forced', async () => {
+    await writeFile(at('old.txt'), 'old\n')
+    const context = await agentWith([
+      turnOf(write('a.txt', 'one\n'), write('b.txt', 'bee\n'), write('old.txt', 'new\n')),
+    ])
     const session = context.sessions.create(undefined, { meta: { cwd } })
     await turns(context, session, 1)
     await rm(at('a.txt'))
     await writeFile(at('b.txt'), 'mine now\n')
+    await rm(at('old.txt'))
     const refused = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
-    expect(refused.conflicts.map((c) => c.path)).toEqual([at('a.txt'), at('b.txt')])
-    expect(refused.conflicts[0]?.reason).toMatch(/^deleted since the session last wrote it/)
+    // a.txt did not exist at the boundary and does not now: nothing to do.
+    expect(refused).toEqual({
+      restored: [],
+      removed: [],
+      conflicts: [
+        {
+          path: at('b.txt'),
+          reason:
+            'changed since the session last wrote it (by someone else); not overwritten (force to overwrite it)',
+        },
+        {
+          path: at('old.txt'),
+          reason: 'deleted since the session last wrote it; not recreated (force to recreate it)',
+        },
+      ],
+      commandsRan: false,
+    })
     expect(await text('b.txt')).toBe('mine now\n')
     const forced = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false, force: true })
-    expect(forced).toEqual({ restored: [], removed: [at('b.txt')], conflicts: [], commandsRan: false })
+    expect(forced).toEqual({
+      restored: [at('old.txt')],
+      removed: [at('b.txt')],
+      conflicts: [],
+      commandsRan: false,
+    })
     expect(existsSync(at('b.txt'))).toBe(false)
+    expect(await text('old.txt')).toBe('old\n')
+  })
+
+  it('records its own changes, so restores can follow one another without the conversation rewound', async () => {
+    await writeFile(at('big.txt'), BIG)
+    const context = await agentWith([
+      turnOf(write('a.txt', 'one\n'), edit('big.txt', 'original', 'first')),
+      turnOf(edit('a.txt', 'one', 'two'), edit('big.txt', 'first', 'second')),
+      turnOf(edit('a.txt', 'one', 'three')),
+    ])
+    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const [end1] = await turns(context, session, 2)
+    const toTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
+    expect(toTurn1.restored).toEqual([at('a.txt'), at('big.txt')])
+    const records = session
+      .events()
+      .filter((e) => e.type === CHECKPOINT_FILE_EVENT && e.data.callId === 'restore')
+    expect(records.map((e) => [e.data.path, e.data.turn])).toEqual([
+      [at('a.txt'), 2],
+      [at('big.txt'), 2],
+    ])
+    // Again to the same boundary: already there.
+    expect(await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: true })).toEqual({
+      restored: [],
+      removed: [],
+      conflicts: [],
+      commandsRan: false,
+    })
+    // The conversation goes on from the restored files; then everything goes back to the start.
+    await context.agent.runTurn(session, request('three'))
+    expect(await text('a.txt')).toBe('three\n')
+    const toStart = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
+    expect(toStart).toEqual({
+      restored: [at('big.txt')],
+      removed: [at('a.txt')],
+      conflicts: [],
+      commandsRan: false,
+    })
+    expect(await text('big.txt')).toBe(BIG)
   })
 
   it('says when run_command or an MCP tool ran after the boundary', async () => {

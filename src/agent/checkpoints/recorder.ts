@@ -15,8 +15,8 @@ export interface FileChange {
   readonly path: string
   /** Its bytes right before the change; null: there is no such file yet. */
   readonly before: Uint8Array | null
-  /** The bytes the change writes. */
-  readonly after: Uint8Array
+  /** The bytes the change writes; null: it removes the file (a restore does). */
+  readonly after: Uint8Array | null
 }
 
 /**
@@ -46,7 +46,7 @@ export function fileCheckpoints(session: Session, blobs: CheckpointBlobs): FileC
         callId: change.callId,
         path: change.path,
         ...kept,
-        after: blobNameOf(change.after),
+        after: change.after === null ? ABSENT : blobNameOf(change.after),
       }
       session.append({ type: CHECKPOINT_FILE_EVENT, data })
       return written

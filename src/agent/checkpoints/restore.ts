@@ -3,6 +3,7 @@ import { allowedRoots } from '../tools/files/confine.js'
 import { type BlobName, blobNameOf, type CheckpointBlobs, isBlobName } from './blob-port.js'
 import { ABSENT, type FileCheckpoint } from './checkpoint-event.js'
 import { fileHistory, type VisitSession } from './file-history.js'
+import type { FileCheckpoints } from './recorder.js'
 import type { FileRestoreReport, FileRestoreRequest } from './restore-contract.js'
 import {
   type CurrentFile,
@@ -13,8 +14,13 @@ import {
   writeBack,
 } from './restore-io.js'
 
+/** The call id of the `checkpoint:file` events a restore appends for the changes it makes. */
+export const RESTORE_CALL_ID = 'restore'
+
 export interface RestoreDeps {
   readonly blobs: CheckpointBlobs
+  /** Where the restore's own changes are recorded (the session's checkpoints); absent: not recorded. */
+  readonly record?: FileCheckpoints
   /** The editor's file methods for the session (absent or empty: the local disk). */
   readonly editor?: EditorFiles
   /** Reads a subagent's session, so the files its tools changed are restored too. */
@@ -25,7 +31,7 @@ export interface RestoreDeps {
 /** What a restore does to one file. */
 type Step =
   | { readonly kind: 'write'; readonly path: string; readonly bytes: Buffer; readonly current: CurrentFile }
-  | { readonly kind: 'remove'; readonly path: string }
+  | { readonly kind: 'remove'; readonly path: string; readonly current: CurrentFile }
   | { readonly kind: 'conflict'; readonly path: string; readonly reason: string }
   | { readonly kind: 'none' }
 
@@ -64,15 +70,36 @@ export async function restoreSessionFiles(
       continue
     }
     try {
-      if (!dryRun && step.kind === 'write')
-        await writeBack(step.path, step.bytes, step.current, editor, signal)
-      if (!dryRun && step.kind === 'remove') await removeFile(step.path)
+      if (!dryRun) await apply(step, { turn: session.lastTurn, record: deps.record, editor, signal })
       ;(step.kind === 'write' ? report.restored : report.removed).push(step.path)
     } catch (error) {
       report.conflicts.push({ path: step.path, reason: `could not be restored: ${messageOf(error)}` })
     }
   }
   return { ...report, commandsRan: history.commandsRan }
+}
+
+/**
+ * Makes one change of a restore, recorded like a tool's (call id {@link RESTORE_CALL_ID}): the
+ * content it replaces is kept first, so a later restore to an earlier boundary, or back, still
+ * knows every state the file was in.
+ */
+async function apply(
+  step: Extract<Step, { kind: 'write' | 'remove' }>,
+  context: { turn: number; record: FileCheckpoints | undefined; editor: EditorFiles; signal: AbortSignal },
+): Promise<void> {
+  const change = {
+    turn: Math.max(1, context.turn),
+    callId: RESTORE_CALL_ID,
+    path: step.path,
+    before: step.current.bytes,
+    after: step.kind === 'write' ? step.bytes : null,
+  }
+  const run =
+    step.kind === 'write'
+      ? () => writeBack(step.path, step.bytes, step.current, context.editor, context.signal)
+      : () => removeFile(step.path)
+  await (context.record ? context.record.record(change, run) : run())
 }
 
 interface PlanContext extends RestoreDeps {
@@ -98,6 +125,8 @@ async function plan(
     return conflict(messageOf(error))
   }
   const now = current.bytes === null ? ABSENT : blobNameOf(current.bytes)
+  // Already as it was at the boundary (a restore done before, say): nothing to do, nothing to refuse.
+  if (now === first.before) return { kind: 'none' }
   if (now !== last.after && !context.force) {
     return conflict(
       current.bytes === null
@@ -105,9 +134,7 @@ async function plan(
         : 'changed since the session last wrote it (by someone else); not overwritten (force to overwrite it)',
     )
   }
-  if (first.before === ABSENT)
-    return current.bytes === null ? { kind: 'none' } : { kind: 'remove', path: target }
-  if (now === first.before) return { kind: 'none' }
+  if (first.before === ABSENT) return { kind: 'remove', path: target, current }
   const bytes = await contentOf(first, context.blobs)
   if (bytes === undefined)
     return conflict(`its content at the boundary (${first.before}) is no longer stored`)

@@ -41,13 +41,20 @@ export class SessionFiles {
     this.editors.delete(sessionId)
   }
 
-  /** See {@link restoreSessionFiles}; `editor` overrides the remembered one. */
-  restore(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
+  /**
+   * See {@link restoreSessionFiles}; `editor` overrides the remembered one. Resolves once the
+   * events recording the restore's own changes are durable.
+   */
+  async restore(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
     const chosen = editor ?? this.editors.get(request.session.id)
-    return restoreSessionFiles(request, {
+    const before = request.session.lastSeq
+    const report = await restoreSessionFiles(request, {
       blobs: this.blobs,
+      record: this.recorder(request.session),
       ...(chosen && { editor: chosen }),
       visit: (id, from, visit) => this.sessions().visitEvents(id, from, visit),
     })
+    if (request.session.lastSeq !== before) await this.sessions().flush(request.session.id)
+    return report
   }
 }

@@ -134,7 +134,7 @@ export const EXTENSION_EVENTS = {
   },
   'checkpoint:file': {
     description:
-      'A built-in file tool (call callId of turn) changed the file at path (absolute, its real path): before is what it held just before ("absent": there was no file; else "sha256:<hex>" of its bytes, which are inline in beforeText when small and UTF-8, else in the store\'s content-addressed blob directory, made durable before this event), after is the sha256 of the bytes written. A rewind restores files to their content at a boundary from these, and refuses one whose content is no longer after. Forks copy it (the blobs are shared). An older reader ignores it.',
+      'A built-in file tool (call callId of turn) changed the file at path (absolute, its real path): before is what it held just before ("absent": there was no file; else "sha256:<hex>" of its bytes, which are inline in beforeText when small and UTF-8, else in the store\'s content-addressed blob directory, made durable before this event), after is the sha256 of the bytes written ("absent": the change removed the file). A restore of files to a boundary records each change it makes the same way, with callId "restore" and turn the session\'s last; it refuses a file whose content is no longer the last after. Forks copy it (the blobs are shared). An older reader ignores it.',
     required: {
       turn: positiveInt,
       callId: nonEmptyString,
