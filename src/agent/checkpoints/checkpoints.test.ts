@@ -11,7 +11,7 @@ import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript, type ScriptTurn } from '../providers/script-format.js'
 import type { ClientBridge } from '../types.js'
 import { blobNameOf, type CheckpointBlobs } from './blob-port.js'
-import { CHECKPOINT_FILE_EVENT, INLINE_BEFORE_BYTES } from './checkpoint-event.js'
+import { CHECKPOINT_FILE_EVENT, checkpointOf, INLINE_BEFORE_BYTES } from './checkpoint-event.js'
 
 let base: string
 let cwd: string
@@ -247,10 +247,11 @@ describe('file checkpoints', () => {
     const [end1] = await turns(context, session, 2)
     const toTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
     expect(toTurn1.restored).toEqual([at('a.txt'), at('big.txt')])
-    const records = session
-      .events()
-      .filter((e) => e.type === CHECKPOINT_FILE_EVENT && e.data.callId === 'restore')
-    expect(records.map((e) => [e.data.path, e.data.turn])).toEqual([
+    const records = session.events().flatMap((e) => {
+      const change = checkpointOf(e)
+      return change?.callId === 'restore' ? [change] : []
+    })
+    expect(records.map((change) => [change.path, change.turn])).toEqual([
       [at('a.txt'), 2],
       [at('big.txt'), 2],
     ])
