@@ -137,8 +137,10 @@ export interface BlobCollection {
 }
 
 const CHUNK = 1 << 20
-const OVERLAP = 'sha256:'.length + 64
-const MENTION = /sha256:([0-9a-f]{64})/g
+const PREFIX = Buffer.from('sha256:', 'latin1')
+const HEX_DIGITS = 64
+/** Bytes kept from a chunk's end for the next: a name cut by the chunk boundary is read whole. */
+const OVERLAP = PREFIX.length + HEX_DIGITS
 
 /** Adds every blob name mentioned in `file` to `named` (a file that is gone names none). */
 async function scanNames(file: string, named: Set<string>): Promise<void> {
@@ -151,19 +153,34 @@ async function scanNames(file: string, named: Set<string>): Promise<void> {
     throw error
   }
   try {
-    const buffer = Buffer.alloc(CHUNK)
-    let carry = ''
+    const buffer = Buffer.alloc(OVERLAP + CHUNK)
+    let kept = 0
     let position = 0
     while (true) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position)
+      const { bytesRead } = await handle.read(buffer, kept, CHUNK, position)
       if (bytesRead === 0) break
       position += bytesRead
-      const text = carry + buffer.toString('latin1', 0, bytesRead)
-      for (const match of text.matchAll(MENTION)) named.add(match[1] as string)
-      carry = text.slice(-OVERLAP)
+      const end = kept + bytesRead
+      namesIn(buffer.subarray(0, end), named)
+      kept = Math.min(OVERLAP, end)
+      buffer.copy(buffer, 0, end - kept, end)
     }
   } finally {
     await handle.close()
+  }
+}
+
+/** Adds each `sha256:` followed by 64 lowercase hex digits in `bytes` to `named` (the digits). */
+function namesIn(bytes: Buffer, named: Set<string>): void {
+  for (let at = bytes.indexOf(PREFIX); at >= 0; at = bytes.indexOf(PREFIX, at + 1)) {
+    const from = at + PREFIX.length
+    if (from + HEX_DIGITS > bytes.length) return
+    let hex = true
+    for (let i = from; i < from + HEX_DIGITS && hex; i++) {
+      const c = bytes[i] as number
+      hex = (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)
+    }
+    if (hex) named.add(bytes.toString('latin1', from, from + HEX_DIGITS))
   }
 }
 
