@@ -105,6 +105,17 @@ describe('checkpoint blobs are collected when no session names them', () => {
     expect(await dir.collect(async () => [log], 0)).toMatchObject({ removed: 0, kept: 1 })
   })
 
+  it('a temp file a crash left in the blob directory is removed once past the grace', async () => {
+    const dir = new BlobDirectory(path.join(base, 'blobs'))
+    await dir.put(Buffer.from('x'))
+    const temp = path.join(dir.dir, `.${'a'.repeat(64)}.12345.${'b'.repeat(12)}.tmp`)
+    await writeFile(temp, 'half a blob')
+    await dir.collect(async () => [], 60_000)
+    expect(existsSync(temp)).toBe(true)
+    await dir.collect(async () => [], 0)
+    expect(readdirSync(dir.dir)).toEqual([])
+  })
+
   it('put keeps the same bytes once, and leaves no temp file behind', async () => {
     const dir = new BlobDirectory(path.join(base, 'blobs'))
     const first = await dir.put(Buffer.from('same'))
