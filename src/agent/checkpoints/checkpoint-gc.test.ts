@@ -116,6 +116,15 @@ describe('checkpoint blobs are collected when no session names them', () => {
     expect(readdirSync(dir.dir)).toEqual([])
   })
 
+  it('put writes a damaged blob again', async () => {
+    const dir = new BlobDirectory(path.join(base, 'blobs'))
+    const name = await dir.put(Buffer.from('good bytes'))
+    await writeFile(path.join(dir.dir, name.slice('sha256:'.length)), 'bad! bytes')
+    await expect(dir.get(name)).rejects.toThrow(/does not hold the bytes it names/)
+    expect(await dir.put(Buffer.from('good bytes'))).toBe(name)
+    expect(await dir.get(name)).toEqual(Buffer.from('good bytes'))
+  })
+
   it('put keeps the same bytes once, and leaves no temp file behind', async () => {
     const dir = new BlobDirectory(path.join(base, 'blobs'))
     const first = await dir.put(Buffer.from('same'))

@@ -22,8 +22,7 @@ export class BlobDirectory {
   async put(bytes: Uint8Array): Promise<`sha256:${string}`> {
     const hex = createHash('sha256').update(bytes).digest('hex')
     const file = join(this.dir, hex)
-    const existing = await lstatOrUndefined(file)
-    if (existing?.isFile() && existing.size === bytes.length) {
+    if (await this.holds(hex, bytes.length)) {
       // Fresh again, so a collection running now (which spares young blobs) keeps it.
       const now = new Date()
       await utimes(file, now, now)
@@ -53,6 +52,13 @@ export class BlobDirectory {
     }
     await syncDirectory(this.dir)
     return `sha256:${hex}`
+  }
+
+  /** Whether the blob `hex` is kept whole (a damaged one is written again, replacing it). */
+  private async holds(hex: string, size: number): Promise<boolean> {
+    const existing = await lstatOrUndefined(join(this.dir, hex))
+    if (!existing?.isFile() || existing.size !== size) return false
+    return (await this.get(`sha256:${hex}`).catch(() => undefined)) !== undefined
   }
 
   /** The bytes named `name`, or undefined when they are not kept. Throws when the file does not hold them. */
