@@ -1,4 +1,4 @@
-import { lstat, unlink } from 'node:fs/promises'
+import { lstat, readFile, unlink } from 'node:fs/promises'
 import path from 'node:path'
 import { type AllowedRoots, resolveReal } from '../tools/files/confine.js'
 import { openVerifiedDirectory } from '../tools/files/descriptor.js'
@@ -68,14 +68,18 @@ export async function writeBack(
 
 /**
  * Removes the file from the disk (ACP has no method to delete through the editor), by its name in
- * its verified directory, refusing anything that is not a regular file.
+ * its verified directory, refusing anything that is not a regular file, and a file whose bytes
+ * are no longer `expected` (what the restore examined).
  */
-export async function removeFile(target: string): Promise<void> {
+export async function removeFile(target: string, expected: Buffer | null): Promise<void> {
   const dir = await openVerifiedDirectory(path.dirname(target), target)
   try {
     const entry = dir.child(path.basename(target))
     const info = await lstat(entry)
     if (!info.isFile()) throw new ToolFailure(`${target} is not a regular file: not removed`)
+    if (expected !== null && !(await readFile(entry)).equals(expected)) {
+      throw new ToolFailure(`${target} changed while it was being restored: not removed`)
+    }
     await unlink(entry)
     await dir.handle.sync().catch(() => {})
   } finally {
