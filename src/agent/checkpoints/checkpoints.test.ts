@@ -275,6 +275,16 @@ describe('file checkpoints', () => {
     expect(await text('big.txt')).toBe(BIG)
   })
 
+  it('two restores of one session run one after the other: the second finds the work done', async () => {
+    const context = await agentWith([turnOf(write('a.txt', 'one\n')), turnOf(edit('a.txt', 'one', 'two'))])
+    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const [end1] = await turns(context, session, 2)
+    const restore = () => context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
+    const [first, second] = await Promise.all([restore(), restore()])
+    expect(first.restored).toEqual([at('a.txt')])
+    expect(second).toEqual({ restored: [], removed: [], conflicts: [], commandsRan: false })
+  })
+
   it('says when run_command or an MCP tool ran after the boundary', async () => {
     const context = await agentWith([
       turnOf({ name: 'run_command', input: { command: 'true' }, result: 'ok' }, write('a.txt', '1')),

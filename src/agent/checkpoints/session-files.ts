@@ -14,6 +14,8 @@ import type { EditorFiles } from './restore-io.js'
 export class SessionFiles {
   readonly blobs: CheckpointBlobs
   private readonly editors = new Map<string, EditorFiles>()
+  /** The restore running on each session: a second waits for the first (they would interleave). */
+  private readonly restoring = new Map<string, Promise<unknown>>()
 
   constructor(
     private readonly sessions: () => SessionStore,
@@ -45,7 +47,19 @@ export class SessionFiles {
    * See {@link restoreSessionFiles}; `editor` overrides the remembered one. Resolves once the
    * events recording the restore's own changes are durable.
    */
-  async restore(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
+  restore(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
+    const id = request.session.id
+    const previous = this.restoring.get(id) ?? Promise.resolve()
+    const next = previous.catch(() => {}).then(() => this.restoreNow(request, editor))
+    const settled = next.catch(() => {})
+    this.restoring.set(id, settled)
+    void settled.then(() => {
+      if (this.restoring.get(id) === settled) this.restoring.delete(id)
+    })
+    return next
+  }
+
+  private async restoreNow(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
     const chosen = editor ?? this.editors.get(request.session.id)
     const before = request.session.lastSeq
     const report = await restoreSessionFiles(request, {
