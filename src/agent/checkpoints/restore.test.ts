@@ -1,109 +1,25 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
+import { readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { request, startAgent } from '../../../test/support/turn-harness.js'
-import { BlobDirectory } from '../../persistence/index.js'
-import type { JsonValue, Session } from '../../session/index.js'
-import { createScriptProvider } from '../providers/script.js'
-import { parseModelScript, type ScriptTurn } from '../providers/script-format.js'
+import { describe, expect, it } from 'vitest'
+import {
+  edit,
+  turnOf,
+  turns,
+  useCheckpointWorkspace,
+  write,
+} from '../../../test/support/checkpoint-workspace.js'
+import { request } from '../../../test/support/turn-harness.js'
 import type { ClientBridge } from '../types.js'
-import { blobNameOf, type CheckpointBlobs } from './blob-port.js'
+import { blobNameOf } from './blob-port.js'
 import { CHECKPOINT_FILE_EVENT, checkpointOf, INLINE_BEFORE_BYTES } from './checkpoint-event.js'
 
-let base: string
-let cwd: string
-let blobDir: string
-let ctx: Context | undefined
-
-beforeEach(async () => {
-  base = await realpath(await mkdtemp(path.join(tmpdir(), 'dsh-ckpt-')))
-  cwd = path.join(base, 'project')
-  blobDir = path.join(base, 'blobs')
-  await mkdir(cwd)
-})
-
-afterEach(async () => {
-  await ctx?.stop()
-  ctx = undefined
-  await rm(base, { recursive: true, force: true })
-})
+const ws = useCheckpointWorkspace()
+const { at, text, agentWith } = ws
 
 const BIG = `${'x'.repeat(INLINE_BEFORE_BYTES)}\nthe original big file\n`
 
-type Call = { readonly name: string; readonly input: JsonValue; readonly result?: JsonValue }
-const write = (file: string, content: string): Call => ({
-  name: 'write_text_file',
-  input: { path: file, content },
-})
-const edit = (file: string, oldText: string, newText: string): Call => ({
-  name: 'edit_text_file',
-  input: { path: file, edits: [{ oldText, newText }] },
-})
-/** A turn whose first step makes these calls (one after the other) and whose second says done. */
-const turnOf = (...calls: Call[]): ScriptTurn => [calls.map((toolCall) => ({ toolCall })), [{ text: 'done' }]]
-
-async function agentWith(turns: ScriptTurn[], blobs?: CheckpointBlobs): Promise<Context> {
-  ctx = await startAgent({
-    provider: createScriptProvider(parseModelScript(turns)),
-    modeOf: () => 'accept-edits',
-    checkpointBlobs: blobs ?? new BlobDirectory(blobDir),
-  })
-  return ctx
-}
-
-async function turns(context: Context, session: Session, count: number, client: ClientBridge = {}) {
-  const ends: number[] = []
-  for (let i = 0; i < count; i++)
-    ends.push((await context.agent.runTurn(session, request(`turn ${i + 1}`, client))).seq)
-  return ends
-}
-
-const at = (name: string) => path.join(cwd, name)
-const text = (name: string) => readFile(at(name), 'utf8')
-const blobFiles = () => (existsSync(blobDir) ? readdirSync(blobDir).filter((n) => !n.startsWith('.')) : [])
-
-describe('file checkpoints', () => {
-  it('records each change: before inline when small, in a blob when large; after as a hash', async () => {
-    await writeFile(at('big.txt'), BIG)
-    const context = await agentWith([
-      turnOf(write('new.txt', 'hello\n'), edit('big.txt', 'original', 'changed')),
-    ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 1)
-    const checkpoints = session.events().filter((e) => e.type === CHECKPOINT_FILE_EVENT)
-    expect(checkpoints.map((e) => e.data)).toEqual([
-      {
-        turn: 1,
-        callId: 'call_1_1_1',
-        path: at('new.txt'),
-        before: 'absent',
-        after: blobNameOf(Buffer.from('hello\n')),
-      },
-      {
-        turn: 1,
-        callId: 'call_1_1_2',
-        path: at('big.txt'),
-        before: blobNameOf(Buffer.from(BIG)),
-        after: blobNameOf(Buffer.from(BIG.replace('original', 'changed'))),
-      },
-    ])
-    expect(blobFiles()).toEqual([blobNameOf(Buffer.from(BIG)).slice('sha256:'.length)])
-    const small = await agentWithSecondSession('small.txt', 'tiny\n')
-    expect(small).toMatchObject({ before: blobNameOf(Buffer.from('tiny\n')), beforeText: 'tiny\n' })
-  })
-
-  async function agentWithSecondSession(name: string, before: string) {
-    await ctx?.stop()
-    await writeFile(at(name), before)
-    const context = await agentWith([turnOf(write(name, 'replaced\n'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 1)
-    return session.events().find((e) => e.type === CHECKPOINT_FILE_EVENT)?.data
-  }
-
+describe('restoring files to a boundary', () => {
   it('restores every file to its content at a boundary and removes the files created after it', async () => {
     await writeFile(at('big.txt'), BIG)
     const context = await agentWith([
@@ -114,7 +30,7 @@ describe('file checkpoints', () => {
         edit('big.txt', 'first', 'second'),
       ),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1] = await turns(context, session, 2)
 
     const toTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
@@ -135,7 +51,7 @@ describe('file checkpoints', () => {
       turnOf(write('a.txt', 'one\n'), edit('big.txt', 'original', 'first')),
       turnOf(edit('a.txt', 'one', 'two'), edit('big.txt', 'first', 'second')),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     await turns(context, session, 2)
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
     expect(report).toEqual({
@@ -150,7 +66,7 @@ describe('file checkpoints', () => {
 
   it('a dry run reports what a restore would do and changes nothing', async () => {
     const context = await agentWith([turnOf(write('a.txt', 'one\n')), turnOf(edit('a.txt', 'one', 'two'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1] = await turns(context, session, 2)
     await writeFile(at('b.txt'), 'untouched\n')
     const dry = await context.agent.restoreFiles({ session, boundary: 0, dryRun: true })
@@ -170,7 +86,7 @@ describe('file checkpoints', () => {
       turnOf(write('a.txt', 'one\n'), write('b.txt', 'bee\n')),
       turnOf(edit('a.txt', 'one', 'two'), edit('b.txt', 'bee', 'bees')),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1] = await turns(context, session, 2)
     await writeFile(at('a.txt'), 'the user changed it\n')
 
@@ -201,7 +117,7 @@ describe('file checkpoints', () => {
     const context = await agentWith([
       turnOf(write('a.txt', 'one\n'), write('b.txt', 'bee\n'), write('old.txt', 'new\n')),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     await turns(context, session, 1)
     await rm(at('a.txt'))
     await writeFile(at('b.txt'), 'mine now\n')
@@ -243,7 +159,7 @@ describe('file checkpoints', () => {
       turnOf(edit('a.txt', 'one', 'two'), edit('big.txt', 'first', 'second')),
       turnOf(edit('a.txt', 'one', 'three')),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1] = await turns(context, session, 2)
     const toTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
     expect(toTurn1.restored).toEqual([at('a.txt'), at('big.txt')])
@@ -277,7 +193,7 @@ describe('file checkpoints', () => {
 
   it('two restores of one session run one after the other: the second finds the work done', async () => {
     const context = await agentWith([turnOf(write('a.txt', 'one\n')), turnOf(edit('a.txt', 'one', 'two'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1] = await turns(context, session, 2)
     const restore = () => context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
     const [first, second] = await Promise.all([restore(), restore()])
@@ -291,7 +207,7 @@ describe('file checkpoints', () => {
       turnOf(write('a.txt', '2')),
       turnOf({ name: 'mcp__srv__tool', input: {}, result: 'ok' }),
     ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     const [end1, end2] = await turns(context, session, 3)
     const restore = (boundary: number) => context.agent.restoreFiles({ session, boundary, dryRun: true })
     expect((await restore(0)).commandsRan).toBe(true)
@@ -307,7 +223,7 @@ describe('file checkpoints', () => {
 
   it('refuses a boundary inside a turn or past the log, as fork does', async () => {
     const context = await agentWith([turnOf(write('a.txt', '1'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     await turns(context, session, 1)
     await expect(context.agent.restoreFiles({ session, boundary: 2, dryRun: true })).rejects.toMatchObject({
       code: 'OPEN_TURN',
@@ -317,23 +233,10 @@ describe('file checkpoints', () => {
     ).rejects.toMatchObject({ code: 'INVALID_BOUNDARY' })
   })
 
-  it('keeps the same content once, however many files and changes hold it', async () => {
-    await writeFile(at('one.txt'), BIG)
-    await writeFile(at('two.txt'), BIG)
-    const context = await agentWith([
-      turnOf(write('one.txt', 'a'), write('two.txt', 'b')),
-      turnOf(write('one.txt', BIG), write('one.txt', 'c')),
-    ])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 2)
-    expect(session.events().filter((e) => e.type === CHECKPOINT_FILE_EVENT)).toHaveLength(4)
-    expect(blobFiles()).toHaveLength(1)
-  })
-
   it('a path now outside the workspace is reported, not written', async () => {
     const context = await agentWith([])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    const outside = path.join(base, 'outside.txt')
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
+    const outside = path.join(ws.base, 'outside.txt')
     await writeFile(outside, 'x')
     session.append({
       type: CHECKPOINT_FILE_EVENT,
@@ -341,7 +244,7 @@ describe('file checkpoints', () => {
     })
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
     expect(report.conflicts).toEqual([
-      { path: outside, reason: `${outside} is outside the session's working directory ${cwd}: refused` },
+      { path: outside, reason: `${outside} is outside the session's working directory ${ws.cwd}: refused` },
     ])
     expect(await readFile(outside, 'utf8')).toBe('x')
   })
@@ -363,69 +266,11 @@ describe('file checkpoints', () => {
     }
     await writeFile(at('a.txt'), 'on disk\n')
     const context = await agentWith([turnOf(edit('a.txt', 'unsaved', 'edited'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
+    const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     await turns(context, session, 1, editor)
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
     expect(report).toEqual({ restored: [at('a.txt')], removed: [], conflicts: [], commandsRan: false })
     expect(writes).toEqual([at('a.txt'), at('a.txt')])
     expect(buffers.get(at('a.txt'))).toBe('unsaved buffer\n')
-  })
-})
-
-describe('crash safety: the content is durable before the event that names it', () => {
-  it('the blob is in place before the file changes, and before the event naming it is appended', async () => {
-    await writeFile(at('big.txt'), BIG)
-    const hex = blobNameOf(Buffer.from(BIG)).slice('sha256:'.length)
-    const order: string[] = []
-    const disk = new BlobDirectory(blobDir)
-    const watched: CheckpointBlobs = {
-      put: async (bytes) => {
-        const name = await disk.put(bytes)
-        const unchanged = readFileSync(at('big.txt'), 'utf8') === BIG
-        order.push(`blob kept: ${existsSync(path.join(blobDir, hex))}, file unchanged: ${unchanged}`)
-        return name
-      },
-      get: (name) => disk.get(name),
-    }
-    const context = await agentWith([turnOf(edit('big.txt', 'original', 'changed'))], watched)
-    context.sessions.onAppended((_session, event) => {
-      if (event.type === CHECKPOINT_FILE_EVENT)
-        order.push(`event, blob there: ${existsSync(path.join(blobDir, hex))}`)
-    })
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 1)
-    expect(order).toEqual(['blob kept: true, file unchanged: true', 'event, blob there: true'])
-    expect(await disk.get(`sha256:${hex}`)).toEqual(Buffer.from(BIG))
-  })
-
-  it('when the content cannot be kept, the file is not written and no event is appended', async () => {
-    await writeFile(at('big.txt'), BIG)
-    const failing: CheckpointBlobs = {
-      put: async () => {
-        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
-      },
-      get: async () => undefined,
-    }
-    const context = await agentWith([turnOf(edit('big.txt', 'original', 'changed'))], failing)
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 1)
-    expect(await text('big.txt')).toBe(BIG)
-    expect(session.events().filter((e) => e.type === CHECKPOINT_FILE_EVENT)).toEqual([])
-    const result = session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({ isError: true, output: expect.stringContaining('ENOSPC') })
-  })
-
-  it('a blob whose bytes were damaged is refused on read, and the restore reports the file', async () => {
-    await writeFile(at('big.txt'), BIG)
-    const context = await agentWith([turnOf(edit('big.txt', 'original', 'changed'))])
-    const session = context.sessions.create(undefined, { meta: { cwd } })
-    await turns(context, session, 1)
-    const [hex] = blobFiles()
-    await writeFile(path.join(blobDir, hex as string), 'damaged')
-    const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
-    expect(report.conflicts).toEqual([
-      { path: at('big.txt'), reason: `its content at the boundary (sha256:${hex}) is no longer stored` },
-    ])
-    expect(await text('big.txt')).toBe(BIG.replace('original', 'changed'))
   })
 })
