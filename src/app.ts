@@ -9,7 +9,7 @@ import {
   type SubagentConfig,
 } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
-import { persistencePlugin } from './persistence/index.js'
+import { BlobDirectory, persistencePlugin, StorePaths } from './persistence/index.js'
 import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
 
 export interface AppConfig {
@@ -54,10 +54,13 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.idGenerator && { idGenerator: config.idGenerator }),
   })
   if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
+  const checkpointBlobs =
+    config.storeDir === null ? undefined : new BlobDirectory(new StorePaths(config.storeDir).blobDir)
   const provider = config.provider ?? (await createProvider(config.model, config.modelOptions ?? {}))
   ctx.plugin(agentPlugin, {
     provider,
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+    ...(checkpointBlobs && { checkpointBlobs }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),

@@ -6,7 +6,10 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { CheckpointBlobs } from './checkpoints/blob-port.js'
 import type { RestoreFiles } from './checkpoints/restore-contract.js'
+import type { EditorFiles } from './checkpoints/restore-io.js'
+import { SessionFiles } from './checkpoints/session-files.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -53,6 +56,8 @@ export interface AgentConfig {
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
   readonly mcpTimeoutMs?: number
+  /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
+  readonly checkpointBlobs?: CheckpointBlobs
   /**
    * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
@@ -89,12 +94,10 @@ export class AgentService {
   readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
+  /** What the file tools change, recorded per turn, and the restore that puts it back. */
+  readonly files: SessionFiles
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
-  /** Restores the files the session's tools changed (issue 24; the checkpoints branch has it). */
-  restoreFiles: RestoreFiles = async () => {
-    throw new Error('file checkpoints are not on this branch')
-  }
 
   constructor(
     private readonly ctx: Context,
@@ -102,6 +105,7 @@ export class AgentService {
   ) {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
+    this.files = new SessionFiles(() => this.ctx.sessions, config.checkpointBlobs)
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
@@ -129,7 +133,10 @@ export class AgentService {
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
     })
-    ctx.on('session/disposed', (session) => void this.mcp.close(session.id))
+    ctx.on('session/disposed', (session) => {
+      this.files.forget(session.id)
+      void this.mcp.close(session.id)
+    })
     ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
       await this.mcp.closeAll()
@@ -220,6 +227,7 @@ export class AgentService {
     if (request.signal.aborted || this.cancellingAll) controller.abort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
     const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
+    this.files.ranWith(session.id, request.client)
     const done = this.drive(session, request, permissions, controller.signal)
     this.running.set(session.id, { controller, done, permissions })
     let outcome: TurnOutcome
@@ -236,6 +244,18 @@ export class AgentService {
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
     await runAfterTurn(session, outcome.endReason === 'completed')
     return outcome
+  }
+
+  /**
+   * Puts the files the session's built-in file tools changed after a closed boundary back as they
+   * were at it (see `restoreSessionFiles`). Throws {@link TurnInProgressError} for a restore that is
+   * not a dry run while a turn runs on the session (cancel it first). `editor`: the client whose
+   * `fs/write_text_file` writes (open buffers follow); default the one that last prompted it.
+   */
+  restoreFiles = async (...[request, editor]: [...Parameters<RestoreFiles>, editor?: EditorFiles]) => {
+    if (!request.dryRun && this.isRunning(request.session.id))
+      throw new TurnInProgressError(request.session.id)
+    return this.files.restore(request, editor)
   }
 
   private async drive(
@@ -262,6 +282,7 @@ export class AgentService {
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
+        checkpoints: this.files.recorder(session),
       },
       signal,
     )

@@ -11,6 +11,8 @@ import type {
   StoredEventVisitor,
 } from '../session/store/persistence-port.js'
 import { type DisposeReason, inheritedEventCount } from '../session/store/store.js'
+import { BLOB_GRACE_MS, BlobCollector } from './blobs/blob-collector.js'
+import { BlobDirectory } from './blobs/blob-directory.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
@@ -28,6 +30,8 @@ export interface JsonlPersistenceConfig {
   readonly dir?: string
   /** File operations; tests inject faults here. Default: the real file system. */
   readonly fs?: FileSystem
+  /** How young a checkpoint blob is spared when blobs are collected. Default {@link BLOB_GRACE_MS}. */
+  readonly blobGraceMs?: number
 }
 
 /**
@@ -49,6 +53,10 @@ export class JsonlPersistence implements SessionPersistence {
   private readonly closing = new Map<SessionId, Promise<void>>()
   /** The files a live session reads the data of its large stored events back from. */
   private readonly bodies = new Map<SessionId, readonly BodyFile[]>()
+  /** The file checkpoints' content (`<dir>/blobs`), shared by every session of the store. */
+  readonly blobs: BlobDirectory
+  /** Collects the blobs no session names any more, after each `remove`. */
+  readonly blobCollector: BlobCollector
 
   constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
     this.paths = new StorePaths(config.dir ?? resolveStoreDir())
@@ -65,6 +73,13 @@ export class JsonlPersistence implements SessionPersistence {
       valve: new SlowDiskValve(),
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
+    this.blobs = new BlobDirectory(this.paths.blobDir)
+    this.blobCollector = new BlobCollector(
+      this.blobs,
+      this.paths.dir,
+      config.blobGraceMs ?? BLOB_GRACE_MS,
+      this.env.warn,
+    )
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
     tidyStore(this.paths, this.logger)
     ctx.on('session/created', (session) => this.created(session))
@@ -91,7 +106,12 @@ export class JsonlPersistence implements SessionPersistence {
    */
   async idle(): Promise<void> {
     const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
-    await Promise.allSettled([...all, ...this.closing.values(), this.catalog.saveNow()])
+    await Promise.allSettled([
+      ...all,
+      ...this.closing.values(),
+      this.catalog.saveNow(),
+      this.blobCollector.idle(),
+    ])
   }
 
   private created(session: Session): void {
@@ -252,6 +272,7 @@ export class JsonlPersistence implements SessionPersistence {
       if (!entry.isFile) throw new NotRegularFileError(path, 'not a regular file')
       await this.fs.unlink(path)
       await this.fs.syncDir(this.paths.dir)
+      void this.blobCollector.soon()
       return true
     } catch (error) {
       if (errnoOf(error) === 'ENOENT') return false

@@ -46,6 +46,11 @@ export class StorePaths {
     return path
   }
 
+  /** `<dir>/blobs`: the file checkpoints' content-addressed blobs. */
+  get blobDir(): string {
+    return join(this.dir, 'blobs')
+  }
+
   /** `<dir>/<id>.jsonl` */
   sessionFile(id: SessionId): string {
     assertSessionId(id)

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { REWIND_WIRE_SCHEMA, type RewindWireDef, rewindWireErrors } from '../../src/acp/rewind/wire-schema.js'
 import type { AgentProcess } from '../support/agent-process.js'
@@ -181,16 +183,36 @@ describe('rewind (transcript snapshots)', () => {
     await expectScenarioSnapshot('rewind-interrupt', output)
   })
 
-  it('rewind-modes: _session/rewind_points, a dry run, a refused file half that skips the conversation, and a conversation rewind', async () => {
+  it('rewind-modes: _session/rewind_points, a dry run, a refused file half that skips the conversation, a file restore and a conversation rewind', async () => {
+    const write = (path: string, content: string) => ({
+      toolCall: { name: 'write_text_file', input: { path, content } },
+    })
+    const command = { toolCall: { name: 'run_command', input: { command: 'echo by a command > notes.txt' } } }
+    const turns = [
+      [[{ text: 'nothing to change' }]],
+      [[write('notes.txt', 'two\n')], [{ text: 'wrote notes.txt' }]],
+      [[write('notes.txt', 'three\n')], [{ text: 'rewrote notes.txt' }]],
+      [[command], [{ text: 'a command changed notes.txt' }]],
+      [[write('notes.txt', 'three\n')], [{ text: 'put notes.txt back' }]],
+    ]
     const output = await runScenario(async (s) => {
-      const agent = s.start()
+      const agent = s.start({
+        args: ['--model', s.scriptModel('model.json', turns), '--sandbox', 'off'],
+        setupClient: (app) => {
+          app.onRequest('session/request_permission', () => ({
+            outcome: { outcome: 'selected', optionId: 'allow_once' },
+          }))
+        },
+      })
       const init = await agent.initialize()
       expect(init._meta).toMatchObject({
         claudeCode: { rewindSession: { modes: ['files', 'conversation', 'both'] } },
       })
       expect(init._meta).not.toHaveProperty('jetbrains')
       const sessionId = await newSession(agent)
-      for (const text of ['one', 'two', 'three']) await prompt(agent, sessionId, text)
+      for (const text of ['one', 'two', 'three', 'four']) await prompt(agent, sessionId, text)
+      const notes = join(agent.cwd, 'notes.txt')
+      expect(readFileSync(notes, 'utf8')).toBe('by a command\n')
       const { points } = await agent.agent.request<{
         points: { messageId: string; resumeAtMessageId: string | null; text: string; index: number }[]
       }>('_session/rewind_points', { sessionId })
@@ -198,24 +220,45 @@ describe('rewind (transcript snapshots)', () => {
         ['one', 1, true],
         ['two', 2, false],
         ['three', 3, false],
+        ['four', 4, false],
       ])
       const messageId = (points[1] as { messageId: string }).messageId
-      expect(await rewind(agent, { sessionId, messageId, mode: 'conversation', dryRun: true })).toEqual({
-        conversation: { rewound: false, messagesDropped: 4 },
-      })
-      // On this branch the file half has no checkpoints to restore from: it is refused, and `both` leaves the conversation alone.
+      expect(await rewind(agent, { sessionId, messageId, mode: 'conversation', dryRun: true })).toMatchObject(
+        {
+          conversation: { rewound: false },
+        },
+      )
+      // A command changed notes.txt behind the file tools: the file half is refused, and `both`
+      // leaves the conversation alone.
       const both = await rewind<{ files: { canRewind: boolean }; conversation: { rewound: boolean } }>(
         agent,
-        { sessionId, messageId, mode: 'both' },
+        {
+          sessionId,
+          messageId,
+          mode: 'both',
+        },
       )
       expect(both.files.canRewind).toBe(false)
-      expect(both.conversation).toMatchObject({ rewound: false, messagesDropped: 4 })
-      const files = await rewind<Record<string, unknown>>(agent, { sessionId, messageId })
+      expect(both.conversation).toMatchObject({ rewound: false })
+      expect(readFileSync(notes, 'utf8')).toBe('by a command\n')
+      // Once the file tools wrote it again, the file half (the default mode) removes the file turn
+      // two created, and says that commands ran.
+      await prompt(agent, sessionId, 'five')
+      const dry = await rewind<Record<string, { canRewind?: boolean }>>(agent, {
+        sessionId,
+        messageId,
+        dryRun: true,
+      })
+      expect(Object.keys(dry)).toEqual(['files'])
+      expect(dry.files).toMatchObject({ canRewind: true, commandsRan: true })
+      expect(existsSync(notes)).toBe(true)
+      const files = await rewind<Record<string, { canRewind?: boolean }>>(agent, { sessionId, messageId })
       expect(Object.keys(files)).toEqual(['files'])
+      expect(existsSync(notes)).toBe(false)
       const done = await rewind<{
-        conversation: { rewound: boolean; messagesDropped: number; branchSessionId: string }
+        conversation: { rewound: boolean; branchSessionId: string }
       }>(agent, { sessionId, messageId, mode: 'conversation' })
-      expect(done).toEqual({ conversation: { rewound: true, messagesDropped: 4, branchSessionId: 'ses_2' } })
+      expect(done.conversation).toMatchObject({ rewound: true, branchSessionId: 'ses_2' })
       const again = await agent.agent.request<{ points: unknown[] }>('_session/rewind_points', { sessionId })
       expect(again.points).toHaveLength(1)
       expect(
@@ -225,7 +268,7 @@ describe('rewind (transcript snapshots)', () => {
       // The branch holds the history as it was, and loads.
       const from = agent.updates.length
       await agent.agent.request('session/load', { sessionId: 'ses_2', cwd: agent.cwd, mcpServers: [] })
-      expect(answerText(agent, 'ses_2', from)).toContain('three')
+      expect(answerText(agent, 'ses_2', from)).toContain('rewrote notes.txt')
     })
     await expectScenarioSnapshot('rewind-modes', output)
   })

@@ -33,6 +33,7 @@ async function setup(restore: (request: FileRestoreRequest) => FileRestoreReport
     },
     afterResponse: () => {},
     notify: async () => {},
+    clientBridge: () => ({}),
   } as unknown as CallContext
   return { store, call, requests }
 }

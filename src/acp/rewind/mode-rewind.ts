@@ -72,9 +72,11 @@ async function filesHalf(
   strict: boolean,
 ): Promise<FilesHalf> {
   const boundary = lastTurnEnd(session, point.boundary)
+  // This client's editor writes the files back, so its open buffers follow.
+  const editor = call.clientBridge(session.id)
   try {
     if (strict && !dryRun) {
-      const preview = filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: true }))
+      const preview = filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: true }, editor))
       if (!preview.canRewind) {
         return {
           ...preview,
@@ -82,7 +84,7 @@ async function filesHalf(
         }
       }
     }
-    return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun }))
+    return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun }, editor))
   } catch (error) {
     return { canRewind: false, filesChanged: [], reason: (error as Error).message }
   }

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../session/index.js'
+import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type {
   ClientBridge,
   SubagentLink,
@@ -43,6 +44,8 @@ export interface ToolContext {
   readonly openSubagent?: (link: SubagentLink) => SubagentView
   /** The tool's {@link Tool.preview} the user was shown when asked; `run` must not act on another state. */
   readonly previewed?: ToolPreview
+  /** Where a tool that changes files records each change (absent: nothing is recorded). */
+  readonly checkpoints?: FileCheckpoints
 }
 
 /** What a call would do, worked out before the user is asked (an edit's diff), shown with the question. */

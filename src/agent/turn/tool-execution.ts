@@ -1,6 +1,7 @@
 import { AbortedError, isAbortError, raceAbort } from '../../lib/abort.js'
 import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session/index.js'
 import { toolOutputText } from '../../session/index.js'
+import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import {
   decidePermission,
   type LivePermissions,
@@ -31,6 +32,8 @@ export interface ToolCallEnvironment {
   readonly signal: AbortSignal
   /** Sends a `session/update` tagged with `seq`. */
   readonly send: (update: SessionUpdate, seq: number) => void
+  /** Where the file tools record their changes (absent: nowhere). */
+  readonly checkpoints?: FileCheckpoints
 }
 
 /**
@@ -91,6 +94,7 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     mode: env.permissions.mode(),
     ...(allowedTools && { allowedTools }),
     ...(openSubagent && { openSubagent }),
+    ...(env.checkpoints && { checkpoints: env.checkpoints }),
     progress: (content) =>
       env.send(
         {

@@ -7,6 +7,7 @@ import {
   toolCallUpdate,
   toolResultUpdate,
 } from '../../session/index.js'
+import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type { LivePermissions } from '../config/permissions.js'
 import type { ToolSet } from '../tools/registry.js'
 import type { ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
@@ -34,6 +35,8 @@ export class TurnCalls {
     /** How many calls of `concurrent` tools (delegations) of one step run at once. */
     private readonly maxConcurrent: number,
     private readonly send: (update: SessionUpdate, seq: number) => void,
+    /** Where the file tools record their changes (absent: nowhere). */
+    private readonly checkpoints?: FileCheckpoints,
   ) {
     for (const event of session.events()) {
       if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
@@ -102,6 +105,7 @@ export class TurnCalls {
       request: this.request,
       signal: this.signal,
       send: this.send,
+      ...(this.checkpoints && { checkpoints: this.checkpoints }),
     })
   }
 

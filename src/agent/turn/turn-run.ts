@@ -7,6 +7,7 @@ import {
   type TurnEndReason,
   titleUpdate,
 } from '../../session/index.js'
+import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import type { ToolRegistry } from '../tools/registry.js'
@@ -43,6 +44,8 @@ export interface TurnRunOptions {
   readonly maxConcurrent: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
+  /** Where the file tools record their changes, for a rewind to restore (absent: nowhere). */
+  readonly checkpoints?: FileCheckpoints
 }
 
 /** How the body of a turn ended: the `turn/end` reason still to be written. */
@@ -68,8 +71,14 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
-    this.calls = new TurnCalls(session, this.turn, request, signal, options.maxConcurrent, (update, seq) =>
-      this.send(update, seq),
+    this.calls = new TurnCalls(
+      session,
+      this.turn,
+      request,
+      signal,
+      options.maxConcurrent,
+      (update, seq) => this.send(update, seq),
+      options.checkpoints,
     )
   }
 

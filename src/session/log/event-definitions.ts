@@ -132,4 +132,17 @@ export const EXTENSION_EVENTS = {
     },
     closed: true,
   },
+  'checkpoint:file': {
+    description:
+      'A built-in file tool (call callId of turn) changed the file at path (absolute, its real path): before is what it held just before ("absent": there was no file; else "sha256:<hex>" of its bytes, which are inline in beforeText when small and UTF-8, else in the store\'s content-addressed blob directory, made durable before this event), after is the sha256 of the bytes written ("absent": the change removed the file). A restore of files to a boundary records each change it makes the same way, with callId "restore" and turn the session\'s last; it refuses a file whose content is no longer the last after. Forks copy it (the blobs are shared). An older reader ignores it.',
+    required: {
+      turn: positiveInt,
+      callId: nonEmptyString,
+      path: nonEmptyString,
+      before: nonEmptyString,
+      after: nonEmptyString,
+    },
+    optional: { beforeText: string },
+    closed: true,
+  },
 } as const satisfies Readonly<Record<`${string}:${string}`, EventDefinition>>

@@ -53,7 +53,7 @@ export function looksBinary(bytes: Uint8Array): boolean {
 }
 
 /**
- * Replaces (or creates) the local file `target` with `content`, atomically: a temporary file in the
+ * Replaces (or creates) the local file `target` with `content` (text, written as UTF-8, or bytes), atomically: a temporary file in the
  * same verified directory is written, synced, given the old file's mode (and owner, where we may)
  * and renamed over it, so a reader sees the old file or the new one, never a part. With `expected`
  * (the version the change was made from; `null`: the file did not exist), the file must still be
@@ -63,7 +63,7 @@ export function looksBinary(bytes: Uint8Array): boolean {
 export async function replaceLocalFile(
   target: string,
   requested: string,
-  content: string,
+  content: string | Uint8Array,
   expected: LocalSnapshot | null | undefined,
   signal: AbortSignal,
 ): Promise<void> {
@@ -80,7 +80,7 @@ export async function replaceLocalFile(
 async function replaceVerified(
   target: string,
   requested: string,
-  content: string,
+  content: string | Uint8Array,
   expected: LocalSnapshot | null | undefined,
   signal: AbortSignal,
 ): Promise<void> {
@@ -128,7 +128,7 @@ async function openCurrent(dir: Verified, target: string, requested: string): Pr
 async function writeTemp(
   dir: Verified,
   temp: string,
-  content: string,
+  content: string | Uint8Array,
   old: BigIntStats | undefined,
   requested: string,
 ): Promise<void> {

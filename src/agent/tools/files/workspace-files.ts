@@ -1,4 +1,5 @@
 import { raceAbort } from '../../../lib/abort.js'
+import type { FileChange } from '../../checkpoints/recorder.js'
 import { type ToolContext, ToolFailure } from '../tool.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
 import { type LocalSnapshot, readLocalFile, replaceLocalFile } from './local-files.js'
@@ -57,7 +58,9 @@ export async function readExistingText(
 /**
  * Writes a whole text file, through the editor when it can, else on the local disk: atomically,
  * through verified descriptors (see `replaceLocalFile`), and, when `read` says how the file was read
- * from the local disk (its version, or no file), only if it is still that version.
+ * from the local disk (its version, or no file), only if it is still that version. With `read` and
+ * the context's `checkpoints`, the content before is kept and the change recorded (a rewind can
+ * put it back).
  */
 export async function writeWorkspaceText(
   requested: string,
@@ -67,13 +70,31 @@ export async function writeWorkspaceText(
 ): Promise<string> {
   const { client, signal } = context
   const target = await workspacePath(requested, context, 'write')
-  if (client.writeTextFile) {
-    await client.writeTextFile(target, content, signal)
-    return target
+  const write = async () => {
+    if (client.writeTextFile) return client.writeTextFile(target, content, signal)
+    const expected = read === undefined || client.readTextFile ? undefined : (read.local ?? null)
+    await raceAbort(replaceLocalFile(target, requested, content, expected, signal), signal)
   }
-  const expected = read === undefined || client.readTextFile ? undefined : (read.local ?? null)
-  await raceAbort(replaceLocalFile(target, requested, content, expected, signal), signal)
+  if (context.checkpoints === undefined || read === undefined) await write()
+  else await context.checkpoints.record(checkpointOf(context, target, read, content), write)
   return target
+}
+
+/** The change a write makes, for the session's file checkpoints: the bytes as read, and as written. */
+function checkpointOf(
+  context: ToolContext,
+  target: string,
+  read: { readonly text: string | null; readonly local?: LocalSnapshot },
+  content: string,
+): FileChange {
+  const before = read.local?.bytes ?? (read.text === null ? null : Buffer.from(read.text, 'utf8'))
+  return {
+    turn: context.turn,
+    callId: context.callId,
+    path: target,
+    before,
+    after: Buffer.from(content, 'utf8'),
+  }
 }
 
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
