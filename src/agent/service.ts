@@ -23,6 +23,7 @@ import {
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
 import { McpSessions } from './mcp/session-mcp.js'
+import { updatePlanTool } from './plan/update-plan-tool.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
@@ -97,6 +98,7 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
+    this.tools.register(updatePlanTool(() => this.ctx.sessions))
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))

@@ -91,6 +91,7 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     mode: env.permissions.mode(),
     ...(allowedTools && { allowedTools }),
     ...(openSubagent && { openSubagent }),
+    sendUpdate: env.send,
     progress: (content) =>
       env.send(
         {
