@@ -36,7 +36,7 @@ export function updatePlanTool(sessions: () => SessionStore): Tool {
     spec: {
       name: UPDATE_PLAN_TOOL,
       description:
-        'Keep your plan for multi-step work: the whole list of steps each time, with each step\'s status. Mark a step in_progress when you start it and completed as soon as it is done. An empty list clears the plan. The user sees the plan as you keep it.',
+        "Keep your plan for multi-step work: the whole list of steps each time, with each step's status. Mark a step in_progress when you start it and completed as soon as it is done. An empty list clears the plan. The user sees the plan as you keep it.",
       inputSchema: {
         type: 'object',
         properties: {
