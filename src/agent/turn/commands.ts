@@ -1,5 +1,6 @@
 import { isSessionError, type Session, type SessionStore, type SessionUpdate } from '../../session/index.js'
 import type { ContentBlock } from '../types.js'
+import { reloadInstructionsCommand } from './reload-instructions-command.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
 export interface CommandContext {
@@ -75,7 +76,12 @@ const helpCommand: SlashCommand = {
 }
 
 /** The slash commands every session offers (`available_commands_update`). */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [forkCommand, titleCommand, helpCommand]
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  forkCommand,
+  titleCommand,
+  helpCommand,
+  reloadInstructionsCommand,
+]
 
 /**
  * The command a prompt invokes: its first block is text `/name` (then whitespace and arguments)

@@ -63,7 +63,7 @@ describe('systemPrompt', () => {
       '- Working directory: /repo/pkg (in the git repository at /repo, on branch main).',
     )
     expect(prompt).toContain('- Additional directories of the workspace: /other.')
-    expect(prompt).toContain('- Platform: linux x64; shell: /bin/bash.')
+    expect(prompt).toContain("- Platform: linux x64; the user's shell: /bin/bash.")
     expect(prompt).toContain('- Date: 2026-03-04')
   })
 

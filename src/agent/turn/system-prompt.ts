@@ -83,7 +83,7 @@ function environment(recorded: RecordedPromptInputs | undefined, cwd: string): s
     '- File paths you give the tools must lie inside the working directory or an additional directory: absolute, or relative to the working directory.',
   )
   if (inputs.platform !== undefined) {
-    lines.push(`- Platform: ${inputs.platform}${inputs.shell ? `; shell: ${inputs.shell}` : ''}.`)
+    lines.push(`- Platform: ${inputs.platform}${inputs.shell ? `; the user's shell: ${inputs.shell}` : ''}.`)
   }
   if (recorded !== undefined)
     lines.push(`- Date: ${recorded.time.slice(0, 10)} (when this session's instructions were read).`)
