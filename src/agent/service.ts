@@ -177,8 +177,12 @@ export class AgentService {
    * subagent inherit their parent's with the prefix; `/reload-instructions` records new ones.
    */
   async prepareSession(session: Session): Promise<void> {
-    if (this.provider.takesSystemPrompt !== true || recordedPromptInputs(session) !== undefined) return
+    if (!this.needsPromptInputs(session)) return
     if (await recordPromptInputs(session)) await this.ctx.sessions.flush(session.id)
+  }
+
+  private needsPromptInputs(session: Session): boolean {
+    return this.provider.takesSystemPrompt === true && recordedPromptInputs(session) === undefined
   }
 
   /** True while a turn runs on this session. */
@@ -248,7 +252,8 @@ export class AgentService {
     signal: AbortSignal,
   ): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
-    await this.prepareSession(session)
+    // Awaited only when it has work: a turn of a prepared session starts in the same tick.
+    if (this.needsPromptInputs(session)) await this.prepareSession(session)
     const run = new TurnRun(
       session,
       request,

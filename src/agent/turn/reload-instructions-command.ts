@@ -17,7 +17,10 @@ export const reloadInstructionsCommand: SlashCommand = {
       files.length === 0
         ? 'No AGENTS.md file applies.'
         : `AGENTS.md files, in the order the model reads them (the last wins):\n${files
-            .map((file) => `- ${file.path}${file.cut ? ` (cut: ${file.bytes} bytes are over the size limit)` : ''}`)
+            .map(
+              (file) =>
+                `- ${file.path}${file.cut ? ` (cut: ${file.bytes} bytes are over the size limit)` : ''}`,
+            )
             .join('\n')}`
     const head = event
       ? 'Instructions reloaded: the system prompt uses them from the next request.'
