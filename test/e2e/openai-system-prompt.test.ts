@@ -35,7 +35,7 @@ function systemOf(run: OpenAiAgent, user: string): string[] {
   return run.fake.requests
     .filter((request: RecordedRequest) => lastUserText(request.body) === user)
     .map((request) => {
-      const [first] = request.body?.messages as { role: string; content: string }[]
+      const [first] = (request.body?.messages ?? []) as { role: string; content: string }[]
       expect(first?.role).toBe('system')
       return first?.content ?? ''
     })

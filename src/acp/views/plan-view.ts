@@ -1,5 +1,7 @@
 import type { SessionUpdateNotification } from '../../session/index.js'
-import type { ClientState } from '../method.js'
+
+/** What of the client's `initialize` decides the plan's shape (a `ClientState`). */
+type Client = { readonly capabilities: object } | undefined
 
 /**
  * The id of a session's plan in `plan_update` / `plan_removed`: a session keeps one plan (the
@@ -8,7 +10,7 @@ import type { ClientState } from '../method.js'
 export const PLAN_ID = 'plan'
 
 /** True when the client advertised the unstable `plan` capability (`{}`; omitted or null: not). */
-export function supportsPlanUpdates(client: ClientState | undefined): boolean {
+export function supportsPlanUpdates(client: Client): boolean {
   // Unstable: not in the stable ClientCapabilities type that types the boundary.
   const value = (client?.capabilities as { readonly plan?: unknown } | undefined)?.plan
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -22,7 +24,7 @@ export function supportsPlanUpdates(client: ClientState | undefined): boolean {
  */
 export function planForClient(
   notification: SessionUpdateNotification,
-  client: ClientState | undefined,
+  client: Client,
 ): SessionUpdateNotification {
   const { update } = notification
   if (update.sessionUpdate !== 'plan' || !supportsPlanUpdates(client)) return notification

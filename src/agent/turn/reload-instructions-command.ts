@@ -1,5 +1,5 @@
+import type { Session } from '../../session/index.js'
 import { recordedPromptInputs, recordPromptInputs } from '../instructions/prompt-inputs.js'
-import type { SlashCommand } from './commands.js'
 
 /**
  * `/reload-instructions`: reads the environment and the `AGENTS.md` files again and, when they
@@ -7,10 +7,11 @@ import type { SlashCommand } from './commands.js'
  * them from its next model request (other sessions keep theirs; new sessions read the files when
  * they are created). The answer lists the files now in the prompt.
  */
-export const reloadInstructionsCommand: SlashCommand = {
+// A SlashCommand (commands.ts), typed by its shape: that file lists it.
+export const reloadInstructionsCommand = {
   name: 'reload-instructions',
   description: 'Read AGENTS.md and the environment again, for this session from its next request',
-  async run({ session }) {
+  async run({ session }: { readonly session: Session }): Promise<string> {
     const event = await recordPromptInputs(session)
     const files = recordedPromptInputs(session)?.inputs.files ?? []
     const list =

@@ -1,5 +1,6 @@
 import { CORE_EVENTS, EXTENSION_EVENTS } from './event-definitions.js'
 import { type DataOf, isDataOf, KNOWN_TURN_END_REASONS } from './event-fields.js'
+
 export type { InstructionFileData, PlanEntryData } from './event-fields.js'
 
 /**
