@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -94,6 +95,18 @@ describe('readInstructionFiles', () => {
       ['r'.repeat(10), 50, true],
       ['p'.repeat(30), 30, false],
     ])
+  })
+
+  it('skips a FIFO named AGENTS.md without waiting for a writer', async () => {
+    mkdirSync(join(root, 'work'))
+    execFileSync('mkfifo', [join(root, 'work', 'AGENTS.md')])
+    put('config/AGENTS.md', 'user')
+    const files = await readInstructionFiles({
+      cwd: join(root, 'work'),
+      directories: [],
+      userConfigDir: join(root, 'config'),
+    })
+    expect(files.map((f) => f.text)).toEqual(['user'])
   })
 
   it('cuts at a character boundary, never inside a UTF-8 sequence', async () => {

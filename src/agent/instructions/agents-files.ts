@@ -1,3 +1,4 @@
+import { constants } from 'node:fs'
 import { open, realpath } from 'node:fs/promises'
 import { dirname, join, relative, sep } from 'node:path'
 import type { InstructionFileData } from '../../session/index.js'
@@ -92,7 +93,8 @@ async function readCapped(
 ): Promise<Pick<InstructionFileData, 'text' | 'bytes' | 'cut'> | undefined> {
   let handle: Awaited<ReturnType<typeof open>> | undefined
   try {
-    handle = await open(path, 'r')
+    // Non-blocking, so a FIFO named AGENTS.md cannot hold the session up (it is no regular file).
+    handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
     const info = await handle.stat()
     if (!info.isFile()) return undefined
     const want = Math.max(0, Math.min(info.size, budget))

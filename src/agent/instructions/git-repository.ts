@@ -52,11 +52,12 @@ async function headBranch(gitDir: string): Promise<string | undefined> {
   return /^[0-9a-f]{40,64}$/.test(head) ? `detached at ${head.slice(0, 12)}` : undefined
 }
 
-/** A small text file's content, or undefined when it cannot be read (or is over 4 KiB). */
+/** A small regular file's text, or undefined when it cannot be read, is no regular file or is over 4 KiB. */
 async function readSmall(path: string): Promise<string | undefined> {
   try {
-    const text = await readFile(path, 'utf8')
-    return text.length > 4096 ? undefined : text
+    const info = await stat(path)
+    if (!info.isFile() || info.size > 4096) return undefined
+    return await readFile(path, 'utf8')
   } catch {
     return undefined
   }
