@@ -10,6 +10,7 @@ import {
   type PermissionTarget,
 } from './client/client-bridge.js'
 import type { ClientState } from './method.js'
+import { planForClient } from './views/plan-view.js'
 import { splicedLine } from './views/stored-line-splice.js'
 import { openSubagentView } from './views/subagent-view.js'
 
@@ -109,7 +110,8 @@ export class Call implements CallContext {
 
   // Straight to the wire, not refused once the input ended: a load or prompt still running after
   // stdin EOF streams its updates before its response.
-  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void> {
+  notify(notification: SessionUpdateNotification, from?: SessionEvent): Promise<void> {
+    const update = planForClient(notification, this.scope.client)
     const line = from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from)
     return this.scope.wire.notify('session/update', update, line).catch((error: Error) => {
       this.scope.warn(`session/update not sent: ${error.message}`)

@@ -26,15 +26,18 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
+import { recordedPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
 import { McpSessions } from './mcp/session-mcp.js'
+import { updatePlanTool } from './plan/update-plan-tool.js'
 import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/tool.js'
 import { errorMessage } from './turn/model-step.js'
+import { systemPrompt } from './turn/system-prompt.js'
 import { type TurnEnding, TurnRun } from './turn/turn-run.js'
-import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
+import type { ModelProvider, PromptCapabilities, ToolSpec, TurnOutcome, TurnRequest } from './types.js'
 
 declare module 'cordis' {
   interface Context {
@@ -107,6 +110,7 @@ export class AgentService {
     this.provider = config.provider
     this.files = new SessionFiles(() => this.ctx.sessions, config.checkpointBlobs)
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
+    this.tools.register(updatePlanTool(() => this.ctx.sessions))
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
@@ -176,6 +180,22 @@ export class AgentService {
 
   private ownPermissions(session: Session): LivePermissions {
     return { mode: () => this.modeOf(session), standing: () => standingAnswersOf(session) }
+  }
+
+  /**
+   * Fixes what the session's system prompt is built from (environment, `AGENTS.md` files) as an
+   * `instructions:set` event, made durable, when the provider takes a system prompt and the log
+   * records none yet: `session/new` calls it, and every turn before it starts (so a session
+   * written before these inputs were recorded gets them, read then, once). A fork child and a
+   * subagent inherit their parent's with the prefix; `/reload-instructions` records new ones.
+   */
+  async prepareSession(session: Session): Promise<void> {
+    if (!this.needsPromptInputs(session)) return
+    if (await recordPromptInputs(session)) await this.ctx.sessions.flush(session.id)
+  }
+
+  private needsPromptInputs(session: Session): boolean {
+    return this.provider.takesSystemPrompt === true && recordedPromptInputs(session) === undefined
   }
 
   /** True while a turn runs on this session. */
@@ -265,6 +285,8 @@ export class AgentService {
     signal: AbortSignal,
   ): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
+    // Awaited only when it has work: a turn of a prepared session starts in the same tick.
+    if (this.needsPromptInputs(session)) await this.prepareSession(session)
     const run = new TurnRun(
       session,
       request,
@@ -281,6 +303,10 @@ export class AgentService {
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
+        ...(this.provider.takesSystemPrompt === true && {
+          systemPrompt: (target: Session, mode: string, tools: readonly ToolSpec[]) =>
+            systemPrompt({ recorded: recordedPromptInputs(target), cwd: target.cwd, mode, tools }),
+        }),
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
       },

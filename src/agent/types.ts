@@ -33,6 +33,11 @@ export interface ModelRequest {
   readonly model?: string
   /** The session's `thought_level` option, when the provider declares `thoughtLevels`. */
   readonly thoughtLevel?: string
+  /**
+   * The system prompt (`systemPrompt` of the session's recorded inputs, mode and these tools), for
+   * a provider that {@link ModelProvider.takesSystemPrompt}; absent for the others.
+   */
+  readonly system?: string
 }
 
 /** A model, or a reasoning effort, a provider offers. */
@@ -78,6 +83,11 @@ export interface ModelProvider {
   readonly models?: readonly ModelChoice[]
   /** The reasoning efforts it can send (the `thought_level` option); the first is the default. */
   readonly thoughtLevels?: readonly ModelChoice[]
+  /**
+   * It sends a system prompt (`ModelRequest.system`) to its model: new sessions then record the
+   * prompt's inputs (`instructions:set`), and each request gets the prompt. Default false.
+   */
+  readonly takesSystemPrompt?: boolean
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
 }
 

@@ -46,7 +46,13 @@ describe('slash commands, live titles and message ids (transcript snapshots)', (
       const commands = ofSession(agent, sessionId).find(
         (n) => n.update.sessionUpdate === 'available_commands_update',
       )?.update as acp.AvailableCommandsUpdate
-      expect(commands.availableCommands.map((c) => c.name)).toEqual(['fork', 'title', 'rewind', 'help'])
+      expect(commands.availableCommands.map((c) => c.name)).toEqual([
+        'fork',
+        'title',
+        'rewind',
+        'reload-instructions',
+        'help',
+      ])
       // The title is sent as soon as the first prompt gives one.
       expect(
         ofSession(agent, sessionId).find((n) => n.update.sessionUpdate === 'session_info_update')?.update,

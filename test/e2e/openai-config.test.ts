@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
+import { UPDATE_PLAN_TOOL } from '../../src/agent/plan/update-plan-tool.js'
 import { DELEGATE_TOOL } from '../../src/agent/subagents/index.js'
 import { builtinTools } from '../../src/agent/tools/index.js'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
@@ -19,12 +20,16 @@ const MODELS = ['--model-name', 'fake-model-1,fake-model-2']
 const toolNames = (body: { readonly [key: string]: unknown } | undefined) =>
   ((body?.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name)
 
-/** What the model is offered: every built-in tool, then delegate; in read-only, those that change nothing. */
-const EVERY_TOOL = [...builtinTools().map((tool) => tool.spec.name), DELEGATE_TOOL]
+/**
+ * What the model is offered: every built-in tool, then update_plan and delegate; in read-only,
+ * those that change nothing (update_plan changes only the session).
+ */
+const EVERY_TOOL = [...builtinTools().map((tool) => tool.spec.name), UPDATE_PLAN_TOOL, DELEGATE_TOOL]
 const READ_ONLY_TOOLS = [
   ...builtinTools()
     .filter((tool) => tool.effect === 'read')
     .map((tool) => tool.spec.name),
+  UPDATE_PLAN_TOOL,
   DELEGATE_TOOL,
 ]
 

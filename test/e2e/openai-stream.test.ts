@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { UPDATE_PLAN_TOOL } from '../../src/agent/plan/update-plan-tool.js'
 import { DELEGATE_TOOL } from '../../src/agent/subagents/index.js'
 import { builtinTools } from '../../src/agent/tools/index.js'
 import { chunk, completionStream, type FakeReply } from '../support/fake-openai.js'
@@ -42,7 +43,7 @@ describe('openai provider end to end: streaming', () => {
     expect(request?.body).toMatchObject({ model: MODEL_NAME, stream: true })
     expect(messagesOf(request)).toEqual([{ role: 'user', content: 'What is the answer?' }])
     expect(toolNamesOf(request)).toEqual(
-      [...builtinTools().map((tool) => tool.spec.name), DELEGATE_TOOL].sort(),
+      [...builtinTools().map((tool) => tool.spec.name), UPDATE_PLAN_TOOL, DELEGATE_TOOL].sort(),
     )
 
     const replayed = (await run.replay(sessionId)).filter(fromLog)
@@ -173,6 +174,7 @@ describe('openai provider end to end: failures', () => {
     expect(run.fake.requests[1]?.rawBody).toBe(run.fake.requests[0]?.rawBody)
     const types = run.loggedEvents(sessionId).map((e) => e.type)
     expect(types).toEqual([
+      'instructions:set',
       'turn/start',
       'user/message',
       'step/start',

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { UPDATE_PLAN_TOOL } from '../../src/agent/plan/update-plan-tool.js'
 import { builtinTools } from '../../src/agent/tools/index.js'
 import type { FakeReply, RecordedRequest } from '../support/fake-openai.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
@@ -48,9 +49,7 @@ describe('delegate end to end', () => {
     const parent = await run.newSession()
     expect((await run.prompt(parent, 'hi')).stopReason).toBe('end_turn')
     expect(toolNamesOf(run.fake.requests[0])).toEqual(
-      builtinTools()
-        .map((tool) => tool.spec.name)
-        .sort(),
+      [...builtinTools().map((tool) => tool.spec.name), UPDATE_PLAN_TOOL].sort(),
     )
     await expectCleanExit(run)
   })

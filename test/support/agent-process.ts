@@ -9,6 +9,16 @@ import { LineSplitter, WireAudit } from './wire-audit.js'
 
 export const CLI = resolve(import.meta.dirname, '../../dist/cli.js')
 
+/**
+ * What every spawned agent gets unless a test says otherwise: no user config directory (so the
+ * machine's own `~/.config/dsh-acp/AGENTS.md` never reaches a test's system prompt) and one shell,
+ * so what a session records of its environment is the same on every machine.
+ */
+export const HERMETIC_ENV: Readonly<Record<string, string>> = {
+  XDG_CONFIG_HOME: '/nonexistent/dsh-acp-test-config',
+  SHELL: '/bin/sh',
+}
+
 export interface AgentOptions {
   /** Store directory; default: a fresh temp dir (removed by `cleanup`). */
   readonly storeDir?: string
@@ -49,7 +59,7 @@ export class AgentProcess {
     const argv = options.command ?? [CLI, '--store', this.storeDir, ...(options.args ?? [])]
     this.child = spawn(process.execPath, [...argv], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ...options.env },
+      env: { ...process.env, ...HERMETIC_ENV, ...options.env },
       ...(options.uid !== undefined && { uid: options.uid, gid: options.uid }),
     })
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)))

@@ -26,6 +26,8 @@ export interface OpenAiAgentOptions {
   readonly args?: readonly string[] | ((scratch: string) => readonly string[])
   /** `DSH_API_KEY` for the agent; default {@link API_KEY}. */
   readonly apiKey?: string
+  /** More environment for the agent (e.g. `XDG_CONFIG_HOME`). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /** A `log` line of a session file: one event. */
@@ -69,7 +71,7 @@ export class OpenAiAgent {
   }
 
   private spawn(): AgentProcess {
-    const { args, apiKey, setupClient } = this.options
+    const { args, apiKey, setupClient, env } = this.options
     return new AgentProcess({
       storeDir: this.storeDir,
       args: [
@@ -83,7 +85,7 @@ export class OpenAiAgent {
         'debug',
         ...(typeof args === 'function' ? args(this.scratch) : (args ?? [])),
       ],
-      env: { DSH_API_KEY: apiKey ?? API_KEY },
+      env: { DSH_API_KEY: apiKey ?? API_KEY, ...env },
       ...(setupClient && { setupClient }),
     })
   }

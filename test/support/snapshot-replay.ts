@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
 import { readScript } from '../../src/replay/script.js'
-import { CLI } from './agent-process.js'
+import { CLI, HERMETIC_ENV } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
 import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
 import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT, SNAPSHOT_ROOT } from './snapshot-scenario.js'
@@ -56,6 +56,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
             'error',
             ...args,
           ],
+          env: HERMETIC_ENV,
         }
       },
       placeholders: snapshotPlaceholders(context),

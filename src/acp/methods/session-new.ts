@@ -7,7 +7,8 @@ import { announceSession } from '../views/session-announce.js'
 
 /**
  * `session/new`: a new session in `cwd` (an existing directory, see `assertWorkingDirectory`), answered
- * once its header is durable, with its `configOptions` and `modes` (all defaults); its MCP servers connected
+ * once its header is durable (and, for a model that takes a system prompt, the prompt's inputs: see
+ * `AgentService.prepareSession`), with its `configOptions` and `modes` (all defaults); its MCP servers connected
  * (or failed, which is reported right after the response).
  */
 export const sessionNewMethod = defineMethod({
@@ -18,6 +19,7 @@ export const sessionNewMethod = defineMethod({
     const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     await recordDirectories(call, session, directories)
+    await call.agent.prepareSession(session)
     await connectMcpServers(call, session, servers)
     announceSession(call, session)
     return { sessionId: session.id, ...sessionSetup(call.agent, session) }

@@ -5,6 +5,7 @@ import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { SessionEvent } from '../../session/index.js'
+import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
 import { DELEGATE_TOOL } from '../subagents/delegate-tool.js'
@@ -186,7 +187,7 @@ describe('permissions in turns', () => {
     const editor = answering(['allow_once'])
     await ctx.agent.runTurn(session, request('one', editor.client))
     const reading = builtinTools().filter((t) => t.effect === 'read')
-    expect(seen[0]).toEqual([...reading.map((t) => t.spec.name), DELEGATE_TOOL])
+    expect(seen[0]).toEqual([...reading.map((t) => t.spec.name), UPDATE_PLAN_TOOL, DELEGATE_TOOL])
     expect(editor.asked).toEqual([])
     expect(session.events().find((e) => e.type === 'tool/result')?.data.output).toBe(
       'Not run: the session is read-only, and write_text_file changes things.',

@@ -2,12 +2,14 @@ import type { ModelMessage } from '../../session/index.js'
 import { contentToText } from '../turn/content.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
 import { REASONING_EFFORTS } from './choices.js'
+import { echoPlanMove } from './echo-plan.js'
 
 /**
  * The built-in offline model. Deterministic: it answers with what it remembers of the conversation
  * it was given, the number of user messages and each one's text (embedded resources rendered as
  * text), so a forked child visibly remembers only its inherited prefix plus its own prompts. It
- * streams a short thought first, then the answer one line at a time, and never calls tools.
+ * streams a short thought first, then the answer one line at a time. It calls no tool, but for a
+ * prompt `plan: a; b; c` it works through that plan with `update_plan` (see `echoPlanMove`).
  *
  * It offers the model names given (`--model-name a,b`; default just `echo`) and the reasoning
  * efforts of chat completions, so editors can exercise both offline: they change nothing in the
@@ -29,6 +31,11 @@ async function* streamEcho(
   signal: AbortSignal,
   defaultModel: string | undefined,
 ): AsyncGenerator<ModelChunk> {
+  const planMove = echoPlanMove(request.messages, request.tools)
+  if (planMove) {
+    yield* planMove
+    return
+  }
   const remembered = userTexts(request.messages)
   const choices = [
     ...(request.model !== undefined && request.model !== defaultModel ? [`model ${request.model}`] : []),

@@ -10,6 +10,7 @@ import {
   text,
 } from '../../../test/support/delegate-model.js'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
 import { AgentService } from '../service.js'
 import { builtinTools, writeTextFileTool } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
@@ -107,12 +108,12 @@ describe('the delegate tool’s registration', () => {
     ctx = await startAgent({ provider: seen })
     await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
     const builtins = builtinTools().map((t) => t.spec.name)
-    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, DELEGATE_TOOL])
+    expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, UPDATE_PLAN_TOOL, DELEGATE_TOOL])
     await ctx.stop()
     const without = modelOf(() => [text('hi')])
     ctx = await startAgent({ provider: without, subagents: false })
     await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
-    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual(builtins)
+    expect(without.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, UPDATE_PLAN_TOOL])
   })
 
   it('refuses bounds that are not positive integers', async () => {

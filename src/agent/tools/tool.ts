@@ -1,4 +1,4 @@
-import type { JsonValue } from '../../session/index.js'
+import type { JsonValue, SessionUpdate } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type {
   ClientBridge,
@@ -34,6 +34,11 @@ export interface ToolContext {
    * `tool_call_update` that stays `in_progress`.
    */
   readonly progress: (content: readonly ToolCallContent[]) => void
+  /**
+   * Streams a `session/update` that is not about the call itself (the plan a call set), tagged with
+   * the seq of the event it comes from.
+   */
+  readonly sendUpdate?: (update: SessionUpdate, seq: number) => void
   /** The session's additional workspace directories: the file tools may work inside them too. */
   readonly additionalDirectories?: readonly string[]
   /** The session's mode when the call runs (the permission policy already applied it). Absent: `ask`. */

@@ -7,6 +7,7 @@ import {
 } from '../../session/index.js'
 import { rewindCommand } from '../rewind/rewind-command.js'
 import type { ContentBlock } from '../types.js'
+import { reloadInstructionsCommand } from './reload-instructions-command.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
 export interface CommandContext {
@@ -79,7 +80,13 @@ const helpCommand: SlashCommand = {
 }
 
 /** The slash commands every session offers (`available_commands_update`). */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [forkCommand, titleCommand, rewindCommand, helpCommand]
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  forkCommand,
+  titleCommand,
+  rewindCommand,
+  reloadInstructionsCommand,
+  helpCommand,
+]
 
 /**
  * The command a prompt invokes: its first block is text `/name` (then whitespace and arguments)

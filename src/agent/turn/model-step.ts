@@ -58,7 +58,7 @@ export async function streamModelStep(
   tools: readonly ToolSpec[],
   signal: AbortSignal,
   send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
-  choice: { readonly model?: string; readonly thoughtLevel?: string } = {},
+  choice: { readonly model?: string; readonly thoughtLevel?: string; readonly system?: string } = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
   const messageId = messageIdOf(seq)
@@ -71,6 +71,7 @@ export async function streamModelStep(
       tools,
       ...(choice.model !== undefined && { model: choice.model }),
       ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
+      ...(choice.system !== undefined && { system: choice.system }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
       switch (chunk.type) {

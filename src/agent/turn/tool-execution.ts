@@ -95,6 +95,7 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     ...(allowedTools && { allowedTools }),
     ...(openSubagent && { openSubagent }),
     ...(env.checkpoints && { checkpoints: env.checkpoints }),
+    sendUpdate: env.send,
     progress: (content) =>
       env.send(
         {

@@ -11,7 +11,7 @@ import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import type { ToolRegistry } from '../tools/registry.js'
-import type { ModelProvider, TurnRequest } from '../types.js'
+import type { ModelProvider, ToolSpec, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedStep, streamModelStep } from './model-step.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
@@ -42,6 +42,8 @@ export interface TurnRunOptions {
   readonly maxSteps: number
   /** How many calls of `concurrent` tools (delegations) of one step run at once. */
   readonly maxConcurrent: number
+  /** The system prompt of one request (the session, its mode, the tools offered); absent: none. */
+  readonly systemPrompt?: (session: Session, mode: string, tools: readonly ToolSpec[]) => string
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
   /** Where the file tools record their changes, for a rewind to restore (absent: nowhere). */
@@ -148,15 +150,17 @@ export class TurnRun {
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const mode = options.permissions.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
+    const offered = tools.specs((tool) => offeredIn(mode, tool))
     const streamed = await streamModelStep(
       session,
       options.provider,
-      tools.specs((tool) => offeredIn(mode, tool)),
+      offered,
       this.signal,
       (update, seq) => this.send(update, seq),
       {
         model: config.model,
         ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+        ...(options.systemPrompt && { system: options.systemPrompt(session, mode, offered) }),
       },
     )
     this.recordAssistant(step, streamed)

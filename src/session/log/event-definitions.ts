@@ -3,8 +3,10 @@ import {
   contentBlocks,
   described,
   type EventDefinition,
+  instructionFiles,
   json,
   nonEmptyString,
+  planEntries,
   positiveInt,
   string,
   stringList,
@@ -143,6 +145,25 @@ export const EXTENSION_EVENTS = {
       after: nonEmptyString,
     },
     optional: { beforeText: string },
+    closed: true,
+  },
+  'plan:updated': {
+    description:
+      "The model's plan (its update_plan tool) is now entries, the whole list; an empty list clears it. Written inside the turn, between the call and its result. Load replays it as an ACP plan update at its place; a fork child inherits the plan of its prefix. An older reader ignores it (the tool call and result still show).",
+    required: { entries: planEntries },
+    closed: true,
+  },
+  'instructions:set': {
+    description:
+      "What the session's system prompt is built from, fixed when it was recorded: the environment (platform, shell, cwd, the git repository root and branch, additionalDirectories) and the AGENTS.md files read, in prompt order. The date is this event's time. Written when a session is created for a model that takes a system prompt (or before the first turn of a session without one), and again by /reload-instructions; the last one holds. An older reader ignores it.",
+    required: {
+      platform: nonEmptyString,
+      shell: string,
+      cwd: nonEmptyString,
+      directories: stringList,
+      files: instructionFiles,
+    },
+    optional: { gitRoot: string, gitBranch: string },
     closed: true,
   },
 } as const satisfies Readonly<Record<`${string}:${string}`, EventDefinition>>

@@ -138,6 +138,85 @@ export const toolCallContents = field<readonly ToolCallContent[]>(
   (v) => Array.isArray(v) && v.every((c) => isRecord(c) && TOOL_CALL_CONTENT_TYPES.has(c.type)),
 )
 
+/** One entry of a plan (ACP `PlanEntry`, without `_meta`). */
+export type PlanEntryData = {
+  readonly content: string
+  readonly status: 'pending' | 'in_progress' | 'completed'
+  readonly priority: 'high' | 'medium' | 'low'
+}
+const PLAN_STATUSES: ReadonlySet<unknown> = new Set(['pending', 'in_progress', 'completed'])
+const PLAN_PRIORITIES: ReadonlySet<unknown> = new Set(['high', 'medium', 'low'])
+export const planEntries = field<readonly PlanEntryData[]>(
+  {
+    description: 'ACP PlanEntries, the whole plan in order: {content, status, priority}.',
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['content', 'status', 'priority'],
+      properties: {
+        content: { type: 'string', minLength: 1 },
+        status: { enum: ['pending', 'in_progress', 'completed'] },
+        priority: { enum: ['high', 'medium', 'low'] },
+      },
+      additionalProperties: false,
+    },
+  },
+  (v) =>
+    Array.isArray(v) &&
+    v.every(
+      (e) =>
+        isRecord(e) &&
+        isNonEmptyString(e.content) &&
+        PLAN_STATUSES.has(e.status) &&
+        PLAN_PRIORITIES.has(e.priority) &&
+        Object.keys(e).every((key) => key === 'content' || key === 'status' || key === 'priority'),
+    ),
+)
+
+/** One instructions file (`AGENTS.md`) as a session recorded it for its system prompt. */
+export type InstructionFileData = {
+  /** Absolute path of the file. */
+  readonly path: string
+  /** Whose it is: `user` (the user's config directory), `project` (cwd up to the repository root), `directory` (an additional directory). */
+  readonly scope: 'user' | 'project' | 'directory'
+  /** Its text as the prompt holds it (cut at a character boundary when `cut`). */
+  readonly text: string
+  /** The file's size in bytes. */
+  readonly bytes: number
+  /** The text was cut to the instructions' size limit. */
+  readonly cut: boolean
+}
+const INSTRUCTION_SCOPES: ReadonlySet<unknown> = new Set(['user', 'project', 'directory'])
+export const instructionFiles = field<readonly InstructionFileData[]>(
+  {
+    description: 'AGENTS.md files in prompt order (the last one wins): {path, scope, text, bytes, cut}.',
+    type: 'array',
+    items: {
+      type: 'object',
+      required: ['path', 'scope', 'text', 'bytes', 'cut'],
+      properties: {
+        path: { type: 'string' },
+        scope: { enum: ['user', 'project', 'directory'] },
+        text: { type: 'string' },
+        bytes: { type: 'integer', minimum: 0 },
+        cut: { type: 'boolean' },
+      },
+    },
+  },
+  (v) =>
+    Array.isArray(v) &&
+    v.every(
+      (f) =>
+        isRecord(f) &&
+        typeof f.path === 'string' &&
+        INSTRUCTION_SCOPES.has(f.scope) &&
+        typeof f.text === 'string' &&
+        Number.isSafeInteger(f.bytes) &&
+        (f.bytes as number) >= 0 &&
+        typeof f.cut === 'boolean',
+    ),
+)
+
 /** The data fields of one event type. */
 export type Fields = { readonly [name: string]: Field<unknown> }
 

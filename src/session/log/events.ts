@@ -1,6 +1,8 @@
 import { CORE_EVENTS, EXTENSION_EVENTS } from './event-definitions.js'
 import { type DataOf, isDataOf, KNOWN_TURN_END_REASONS } from './event-fields.js'
 
+export type { InstructionFileData, PlanEntryData } from './event-fields.js'
+
 /**
  * The event vocabulary of a session log. A log is an append-only sequence of `SessionEvent`s whose
  * `seq` starts at 1 and grows by exactly 1. Every event is JSON: what the store holds is exactly

@@ -36,10 +36,18 @@ export type SubagentSessionUpdate = unstable.SubagentUpdate & { sessionUpdate: '
 export type SubagentState = unstable.StateUpdate
 
 /**
- * What one `session/update` carries: a stable {@link AcpSessionUpdate} (everything this layer
- * projects is one) or the unstable {@link SubagentSessionUpdate}.
+ * The unstable ACP `plan_update` and `plan_removed`: what a stable `plan` is sent as to clients with
+ * the unstable `plan` capability.
  */
-export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate
+export type PlanSessionUpdate =
+  | (unstable.PlanUpdate & { sessionUpdate: 'plan_update' })
+  | (unstable.PlanRemoved & { sessionUpdate: 'plan_removed' })
+
+/**
+ * What one `session/update` carries: a stable {@link AcpSessionUpdate} (everything this layer
+ * projects is one) or the unstable {@link SubagentSessionUpdate} and {@link PlanSessionUpdate}.
+ */
+export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate | PlanSessionUpdate
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
@@ -206,6 +214,17 @@ export function subagentProgressUpdate(
   }
 }
 
+/** The event the `update_plan` tool appends: the model's whole plan (a plugin event). */
+export const PLAN_UPDATED = 'plan:updated' satisfies keyof ExtensionEventDataMap
+
+/**
+ * The stable ACP `plan` update for a plan (the whole list; empty: the plan is cleared). The protocol
+ * layer sends it as the unstable `plan_update` / `plan_removed` to a client that advertised `plan`.
+ */
+export function planUpdate(entries: ExtensionEventDataMap[typeof PLAN_UPDATED]['entries']): AcpSessionUpdate {
+  return { sessionUpdate: 'plan', entries: entries.map((entry) => ({ ...entry })) }
+}
+
 /**
  * Tracks what a stream of events has opened, so each event maps to the updates a client would
  * have seen live. Feed events in log order; `updatesFor` is pure given the events fed before.
@@ -301,8 +320,10 @@ export class UpdateProjector {
     }
   }
 
-  /** Of the extension events, only a registered `subagent:spawned` on an open call shows. */
+  /** Of the extension events, a plan shows, and a registered `subagent:spawned` on an open call. */
   private extensionVariants(event: ExtensionEvent): SessionUpdate[] {
+    const plan = extensionData(event, PLAN_UPDATED)
+    if (plan !== undefined) return [planUpdate(plan.entries)]
     const spawned = extensionData(event, SUBAGENT_SPAWNED)
     return spawned !== undefined && this.openCalls.has(spawned.callId)
       ? [subagentProgressUpdate(spawned)]

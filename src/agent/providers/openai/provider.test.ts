@@ -8,7 +8,6 @@ import {
   startFakeOpenAi,
 } from '../../../../test/support/fake-openai.js'
 import type { ModelMessage } from '../../../session/index.js'
-import { systemPrompt } from '../../turn/system-prompt.js'
 import type { ModelRequest, ToolSpec } from '../../types.js'
 import { createOpenAiProvider, type OpenAiProviderOptions } from './index.js'
 
@@ -25,8 +24,11 @@ async function serve(script: FakeScript): Promise<FakeOpenAi> {
   return server
 }
 
+/** The system prompt the turn loop would have built; the provider sends it as it is, first. */
+const SYSTEM = 'You are a test.'
+
 function request(messages: ModelMessage[] = [], tools: ToolSpec[] = []): ModelRequest {
-  return { sessionId: 'ses_1', cwd: '/w', messages, tools }
+  return { sessionId: 'ses_1', cwd: '/w', messages, tools, system: SYSTEM }
 }
 
 /** `apiKey: undefined` leaves the key out. */
@@ -163,7 +165,7 @@ describe('openai provider: the request', () => {
       stream: true,
       stream_options: { include_usage: true },
       messages: [
-        { role: 'system', content: systemPrompt(request(history, tools)) },
+        { role: 'system', content: SYSTEM },
         { role: 'user', content: 'read a' },
         {
           role: 'assistant',

@@ -1,5 +1,4 @@
 import type { Logger } from 'cordis'
-import { systemPrompt } from '../../turn/system-prompt.js'
 import type { ModelProvider, ModelRequest } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
 import { ModelServerError } from '../http/model-server-error.js'
@@ -101,6 +100,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     promptCapabilities: { image: images, audio: false, embeddedContext: true },
     models: models.map((id) => ({ id })),
     thoughtLevels: REASONING_EFFORTS,
+    takesSystemPrompt: true,
     stream: (request, signal) =>
       logged(
         postStreaming(
@@ -140,7 +140,7 @@ export function buildRequestBody(
     model: request.model ?? model,
     ...(effort !== undefined && effort !== 'default' && { reasoning_effort: effort }),
     messages: [
-      { role: 'system', content: systemPrompt(request) },
+      ...(request.system !== undefined ? [{ role: 'system', content: request.system }] : []),
       ...toChatMessages(request.messages, options),
     ],
     stream: true,
