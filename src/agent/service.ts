@@ -22,6 +22,7 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
+import { modelSampler } from './mcp/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
@@ -122,6 +123,12 @@ export class AgentService {
       logger: ctx.logger('mcp'),
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
+      sampler: modelSampler({
+        provider: this.provider,
+        sessions: () => this.ctx.sessions,
+        config: (session) => this.config(session),
+        permissionsOf: (sessionId) => this.permissionsOf(sessionId),
+      }),
     })
     ctx.on('session/disposed', (session) => void this.mcp.close(session.id))
     ctx.on('dispose', async () => {

@@ -142,7 +142,7 @@ export class TurnRun {
     const streamed = await streamModelStep(
       session,
       options.provider,
-      tools.specs((tool) => offeredIn(mode, tool)),
+      tools.specs((tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true)),
       this.signal,
       (update, seq) => this.send(update, seq),
       {
