@@ -1,7 +1,9 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { ElicitationAnswer, ElicitationBridge, ElicitationRequest } from '../../agent/types.js'
-import type { ClientState } from '../method.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
+
+/** What the client said it can do (`ClientState` of method.ts, which this must not import). */
+type AdvertisedBy = { readonly capabilities: acp.ClientCapabilities } | undefined
 
 /** Where a question is shown: the session and tool call it names on the wire. */
 export type ElicitationTarget = (toolCallId: string | undefined) => {
@@ -10,7 +12,7 @@ export type ElicitationTarget = (toolCallId: string | undefined) => {
 }
 
 /** The elicitation modes the client advertised (`{}` advertises one; omitted or null: not). */
-export function elicitationModes(client: ClientState | undefined): { form: boolean; url: boolean } {
+export function elicitationModes(client: AdvertisedBy): { form: boolean; url: boolean } {
   const advertised = client?.capabilities.elicitation
   const on = (mode: unknown) => typeof mode === 'object' && mode !== null && !Array.isArray(mode)
   return { form: on(advertised?.form), url: on(advertised?.url) }
@@ -23,7 +25,7 @@ export function elicitationModes(client: ClientState | undefined): { form: boole
  */
 export function elicitationBridge(
   send: ClientRequestSender,
-  client: ClientState | undefined,
+  client: AdvertisedBy,
   target: ElicitationTarget,
 ): ElicitationBridge | undefined {
   const modes = elicitationModes(client)

@@ -6,11 +6,16 @@ import {
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
-  McpError,
 } from '@modelcontextprotocol/sdk/types.js'
 import type { JsonValue } from '../../session/index.js'
 import type { LivePermissions } from '../config/permissions.js'
-import type { ClientBridge, ElicitationAnswer, ElicitationRequest, SamplingLimits } from '../types.js'
+import type {
+  ClientBridge,
+  ElicitationAnswer,
+  ElicitationRequest,
+  SamplingLimits,
+  ToolKind,
+} from '../types.js'
 import { acpFormSchema } from './elicitation-schema.js'
 import { type SamplingMessages, samplingMessages, samplingPreview } from './mcp-sampling.js'
 
@@ -42,6 +47,7 @@ export interface AskingCall {
   /** The registered tool name and the call's title and input, as the editor shows the call. */
   readonly tool: string
   readonly title: string
+  readonly kind: ToolKind
   readonly input: JsonValue
   readonly client: ClientBridge
   readonly signal: AbortSignal
@@ -88,8 +94,13 @@ export function mcpClientCapabilities(modes: ElicitationModes | undefined) {
   }
 }
 
-/** MCP's error for a sampling request the user (or the policy) refused. */
-const USER_REJECTED = -1
+/**
+ * MCP's error for a sampling request the user (or the policy) refused: code -1 and the reason as
+ * the message, as it is (the SDK's `McpError` would put "MCP error -1:" into the message itself).
+ */
+class SamplingRefused extends Error {
+  readonly code = -1
+}
 
 /** What the user reads above a server's question: whose question it is. */
 export function askedBy(server: string, message: string): string {
@@ -169,20 +180,20 @@ async function sample(
   serverSignal: AbortSignal,
 ): Promise<CreateMessageResult> {
   const call = calls.current()
-  if (typeof call === 'string') throw new McpError(USER_REJECTED, `Sampling refused: ${call}`)
+  if (typeof call === 'string') throw new SamplingRefused(`Sampling refused: ${call}`)
   if (params.tools !== undefined && params.tools.length > 0) {
-    throw new McpError(USER_REJECTED, 'Sampling refused: sampling with tools is not supported')
+    throw new SamplingRefused('Sampling refused: sampling with tools is not supported')
   }
   const messages = samplingMessages(params.messages)
-  if (typeof messages === 'string') throw new McpError(USER_REJECTED, `Sampling refused: ${messages}`)
+  if (typeof messages === 'string') throw new SamplingRefused(`Sampling refused: ${messages}`)
   const permissions = sampler.permissions(call.sessionId)
   if (permissions.mode() === 'read-only') {
-    throw new McpError(USER_REJECTED, 'Sampling refused: the session is read-only')
+    throw new SamplingRefused('Sampling refused: the session is read-only')
   }
   const scope = `mcp-sampling:${server}`
   const signal = AbortSignal.any([call.signal, serverSignal])
   const standing = permissions.standing().get(scope)
-  if (standing === false) throw new McpError(USER_REJECTED, 'User rejected sampling request')
+  if (standing === false) throw new SamplingRefused('User rejected sampling request')
   if (standing === undefined) await askToSample(server, call, sampler, scope, params, signal)
   const limits: SamplingLimits = {
     maxTokens: params.maxTokens,
@@ -209,14 +220,14 @@ async function askToSample(
   signal: AbortSignal,
 ): Promise<void> {
   const ask = call.client.requestPermission
-  if (!ask) throw new McpError(USER_REJECTED, 'Sampling refused: the editor cannot ask the user')
+  if (!ask) throw new SamplingRefused('Sampling refused: the editor cannot ask the user')
   const text = samplingPreview(server, params)
   const answer = await ask(
     {
       sessionId: call.sessionId,
       toolCallId: call.callId,
       title: call.title,
-      kind: 'other',
+      kind: call.kind,
       rawInput: call.input,
       content: [{ type: 'content', content: { type: 'text', text } }],
     },
@@ -226,10 +237,10 @@ async function askToSample(
     sampler.recordAlways(call.sessionId, call.tool, scope, answer === 'allow_always')
   }
   if (answer !== 'allow_once' && answer !== 'allow_always') {
-    throw new McpError(USER_REJECTED, 'User rejected sampling request')
+    throw new SamplingRefused('User rejected sampling request')
   }
   // The mode may have changed while the user was asked.
   if (sampler.permissions(call.sessionId).mode() === 'read-only') {
-    throw new McpError(USER_REJECTED, 'Sampling refused: the session is read-only')
+    throw new SamplingRefused('Sampling refused: the session is read-only')
   }
 }

@@ -55,6 +55,7 @@ export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
         callId: context.callId,
         tool: options.registeredName,
         title: `${options.server}: ${label}`,
+        kind: readOnly ? 'read' : 'other',
         input,
         client: context.client,
         signal: context.signal,
