@@ -1,4 +1,4 @@
-import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
@@ -15,10 +15,7 @@ import { agentRequests, messagesOf, toolNamesOf, updatesOfKind } from '../suppor
  */
 
 const start = openAiAgents()
-const EVERYTHING = resolve(
-  import.meta.dirname,
-  '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js',
-)
+const EVERYTHING = fileURLToPath(import.meta.resolve('@modelcontextprotocol/server-everything/dist/index.js'))
 const everything: acp.McpServerStdio = {
   name: 'everything',
   command: process.execPath,
