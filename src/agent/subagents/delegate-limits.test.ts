@@ -10,6 +10,7 @@ import {
   text,
 } from '../../../test/support/delegate-model.js'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import { ASK_USER_TOOL } from '../questions/ask-user.js'
 import { AgentService } from '../service.js'
 import { builtinTools, writeTextFileTool } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
@@ -25,6 +26,27 @@ afterEach(async () => {
 })
 
 describe('delegate: what a subagent may do', () => {
+  it('a child does not ask the user: ask_user is the parent’s only, refused if named or called', async () => {
+    const model = modelOf((req) => {
+      const user = lastUser(req)
+      if (afterTools(req)) return [text('ok')]
+      if (user === 'ask from the child') return [call('q1', ASK_USER_TOOL, { question: 'Which?' })]
+      if (user === 'name it') return [call('d1', DELEGATE_TOOL, { task: 'x', tools: [ASK_USER_TOOL] })]
+      return [call('d1', DELEGATE_TOOL, { task: 'ask from the child' })]
+    })
+    ctx = await startAgent({ provider: model })
+    const parent = ctx.sessions.create()
+    await ctx.agent.runTurn(parent, request('name it'))
+    expect(String(results(parent).at(-1)?.data.output)).toMatch(
+      /other than delegate and ask_user.*not: ask_user/,
+    )
+    await ctx.agent.runTurn(parent, request('delegate'))
+    const [child] = childrenOf(ctx, parent)
+    expect(child ? results(child).map((r) => r.data.output) : []).toEqual([
+      `The tool ${ASK_USER_TOOL} is not available here.`,
+    ])
+  })
+
   it('a child may use only the parent’s tools, never delegate, and stops at its step bound', async () => {
     const probe: Tool = {
       spec: { name: 'probe', description: 'probe', inputSchema: { type: 'object' } },
