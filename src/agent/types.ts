@@ -151,6 +151,8 @@ export interface ElicitationBridge {
   readonly form: boolean
   readonly url: boolean
   create(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>
+  /** Tells the client a URL elicitation it was shown has been completed (ACP `elicitation/complete`). */
+  complete(elicitationId: string): void
 }
 
 /** The tool call a permission request is about, as the editor shows it. */

@@ -1,7 +1,7 @@
 import type { ClientBridge } from '../../agent/types.js'
 import type { ClientState } from '../method.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
-import { elicitationBridge } from './elicitation.js'
+import { type ClientNotifier, elicitationBridge } from './elicitation.js'
 import { ownToolCall, type PermissionTarget, requestPermission } from './permission.js'
 import { terminalBridge } from './terminal-bridge.js'
 
@@ -22,6 +22,7 @@ export function createClientBridge(
   client: ClientState | undefined,
   sessionId: string,
   permissionTarget?: PermissionTarget,
+  notify?: ClientNotifier,
 ): ClientBridge {
   const target = permissionTarget ?? ownToolCall(sessionId)
   const bridge: {
@@ -41,13 +42,18 @@ export function createClientBridge(
     }
   }
   if (client?.capabilities.terminal === true) bridge.terminal = terminalBridge(send, sessionId)
-  const elicitation = elicitationBridge(send, client, (toolCallId) => {
-    if (toolCallId === undefined || permissionTarget === undefined) {
-      return { sessionId, ...(toolCallId !== undefined && { toolCallId }) }
-    }
-    const shown = permissionTarget({ sessionId, toolCallId, title: '', kind: 'other', rawInput: null })
-    return { sessionId: shown.sessionId, toolCallId: shown.toolCall.toolCallId }
-  })
+  const elicitation = elicitationBridge(
+    send,
+    client,
+    (toolCallId) => {
+      if (toolCallId === undefined || permissionTarget === undefined) {
+        return { sessionId, ...(toolCallId !== undefined && { toolCallId }) }
+      }
+      const shown = permissionTarget({ sessionId, toolCallId, title: '', kind: 'other', rawInput: null })
+      return { sessionId: shown.sessionId, toolCallId: shown.toolCall.toolCallId }
+    },
+    notify,
+  )
   if (elicitation) bridge.elicitation = elicitation
   return bridge
 }

@@ -5,6 +5,12 @@ import { type ClientRequestSender, sendClientRequest } from './client-requests.j
 /** What the client said it can do (`ClientState` of method.ts, which this must not import). */
 type AdvertisedBy = { readonly capabilities: acp.ClientCapabilities } | undefined
 
+/** Sends one notification to the client (never rejects). */
+export type ClientNotifier = (
+  method: 'elicitation/complete',
+  params: acp.CompleteElicitationNotification,
+) => Promise<void>
+
 /** Where a question is shown: the session and tool call it names on the wire. */
 export type ElicitationTarget = (toolCallId: string | undefined) => {
   readonly sessionId: string
@@ -21,12 +27,14 @@ export function elicitationModes(client: AdvertisedBy): { form: boolean; url: bo
 /**
  * ACP `elicitation/create` for one session, when the client advertised a mode (else undefined).
  * A request in a mode the client did not advertise is answered `decline` without asking. An action
- * the client invents (ACP's "other") counts as `cancel`: it is not a known answer.
+ * the client invents (ACP's "other") counts as `cancel`: it is not a known answer. `complete`
+ * sends `elicitation/complete` through `notify` (to a client that advertised `url`).
  */
 export function elicitationBridge(
   send: ClientRequestSender,
   client: AdvertisedBy,
   target: ElicitationTarget,
+  notify?: ClientNotifier,
 ): ElicitationBridge | undefined {
   const modes = elicitationModes(client)
   if (!modes.form && !modes.url) return undefined
@@ -48,6 +56,9 @@ export function elicitationBridge(
             }
       const response = await sendClientRequest(send, 'elicitation/create', params, signal)
       return answerOf(response)
+    },
+    complete(elicitationId: string): void {
+      if (modes.url) void notify?.('elicitation/complete', { elicitationId })
     },
   }
 }

@@ -86,6 +86,7 @@ describe('MCP servers that ask', () => {
       elicitation: {
         form: true,
         url: false,
+        complete: () => {},
         create: async (request) => {
           asked.push(request)
           return { action: 'accept', content: { name: 'Ada' } }
@@ -118,6 +119,7 @@ describe('MCP servers that ask', () => {
       elicitation: {
         form: true,
         url: false,
+        complete: () => {},
         create: (_request, signal) =>
           new Promise((_, reject) => {
             signal.addEventListener('abort', () => reject(signal.reason), { once: true })

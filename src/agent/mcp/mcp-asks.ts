@@ -3,6 +3,7 @@ import {
   type CreateMessageRequest,
   CreateMessageRequestSchema,
   type CreateMessageResult,
+  ElicitationCompleteNotificationSchema,
   type ElicitRequest,
   ElicitRequestSchema,
   type ElicitResult,
@@ -130,6 +131,14 @@ export function answerAsks(
   sampler: McpSampler | undefined,
 ): void {
   if (modes?.form || modes?.url) {
+    // URL questions the user accepted, by id: the server's `notifications/elicitation/complete`
+    // for one is passed on to the editor that showed it (ACP `elicitation/complete`).
+    const opened = new Map<string, ClientBridge>()
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (notification) => {
+      const id = notification.params.elicitationId
+      opened.get(id)?.elicitation?.complete(id)
+      opened.delete(id)
+    })
     client.setRequestHandler(ElicitRequestSchema, async (request, extra): Promise<ElicitResult> => {
       const call = calls.current()
       if (typeof call === 'string') return { action: 'decline' }
@@ -143,6 +152,8 @@ export function answerAsks(
         if (signal.aborted) return { action: 'cancel' }
         throw error
       }
+      if (question.mode === 'url' && answer.action === 'accept')
+        remember(opened, question.elicitationId, call.client)
       return answer.action === 'accept' && answer.content
         ? { action: 'accept', content: { ...answer.content } }
         : { action: answer.action }
@@ -156,6 +167,15 @@ export function answerAsks(
 }
 
 type ElicitParams = ElicitRequest['params']
+
+/** URL questions remembered for their completion, at most; the oldest is forgotten first. */
+const MAX_OPENED = 100
+
+function remember(opened: Map<string, ClientBridge>, id: string, client: ClientBridge): void {
+  opened.delete(id)
+  opened.set(id, client)
+  if (opened.size > MAX_OPENED) opened.delete(opened.keys().next().value as string)
+}
 
 /** The ACP question for an MCP one, or undefined when it cannot be shown as it is. */
 function elicitationOf(

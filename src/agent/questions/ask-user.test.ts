@@ -6,6 +6,7 @@ const forms = (answer: unknown, asked: ElicitationRequest[] = []): ClientBridge 
   elicitation: {
     form: true,
     url: false,
+    complete: () => {},
     create: async (request) => {
       asked.push(request)
       return answer as never
@@ -23,7 +24,12 @@ describe('ask_user', () => {
     expect(askUserTool.offeredTo?.({})).toBe(false)
     expect(
       askUserTool.offeredTo?.({
-        elicitation: { form: false, url: true, create: async () => ({ action: 'cancel' }) },
+        elicitation: {
+          form: false,
+          url: true,
+          create: async () => ({ action: 'cancel' }),
+          complete: () => {},
+        },
       }),
     ).toBe(false)
     expect(askUserTool.effect).toBe('read')

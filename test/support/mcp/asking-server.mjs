@@ -4,7 +4,8 @@
 // Tools:
 //   ask_name {}       elicitation/create (form): a required name and a color (legacy enumNames);
 //                     answers "answer: <the ElicitResult as JSON>"
-//   open_link {url}   elicitation/create (url mode, elicitationId "link-1"); answers the same way
+//   open_link {url}   elicitation/create (url mode, elicitationId "link-1"); once accepted, says
+//                     notifications/elicitation/complete for it; answers the same way
 //   summarize {text}  sampling/createMessage (system prompt, maxTokens 50, temperature 0);
 //                     answers "summary: <the model's text>" or "sampling failed: <error message>"
 //                     (read-only: readOnlyHint, so read-only mode still offers it)
@@ -76,6 +77,12 @@ server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       },
       ElicitResultSchema,
     )
+    if (result.action === 'accept') {
+      await extra.sendNotification({
+        method: 'notifications/elicitation/complete',
+        params: { elicitationId: 'link-1' },
+      })
+    }
     return text(`answer: ${JSON.stringify(result)}`)
   }
   if (name === 'summarize') {
