@@ -137,7 +137,9 @@ describe('schemas/events.schema.json', () => {
   })
 
   it('rejects an event without any required data field, as the store does', () => {
-    for (const { where, event } of storedEvents.slice(0, 40)) {
+    // Core events: the store keeps an extension event's data as given (its readers check it).
+    const core = storedEvents.filter(({ event }) => !EXTENSION_EVENT_TYPE.test(event.type as string))
+    for (const { where, event } of core.slice(0, 40)) {
       for (const field of events.$defs.data[event.type].required as string[]) {
         const { [field]: _dropped, ...data } = event.data
         expect(publishedSchemaErrors('events', { ...event, data }), `${where} without ${field}`).not.toEqual(

@@ -124,7 +124,16 @@ export class Call implements CallContext {
   }
 
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {
-    return createClientBridge(this.scope.send, this.scope.client, sessionId, permissionTarget)
+    return createClientBridge(
+      this.scope.send,
+      this.scope.client,
+      sessionId,
+      permissionTarget,
+      (method, params) =>
+        this.scope.wire.notify(method, params).catch((error: Error) => {
+          this.scope.warn(`${method} not sent: ${error.message}`)
+        }),
+    )
   }
 
   openSubagent(link: SubagentLink): SubagentView {

@@ -28,6 +28,15 @@ export interface ConnectionOptions {
   readonly client?: ClientState
 }
 
+/**
+ * Our requests that are cancelled on the wire (`$/cancel_request`) when the turn that waits for
+ * them is cancelled: a question the user would otherwise still see. The others are not: the client
+ * answers a pending `session/request_permission` with `cancelled` itself on `session/cancel` (ACP),
+ * and the `fs/*` and `terminal/*` requests finish at once.
+ */
+const CANCELLED_ON_THE_WIRE: ReadonlySet<string> = new Set(['elicitation/create'])
+const ACP_OUTBOUND_CANCEL = { method: '$/cancel_request', idParam: 'requestId' } as const
+
 /** How long a connection is idle after `initialize` before it warms the load path up. */
 const WARM_UP_DELAY_MS = 50
 
@@ -80,7 +89,8 @@ export class AcpConnection {
       agent: server.services.agent,
       client: options.client,
       wire,
-      send: (method, params, signal) => wire.request(method, params, signal),
+      send: (method, params, signal) =>
+        wire.request(method, params, signal, CANCELLED_ON_THE_WIRE.has(method) && ACP_OUTBOUND_CANCEL),
       capabilities: () => server.capabilities(),
       warn: (message) => this.logger.warn(message),
     }

@@ -27,6 +27,7 @@ import {
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
 import { recordedPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
+import { modelSampler } from './mcp/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import { updatePlanTool } from './plan/update-plan-tool.js'
 import { runAfterTurn } from './rewind/after-turn.js'
@@ -136,6 +137,12 @@ export class AgentService {
       logger: ctx.logger('mcp'),
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
+      sampler: modelSampler({
+        provider: this.provider,
+        sessions: () => this.ctx.sessions,
+        config: (session) => this.config(session),
+        permissionsOf: (sessionId) => this.permissionsOf(sessionId),
+      }),
     })
     ctx.on('session/disposed', (session) => {
       this.files.forget(session.id)

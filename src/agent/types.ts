@@ -38,6 +38,20 @@ export interface ModelRequest {
    * a provider that {@link ModelProvider.takesSystemPrompt}; absent for the others.
    */
   readonly system?: string
+  /**
+   * A request made for someone else (an MCP server's `sampling/createMessage`): its own system
+   * prompt in place of the agent's, and its limits. Absent for the agent's own steps.
+   */
+  readonly sampling?: SamplingLimits
+}
+
+/** What an MCP server's sampling request sets for the one completion it asks for. */
+export interface SamplingLimits {
+  /** Replaces the agent's system prompt (absent: no system prompt at all). */
+  readonly systemPrompt?: string
+  readonly maxTokens: number
+  readonly temperature?: number
+  readonly stopSequences?: readonly string[]
 }
 
 /** A model, or a reasoning effort, a provider offers. */
@@ -117,6 +131,38 @@ export interface ClientBridge {
   readonly requestPermission?: (request: PermissionRequest, signal: AbortSignal) => Promise<PermissionAnswer>
   /** The editor's terminals (ACP `terminal/*`), when the client advertised `terminal`. */
   readonly terminal?: TerminalBridge
+  /** ACP `elicitation/create`, when the client advertised `elicitation.form` or `elicitation.url`. */
+  readonly elicitation?: ElicitationBridge
+}
+
+/** A question for the user (ACP `elicitation/create` without its session scope). */
+export type ElicitationRequest = {
+  /** What the user reads: what is asked, and by whom. */
+  readonly message: string
+  /** The tool call the question belongs to (the bridge may show it on another, as permissions are). */
+  readonly toolCallId?: string
+} & (
+  | { readonly mode: 'form'; readonly requestedSchema: acp.ElicitationSchema }
+  | { readonly mode: 'url'; readonly url: string; readonly elicitationId: string }
+)
+
+/**
+ * The user's answer: `accept` (with the form's content), `decline` (said no) or `cancel`
+ * (dismissed it). A client's unknown action counts as `cancel`.
+ */
+export type ElicitationAnswer =
+  | { readonly action: 'accept'; readonly content?: { readonly [key: string]: acp.ElicitationContentValue } }
+  | { readonly action: 'decline' }
+  | { readonly action: 'cancel' }
+
+/** ACP elicitation for one session. `create` rejects when `signal` aborts (the client is told to drop it). */
+export interface ElicitationBridge {
+  /** The modes the client advertised. */
+  readonly form: boolean
+  readonly url: boolean
+  create(request: ElicitationRequest, signal: AbortSignal): Promise<ElicitationAnswer>
+  /** Tells the client a URL elicitation it was shown has been completed (ACP `elicitation/complete`). */
+  complete(elicitationId: string): void
 }
 
 /** The tool call a permission request is about, as the editor shows it. */

@@ -95,9 +95,16 @@ export class NdjsonConnection {
   /**
    * Sends request `method` to the peer; resolves with its result, rejects with its error as a
    * `ResponseError`, or with `signal`'s reason at once when it aborts (see `OutboundRequests`).
+   * `cancel`: how this request is cancelled on the wire when `signal` aborts (`false`: never;
+   * default: `outboundCancel`).
    */
-  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
-    return this.outbound.request(method, params, signal)
+  request(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+    cancel?: OutboundCancel | false,
+  ): Promise<unknown> {
+    return this.outbound.request(method, params, signal, cancel)
   }
 
   /**

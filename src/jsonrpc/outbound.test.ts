@@ -85,6 +85,24 @@ describe('requests of ours', () => {
     expect(notice).toEqual({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId: 0 } })
   })
 
+  it('are cancelled on the wire as the request itself says, over the connection’s default', async () => {
+    const server = start({ outboundCancel: { method: '$/cancel_request', idParam: 'requestId' } })
+    const quiet = new AbortController()
+    const told = new AbortController()
+    const first = server.connection.request('client/ask', {}, quiet.signal, false).catch(() => 'aborted')
+    const second = server.connection
+      .request('client/ask', {}, told.signal, { method: '$/cancelRequest', idParam: 'id' })
+      .catch(() => 'aborted')
+    await server.peer.waitFor(() => outbound(server).length === 2)
+    quiet.abort()
+    told.abort()
+    expect([await first, await second]).toEqual(['aborted', 'aborted'])
+    const notice = await server.peer.waitFor((m) => m.method === '$/cancelRequest')
+    expect(notice).toEqual({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 1 } })
+    await server.peer.sync()
+    expect(outbound(server).map((m) => m.method)).toEqual(['client/ask', 'client/ask', '$/cancelRequest'])
+  })
+
   it('still pending when the connection is disposed reject with PendingResponseRejected', async () => {
     const server = start()
     const reply = server.connection.request('client/ask', {}).catch((error: unknown) => error)

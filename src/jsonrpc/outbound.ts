@@ -36,7 +36,8 @@ interface Pending {
  *   order read (as vscode-jsonrpc's message queue does): its `result`, or its `error` as a
  *   `ResponseError` with the peer's code, message and data.
  * - `signal` aborting rejects the request at once with the signal's reason; its late response is
- *   dropped without a word. Nothing is sent on the wire for it unless `cancel` was given. A
+ *   dropped without a word. Nothing is sent on the wire for it unless `cancel` was given (to the
+ *   constructor, or for this one request; `false` for this request: nothing). A
  *   request whose signal has already aborted is not sent at all.
  * - Once the connection is closed (`close()`), new requests reject with a `ConnectionError`
  *   ("Connection is closed."); pending ones keep waiting, since a response may still be read.
@@ -54,7 +55,12 @@ export class OutboundRequests {
     private readonly cancel?: OutboundCancel,
   ) {}
 
-  request(method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+  request(
+    method: string,
+    params: unknown,
+    signal?: AbortSignal,
+    cancel: OutboundCancel | false | undefined = this.cancel,
+  ): Promise<unknown> {
     if (this.closed)
       return Promise.reject(new ConnectionError(ConnectionErrors.Closed, 'Connection is closed.'))
     if (signal?.aborted) return Promise.reject(signal.reason)
@@ -71,8 +77,7 @@ export class OutboundRequests {
       const onAbort = () => {
         pending.live = false
         reject(signal?.reason)
-        if (this.cancel)
-          this.send({ jsonrpc: '2.0', method: this.cancel.method, params: { [this.cancel.idParam]: id } })
+        if (cancel) this.send({ jsonrpc: '2.0', method: cancel.method, params: { [cancel.idParam]: id } })
       }
       const pending: Pending = {
         live: true,

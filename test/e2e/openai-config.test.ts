@@ -8,6 +8,9 @@ import { builtinTools } from '../../src/agent/tools/index.js'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
 
+/** The built-in tools offered to an editor that shows no forms (so not `ask_user`). */
+const offeredBuiltins = () => builtinTools().filter((tool) => tool.offeredTo?.({}) ?? true)
+
 /**
  * The session options reach the model server: the chosen model and reasoning effort are in the
  * next request body, `read-only` leaves the tools that change anything out of it, and
@@ -21,12 +24,12 @@ const toolNames = (body: { readonly [key: string]: unknown } | undefined) =>
   ((body?.tools as { function: { name: string } }[] | undefined) ?? []).map((t) => t.function.name)
 
 /**
- * What the model is offered: every built-in tool, then update_plan and delegate; in read-only,
- * those that change nothing (update_plan changes only the session).
+ * What the model is offered: every built-in tool a client without forms gets, then update_plan and
+ * delegate; in read-only, those that change nothing (update_plan changes only the session).
  */
-const EVERY_TOOL = [...builtinTools().map((tool) => tool.spec.name), UPDATE_PLAN_TOOL, DELEGATE_TOOL]
+const EVERY_TOOL = [...offeredBuiltins().map((tool) => tool.spec.name), UPDATE_PLAN_TOOL, DELEGATE_TOOL]
 const READ_ONLY_TOOLS = [
-  ...builtinTools()
+  ...offeredBuiltins()
     .filter((tool) => tool.effect === 'read')
     .map((tool) => tool.spec.name),
   UPDATE_PLAN_TOOL,

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
@@ -7,7 +16,7 @@ import { CLI, HERMETIC_ENV } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
 import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
 import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT, SNAPSHOT_ROOT } from './snapshot-scenario.js'
-import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
+import { MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
 export interface SnapshotReplay {
   readonly report: ReplayReport
@@ -32,6 +41,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
   try {
     mkdirSync(storeDir)
     for (const name of [SNAPSHOT_PROJECT, ...(spec.directories ?? [])]) mkdirSync(join(workDir, name))
+    if (spec.nodeModules) symlinkSync(PROJECT_NODE_MODULES, join(workDir, 'node_modules'), 'dir')
     for (const [file, text] of Object.entries(spec.files)) writeFileSync(join(workDir, file), text)
     const report = await replay({
       script: readScript(join(dir, 'transcript.jsonl')),

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
@@ -11,7 +20,7 @@ import {
   normalizeTranscript,
   SNAPSHOT_WORK_PREFIX,
 } from './snapshot-normalize.js'
-import { MODEL_SERVER, type ReplaySpec } from './snapshot-spec.js'
+import { MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
 /** Where scenario folders live: `<root>/<scenario>/transcript.jsonl` and `<root>/<scenario>/store/`. */
 export const SNAPSHOT_ROOT = resolve(import.meta.dirname, '../snapshots')
@@ -41,6 +50,11 @@ export interface Scenario {
   scriptModel(name: string, turns: unknown): string
   /** Makes an empty directory in the work directory (recorded in `replay.json`); returns its path. */
   directory(name: string): string
+  /**
+   * Writes a script into the work directory (recorded in `replay.json`), which links the project's
+   * `node_modules` so the script can import its packages; returns its path.
+   */
+  script(name: string, text: string): string
 }
 
 /** What a scenario produced, normalized: the transcript and the store's session files by name. */
@@ -70,6 +84,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
   const processes: { idPrefix: string; args: string[] }[] = []
   const files: Record<string, string> = {}
   const directories: string[] = []
+  let nodeModules = false
   let modelServer: FakeOpenAi | undefined
   const scenario: Scenario = {
     context,
@@ -108,6 +123,14 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       directories.push(name)
       return dir
     },
+    script(name, text) {
+      if (!nodeModules) symlinkSync(PROJECT_NODE_MODULES, join(workDir, 'node_modules'), 'dir')
+      nodeModules = true
+      const file = join(workDir, name)
+      files[name] = text
+      writeFileSync(file, text)
+      return file
+    },
   }
   try {
     await body(scenario)
@@ -132,6 +155,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       processes,
       files,
       ...(directories.length > 0 && { directories }),
+      ...(nodeModules ? { nodeModules } : {}),
       ...(modelServer && { modelServer: modelServer.requests.map((request) => request.reply) }),
     }
     return { transcript, storeFiles, problems, replaySpec: `${JSON.stringify(spec, null, 2)}\n` }

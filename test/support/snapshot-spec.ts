@@ -1,3 +1,4 @@
+import { resolve } from 'node:path'
 import type { FakeReply } from './fake-openai.js'
 
 /**
@@ -13,8 +14,16 @@ export interface ReplaySpec {
   readonly files: Readonly<Record<string, string>>
   /** Empty directories the scenario made in its work directory (besides `project`), by name. */
   readonly directories?: readonly string[]
+  /**
+   * The work directory links the project's `node_modules` (as `<work>/node_modules`), so a script
+   * in `files` (a scenario's own MCP server) imports the packages the tests have.
+   */
+  readonly nodeModules?: boolean
   readonly modelServer?: readonly FakeReply[]
 }
 
 /** Stands for the fake model server's URL in `replay.json`. */
 export const MODEL_SERVER = '<model-server>'
+
+/** The project's `node_modules`, which a scenario with `nodeModules` links into its work directory. */
+export const PROJECT_NODE_MODULES = resolve(import.meta.dirname, '../../node_modules')

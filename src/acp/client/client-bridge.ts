@@ -1,6 +1,7 @@
 import type { ClientBridge } from '../../agent/types.js'
 import type { ClientState } from '../method.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
+import { type ClientNotifier, elicitationBridge } from './elicitation.js'
 import { ownToolCall, type PermissionTarget, requestPermission } from './permission.js'
 import { terminalBridge } from './terminal-bridge.js'
 
@@ -11,7 +12,9 @@ export type { PermissionTarget } from './permission.js'
  * The editor's services for one session's tools: `session/request_permission` (baseline ACP),
  * asked on `sessionId` about the request's own tool call unless `permissionTarget` says otherwise;
  * `fs/read_text_file`, `fs/write_text_file` and the `terminal/*` methods only when the client
- * advertised them. Every result is checked against the method's ACP schema: one it rejects fails
+ * advertised them; `elicitation/create` in the modes the client advertised, shown where permission
+ * requests are (a question of a tool call a redirected target hides names the call it shows
+ * instead). Every result is checked against the method's ACP schema: one it rejects fails
  * the call with a `ClientResponseError`.
  */
 export function createClientBridge(
@@ -19,6 +22,7 @@ export function createClientBridge(
   client: ClientState | undefined,
   sessionId: string,
   permissionTarget?: PermissionTarget,
+  notify?: ClientNotifier,
 ): ClientBridge {
   const target = permissionTarget ?? ownToolCall(sessionId)
   const bridge: {
@@ -38,5 +42,18 @@ export function createClientBridge(
     }
   }
   if (client?.capabilities.terminal === true) bridge.terminal = terminalBridge(send, sessionId)
+  const elicitation = elicitationBridge(
+    send,
+    client,
+    (toolCallId) => {
+      if (toolCallId === undefined || permissionTarget === undefined) {
+        return { sessionId, ...(toolCallId !== undefined && { toolCallId }) }
+      }
+      const shown = permissionTarget({ sessionId, toolCallId, title: '', kind: 'other', rawInput: null })
+      return { sessionId: shown.sessionId, toolCallId: shown.toolCall.toolCallId }
+    },
+    notify,
+  )
+  if (elicitation) bridge.elicitation = elicitation
   return bridge
 }

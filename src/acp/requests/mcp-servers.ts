@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk'
 import type { McpServerConfig } from '../../agent/mcp/server-config.js'
 import type { Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
+import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
 
 /**
@@ -54,8 +55,11 @@ export function connectMcpServers(
   configs: readonly McpServerConfig[],
 ): Promise<void> {
   const sessionId = session.id
-  return call.agent.mcp.connect(session, configs, (update, seq) =>
-    call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+  return call.agent.mcp.connect(
+    session,
+    configs,
+    (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+    elicitationModes(call.client),
   )
 }
 

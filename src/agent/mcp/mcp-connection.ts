@@ -7,8 +7,15 @@ import type { ToolRegistry } from '../tools/registry.js'
 import { createSchemaCompiler } from '../tools/schema-compiler.js'
 import { errorMessage } from '../turn/model-step.js'
 import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
+import {
+  AskingCalls,
+  answerAsks,
+  type ElicitationModes,
+  type McpSampler,
+  mcpClientCapabilities,
+} from './mcp-asks.js'
 import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
-import { answerRoots, MCP_CLIENT_CAPABILITIES } from './mcp-roots.js'
+import { answerRoots } from './mcp-roots.js'
 import { type McpToolInfo, mcpTool } from './mcp-tool.js'
 import { listToolsPage } from './mcp-tool-list.js'
 import { outputValidator } from './output-validator.js'
@@ -35,13 +42,22 @@ export interface McpConnectOptions {
   readonly trackGroup?: (pgid: number, alive: boolean) => void
   /** Aborts the opening: the server is stopped and `open` rejects. */
   readonly signal?: AbortSignal
+  /** The modes the session's client shows questions in: the server may ask in those. Absent: none. */
+  readonly elicitation?: ElicitationModes
+  /** Answers the server's sampling requests. Absent: sampling is not advertised. */
+  readonly sampler?: McpSampler
 }
 
-/** The MCP SDK client for one server. Its capabilities are declared here. */
-function createClient(): Client {
+/** The MCP SDK client for one server. Its capabilities are declared here (mcp-asks.ts). */
+function createClient(options: McpConnectOptions): Client {
+  const capabilities = mcpClientCapabilities(options.elicitation)
+  const { sampling: _sampling, ...withoutSampling } = capabilities
   return new Client(
     { name: 'dsh-acp', version: packageVersion() },
-    { capabilities: MCP_CLIENT_CAPABILITIES, jsonSchemaValidator: outputValidator() },
+    {
+      capabilities: options.sampler ? capabilities : withoutSampling,
+      jsonSchemaValidator: outputValidator(),
+    },
   )
 }
 
@@ -63,6 +79,8 @@ export class McpConnection {
   readonly skipped: string[] = []
   /** Why the tool list was cut short (a limit of tool-listing.ts), when it was. */
   listingCut: string | undefined
+  /** The server's tool calls in flight: whom its questions and sampling requests concern. */
+  private readonly calls = new AskingCalls()
 
   private constructor(
     readonly config: McpServerConfig,
@@ -74,9 +92,10 @@ export class McpConnection {
   /** Connects and registers the server's tools; rejects (with a secret-free reason) when it cannot. */
   static async open(config: McpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
     const transport = createTransport(config, options)
-    const client = createClient()
+    const client = createClient(options)
     answerRoots(client, options.directories ?? (() => [options.cwd]))
     const connection = new McpConnection(config, client, transport, options)
+    answerAsks(client, config.name, connection.calls, options.elicitation, options.sampler)
     client.onclose = () => connection.lost('the connection closed')
     const onAbort = () => void connection.shutdown()
     options.signal?.addEventListener('abort', onAbort, { once: true })
@@ -162,6 +181,7 @@ export class McpConnection {
         client: this.client,
         timeoutMs: this.options.timeoutMs,
         secrets: secretsOf(this.config),
+        calls: this.calls,
       })
       try {
         const remove = await this.options.registry.registerForSession(tool, this.options.sessionId, {

@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import type { JsonValue } from '../../session/index.js'
 import type { Tool } from '../tools/tool.js'
+import type { AskingCalls } from './mcp-asks.js'
 import { type McpCallResult, toolResultOf } from './mcp-content.js'
 import { ProgressRelay } from './mcp-progress.js'
 import { redactor } from './server-config.js'
@@ -24,6 +25,8 @@ export interface McpToolOptions {
   readonly timeoutMs: number
   /** The server's secret values (env values, header values): hidden in what its tools answer. */
   readonly secrets?: readonly string[]
+  /** The connection's calls in flight: a call is one while it runs, so the server's requests name it. */
+  readonly calls?: AskingCalls
 }
 
 /**
@@ -47,6 +50,16 @@ export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
     title: () => `${options.server}: ${label}`,
     async run(input, context) {
       const secrets = options.secrets ?? []
+      const done = options.calls?.track({
+        sessionId: context.sessionId,
+        callId: context.callId,
+        tool: options.registeredName,
+        title: `${options.server}: ${label}`,
+        kind: readOnly ? 'read' : 'other',
+        input,
+        client: context.client,
+        signal: context.signal,
+      })
       const relay = new ProgressRelay(
         (text) => context.progress([{ type: 'content', content: { type: 'text', text } }]),
         redactor(secrets),
@@ -71,6 +84,7 @@ export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
           { secrets },
         )
       } finally {
+        done?.()
         relay.stop()
       }
     },

@@ -2,6 +2,7 @@ import type { Logger } from 'cordis'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { errorMessage } from '../turn/model-step.js'
+import type { ElicitationModes, McpSampler } from './mcp-asks.js'
 import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
@@ -14,7 +15,9 @@ export type SessionNotifier = (update: SessionUpdate, seq: number) => void
 /** One server of a session's `mcpServers`: starting, ready (connected), or gone (failed, lost, retired). */
 interface ServerSlot {
   readonly config: McpServerConfig
-  /** The config as text: a reload with the same text at the same place reuses the slot. */
+  /** The question modes the server was told of (its client's when it was set). */
+  readonly elicitation: ElicitationModes | undefined
+  /** The config (and question modes) as text: a reload with the same text at the same place reuses the slot. */
   readonly key: string
   readonly rank: number
   state: 'starting' | 'ready' | 'gone'
@@ -42,6 +45,8 @@ export interface McpSessionsOptions {
   readonly timeoutMs: number
   /** True while a turn runs on the session (then notices wait for {@link McpSessions.flush}). */
   readonly isBusy: (sessionId: string) => boolean
+  /** Answers servers' sampling requests (mcp-asks.ts). Absent: servers are not offered sampling. */
+  readonly sampler?: McpSampler
 }
 
 /**
@@ -84,6 +89,7 @@ export class McpSessions {
     session: Session,
     servers: readonly McpServerConfig[],
     notify: SessionNotifier,
+    elicitation?: ElicitationModes,
   ): Promise<void> {
     let entry = this.sessions.get(session.id)
     if (entry && entry.session !== session) {
@@ -92,7 +98,9 @@ export class McpSessions {
     }
     const previous = entry?.slots ?? []
     const kept = servers.map((config, rank) =>
-      previous.find((slot) => slot.rank === rank && slot.key === configKey(config) && slot.state !== 'gone'),
+      previous.find(
+        (slot) => slot.rank === rank && slot.key === configKey(config, elicitation) && slot.state !== 'gone',
+      ),
     )
     // New servers start once the ones they replace (or a close still running) have stopped.
     const retired = Promise.all([
@@ -109,7 +117,9 @@ export class McpSessions {
       this.sessions.set(session.id, entry)
     }
     const live = entry
-    live.slots = servers.map((config, rank) => kept[rank] ?? this.start(live, config, rank, retired))
+    live.slots = servers.map(
+      (config, rank) => kept[rank] ?? this.start(live, config, rank, retired, elicitation),
+    )
   }
 
   /** Stops the session's servers and withdraws their tools. Idempotent; concurrent calls share one close. */
@@ -201,10 +211,12 @@ export class McpSessions {
     config: McpServerConfig,
     rank: number,
     after: Promise<void>,
+    elicitation: ElicitationModes | undefined,
   ): ServerSlot {
     const slot: ServerSlot = {
       config,
-      key: configKey(config),
+      elicitation,
+      key: configKey(config, elicitation),
       rank,
       state: 'starting',
       connection: undefined,
@@ -238,6 +250,8 @@ export class McpSessions {
         rank: slot.rank,
         signal,
         onLost: (reason) => this.lost(entry, slot, reason),
+        ...(slot.elicitation && { elicitation: slot.elicitation }),
+        ...(this.options.sampler && { sampler: this.options.sampler }),
         trackGroup: (pgid, alive) => (alive ? this.groups.add(pgid) : this.groups.delete(pgid)),
       })
     } catch (error) {
@@ -287,6 +301,6 @@ export class McpSessions {
   }
 }
 
-function configKey(config: McpServerConfig): string {
-  return JSON.stringify(config)
+function configKey(config: McpServerConfig, elicitation: ElicitationModes | undefined): string {
+  return JSON.stringify([config, elicitation?.form === true, elicitation?.url === true])
 }

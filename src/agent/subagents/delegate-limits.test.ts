@@ -11,10 +11,14 @@ import {
 } from '../../../test/support/delegate-model.js'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
 import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
+import { ASK_USER_TOOL } from '../questions/ask-user.js'
 import { AgentService } from '../service.js'
 import { builtinTools, writeTextFileTool } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
 import { DELEGATE_TOOL } from './delegate-tool.js'
+
+/** The built-in tools offered to a client that shows no forms (so not `ask_user`). */
+const offeredTools = () => builtinTools().filter((t) => t.offeredTo?.({}) ?? true)
 
 let ctx: Context | undefined
 afterEach(async () => {
@@ -23,6 +27,27 @@ afterEach(async () => {
 })
 
 describe('delegate: what a subagent may do', () => {
+  it('a child does not ask the user: ask_user is the parent’s only, refused if named or called', async () => {
+    const model = modelOf((req) => {
+      const user = lastUser(req)
+      if (afterTools(req)) return [text('ok')]
+      if (user === 'ask from the child') return [call('q1', ASK_USER_TOOL, { question: 'Which?' })]
+      if (user === 'name it') return [call('d1', DELEGATE_TOOL, { task: 'x', tools: [ASK_USER_TOOL] })]
+      return [call('d1', DELEGATE_TOOL, { task: 'ask from the child' })]
+    })
+    ctx = await startAgent({ provider: model })
+    const parent = ctx.sessions.create()
+    await ctx.agent.runTurn(parent, request('name it'))
+    expect(String(results(parent).at(-1)?.data.output)).toMatch(
+      /other than delegate and ask_user.*not: ask_user/,
+    )
+    await ctx.agent.runTurn(parent, request('delegate'))
+    const [child] = childrenOf(ctx, parent)
+    expect(child ? results(child).map((r) => r.data.output) : []).toEqual([
+      `The tool ${ASK_USER_TOOL} is not available here.`,
+    ])
+  })
+
   it('a child may use only the parent’s tools, never delegate, and stops at its step bound', async () => {
     const probe: Tool = {
       spec: { name: 'probe', description: 'probe', inputSchema: { type: 'object' } },
@@ -91,8 +116,8 @@ describe('delegate in a read-only session', () => {
     const childFirst = model.requests.find((r) => r.sessionId === child?.id)
     const offered = childFirst?.tools.map((t) => t.name) ?? []
     const named = (tools: readonly Tool[]) => tools.map((t) => t.spec.name)
-    const reading = named(builtinTools().filter((t) => t.effect === 'read'))
-    const changing = named(builtinTools().filter((t) => t.effect !== 'read'))
+    const reading = named(offeredTools().filter((t) => t.effect === 'read'))
+    const changing = named(offeredTools().filter((t) => t.effect !== 'read'))
     expect(changing).toContain('write_text_file')
     expect(offered).toEqual(expect.arrayContaining(reading))
     for (const name of changing) expect(offered).not.toContain(name)
@@ -107,7 +132,7 @@ describe('the delegate tool’s registration', () => {
     const seen = modelOf(() => [text('hi')])
     ctx = await startAgent({ provider: seen })
     await ctx.agent.runTurn(ctx.sessions.create(), request('x'))
-    const builtins = builtinTools().map((t) => t.spec.name)
+    const builtins = offeredTools().map((t) => t.spec.name)
     expect(seen.requests[0]?.tools.map((t) => t.name)).toEqual([...builtins, UPDATE_PLAN_TOOL, DELEGATE_TOOL])
     await ctx.stop()
     const without = modelOf(() => [text('hi')])

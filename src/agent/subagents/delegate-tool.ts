@@ -7,6 +7,7 @@ import {
   titleFromText,
 } from '../../session/index.js'
 import type { LivePermissions } from '../config/permissions.js'
+import { ASK_USER_TOOL } from '../questions/ask-user.js'
 import { defineTool } from '../tools/define-tool.js'
 import { fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
 import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
@@ -27,6 +28,9 @@ export interface DelegateDeps {
   /** A session's live permissions (its running turn's): a child's never exceed its parent's. */
   readonly permissionsOf: (sessionId: string) => LivePermissions
 }
+
+/** Tools only the parent runs. */
+const PARENT_ONLY: ReadonlySet<string> = new Set([DELEGATE_TOOL, ASK_USER_TOOL])
 
 interface DelegateInput {
   readonly task: string
@@ -66,7 +70,8 @@ function titleOf(input: JsonValue): string {
 
 /**
  * The tools a child may run: the parent's (never more), minus `delegate` (a child does not
- * delegate further), narrowed to `requested` when given. Names the parent cannot run are refused.
+ * delegate further) and `ask_user` (a child works unattended: what it needs to know is in its
+ * task), narrowed to `requested` when given. Names the parent cannot run are refused.
  */
 function childTools(
   requested: readonly string[] | undefined,
@@ -74,12 +79,12 @@ function childTools(
   all: readonly string[],
 ): Set<string> {
   const parentMay = (name: string) =>
-    all.includes(name) && name !== DELEGATE_TOOL && (context.allowedTools?.has(name) ?? true)
+    all.includes(name) && !PARENT_ONLY.has(name) && (context.allowedTools?.has(name) ?? true)
   if (requested === undefined) return new Set(all.filter(parentMay))
   const refused = requested.filter((name) => !parentMay(name))
   if (refused.length > 0) {
     throw new ToolFailure(
-      `a subagent may only use tools this session may use (other than ${DELEGATE_TOOL}); not: ${refused.join(', ')}`,
+      `a subagent may only use tools this session may use (other than ${[...PARENT_ONLY].join(' and ')}); not: ${refused.join(', ')}`,
     )
   }
   return new Set(requested)

@@ -1,3 +1,4 @@
+import { askUserTool } from '../questions/ask-user.js'
 import { createRunCommandTool, runCommandTool } from './command/run-command.js'
 import type { CommandSandbox } from './command/sandbox.js'
 import { editTextFileTool } from './files/edit-text-file.js'
@@ -22,8 +23,9 @@ export { searchTextTool } from './search/search-text.js'
 export * from './tool.js'
 
 /**
- * The tools every session gets: reading, finding, searching, editing files and running commands
- * (local commands in `sandbox`; default: `auto`, hiding nothing beyond its own rules).
+ * The tools every session gets: reading, finding, searching, editing files, running commands
+ * (local commands in `sandbox`; default: `auto`, hiding nothing beyond its own rules) and asking
+ * the user (offered only with an editor that shows forms).
  */
 export function builtinTools(options: { readonly sandbox?: CommandSandbox } = {}): Tool[] {
   return [
@@ -34,5 +36,6 @@ export function builtinTools(options: { readonly sandbox?: CommandSandbox } = {}
     editTextFileTool,
     writeTextFileTool,
     options.sandbox ? createRunCommandTool(options.sandbox) : runCommandTool,
+    askUserTool,
   ]
 }

@@ -70,6 +70,11 @@ export interface Tool {
   readonly spec: ToolSpec
   readonly kind: ToolKind
   readonly effect: ToolEffect
+  /**
+   * Whether the model is told of the tool in a turn with this client (absent: always): a tool
+   * that needs something of the editor (`ask_user`: its forms) is left out where it cannot work.
+   */
+  offeredTo?(client: ClientBridge): boolean
   /** A short human title for the editor, from the call's input (which may be malformed). */
   title(input: JsonValue): string
   /** The files the call touches (absolute paths), for the editor to follow. */

@@ -150,7 +150,9 @@ export class TurnRun {
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const mode = options.permissions.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
-    const offered = tools.specs((tool) => offeredIn(mode, tool))
+    const offered = tools.specs(
+      (tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true),
+    )
     const streamed = await streamModelStep(
       session,
       options.provider,

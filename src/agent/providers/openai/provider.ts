@@ -1,5 +1,5 @@
 import type { Logger } from 'cordis'
-import type { ModelProvider, ModelRequest } from '../../types.js'
+import type { ModelProvider, ModelRequest, SamplingLimits } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
 import { ModelServerError } from '../http/model-server-error.js'
 import { createRedactor } from '../http/redact.js'
@@ -125,9 +125,19 @@ async function* logged<T>(chunks: AsyncIterable<T>): AsyncGenerator<T> {
   }
 }
 
+/** An MCP server's sampling limits as chat-completions fields. */
+function samplingLimits(sampling: SamplingLimits): Record<string, unknown> {
+  return {
+    max_tokens: sampling.maxTokens,
+    ...(sampling.temperature !== undefined && { temperature: sampling.temperature }),
+    ...(sampling.stopSequences !== undefined && { stop: [...sampling.stopSequences] }),
+  }
+}
+
 /**
  * The chat-completions request body for one step: the session's model (else `model`), and its
- * reasoning effort as `reasoning_effort` unless it is `default`.
+ * reasoning effort as `reasoning_effort` unless it is `default`. A sampling request (an MCP
+ * server's) has its own system prompt (or none) and limits.
  */
 export function buildRequestBody(
   model: string,
@@ -136,11 +146,14 @@ export function buildRequestBody(
 ): Record<string, unknown> {
   const tools = toChatTools(request.tools)
   const effort = request.thoughtLevel
+  const sampling = request.sampling
+  const system = sampling ? sampling.systemPrompt : request.system
   return {
     model: request.model ?? model,
     ...(effort !== undefined && effort !== 'default' && { reasoning_effort: effort }),
+    ...(sampling && samplingLimits(sampling)),
     messages: [
-      ...(request.system !== undefined ? [{ role: 'system', content: request.system }] : []),
+      ...(system !== undefined ? [{ role: 'system', content: system }] : []),
       ...toChatMessages(request.messages, options),
     ],
     stream: true,
