@@ -3,6 +3,7 @@ import type { McpServerConfig } from '../../agent/mcp/server-config.js'
 import type { Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
+import { supportsNotices } from '../views/notices.js'
 
 /**
  * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
@@ -46,7 +47,8 @@ export function mcpServerConfigs(
 
 /**
  * Connects `configs` for `session`, reporting failures to this connection's client as
- * `session/update`s (sent after the method's response).
+ * `session/update`s (sent after the method's response): `notice`s when it advertised
+ * `session.notices`, else agent messages.
  */
 export function connectMcpServers(
   call: CallContext,
@@ -54,8 +56,11 @@ export function connectMcpServers(
   configs: readonly McpServerConfig[],
 ): Promise<void> {
   const sessionId = session.id
-  return call.agent.mcp.connect(session, configs, (update, seq) =>
-    call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+  return call.agent.mcp.connect(
+    session,
+    configs,
+    (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+    supportsNotices(call.client),
   )
 }
 

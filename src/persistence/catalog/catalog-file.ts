@@ -103,6 +103,17 @@ const isString = (value: unknown): value is string => typeof value === 'string'
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
 const optional = (value: unknown, check: (value: unknown) => boolean) => value === undefined || check(value)
 
+function isCost(value: unknown): value is { amount: number; currency: string } {
+  return (
+    isFields(value) &&
+    typeof value.amount === 'number' &&
+    Number.isFinite(value.amount) &&
+    value.amount >= 0 &&
+    isString(value.currency) &&
+    value.currency !== ''
+  )
+}
+
 function validEntry(entry: unknown): CachedSummary | undefined {
   if (!isFields(entry) || !isFields(entry.stat) || !isFields(entry.summary) || !isFields(entry.titles)) {
     return undefined
@@ -121,6 +132,7 @@ function validEntry(entry: unknown): CachedSummary | undefined {
     optional(summary.parentSession, isString) &&
     optional(summary.seedLength, isCount) &&
     optional(subagent, (marker) => isFields(marker) && isCount(marker.turn) && isString(marker.callId)) &&
+    optional(summary.cost, isCost) &&
     summary.live === false
   const titlesOk = optional(titles.title, isString) && isCount(titles.complete) && isString(titles.createdAt)
   if (!statOk || !summaryOk || !titlesOk) return undefined
@@ -142,6 +154,7 @@ function validEntry(entry: unknown): CachedSummary | undefined {
       ...(isFields(subagent) && {
         subagent: { turn: subagent.turn as number, callId: subagent.callId as string },
       }),
+      ...(isCost(summary.cost) && { cost: { amount: summary.cost.amount, currency: summary.cost.currency } }),
       live: false,
     },
     titles: {

@@ -1,0 +1,46 @@
+import type { Cost } from '../../session/index.js'
+import { type FileReader, readAt } from '../fs/file-io.js'
+
+/** How a `turn/end` event line continues after its seq (the writer's key order). */
+const MARKER = Buffer.from(',"type":"turn/end",')
+/** How much of a file's end is searched: a turn/end further back than this lists without a cost. */
+export const TAIL_COST_WINDOW = 64 * 1024
+const NEWLINE = 0x0a
+
+/**
+ * The session's own cost as its last `turn/end` within the last {@link TAIL_COST_WINDOW} bytes of
+ * the event lines `[from, to)` records it (see `ownCost`: each `turn/end` holds the total so far).
+ * One read of at most that window, whatever the file's length: a listing never reads a whole
+ * session. Undefined when that `turn/end` has no cost, is inherited (`seq <= inherited`), is not a
+ * complete parsable line, or lies further back (a session whose last turn was followed by more
+ * than the window of standalone events; its cost shows again after its next turn).
+ */
+export async function tailCost(
+  file: FileReader,
+  from: number,
+  to: number,
+  inherited: number,
+): Promise<Cost | undefined> {
+  const start = Math.max(from, to - TAIL_COST_WINDOW)
+  if (to <= start) return undefined
+  const bytes = await readAt(file, start, to - start)
+  const at = bytes.lastIndexOf(MARKER)
+  if (at === -1) return undefined
+  const lineStart = bytes.lastIndexOf(NEWLINE, at) + 1
+  if (lineStart === 0 && start !== from) return undefined
+  const lineEnd = bytes.indexOf(NEWLINE, at)
+  if (lineEnd === -1) return undefined
+  try {
+    const event = JSON.parse(bytes.toString('utf8', lineStart, lineEnd)) as {
+      seq?: unknown
+      type?: unknown
+      data?: { cost?: { amount?: unknown; currency?: unknown } }
+    }
+    const cost = event.data?.cost
+    if (event.type !== 'turn/end' || typeof event.seq !== 'number' || event.seq <= inherited) return undefined
+    if (typeof cost?.amount !== 'number' || typeof cost.currency !== 'string') return undefined
+    return { amount: cost.amount, currency: cost.currency }
+  } catch {
+    return undefined
+  }
+}
