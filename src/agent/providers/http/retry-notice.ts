@@ -4,7 +4,7 @@ import type { ModelServerError } from './model-server-error.js'
 /**
  * The notice for retry number `retry` (1-based) of `maxRetries` after `failure` (a 429, a 5xx or a
  * connection lost before the answer began), waiting `delayMs` first: a warning, since the turn goes
- * on. The failure's message is already redacted.
+ * on. It names neither the server's address nor its words (the log has both, redacted).
  */
 export function retryNotice(
   failure: ModelServerError,
@@ -22,6 +22,6 @@ export function retryNotice(
   return {
     severity: 'warning',
     title: `${what}: retrying (${retry} of ${maxRetries})`,
-    description: `${failure.message} Trying again in ${seconds} s.`,
+    description: `Trying again in ${seconds} s; the turn goes on. If every retry fails, the turn ends with the server's answer.`,
   }
 }
