@@ -1,3 +1,4 @@
+import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
 import {
   completionStream,
@@ -55,7 +56,7 @@ const TURN: readonly FakeReply[] = [
   },
 ]
 
-const MISSING_MCP = { name: 'missing', command: '/nonexistent/mcp-server', args: [], env: [] }
+const MISSING_MCP: acp.McpServer = { name: 'missing', command: '/nonexistent/mcp-server', args: [], env: [] }
 
 describe('usage and notice transcript snapshots', () => {
   it('usage-priced-notices: a window and prices; a client with session.notices', async () => {
