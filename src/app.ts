@@ -6,6 +6,7 @@ import {
   builtinTools,
   type CommandSandbox,
   type ModelProvider,
+  type Notice,
   type SubagentConfig,
 } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
@@ -31,6 +32,8 @@ export interface AppConfig {
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
+  /** Configuration notices (settings this run ignores), said to each client that shows notices. */
+  readonly notices?: readonly Notice[]
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
 }
@@ -64,6 +67,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
+    ...(config.notices !== undefined && { notices: config.notices }),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,

@@ -43,6 +43,7 @@ async function serve(options: CliOptions): Promise<void> {
     ...(options.imageInput && { imageInput: true }),
     ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
     ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
+    ...(options.prices !== undefined && { prices: options.prices }),
     ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
     ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
   }

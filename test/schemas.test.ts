@@ -218,6 +218,8 @@ describe('schemas/config.schema.json', () => {
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
       ...['--mcp-timeout-ms', '5000'],
       ...['--max-subagents', '2', '--subagent-max-steps', '5'],
+      ...['--price-input', '0.27', '--price-cached-input', '0.07', '--price-output', '1.1'],
+      ...['--price-currency', 'USD'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
     const configs = [

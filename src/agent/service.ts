@@ -1,6 +1,9 @@
 import type { Context } from 'cordis'
 import {
   type ConfigValue,
+  type Cost,
+  lastTurnUsage,
+  ownCost,
   type Session,
   type SessionEvent,
   storableEventData,
@@ -29,6 +32,7 @@ import { TurnInProgressError } from './errors.js'
 import { recordedPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
 import { modelSampler } from './mcp/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
+import type { Notice } from './notices/notice.js'
 import { updatePlanTool } from './plan/update-plan-tool.js'
 import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
@@ -67,6 +71,11 @@ export interface AgentConfig {
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
    */
   readonly subagents?: false | SubagentConfig
+  /**
+   * Configuration notices (settings this run ignores): said once to each client that shows notices,
+   * with the first session it opens; the caller logs them at start for every other client.
+   */
+  readonly notices?: readonly Notice[]
 }
 
 export interface SubagentConfig {
@@ -100,6 +109,8 @@ export class AgentService {
   readonly maxConcurrentSubagents: number
   /** What the file tools change, recorded per turn, and the restore that puts it back. */
   readonly files: SessionFiles
+  /** See {@link AgentConfig.notices}. */
+  readonly configNotices: readonly Notice[]
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -114,6 +125,7 @@ export class AgentService {
     this.tools.register(updatePlanTool(() => this.ctx.sessions))
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
+    this.configNotices = config.notices ?? []
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
@@ -266,7 +278,7 @@ export class AgentService {
     } finally {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
-      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
+      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate, request.notices)
     }
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
     await runAfterTurn(session, outcome.endReason === 'completed')
@@ -304,8 +316,8 @@ export class AgentService {
         permissions,
         beforeStep: (send, stepSignal) => {
           const waiting = this.mcp.starting(session.id, stepSignal)
-          if (!waiting) return this.mcp.flush(session, send)
-          return waiting.then(() => this.mcp.flush(session, send))
+          if (!waiting) return this.mcp.flush(session, send, request.notices)
+          return waiting.then(() => this.mcp.flush(session, send, request.notices))
         },
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
@@ -327,16 +339,16 @@ export class AgentService {
       logger.error('turn %d of %s failed: %s', run.turn, session.id, errorMessage(error))
       ending = { reason: 'error', message: `internal error: ${errorMessage(error)}` }
       try {
-        session.append(turnEnd(run.turn, ending))
+        session.append(turnEnd(run.turn, ending, ownCost(session)))
       } catch {
         throw error
       }
       await this.ctx.sessions.flush(session.id)
-      return turnOutcome(session.lastSeq, ending)
+      return withUsage(turnOutcome(session.lastSeq, ending), session)
     }
-    const end = session.append(turnEnd(run.turn, ending))
+    const end = session.append(turnEnd(run.turn, ending, ownCost(session)))
     await this.ctx.sessions.flush(session.id)
-    return turnOutcome(end.seq, ending)
+    return withUsage(turnOutcome(end.seq, ending), session)
   }
 }
 
@@ -347,11 +359,23 @@ function positive(name: string, value: number): number {
   return value
 }
 
-function turnEnd(turn: number, ending: TurnEnding) {
+/** The `turn/end` event; `cost`: the session's own cost so far (what a listing reads). */
+function turnEnd(turn: number, ending: TurnEnding, cost: Cost | undefined) {
   return {
     type: 'turn/end' as const,
-    data: { turn, reason: ending.reason, ...(ending.message !== undefined && { message: ending.message }) },
+    data: {
+      turn,
+      reason: ending.reason,
+      ...(ending.message !== undefined && { message: ending.message }),
+      ...(cost !== undefined && { cost }),
+    },
   }
+}
+
+/** `outcome` with the usage the turn that just ended reported, if any. */
+function withUsage(outcome: TurnOutcome, session: Session): TurnOutcome {
+  const usage = lastTurnUsage(session)
+  return usage === undefined ? outcome : { ...outcome, usage }
 }
 
 const STOP_REASONS: Readonly<Record<string, TurnOutcome['stopReason']>> = {

@@ -8,8 +8,11 @@ import type {
   ToolCallContent,
   ToolCallLocation,
   TurnEndReason,
+  TurnUsage,
 } from '../session/index.js'
 import type { LivePermissions, PermissionAnswer } from './config/permissions.js'
+import type { Notice } from './notices/notice.js'
+import type { ModelPricing } from './providers/model-table.js'
 
 export type { ToolKind } from '@agentclientprotocol/sdk'
 
@@ -43,6 +46,11 @@ export interface ModelRequest {
    * prompt in place of the agent's, and its limits. Absent for the agent's own steps.
    */
   readonly sampling?: SamplingLimits
+  /**
+   * Tells the user something about this request while it runs that is no part of the answer (a
+   * retry after a 429 or 5xx). Absent: nobody is told (providers log what they need to anyway).
+   */
+  readonly notify?: (notice: Notice) => void
 }
 
 /** What an MCP server's sampling request sets for the one completion it asks for. */
@@ -103,6 +111,13 @@ export interface ModelProvider {
    */
   readonly takesSystemPrompt?: boolean
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelChunk>
+  /**
+   * The context window of `model` in tokens (one of {@link models}), when known: what `size` in
+   * `usage_update` reports. A usage chunk's own `contextWindow` comes first. Omitted: unknown.
+   */
+  readonly contextWindow?: (model: string) => number | undefined
+  /** What `model` costs per million tokens, when a price is configured. Omitted: no cost is reported. */
+  readonly pricing?: (model: string) => ModelPricing | undefined
 }
 
 /** ACP `promptCapabilities`, each stated: content block types beyond the baseline `text` and `resource_link`. */
@@ -204,6 +219,11 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
+  /**
+   * The client advertised `clientCapabilities.session.notices`: notices go out as `notice` updates.
+   * Default false: only those that matter to the conversation become agent messages (notices.ts).
+   */
+  readonly notices?: boolean
   /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
   readonly commands?: boolean
   /**
@@ -270,4 +290,6 @@ export interface TurnOutcome {
   readonly endReason: TurnEndReason
   /** Set when the turn ended with `error`: what failed, safe to show the user. */
   readonly error?: string
+  /** What the turn's steps reported, summed (absent when none reported usage). */
+  readonly usage?: TurnUsage
 }

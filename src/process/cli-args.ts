@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util'
-import type { SubagentConfig } from '../agent/index.js'
+import type { ModelPricing, SubagentConfig } from '../agent/index.js'
+import { isCurrency } from '../agent/providers/model-terms.js'
 import { SANDBOX_MODES, type SandboxMode } from '../agent/tools/command/sandbox-mode.js'
 import { COMMANDS, type IntegerOptionName, minimumOf, parseOptions, usageText } from './cli-options.js'
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
@@ -24,8 +25,10 @@ export interface CliOptions {
   readonly maxSteps?: number
   /** The delegate tool: `false` (--no-subagents), else its bounds. */
   readonly subagents: false | SubagentConfig
-  /** openai: the model's context window in tokens (enables usage_update). */
+  /** Every model's context window in tokens (`usage_update.size`); absent: the built-in table. */
   readonly contextWindow?: number
+  /** Every model's price per million tokens (`--price-*`); absent: no cost is reported. */
+  readonly prices?: ModelPricing
   /** openai: retries of 429/5xx/connection failures before the turn fails. */
   readonly maxRetries?: number
   /** openai: the longest silence from the server, in seconds, before the request fails. */
@@ -70,6 +73,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError('--no-subagents excludes --max-subagents and --subagent-max-steps')
   }
   const contextWindow = integerOption(values, 'context-window')
+  const prices = priceOptions(values)
   const maxRetries = integerOption(values, 'max-retries')
   const requestTimeout = integerOption(values, 'request-timeout')
   const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms')
@@ -104,6 +108,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(maxLineBytes !== undefined && { maxLineBytes }),
     ...(maxSteps !== undefined && { maxSteps }),
     ...(contextWindow !== undefined && { contextWindow }),
+    ...(prices !== undefined && { prices }),
     ...(maxRetries !== undefined && { maxRetries }),
     ...(requestTimeout !== undefined && { requestTimeout }),
     ...(mcpTimeoutMs !== undefined && { mcpTimeoutMs }),
@@ -121,6 +126,43 @@ function integerOption(values: { readonly [N in IntegerOptionName]?: string }, n
   if (!Number.isSafeInteger(value) || value < min)
     throw new TypeError(`--${name} must be an integer of at least ${min}`)
   return value
+}
+
+/** `--price-*` as one price, or undefined when none was given; both input and output are required. */
+function priceOptions(values: {
+  readonly 'price-input'?: string
+  readonly 'price-cached-input'?: string
+  readonly 'price-output'?: string
+  readonly 'price-currency'?: string
+}): ModelPricing | undefined {
+  const price = (name: 'price-input' | 'price-cached-input' | 'price-output') => {
+    const raw = values[name]
+    if (raw === undefined) return undefined
+    const value = Number(raw)
+    if (raw.trim() === '' || !Number.isFinite(value) || value < 0)
+      throw new TypeError(`--${name} must be a price per million tokens (a number >= 0)`)
+    return value
+  }
+  const input = price('price-input')
+  const cachedInput = price('price-cached-input')
+  const output = price('price-output')
+  const currency = values['price-currency']
+  if (input === undefined && output === undefined && cachedInput === undefined && currency === undefined)
+    return undefined
+  if (input === undefined || output === undefined)
+    throw new TypeError(
+      '--price-input and --price-output go together (and --price-cached-input, --price-currency with them)',
+    )
+  if (currency !== undefined && !isCurrency(currency))
+    throw new TypeError(
+      '--price-currency must be a currency code such as USD or EUR (1-16 letters, digits, _ or -)',
+    )
+  return {
+    input,
+    output,
+    ...(cachedInput !== undefined && { cachedInput }),
+    ...(currency !== undefined && { currency }),
+  }
 }
 
 function isCommand(word: string): word is (typeof COMMANDS)[number] {

@@ -115,8 +115,23 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
   },
   contextWindow: {
     description:
-      "openai: the model's context window in tokens; with it, token usage is reported as usage_update.",
+      "Every model's context window in tokens: usage_update.size. Absent: the window the configuration gives per model, else the built-in table of common models (DeepSeek, OpenAI, Qwen, Llama); a model none knows gets no usage_update.",
     schema: integer(minimumOf('context-window')),
+  },
+  prices: {
+    description:
+      "Every model's price per million tokens: input, cachedInput (cached input tokens; absent: input), output (reasoning included) and currency (absent: USD). Each step's cost is recorded in the log and usage_update reports the session's cost. Absent: the price the configuration gives per model, else no cost is reported.",
+    schema: {
+      type: 'object',
+      required: ['input', 'output'],
+      additionalProperties: false,
+      properties: {
+        input: { type: 'number', minimum: 0 },
+        cachedInput: { type: 'number', minimum: 0 },
+        output: { type: 'number', minimum: 0 },
+        currency: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,16}$' },
+      },
+    },
   },
   maxRetries: {
     description:

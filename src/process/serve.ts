@@ -3,6 +3,7 @@ import type { ClientState } from '../acp/method.js'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { ModelProvider } from '../agent/index.js'
+import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
 import { missingKeyNotice } from '../agent/providers/openai/index.js'
 import { CommandSandbox } from '../agent/tools/command/sandbox.js'
 import { createApp } from '../app.js'
@@ -40,6 +41,10 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
       ...(options.transcript !== undefined && { transcript: options.transcript }),
     }),
   })
+  const notices = ignoredUsageSettings(start.provider, {
+    ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
+    ...(options.prices !== undefined && { prices: options.prices }),
+  })
   const app = await createApp({
     storeDir,
     commandSandbox: sandbox,
@@ -51,12 +56,14 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: start.agentInfo,
+    notices,
     ...(options.fakeClock !== undefined && { clock: () => options.fakeClock as number }),
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
   const keyNotice = missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
   if (keyNotice) logger[keyNotice.level](keyNotice.text)
+  for (const notice of notices) logger.warn(`${notice.title}: ${notice.description ?? ''}`)
   // Probed now, in the background, so an unconfined run is said once at start.
   void sandbox.probe().then((state) => {
     if (!state.sandboxed && options.sandbox === 'bwrap')

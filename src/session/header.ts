@@ -1,4 +1,5 @@
 import type { SessionId } from './ids.js'
+import type { Cost } from './log/events.js'
 
 /**
  * What marks a session as a subagent: the tool call of its parent (`parentSession`) that spawned
@@ -47,6 +48,8 @@ export interface SessionSummary {
   readonly subagent?: SubagentMarker
   /** The session's own last `session/archived` said true (a fork child does not inherit it). */
   readonly archived?: true
+  /** The session's own cost so far (see `ownCost`), when some step of it was priced. */
+  readonly cost?: Cost
   readonly live: boolean
 }
 

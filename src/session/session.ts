@@ -7,6 +7,7 @@ import { storableEventData } from './log/frozen.js'
 import type { LogState, TurnSpan } from './log/log-state.js'
 import { assertEventShape } from './log/validate-event.js'
 import { titleFromContent } from './title.js'
+import { ownCost } from './usage.js'
 
 /** What a Session needs from the store that owns it. */
 export interface SessionHost {
@@ -95,6 +96,11 @@ export class Session {
   /** The error that made this session read-only, if a write failed. */
   get writeFailure(): SessionError | undefined {
     return this.failure
+  }
+
+  /** The length of the inherited prefix: a fork child's seed, 0 for a session of its own. */
+  get seedLength(): number {
+    return this.header.seedLength ?? 0
   }
 
   get lastSeq(): number {
@@ -191,6 +197,7 @@ export class Session {
   summary(): SessionSummary {
     const { id, cwd, createdAt, parentSession, seedLength, subagent } = this.header
     const title = this.title
+    const cost = ownCost(this)
     return {
       sessionId: id,
       cwd,
@@ -201,6 +208,7 @@ export class Session {
       ...(seedLength !== undefined && { seedLength }),
       ...(subagent !== undefined && { subagent }),
       ...(this.archivedState && { archived: true as const }),
+      ...(cost !== undefined && { cost }),
       live: true,
     }
   }

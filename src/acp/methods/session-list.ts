@@ -28,6 +28,7 @@ function toSessionInfo(summary: SessionSummary) {
         ...(summary.parentSession !== undefined && { parentSession: summary.parentSession }),
         ...(summary.seedLength !== undefined && { seedLength: summary.seedLength }),
         ...(summary.subagent !== undefined && { subagent: summary.subagent }),
+        ...(summary.cost !== undefined && { cost: summary.cost }),
       },
     },
   }

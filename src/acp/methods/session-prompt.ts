@@ -1,12 +1,16 @@
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
+import { supportsNotices } from '../views/notices.js'
+import { promptUsage } from '../views/usage.js'
 
 /**
  * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
- * `_meta.dsh.seq`), and answers `{ stopReason, _meta: { dsh: { seq } } }` with the seq of the
- * turn's `turn/end` once the turn is durable. Cancelling the request (`$/cancel_request`) cancels
+ * `_meta.dsh.seq`), and answers `{ stopReason, usage?, _meta: { dsh: { seq } } }` with the seq of
+ * the turn's `turn/end` once the turn is durable, and the turn's token usage (unstable ACP) when
+ * the model reported some. Cancelling the request (`$/cancel_request`) cancels
  * the turn like `session/cancel`. A model failure is recorded (`turn/end` reason `error`) and
  * answered with `ModelFailed` saying what failed.
  */
@@ -22,6 +26,7 @@ export const sessionPromptMethod = defineMethod({
       signal: call.signal,
       sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
       client: call.clientBridge(sessionId),
+      notices: supportsNotices(call.client),
       commands: true,
       openSubagent: (link) => call.openSubagent(link),
     })
@@ -31,6 +36,12 @@ export const sessionPromptMethod = defineMethod({
         seq: outcome.seq,
       })
     }
-    return { stopReason: outcome.stopReason, _meta: { dsh: { seq: outcome.seq } } }
+    // `usage` is unstable: the stable PromptResponse type has no such field.
+    const answer: unstable.PromptResponse = {
+      stopReason: outcome.stopReason,
+      ...(outcome.usage !== undefined && { usage: promptUsage(outcome.usage) }),
+      _meta: { dsh: { seq: outcome.seq } },
+    }
+    return answer
   },
 })

@@ -4,6 +4,7 @@ import type { Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
+import { supportsNotices } from '../views/notices.js'
 
 /**
  * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
@@ -47,7 +48,8 @@ export function mcpServerConfigs(
 
 /**
  * Connects `configs` for `session`, reporting failures to this connection's client as
- * `session/update`s (sent after the method's response).
+ * `session/update`s (sent after the method's response): `notice`s when it advertised
+ * `session.notices`, else agent messages.
  */
 export function connectMcpServers(
   call: CallContext,
@@ -60,6 +62,7 @@ export function connectMcpServers(
     configs,
     (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
     elicitationModes(call.client),
+    supportsNotices(call.client),
   )
 }
 

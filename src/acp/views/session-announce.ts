@@ -1,7 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import { SLASH_COMMANDS } from '../../agent/index.js'
+import { SLASH_COMMANDS, sessionUsageUpdate } from '../../agent/index.js'
 import { type Session, type SessionUpdateNotification, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
+import { configNoticeUpdates } from './notices.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
 export function availableCommands(): acp.AvailableCommand[] {
@@ -14,7 +15,9 @@ export function availableCommands(): acp.AvailableCommand[] {
 
 /**
  * After the answer of `session/new`, `resume` or `fork` (clients drop updates for a session they
- * have not been told about): the command list, and the session's title when it has one.
+ * have not been told about): the command list, the session's title when it has one, and its
+ * `usage_update` when its log holds usage and its model's window is known, and, the first time a
+ * client that shows notices opens a session, the configuration notices.
  *
  * `_meta.dsh.seq` is the event an update comes from, as everywhere: the title's is the event that
  * gave it (its `session/title`, or the `user/message` it was derived from). The command list comes
@@ -23,21 +26,26 @@ export function availableCommands(): acp.AvailableCommand[] {
  */
 export function announceSession(call: CallContext, session: Session): void {
   call.afterResponse(() => {
-    for (const update of announcement(session, true)) void call.notify(update)
+    for (const update of announcement(call, session, true)) void call.notify(update)
   })
 }
 
 /**
  * `session/load`, after its replay and before its answer (ACP: no update of the loaded session
  * follows the answer; the client knows the session, it is collecting the replay): the command list,
- * and a title from the header, which no replayed event shows. A title from an event was replayed
+ * a title from the header, which no replayed event shows, and the session's `usage_update` (which
+ * the replay does not show step by step: the last one is what the session stands at). A title from an event was replayed
  * with that event and is not sent again. Resolves when the output took them.
  */
 export async function announceLoadedSession(call: CallContext, session: Session): Promise<void> {
-  for (const update of announcement(session, false)) await call.notify(update)
+  for (const update of announcement(call, session, false)) await call.notify(update)
 }
 
-function announcement(session: Session, withEventTitle: boolean): SessionUpdateNotification[] {
+function announcement(
+  call: CallContext,
+  session: Session,
+  withEventTitle: boolean,
+): SessionUpdateNotification[] {
   const updates: SessionUpdateNotification[] = [
     {
       sessionId: session.id,
@@ -45,9 +53,15 @@ function announcement(session: Session, withEventTitle: boolean): SessionUpdateN
     },
   ]
   const title = session.titleOrigin
-  if (title === undefined) return updates
-  const update = titleUpdate(title.title, session.updatedAt)
-  if (title.seq === undefined) updates.push({ sessionId: session.id, update })
-  else if (withEventTitle) updates.push({ sessionId: session.id, update, _meta: { dsh: { seq: title.seq } } })
+  if (title !== undefined) {
+    const update = titleUpdate(title.title, session.updatedAt)
+    if (title.seq === undefined) updates.push({ sessionId: session.id, update })
+    else if (withEventTitle)
+      updates.push({ sessionId: session.id, update, _meta: { dsh: { seq: title.seq } } })
+  }
+  // Usage is a projection of the log: what the session's context holds and what it cost so far.
+  const usage = sessionUsageUpdate(session, call.agent.provider, call.agent.config(session).model)
+  if (usage) updates.push({ sessionId: session.id, update: usage, _meta: { dsh: { seq: session.lastSeq } } })
+  updates.push(...configNoticeUpdates(call, session))
   return updates
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'cordis'
-import type { Session, SessionUpdate } from '../../session/index.js'
+import type { Session } from '../../session/index.js'
+import { type Notice, NoticeChannel, type UpdateSender } from '../notices/notice.js'
 import type { McpConnection } from './mcp-connection.js'
 
 /** The log event that records an MCP server a session could not use (or lost): `{server, reason}`. */
@@ -11,38 +12,56 @@ export const MCP_FAILED_EVENT = 'mcp:failed'
  */
 export const MCP_CONNECTED_EVENT = 'mcp:connected'
 
-type Notifier = (update: SessionUpdate, seq: number) => void
+/** What the user is told: the notice, and the agent message a client without notices gets instead. */
+interface Said {
+  readonly notice: Notice
+  readonly text: string
+}
 
 /** Something to record and say about a server, waiting for a moment the log can take it. */
-type Notice =
-  | { readonly kind: 'failed'; readonly server: string; readonly reason: string; readonly text: string }
-  | { readonly kind: 'connected'; readonly server: string; readonly tools: string[]; readonly text?: string }
-  | { readonly kind: 'said'; readonly text: string }
+type Pending =
+  | { readonly kind: 'failed'; readonly server: string; readonly reason: string; readonly said: Said }
+  | { readonly kind: 'connected'; readonly server: string; readonly tools: string[]; readonly said?: Said }
+  | { readonly kind: 'said'; readonly said: Said }
 
 /**
  * What one session's user is told about its MCP servers, in the order it happened: failures (an
- * `mcp:failed` event, then an agent message naming the server and the reason), connections (an
- * `mcp:connected` event when it changes what the log says; a message only when the user had been
- * told the server was still starting) and "still starting" (a message only: it changes nothing the
- * log holds). Every notice is logged on stderr too. Messages carry the seq of the event that
- * records them, or of the log's last event when there is none.
+ * `mcp:failed` event, then a notice naming the server and the reason), connections (an
+ * `mcp:connected` event when it changes what the log says; a notice only when the user had been
+ * told the server was still starting) and "still starting" (a notice only: it changes nothing the
+ * log holds). A client with `session.notices` gets `notice` updates; any other an agent message
+ * saying the same (the model lost or gains tools: that matters to the conversation). Every notice
+ * is logged on stderr too. They carry the seq of the event that records them, or of the log's last
+ * event when there is none.
  */
 export class McpNotices {
-  private readonly queue: Notice[] = []
+  private readonly queue: Pending[] = []
 
   constructor(
     private readonly session: Session,
     /** Where notices go outside a turn (the connection that set the servers last). */
-    public notify: Notifier,
+    public notify: UpdateSender,
     private readonly logger: Logger,
+    /** That connection's client shows `notice` updates. */
+    public notices = false,
   ) {}
 
   failed(server: string, reason: string, how: 'start' | 'lost' = 'start'): void {
     const id = this.session.id
     if (how === 'lost') this.logger.warn('MCP server %s of %s was lost: %s', server, id, reason)
     else this.logger.warn('MCP server %s of %s failed to start: %s', server, id, reason)
-    const text = `MCP server "${server}" ${reason}. Its tools are not available.\n`
-    this.queue.push({ kind: 'failed', server, reason, text })
+    const said = {
+      notice: {
+        severity: 'error',
+        title:
+          how === 'lost'
+            ? `MCP server "${server}" stopped working`
+            : `MCP server "${server}" failed to start`,
+        description: `It ${reason}. Its tools are not available.`,
+      },
+      text: `MCP server "${server}" ${reason}. Its tools are not available.\n`,
+    } as const
+    this.queue.push({ kind: 'failed', server, reason, said })
   }
 
   starting(server: string): void {
@@ -51,8 +70,12 @@ export class McpNotices {
       server,
       this.session.id,
     )
-    const text = `MCP server "${server}" is still starting: its tools are offered from the first request to the model after it is ready.\n`
-    this.queue.push({ kind: 'said', text })
+    const description = 'Its tools are offered from the first request to the model after it is ready.'
+    const said = {
+      notice: { severity: 'info', title: `MCP server "${server}" is still starting`, description },
+      text: `MCP server "${server}" is still starting: its tools are offered from the first request to the model after it is ready.\n`,
+    } as const
+    this.queue.push({ kind: 'said', said })
   }
 
   connected(connection: McpConnection, told: boolean): void {
@@ -63,44 +86,66 @@ export class McpNotices {
       server,
       tools,
       ...(told && {
-        text: `MCP server "${server}" is ready: ${tools.length} tools are offered from now on.\n`,
+        said: {
+          notice: {
+            severity: 'info',
+            title: `MCP server "${server}" is ready`,
+            description: `${tools.length} tools are offered from now on.`,
+          },
+          text: `MCP server "${server}" is ready: ${tools.length} tools are offered from now on.\n`,
+        },
       }),
     })
     for (const skipped of connection.skipped) {
       const reason = `tool ${skipped}`
       this.logger.warn('MCP server %s of %s: %s was not offered', server, this.session.id, reason)
-      const text = `MCP server "${server}": ${reason}. That tool is not offered; the server's other tools are.\n`
-      this.queue.push({ kind: 'failed', server, reason: `${reason} was not offered`, text })
+      const said = {
+        notice: {
+          severity: 'warning',
+          title: `MCP server "${server}": a tool is not offered`,
+          description: `${reason}. That tool is not offered; the server's other tools are.`,
+        },
+        text: `MCP server "${server}": ${reason}. That tool is not offered; the server's other tools are.\n`,
+      } as const
+      this.queue.push({ kind: 'failed', server, reason: `${reason} was not offered`, said })
     }
     const cut = connection.listingCut
     if (cut !== undefined) {
       const reason = `only its first ${tools.length + connection.skipped.length} tools were listed: ${cut}`
       this.logger.warn('MCP server %s of %s: %s', server, this.session.id, reason)
-      const text = `MCP server "${server}": ${reason}. The rest are not offered.\n`
-      this.queue.push({ kind: 'failed', server, reason, text })
+      const said = {
+        notice: {
+          severity: 'warning',
+          title: `MCP server "${server}": not all tools are offered`,
+          description: `${reason}. The rest are not offered.`,
+        },
+        text: `MCP server "${server}": ${reason}. The rest are not offered.\n`,
+      } as const
+      this.queue.push({ kind: 'failed', server, reason, said })
     }
   }
 
-  /** Records and sends what waits, through `send` when given (a running turn's channel). */
-  flush(send?: Notifier): void {
-    const out = send ?? this.notify
+  /**
+   * Records and sends what waits, through `send` when given (a running turn's channel, whose
+   * client shows notices when `notices`), else through {@link notify}.
+   */
+  flush(send?: UpdateSender, notices = false): void {
+    const channel = send ? new NoticeChannel(notices, send) : new NoticeChannel(this.notices, this.notify)
     while (this.queue.length > 0) {
-      const notice = this.queue[0] as Notice
+      const pending = this.queue[0] as Pending
       let seq: number
       try {
-        seq = this.record(notice)
+        seq = this.record(pending)
       } catch {
         return
       }
       this.queue.shift()
-      if (notice.text !== undefined) {
-        out({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: notice.text } }, seq)
-      }
+      if (pending.said !== undefined) channel.say(pending.said.notice, seq, 'message', pending.said.text)
     }
   }
 
-  /** Appends the notice's event, if it has one; the seq its message carries. */
-  private record(notice: Notice): number {
+  /** Appends the pending notice's event, if it has one; the seq its notice carries. */
+  private record(notice: Pending): number {
     const session = this.session
     if (notice.kind === 'failed') {
       const data = { server: notice.server, reason: notice.reason }

@@ -56,8 +56,8 @@ export interface McpSessionsOptions {
  * their tools are offered from the first model request after they are ready; a model request that
  * goes out while one is still starting tells the user so (once per start). A server that fails to
  * start, times out or dies never blocks the session: its tools are withdrawn and the failure is
- * recorded as an `mcp:failed` event and shown to the user as an agent message naming the server
- * and the reason. Loading a live session again with a server of the same config at the same place
+ * recorded as an `mcp:failed` event and shown to the user as a notice (an agent message for a
+ * client without `session.notices`) naming the server and the reason. Loading a live session again with a server of the same config at the same place
  * keeps that server's connection (an HTTP server sees no second session).
  */
 export class McpSessions {
@@ -90,6 +90,8 @@ export class McpSessions {
     servers: readonly McpServerConfig[],
     notify: SessionNotifier,
     elicitation?: ElicitationModes,
+    /** `notify`'s client shows `notice` updates (`session.notices`). */
+    notices = false,
   ): Promise<void> {
     let entry = this.sessions.get(session.id)
     if (entry && entry.session !== session) {
@@ -111,9 +113,11 @@ export class McpSessions {
       if (entry) this.sessions.delete(session.id)
       return
     }
-    if (entry) entry.notices.notify = notify
-    else {
-      entry = { slots: [], notices: new McpNotices(session, notify, this.options.logger), session }
+    if (entry) {
+      entry.notices.notify = notify
+      entry.notices.notices = notices
+    } else {
+      entry = { slots: [], notices: new McpNotices(session, notify, this.options.logger, notices), session }
       this.sessions.set(session.id, entry)
     }
     const live = entry
@@ -190,10 +194,10 @@ export class McpSessions {
 
   /**
    * Records and reports what waits to be said about the session's servers through `send` (a
-   * running turn's own channel), at a point where the log may take standalone events. Inside a
+   * running turn's own channel, whose client shows notices when `notices`), at a point where the log may take standalone events. Inside a
    * turn (before a model request) it also says which servers are still starting.
    */
-  flush(session: Session, send?: SessionNotifier): void {
+  flush(session: Session, send?: SessionNotifier, notices = false): void {
     const entry = this.sessions.get(session.id)
     if (!entry || session !== entry.session) return
     if (send && session.openTurn !== undefined) {
@@ -203,7 +207,7 @@ export class McpSessions {
         entry.notices.starting(slot.config.name)
       }
     }
-    entry.notices.flush(send)
+    entry.notices.flush(send, notices)
   }
 
   private start(

@@ -3,11 +3,13 @@ import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelProvider } from '../types.js'
 import { modelNameList } from './choices.js'
 import { createEchoProvider } from './echo.js'
+import { modelTermsOf, withModelTerms } from './model-terms.js'
 import { openAiProviderFromOptions } from './openai/index.js'
 import { createScriptProvider, loadScriptFile } from './script.js'
 
 export { modelNameList, REASONING_EFFORTS } from './choices.js'
 export { createEchoProvider, echoAnswer, echoAnswerPieces, userTexts } from './echo.js'
+export { contextWindowFor, knownContextWindow, type ModelPricing, pricingFor } from './model-table.js'
 export { createScriptProvider, loadScriptFile, scriptPosition } from './script.js'
 export * from './script-format.js'
 
@@ -46,7 +48,9 @@ export function providerNames(): string[] {
 /**
  * Resolves a model spec: `echo` (also the default, for an empty spec), `script:<path to JSON file>`,
  * or any other registered `name[:argument]`. Throws `UNKNOWN_PROVIDER` for a name it does not know,
- * `INVALID_SCRIPT` for a bad script file.
+ * `INVALID_SCRIPT` for a bad script file. Every provider answers its models' context windows and
+ * prices from the options (`contextWindow`, `prices`, `modelContextWindows`, `modelPrices`; see
+ * `modelTermsOf`, which throws a TypeError for a bad one) and the built-in window table.
  */
 export function createProvider(spec = 'echo', options: ProviderOptions = {}): ModelProvider {
   const trimmed = spec.trim() || 'echo'
@@ -61,5 +65,6 @@ export function createProvider(spec = 'echo', options: ProviderOptions = {}): Mo
       { name },
     )
   }
-  return factory(argument, options)
+  const terms = modelTermsOf(options)
+  return withModelTerms(factory(argument, options), terms)
 }

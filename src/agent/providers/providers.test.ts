@@ -86,6 +86,15 @@ describe('script', () => {
     await expect(collect(provider, [user('1'), user('2'), user('3')])).rejects.toThrow('no turn 3 step 1')
   })
 
+  it('reports usage as a server does: cached and reasoning tokens when given, checked', async () => {
+    const usage = { inputTokens: 10, outputTokens: 4, cachedInputTokens: 6, reasoningTokens: 2 }
+    const provider = createScriptProvider(parseModelScript([[[{ usage, contextWindow: 100 }]]]))
+    expect(await collect(provider, [user('1')])).toEqual([{ type: 'usage', usage, contextWindow: 100 }])
+    expect(() =>
+      parseModelScript([[[{ usage: { inputTokens: 1, outputTokens: 1, reasoningTokens: -1 } }]]]),
+    ).toThrow('usage.reasoningTokens must be a number >= 0')
+  })
+
   it('ends a delay as soon as the signal aborts', async () => {
     const provider = createScriptProvider(parseModelScript([[[{ delayMs: 600_000 }, { text: 'late' }]]]))
     const controller = new AbortController()

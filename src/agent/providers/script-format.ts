@@ -11,7 +11,8 @@ import type { ModelStopReason } from '../types.js'
  * - `{ "toolCall": { "name", "input", "result"?, "isError"?, "id"? } }`: a tool call. With `result`
  *   the script answers the call itself (no real tool runs); without it the agent's tool runs;
  * - `{ "delayMs": n }`: waits, ending early when the turn is cancelled;
- * - `{ "usage": { "inputTokens", "outputTokens" }, "contextWindow"? }`: reports token usage;
+ * - `{ "usage": { "inputTokens", "outputTokens", "cachedInputTokens"?, "reasoningTokens"? },
+ *   "contextWindow"? }`: reports token usage (as a server's final usage chunk does);
  * - `{ "stop": "end_turn" | "tool_calls" | "max_tokens" | "refusal" }`: ends the step so;
  * - `{ "error": "message" }`: the provider fails with this message.
  *
@@ -78,6 +79,9 @@ function itemProblem(item: unknown): string | undefined {
     const usage = item.usage
     const ok = isObject(usage) && isCount(usage.inputTokens) && isCount(usage.outputTokens)
     if (!ok) return 'usage needs inputTokens and outputTokens (numbers >= 0)'
+    for (const key of ['cachedInputTokens', 'reasoningTokens']) {
+      if (usage[key] !== undefined && !isCount(usage[key])) return `usage.${key} must be a number >= 0`
+    }
     return item.contextWindow === undefined || isCount(item.contextWindow) ? undefined : 'bad contextWindow'
   }
   if ('toolCall' in item) {

@@ -92,9 +92,15 @@ async function playItem(
     return undefined
   }
   if ('usage' in item) {
+    const { inputTokens, outputTokens, cachedInputTokens, reasoningTokens } = item.usage
     return {
       type: 'usage',
-      usage: item.usage,
+      usage: {
+        inputTokens,
+        outputTokens,
+        ...(cachedInputTokens !== undefined && { cachedInputTokens }),
+        ...(reasoningTokens !== undefined && { reasoningTokens }),
+      },
       ...(item.contextWindow !== undefined && { contextWindow: item.contextWindow }),
     }
   }

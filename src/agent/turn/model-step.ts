@@ -9,7 +9,14 @@ import {
   type TokenUsage,
   thoughtChunk,
 } from '../../session/index.js'
-import type { ModelProvider, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from '../types.js'
+import type {
+  ModelProvider,
+  ModelRequest,
+  ModelStopReason,
+  ToolResult,
+  ToolSpec,
+  TurnRequest,
+} from '../types.js'
 
 /** Each live session's model history, folded forward step by step (dropped with the session). */
 const projectors = new WeakMap<Session, HistoryProjector>()
@@ -36,6 +43,8 @@ export interface StreamedStep {
   text: string
   thought: string
   usage?: TokenUsage
+  /** The context window the provider reported with the usage (the script's, `--context-window`). */
+  contextWindow?: number
   calls: StreamedCall[]
   stop?: ModelStopReason
   /** The turn's signal aborted while streaming. */
@@ -45,12 +54,12 @@ export interface StreamedStep {
 }
 
 /**
- * Streams one step from `provider`, forwarding text and thought deltas (and usage with a context
- * window) live through `request.sendUpdate`, tagged with `seq`: the seq the step's
- * `assistant/message` will get. Never throws: an abort or a provider failure is reported in the
- * result, together with everything streamed before it. Stops at once when `signal` aborts, even if
- * the provider ignores its signal. `choice` is the session's model and reasoning effort for this
- * request.
+ * Streams one step from `provider`, forwarding text and thought deltas live through
+ * `request.sendUpdate`, tagged with `seq`: the seq the step's `assistant/message` will get (its
+ * usage is reported once that is recorded, see `TurnRun`). Never throws: an abort or a provider
+ * failure is reported in the result, together with everything streamed before it. Stops at once
+ * when `signal` aborts, even if the provider ignores its signal. `choice` is the session's model
+ * and reasoning effort for this request, and where the provider's notices (retries) go.
  */
 export async function streamModelStep(
   session: Session,
@@ -58,7 +67,7 @@ export async function streamModelStep(
   tools: readonly ToolSpec[],
   signal: AbortSignal,
   send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
-  choice: { readonly model?: string; readonly thoughtLevel?: string; readonly system?: string } = {},
+  choice: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'> = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
   const messageId = messageIdOf(seq)
@@ -72,6 +81,7 @@ export async function streamModelStep(
       ...(choice.model !== undefined && { model: choice.model }),
       ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
       ...(choice.system !== undefined && { system: choice.system }),
+      ...(choice.notify !== undefined && { notify: choice.notify }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
       switch (chunk.type) {
@@ -95,10 +105,7 @@ export async function streamModelStep(
           break
         case 'usage':
           step.usage = chunk.usage
-          if (chunk.contextWindow !== undefined) {
-            const used = chunk.usage.inputTokens + chunk.usage.outputTokens
-            send({ sessionUpdate: 'usage_update', used, size: chunk.contextWindow }, seq)
-          }
+          if (chunk.contextWindow !== undefined) step.contextWindow = chunk.contextWindow
           break
         case 'stop':
           step.stop = chunk.reason

@@ -10,10 +10,12 @@ import {
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
+import { NoticeChannel } from '../notices/notice.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { ModelProvider, ToolSpec, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
 import { errorMessage, type StreamedStep, streamModelStep } from './model-step.js'
+import { stepCost, usageUpdateOf, windowOf } from './step-usage.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 import { TurnCalls } from './turn-calls.js'
 
@@ -64,6 +66,8 @@ export interface TurnEnding {
  */
 export class TurnRun {
   readonly turn: number
+  /** Where this turn's notices go (see `NoticeChannel`): as the turn's client can show them. */
+  readonly notices: NoticeChannel
   private readonly calls: TurnCalls
 
   constructor(
@@ -73,6 +77,7 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
+    this.notices = new NoticeChannel(request.notices === true, (update, seq) => this.send(update, seq))
     this.calls = new TurnCalls(
       session,
       this.turn,
@@ -163,9 +168,10 @@ export class TurnRun {
         model: config.model,
         ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
         ...(options.systemPrompt && { system: options.systemPrompt(session, mode, offered) }),
+        notify: (notice) => this.notices.say(notice, session.lastSeq, 'log'),
       },
     )
-    this.recordAssistant(step, streamed)
+    this.recordAssistant(step, streamed, config.model)
     const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
@@ -189,9 +195,15 @@ export class TurnRun {
     return streamed.calls.length > 0 ? undefined : { reason: 'completed' }
   }
 
-  private recordAssistant(step: number, streamed: StreamedStep): void {
+  /**
+   * Records the step's `assistant/message`, with its cost when the model has a price; a step that
+   * reported usage is followed by the session's `usage_update` (when the model's window is known).
+   */
+  private recordAssistant(step: number, streamed: StreamedStep, model: string): void {
     const { text, thought, usage } = streamed
     if (text === '' && thought === '' && usage === undefined) return
+    const { provider } = this.options
+    const pricing = usage === undefined ? undefined : provider.pricing?.(model)
     const expected = this.session.lastSeq + 1
     const event = this.session.append({
       type: 'assistant/message',
@@ -201,11 +213,15 @@ export class TurnRun {
         content: text,
         ...(thought !== '' && { thought }),
         ...(usage !== undefined && { usage }),
+        ...(usage !== undefined && pricing !== undefined && { cost: stepCost(usage, pricing) }),
       },
     })
     if (event.seq !== expected) {
       throw new Error(`assistant/message got seq ${event.seq}, but its chunks were streamed as ${expected}`)
     }
+    if (usage === undefined) return
+    const update = usageUpdateOf(this.session, windowOf(provider, model, streamed.contextWindow), pricing)
+    if (update) this.send(update, event.seq)
   }
 
   private send(update: SessionUpdate, seq: number): void {

@@ -103,6 +103,17 @@ const isString = (value: unknown): value is string => typeof value === 'string'
 const isCount = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
 const optional = (value: unknown, check: (value: unknown) => boolean) => value === undefined || check(value)
 
+function isCost(value: unknown): value is { amount: number; currency: string } {
+  return (
+    isFields(value) &&
+    typeof value.amount === 'number' &&
+    Number.isFinite(value.amount) &&
+    value.amount >= 0 &&
+    isString(value.currency) &&
+    value.currency !== ''
+  )
+}
+
 function validEntry(entry: unknown): CachedSummary | undefined {
   if (!isFields(entry) || !isFields(entry.stat) || !isFields(entry.summary) || !isFields(entry.titles)) {
     return undefined
@@ -122,6 +133,7 @@ function validEntry(entry: unknown): CachedSummary | undefined {
     optional(summary.seedLength, isCount) &&
     optional(subagent, (marker) => isFields(marker) && isCount(marker.turn) && isString(marker.callId)) &&
     optional(summary.archived, (value) => value === true) &&
+    optional(summary.cost, isCost) &&
     summary.live === false
   const titlesOk =
     optional(titles.title, isString) &&
@@ -148,6 +160,7 @@ function validEntry(entry: unknown): CachedSummary | undefined {
         subagent: { turn: subagent.turn as number, callId: subagent.callId as string },
       }),
       ...(summary.archived === true && { archived: true as const }),
+      ...(isCost(summary.cost) && { cost: { amount: summary.cost.amount, currency: summary.cost.currency } }),
       live: false,
     },
     titles: {

@@ -5,6 +5,7 @@ import { type FileReader, readAt } from '../fs/file-io.js'
 import type { FileStat, OpenFile } from '../fs/file-system.js'
 import { titleFromHead } from '../read/head-title.js'
 import { lastTitleIn } from '../read/last-title.js'
+import { tailCost } from '../read/tail-cost.js'
 import type { CachedSummary } from './catalog-file.js'
 
 /** What the catalog reads of a file first: the header line, and the first prompt for a title. */
@@ -18,7 +19,7 @@ export function sameFile(a: FileStat | undefined, b: FileStat): boolean {
 
 /**
  * The summary of the session file `file` (`size` bytes): its header, the time of its last line,
- * and its title (see `SessionCatalog`); `grown` is what an earlier read of the same file found.
+ * its title (see `SessionCatalog`) and its cost (`tailCost`); `grown` is what an earlier read of the same file found.
  */
 export async function readSummary(
   file: OpenFile,
@@ -43,6 +44,7 @@ export async function readSummary(
   const reader = new LastReadReader(file, head)
   const titles = await lastOwnTitle(reader, size, headerEnd + 1, header, grown)
   const last = await lastLine(reader, size, headerEnd + 1)
+  const cost = await tailCost(reader, headerEnd + 1, size, header.seedLength ?? 0)
   const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
   let updatedAt = header.createdAt
   if (last !== undefined) {
@@ -65,6 +67,7 @@ export async function readSummary(
     ...(header.seedLength !== undefined && { seedLength: header.seedLength }),
     ...(header.subagent !== undefined && { subagent: header.subagent }),
     ...(titles.archived === true && { archived: true as const }),
+    ...(cost !== undefined && { cost }),
     live: false,
   })
   return { summary, titles }

@@ -1,6 +1,7 @@
 import {
   boolean,
   contentBlocks,
+  cost,
   described,
   type EventDefinition,
   instructionFiles,
@@ -39,9 +40,10 @@ export const CORE_EVENTS = {
     required: { turn: positiveInt, step: positiveInt },
   },
   'assistant/message': {
-    description: 'What the model said in a step, with its reasoning and token usage when known.',
+    description:
+      'What the model said in a step, with its reasoning and token usage when known. cost: what the step cost, priced when it ran (absent: no price was configured for the model). An older reader ignores cost.',
     required: { turn: positiveInt, step: positiveInt, content: string },
-    optional: { thought: string, usage: tokenUsage },
+    optional: { thought: string, usage: tokenUsage, cost },
   },
   'tool/call': {
     description: 'The model asked for a tool; a tool/result with the same callId answers it.',
@@ -69,9 +71,10 @@ export const CORE_EVENTS = {
     required: { turn: positiveInt, step: positiveInt },
   },
   'turn/end': {
-    description: 'The open turn closes; its seq is a boundary a fork may use.',
+    description:
+      "The open turn closes; its seq is a boundary a fork may use. cost: the session's own cost so far (the assistant/message costs after its seed, in the currency of the latest), so a listing reads it from the log's tail; absent when no step of the session was priced. An older reader ignores cost.",
     required: { turn: positiveInt, reason: turnEndReason },
-    optional: { message: string },
+    optional: { message: string, cost },
   },
   'session/title': {
     description: "Standalone, between turns: the session's title changed.",

@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
-import type { JsonObject, JsonValue, TokenUsage, TurnEndReason } from './events.js'
+import type { Cost, JsonObject, JsonValue, TokenUsage, TurnEndReason } from './events.js'
 
 /** A JSON Schema node as `schemas/events.schema.json` holds it. */
 export type SchemaNode = { readonly [key: string]: JsonValue }
@@ -70,6 +70,13 @@ export const SHARED_DEFS: Readonly<Record<string, SchemaNode>> = {
       reasoningTokens: { type: 'number', minimum: 0 },
     },
   },
+  cost: {
+    description:
+      'An amount of money (or of another unit, e.g. credits): amount in currency (an ISO 4217 code such as USD).',
+    type: 'object',
+    required: ['amount', 'currency'],
+    properties: { amount: { type: 'number', minimum: 0 }, currency: { type: 'string', minLength: 1 } },
+  },
   turnEndReason: {
     description:
       'Why a turn ended. completed, max-tokens, max-turn-requests and refusal end it cleanly; every other reason (the known ones below, or any other non-empty string) says it was cut short.',
@@ -103,6 +110,10 @@ export const tokenUsage = field<TokenUsage>(
     isNonNegativeNumber(v.outputTokens) &&
     isOptionalNonNegativeNumber(v.cachedInputTokens) &&
     isOptionalNonNegativeNumber(v.reasoningTokens),
+)
+export const cost = field<Cost>(
+  { $ref: '#/$defs/cost' },
+  (v) => isRecord(v) && isNonNegativeNumber(v.amount) && isNonEmptyString(v.currency),
 )
 export const turnEndReason = field<TurnEndReason>({ $ref: '#/$defs/turnEndReason' }, isNonEmptyString)
 export const toolCallLocations = field<readonly ToolCallLocation[]>(

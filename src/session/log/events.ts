@@ -27,6 +27,13 @@ export interface TokenUsage {
   readonly reasoningTokens?: number
 }
 
+/** An amount of money (or of another unit, e.g. credits), as ACP's `Cost` has it. */
+export interface Cost {
+  readonly amount: number
+  /** An ISO 4217 code (`USD`), or another unit. */
+  readonly currency: string
+}
+
 /**
  * Why a turn ended. `completed`, `max-tokens`, `max-turn-requests` and `refusal` end a turn cleanly
  * (no open step, no unanswered tool call). Every other reason says the turn was cut short, and may

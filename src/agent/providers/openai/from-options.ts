@@ -1,6 +1,21 @@
 import type { ModelProvider } from '../../types.js'
 import { modelNameList } from '../choices.js'
+import type { ModelPricing } from '../model-table.js'
 import { createOpenAiProvider } from './provider.js'
+
+/**
+ * The loose options the CLI and the config file gather for the `openai` provider. Besides those
+ * named below: `baseUrl`, `modelName`, `apiKey`, `imageInput`, `contextWindow`, `timeoutMs`,
+ * `maxRetries`, `retryBaseMs`. The windows and prices (with `contextWindow` and `prices`) are
+ * applied to every provider by `createProvider` (`withModelTerms`).
+ */
+export interface OpenAiOptions {
+  /** Prices per model id (the config file's); `prices` (`--price-*`) comes first. */
+  readonly modelPrices?: Readonly<Record<string, ModelPricing>>
+  /** Context windows in tokens per model id (the config file's); `contextWindow` comes first. */
+  readonly modelContextWindows?: Readonly<Record<string, number>>
+  readonly [option: string]: unknown
+}
 
 /**
  * The `openai` provider from the loose options the CLI gathers (`ProviderOptions`): `baseUrl`
@@ -8,10 +23,7 @@ import { createOpenAiProvider } from './provider.js'
  * `apiKey` (from `DSH_API_KEY`), and optionally the numbers `contextWindow`, `timeoutMs`,
  * `maxRetries`, `retryBaseMs`. Throws a TypeError naming the missing flag; never echoes the key.
  */
-export function openAiProviderFromOptions(
-  options: { readonly [option: string]: unknown },
-  argument = '',
-): ModelProvider {
+export function openAiProviderFromOptions(options: OpenAiOptions, argument = ''): ModelProvider {
   const baseUrl = options.baseUrl
   if (typeof baseUrl !== 'string' || baseUrl === '') {
     throw new TypeError(

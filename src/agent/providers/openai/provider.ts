@@ -3,6 +3,7 @@ import type { ModelProvider, ModelRequest, SamplingLimits } from '../../types.js
 import { REASONING_EFFORTS } from '../choices.js'
 import { ModelServerError } from '../http/model-server-error.js'
 import { createRedactor } from '../http/redact.js'
+import { retryNotice } from '../http/retry-notice.js'
 import { DEFAULT_STREAM_LIMITS, type StreamLimits } from '../http/stream-limits.js'
 import { postStreaming, type StreamingTarget } from '../http/streaming-post.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
@@ -104,12 +105,27 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     stream: (request, signal) =>
       logged(
         postStreaming(
-          target,
+          request.notify ? toldRetries(target, request.notify, maxRetries) : target,
           () => JSON.stringify(buildRequestBody(model, request, { images })),
           signal,
           (response, hooks) => readCompletion(response, contextWindow, hooks, target.context, limits),
         ),
       ),
+  }
+}
+
+/** `target`, telling `notify` of each retry (after logging it as `target` does). */
+function toldRetries(
+  target: StreamingTarget,
+  notify: NonNullable<ModelRequest['notify']>,
+  maxRetries: number,
+): StreamingTarget {
+  return {
+    ...target,
+    onRetry: async (failure, retry, delayMs) => {
+      await target.onRetry(failure, retry, delayMs)
+      notify(retryNotice(failure, retry, maxRetries, delayMs))
+    },
   }
 }
 

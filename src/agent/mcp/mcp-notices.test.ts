@@ -1,0 +1,60 @@
+import { Logger } from 'cordis'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import type { SessionUpdate } from '../../session/index.js'
+import { McpNotices } from './mcp-notices.js'
+
+let store: StoreFixture | undefined
+afterEach(async () => {
+  await store?.stop()
+  store = undefined
+})
+
+async function notices(capable: boolean) {
+  store = await startStore()
+  const session = store.sessions.create()
+  const sent: [SessionUpdate, number][] = []
+  const logger = new Logger('mcp-test')
+  logger.level = 0
+  const board = new McpNotices(session, (update, seq) => sent.push([update, seq]), logger, capable)
+  return { session, sent, board }
+}
+
+describe('McpNotices', () => {
+  it('a lost server is an error notice for a client with session.notices, recorded as mcp:failed', async () => {
+    const { session, sent, board } = await notices(true)
+    board.failed('files', 'stopped working (exited)', 'lost')
+    board.flush()
+    expect(session.events().map((e) => e.type)).toEqual(['mcp:failed'])
+    expect(sent).toEqual([
+      [
+        {
+          sessionUpdate: 'notice',
+          severity: 'error',
+          title: 'MCP server "files" stopped working',
+          description: 'It stopped working (exited). Its tools are not available.',
+        },
+        1,
+      ],
+    ])
+  })
+
+  it('is the agent message it always was for any other client; a turn channel decides for itself', async () => {
+    const { sent, board } = await notices(false)
+    board.failed('files', 'could not start: boom')
+    board.flush()
+    board.starting('files')
+    const turn: [SessionUpdate, number][] = []
+    board.flush((update, seq) => turn.push([update, seq]), true)
+    expect(sent.map(([update]) => update)).toEqual([
+      {
+        sessionUpdate: 'agent_message_chunk',
+        content: {
+          type: 'text',
+          text: 'MCP server "files" could not start: boom. Its tools are not available.\n',
+        },
+      },
+    ])
+    expect(turn.map(([update]) => update)).toMatchObject([{ sessionUpdate: 'notice', severity: 'info' }])
+  })
+})

@@ -1,0 +1,84 @@
+import type { Cost, SessionEvent, TokenUsage } from './log/events.js'
+
+/**
+ * Usage and cost are projections of the log, like the model's history:
+ *
+ * - **used** (tokens in context) is the input plus output tokens of the latest step that reported
+ *   usage, wherever it stands: a fork child's inherited steps count, since the child's model is
+ *   sent that same context.
+ * - **cost** is what the session itself spent: the `cost` of each of its own steps (`seq` past its
+ *   seed), summed in the currency of the latest priced step (a step priced in another currency is
+ *   left out). A fork child starts from zero. Each `turn/end` records the total so far, so the sum
+ *   starts from the latest `turn/end` that has one and a listing reads it from the log's tail.
+ */
+export interface UsageView {
+  /** The events, oldest first, `at(seq)` for `seq` in `1..lastSeq`. */
+  at(seq: number): SessionEvent | undefined
+  readonly lastSeq: number
+  /** The length of the inherited prefix (a fork child's seed); 0 for a session of its own. */
+  readonly seedLength: number
+}
+
+/** The tokens in context: input + output of the latest step that reported usage; undefined when none did. */
+export function usedTokens(view: UsageView): number | undefined {
+  for (let seq = view.lastSeq; seq >= 1; seq--) {
+    const event = view.at(seq)
+    if (event?.type === 'assistant/message' && event.data.usage !== undefined) {
+      return event.data.usage.inputTokens + event.data.usage.outputTokens
+    }
+  }
+  return undefined
+}
+
+/** The session's own cost so far (see {@link UsageView}); undefined when none of its steps was priced. */
+export function ownCost(view: UsageView): Cost | undefined {
+  let currency: string | undefined
+  let amount = 0
+  for (let seq = view.lastSeq; seq > view.seedLength; seq--) {
+    const event = view.at(seq)
+    if (event === undefined) continue
+    const cost = event.type === 'assistant/message' || event.type === 'turn/end' ? event.data.cost : undefined
+    if (cost === undefined) continue
+    currency ??= cost.currency
+    if (cost.currency === currency) amount += cost.amount
+    if (event.type === 'turn/end') break
+  }
+  return currency === undefined ? undefined : { amount: roundAmount(amount), currency }
+}
+
+/** `amount` to 10 decimal places: a sum of many steps keeps no float dust (0.30000000000000004). */
+export function roundAmount(amount: number): number {
+  return Math.round(amount * 1e10) / 1e10
+}
+
+/** What one turn's steps reported, summed; undefined when none reported usage. */
+export interface TurnUsage {
+  readonly inputTokens: number
+  readonly outputTokens: number
+  /** Present when some step reported it. */
+  readonly cachedInputTokens?: number
+  readonly reasoningTokens?: number
+}
+
+/** The usage of the turn whose `turn/start` is the latest one at or before `lastSeq`. */
+export function lastTurnUsage(view: UsageView): TurnUsage | undefined {
+  let total: { -readonly [K in keyof TurnUsage]: TurnUsage[K] } | undefined
+  for (let seq = view.lastSeq; seq >= 1; seq--) {
+    const event = view.at(seq)
+    if (event === undefined) continue
+    if (event.type === 'turn/start') break
+    if (event.type !== 'assistant/message' || event.data.usage === undefined) continue
+    total = add(total ?? { inputTokens: 0, outputTokens: 0 }, event.data.usage)
+  }
+  return total
+}
+
+function add(total: { -readonly [K in keyof TurnUsage]: TurnUsage[K] }, usage: TokenUsage) {
+  total.inputTokens += usage.inputTokens
+  total.outputTokens += usage.outputTokens
+  if (usage.cachedInputTokens !== undefined)
+    total.cachedInputTokens = (total.cachedInputTokens ?? 0) + usage.cachedInputTokens
+  if (usage.reasoningTokens !== undefined)
+    total.reasoningTokens = (total.reasoningTokens ?? 0) + usage.reasoningTokens
+  return total
+}
