@@ -23,7 +23,7 @@ export async function tailCost(
   inherited: number,
 ): Promise<Cost | undefined> {
   let start = to
-  let bytes = Buffer.alloc(0)
+  let bytes: Buffer = Buffer.alloc(0)
   let at = -1
   // The last 16 KiB first (a listing has just read them for the last line), then the whole window.
   for (const window of [FIRST_WINDOW, TAIL_COST_WINDOW]) {
