@@ -33,6 +33,11 @@ export interface ModelRequest {
   readonly model?: string
   /** The session's `thought_level` option, when the provider declares `thoughtLevels`. */
   readonly thoughtLevel?: string
+  /**
+   * `summary`: a compaction asks the model to summarize `messages` (the last is the summarizing
+   * instruction); the answer's text is the summary, tool calls are ignored. Absent: a turn's step.
+   */
+  readonly purpose?: 'summary'
 }
 
 /** A model, or a reasoning effort, a provider offers. */
@@ -150,6 +155,11 @@ export interface TurnRequest {
   readonly client: ClientBridge
   /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
   readonly commands?: boolean
+  /**
+   * The client advertised `clientCapabilities.session.compaction`: compactions are sent as
+   * `compaction_update`s, else as a `think` tool call. Default false.
+   */
+  readonly compactionUpdates?: boolean
   /**
    * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
    * prompt the client did not send. Default false.

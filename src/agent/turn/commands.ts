@@ -1,4 +1,6 @@
 import { isSessionError, type Session, type SessionStore, type SessionUpdate } from '../../session/index.js'
+import { compactCommand } from '../compaction/compact-command.js'
+import type { CompactionResult } from '../compaction/compactor.js'
 import type { ContentBlock } from '../types.js'
 
 /** What a slash command gets to run: the session, the store, and the text after its name. */
@@ -10,6 +12,10 @@ export interface CommandContext {
   readonly turnStart: number
   /** Streams one update to the client, tagged with the seq of the event it came from. */
   readonly send: (update: SessionUpdate, seq: number) => void
+  /** The turn's signal (the user cancelled the command's turn). */
+  readonly signal: AbortSignal
+  /** Compacts the conversation through the boundary before this turn (compact-command.ts). */
+  readonly compact: (instructions: string) => Promise<CompactionResult>
 }
 
 /**
@@ -75,7 +81,12 @@ const helpCommand: SlashCommand = {
 }
 
 /** The slash commands every session offers (`available_commands_update`). */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [forkCommand, titleCommand, helpCommand]
+export const SLASH_COMMANDS: readonly SlashCommand[] = [
+  forkCommand,
+  titleCommand,
+  compactCommand,
+  helpCommand,
+]
 
 /**
  * The command a prompt invokes: its first block is text `/name` (then whitespace and arguments)

@@ -7,6 +7,7 @@ import {
   type TurnEndReason,
   titleUpdate,
 } from '../../session/index.js'
+import { type CompactionSettings, type RequestShape, TurnCompaction } from '../compaction/turn-compaction.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import type { ToolRegistry } from '../tools/registry.js'
@@ -43,6 +44,8 @@ export interface TurnRunOptions {
   readonly maxConcurrent: number
   /** Where a failed `sendUpdate` is reported; it never stops the turn. */
   readonly onSendError?: (error: unknown) => void
+  /** When the conversation is compacted by itself (compaction/turn-compaction.ts). Default: never. */
+  readonly compaction?: CompactionSettings
 }
 
 /** How the body of a turn ended: the `turn/end` reason still to be written. */
@@ -60,6 +63,7 @@ export interface TurnEnding {
 export class TurnRun {
   readonly turn: number
   private readonly calls: TurnCalls
+  private compaction: TurnCompaction | undefined
 
   constructor(
     private readonly session: Session,
@@ -81,6 +85,15 @@ export class TurnRun {
       type: 'turn/start',
       data: { turn, ...(invoked && { command: invoked.command.name }) },
     })
+    this.compaction = new TurnCompaction(
+      session,
+      this.options.provider,
+      this.options.compaction ?? {},
+      this.request.compactionUpdates === true,
+      start.seq,
+      this.signal,
+      (update, seq) => this.send(update, seq),
+    )
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
@@ -116,6 +129,8 @@ export class TurnRun {
         args,
         turnStart,
         send: (update, seq) => this.send(update, seq),
+        signal: this.signal,
+        compact: (instructions) => this.compactor().run('command', this.requestShape(), { instructions }),
       })
     } catch (error) {
       reply = `/${command.name} failed: ${errorMessage(error)}`
@@ -123,7 +138,7 @@ export class TurnRun {
     const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
     this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
     session.append({ type: 'step/end', data: { turn, step: 1 } })
-    return { reason: 'completed' }
+    return { reason: this.signal.aborted ? 'cancelled' : 'completed' }
   }
 
   /** One step; undefined when the loop goes on to the next. */
@@ -135,21 +150,41 @@ export class TurnRun {
       await before
       if (this.signal.aborted) return { reason: 'cancelled' }
     }
-    session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
-    const mode = options.permissions.mode()
-    const config = effectiveConfig(options.configSpecs, session.config)
-    const streamed = await streamModelStep(
-      session,
-      options.provider,
-      tools.specs((tool) => offeredIn(mode, tool)),
-      this.signal,
-      (update, seq) => this.send(update, seq),
-      {
-        model: config.model,
-        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
-      },
-    )
+    const shape = this.requestShape()
+    if ((await this.compactor().beforeRequest(shape))?.status === 'cancelled') return { reason: 'cancelled' }
+    session.append({ type: 'step/start', data: { turn, step } })
+    const stream = () =>
+      streamModelStep(
+        session,
+        options.provider,
+        shape.tools,
+        this.signal,
+        (update, seq) => this.send(update, seq),
+        {
+          ...(shape.model !== undefined && { model: shape.model }),
+          ...(shape.thoughtLevel !== undefined && { thoughtLevel: shape.thoughtLevel }),
+        },
+      )
+    let streamed = await stream()
+    if (
+      streamed.contextLength &&
+      streamed.text === '' &&
+      streamed.thought === '' &&
+      streamed.calls.length === 0
+    ) {
+      // The server refused the request as too long: compact, then ask once more.
+      const compacted = await this.compactor().run('context-length', shape)
+      if (compacted.status === 'completed') streamed = await stream()
+      else if (compacted.status === 'cancelled') streamed = { ...streamed, aborted: true }
+      else {
+        const why = compacted.status === 'nothing' ? compacted.reason : compacted.error
+        streamed = {
+          ...streamed,
+          error: `${streamed.error} Compacting the conversation did not help: ${why}.`,
+        }
+      }
+    }
     this.recordAssistant(step, streamed)
     const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
@@ -163,6 +198,25 @@ export class TurnRun {
     if (ending) return ending
     if (this.signal.aborted) return { reason: 'cancelled' }
     return calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  /** What the turn's next model request offers: the tools the mode allows, the session's model. */
+  private requestShape(): RequestShape {
+    const { options, session } = this
+    const mode = options.permissions.mode()
+    const config = effectiveConfig(options.configSpecs, session.config)
+    return {
+      tools: options.tools
+        .forSession(this.request.toolScope ?? session.id)
+        .specs((tool) => offeredIn(mode, tool)),
+      ...(config.model !== undefined && { model: config.model }),
+      ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+    }
+  }
+
+  private compactor(): TurnCompaction {
+    if (!this.compaction) throw new Error('the turn has not started')
+    return this.compaction
   }
 
   /** Undefined when the step's tool calls are to run; else how the turn ends after this step. */
