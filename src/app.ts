@@ -5,6 +5,7 @@ import {
   agentPlugin,
   builtinTools,
   type CommandSandbox,
+  type CompactionSettings,
   type ModelProvider,
   type SubagentConfig,
 } from './agent/index.js'
@@ -28,6 +29,8 @@ export interface AppConfig {
   readonly mcpTimeoutMs?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
+  /** When conversations are compacted by themselves (the context window, the threshold). */
+  readonly compaction?: CompactionSettings
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
@@ -60,6 +63,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
+    ...(config.compaction !== undefined && { compaction: config.compaction }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
   })
   ctx.plugin(acpPlugin, {

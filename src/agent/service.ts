@@ -6,6 +6,7 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { CompactionSettings } from './compaction/turn-compaction.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -56,6 +57,8 @@ export interface AgentConfig {
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
    */
   readonly subagents?: false | SubagentConfig
+  /** When conversations are compacted by themselves (the context window, the threshold). Default: never. */
+  readonly compaction?: CompactionSettings
 }
 
 export interface SubagentConfig {
@@ -87,6 +90,7 @@ export class AgentService {
   readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
   readonly maxConcurrentSubagents: number
+  readonly compaction: CompactionSettings
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -99,6 +103,7 @@ export class AgentService {
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
+    this.compaction = config.compaction ?? {}
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
@@ -248,6 +253,7 @@ export class AgentService {
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
+        compaction: this.compaction,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
       },
       signal,

@@ -26,6 +26,8 @@ export interface CliOptions {
   readonly subagents: false | SubagentConfig
   /** openai: the model's context window in tokens (enables usage_update). */
   readonly contextWindow?: number
+  /** Compact before a request estimated above this fraction of the window; `false`: only on demand. */
+  readonly compactAt?: number | false
   /** openai: retries of 429/5xx/connection failures before the turn fails. */
   readonly maxRetries?: number
   /** openai: the longest silence from the server, in seconds, before the request fails. */
@@ -70,6 +72,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError('--no-subagents excludes --max-subagents and --subagent-max-steps')
   }
   const contextWindow = integerOption(values, 'context-window')
+  const compactAt = compactAtOption(values['compact-at'])
   const maxRetries = integerOption(values, 'max-retries')
   const requestTimeout = integerOption(values, 'request-timeout')
   const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms')
@@ -104,6 +107,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(maxLineBytes !== undefined && { maxLineBytes }),
     ...(maxSteps !== undefined && { maxSteps }),
     ...(contextWindow !== undefined && { contextWindow }),
+    ...(compactAt !== undefined && { compactAt }),
     ...(maxRetries !== undefined && { maxRetries }),
     ...(requestTimeout !== undefined && { requestTimeout }),
     ...(mcpTimeoutMs !== undefined && { mcpTimeoutMs }),
@@ -120,6 +124,18 @@ function integerOption(values: { readonly [N in IntegerOptionName]?: string }, n
   const min = minimumOf(name)
   if (!Number.isSafeInteger(value) || value < min)
     throw new TypeError(`--${name} must be an integer of at least ${min}`)
+  return value
+}
+
+/** `--compact-at F`: a fraction in (0, 1], or `off`. */
+function compactAtOption(raw: string | undefined): number | false | undefined {
+  if (raw === undefined) return undefined
+  if (raw === 'off') return false
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1)
+    throw new TypeError(
+      '--compact-at must be a fraction of the context window above 0 and at most 1 (e.g. 0.8), or off',
+    )
   return value
 }
 

@@ -79,8 +79,18 @@ export const CLI_OPTIONS = [
     type: 'string',
     value: 'N',
     minimum: 1,
-    help: ["openai: the model's context window in tokens (reports usage)"],
+    help: ["the model's context window in tokens (reports usage; compaction)"],
     sets: 'contextWindow',
+  },
+  {
+    name: 'compact-at',
+    type: 'string',
+    value: 'F',
+    help: [
+      'compact the conversation before a request estimated above',
+      'this fraction of --context-window (default 0.8; off: only /compact)',
+    ],
+    sets: 'compactAt',
   },
   {
     name: 'max-retries',

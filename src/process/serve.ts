@@ -48,6 +48,11 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
     subagents: options.subagents,
+    compaction: {
+      ...(options.compactAt !== undefined && { compactAt: options.compactAt }),
+      // The one place the context window comes from.
+      contextWindow: () => options.contextWindow,
+    },
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: start.agentInfo,

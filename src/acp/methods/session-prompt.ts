@@ -2,6 +2,7 @@ import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
+import { supportsCompaction } from '../views/compaction-capability.js'
 
 /**
  * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
@@ -23,6 +24,7 @@ export const sessionPromptMethod = defineMethod({
       sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
       client: call.clientBridge(sessionId),
       commands: true,
+      compactionUpdates: supportsCompaction(call.client),
       openSubagent: (link) => call.openSubagent(link),
     })
     if (outcome.error !== undefined) {
