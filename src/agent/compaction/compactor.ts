@@ -101,7 +101,7 @@ export function compactedThrough(events: readonly SessionEvent[]): number {
 export async function compact(scope: CompactionScope, ask: CompactionAsk): Promise<CompactionResult> {
   const { session } = scope
   const events = session.events()
-  if (ask.through <= compactedThrough(events) || ask.through < 1) {
+  if (!hasNewConversation(events, ask.through)) {
     return { status: 'nothing', reason: 'there is nothing new to compact since the last compaction' }
   }
   const id = newCompactionId(session)
@@ -179,6 +179,15 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
     if (scope.signal.aborted) return end({ status: 'cancelled', error: 'the compaction was cancelled' })
     return end({ status: 'failed', error: errorMessage(error) })
   }
+}
+
+/** Whether the events through `through` hold conversation the latest compaction does not cover. */
+function hasNewConversation(events: readonly SessionEvent[], through: number): boolean {
+  const since = compactedThrough(events.slice(0, through))
+  if (through <= since) return false
+  return (
+    projectHistory(events.slice(since, through).filter((e) => e.type !== 'context/compaction')).length > 0
+  )
 }
 
 /** The model's view of the whole log now (what the next request would hold). */
