@@ -217,7 +217,7 @@ describe('schemas/config.schema.json', () => {
       ],
       ...['--log-level', 'debug', '--fake-clock', '2026-01-01T00:00:00.000Z', '--id-prefix', 'ses_'],
       ...['--max-steps', '8', '--context-window', '65536', '--max-retries', '0', '--request-timeout', '60'],
-      ...['--mcp-timeout-ms', '5000'],
+      ...['--mcp-timeout-ms', '5000', '--compact-at', '0.7'],
       ...['--max-subagents', '2', '--subagent-max-steps', '5'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
@@ -226,6 +226,7 @@ describe('schemas/config.schema.json', () => {
       parseCli([]),
       parseCli(['--memory', '--model', 'script:/tmp/model.json']),
       parseCli(['--no-subagents']),
+      parseCli(['--compact-at', 'off']),
       parseCli(['sessions', '--store', '/tmp/s']),
       parseCli(['--help']),
       parseCli(['--version']),
