@@ -27,8 +27,9 @@ export function compactionReply(result: CompactionResult): string {
         lines.push(
           `To fit the summary request, the ${droppedToolOutputs} oldest tool outputs were left out of it.`,
         )
-      if (result.droppedMessages > 0)
-        lines.push(`Even so, the ${result.droppedMessages} oldest messages had to be left out of it too.`)
+      const { droppedMessages } = result.event.data
+      if (droppedMessages !== undefined)
+        lines.push(`Even so, the ${droppedMessages} oldest messages had to be left out of it too.`)
       return lines.join('\n')
     }
     case 'nothing':

@@ -20,12 +20,16 @@ export function compactionNotice(data: EventDataMap['context/compaction']): Noti
       : data.trigger === 'command'
         ? 'Summarized on /compact'
         : 'It neared the context window, so it was summarized'
-  const dropped =
-    data.droppedToolOutputs !== undefined
-      ? ` To fit the summary request, the ${data.droppedToolOutputs} oldest tool outputs were left out of it.`
-      : ''
+  const dropped = [
+    data.droppedToolOutputs !== undefined &&
+      ` To fit the summary request, the ${data.droppedToolOutputs} oldest tool outputs were left out of it.`,
+    data.droppedMessages !== undefined &&
+      ` The ${data.droppedMessages} oldest messages had to be left out of it too.`,
+  ]
+    .filter((part) => part !== false)
+    .join('')
   return {
-    severity: data.droppedToolOutputs !== undefined ? 'warning' : 'info',
+    severity: dropped !== '' ? 'warning' : 'info',
     title: `Conversation compacted (${saved})`,
     description: `${why}; the full history stays in the session.${dropped}`,
   }

@@ -108,7 +108,7 @@ describe('compaction', () => {
       provider,
       tools: [],
       subagents: false,
-      compaction: { compactAt: 0.5, contextWindow: () => 1000 },
+      compaction: { compactAt: 0.25, contextWindow: () => 2000 },
     })
     const session = ctx.sessions.create()
     const long = 'lorem ipsum dolor sit amet '.repeat(12)

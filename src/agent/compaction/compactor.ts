@@ -51,8 +51,6 @@ export type CompactionResult =
   | {
       readonly status: 'completed'
       readonly event: CoreEvent<'context/compaction'>
-      /** Messages left out of the summary request (when even tool outputs were not enough). */
-      readonly droppedMessages: number
     }
   | { readonly status: 'failed' | 'cancelled'; readonly error: string }
   /** Nothing new to summarize since the last compaction (or since the session began). */
@@ -115,7 +113,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
   try {
     const before =
       ask.tokensBefore ??
-      (await estimateTokens({ system, messages: currentView(events), tools: scope.tools }))
+      (await estimateTokens({ system, cwd: session.cwd, messages: currentView(events), tools: scope.tools }))
     const conversation: ModelMessage[] = [
       ...projectHistory(events.slice(0, ask.through)),
       { role: 'user', content: [{ type: 'text', text: summaryInstruction(ask.instructions) }] },
@@ -124,8 +122,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
       scope.window !== undefined
         ? await fitSummaryRequest(
             conversation,
-            system,
-            scope.tools,
+            { system, cwd: session.cwd, tools: scope.tools },
             scope.window - summaryReserve(scope.window),
           )
         : { messages: conversation, droppedToolOutputs: 0, droppedMessages: 0 }
@@ -149,6 +146,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
     const kept = events.slice(ask.through).filter((e) => e.type !== 'context/compaction')
     const after = await estimateTokens({
       system,
+      cwd: session.cwd,
       messages: [{ role: 'summary', content: summary, userMessages: 0 }, ...projectHistory(kept)],
       tools: scope.tools,
     })
@@ -164,6 +162,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
         trigger: ask.trigger,
         ...(ask.instructions?.trim() && { instructions: ask.instructions.trim() }),
         ...(fitted.droppedToolOutputs > 0 && { droppedToolOutputs: fitted.droppedToolOutputs }),
+        ...(fitted.droppedMessages > 0 && { droppedMessages: fitted.droppedMessages }),
       },
     }) as CoreEvent<'context/compaction'>
     scope.send(
@@ -174,7 +173,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
       ),
       event.seq,
     )
-    return { status: 'completed', event, droppedMessages: fitted.droppedMessages }
+    return { status: 'completed', event }
   } catch (error) {
     if (scope.signal.aborted) return end({ status: 'cancelled', error: 'the compaction was cancelled' })
     return end({ status: 'failed', error: errorMessage(error) })

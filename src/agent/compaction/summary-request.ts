@@ -1,6 +1,5 @@
 import type { ModelMessage } from '../../session/index.js'
-import type { ToolSpec } from '../types.js'
-import { estimateTokens } from './token-estimate.js'
+import { estimateTokens, type RequestText } from './token-estimate.js'
 
 /**
  * The instruction a compaction's summary request ends with. The summary replaces the conversation
@@ -47,12 +46,11 @@ export interface FittedRequest {
  */
 export async function fitSummaryRequest(
   messages: readonly ModelMessage[],
-  system: string,
-  tools: readonly ToolSpec[],
+  frame: Omit<RequestText, 'messages'>,
   limit: number,
 ): Promise<FittedRequest> {
   const out = [...messages]
-  const size = () => estimateTokens({ system, messages: out, tools })
+  const size = () => estimateTokens({ ...frame, messages: out })
   let tokens = await size()
   let droppedToolOutputs = 0
   for (let i = 0; i < out.length - 1 && tokens > limit; i++) {

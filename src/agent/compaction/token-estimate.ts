@@ -32,6 +32,11 @@ export function tokenCounter(): Promise<Counter> {
 /** What a request holds, as the tokens are counted: the system prompt, the messages, the tools. */
 export interface RequestText {
   readonly system: string
+  /**
+   * The working directory the system prompt names: counted as one token per byte (paths tokenize
+   * poorly, and so the estimate does not depend on the random letters of a temp directory).
+   */
+  readonly cwd?: string
   readonly messages: readonly ModelMessage[]
   readonly tools: readonly ToolSpec[]
 }
@@ -80,7 +85,9 @@ function scaled(tokens: number, messages: number): number {
 /** The estimated prompt tokens of `request` (loads the tokenizer). */
 export async function estimateTokens(request: RequestText): Promise<number> {
   const count = await tokenCounter()
-  let tokens = count(request.system) + count(toolsText(request.tools))
+  const pieces = request.cwd ? request.system.split(request.cwd) : [request.system]
+  let tokens = count(toolsText(request.tools)) + (pieces.length - 1) * utf8Bytes(request.cwd ?? '')
+  for (const piece of pieces) tokens += count(piece)
   for (const message of request.messages) {
     let n = messageTokens.get(message)
     if (n === undefined) {

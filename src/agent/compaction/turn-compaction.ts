@@ -85,6 +85,7 @@ export class TurnCompaction {
     if (window === undefined || at === false) return undefined
     const request = {
       system: systemPrompt({ cwd: this.session.cwd, tools: shape.tools }),
+      cwd: this.session.cwd,
       messages: modelHistory(this.session),
       tools: shape.tools,
     }
