@@ -33,8 +33,9 @@ export function tokenCounter(): Promise<Counter> {
 export interface RequestText {
   readonly system: string
   /**
-   * The working directory the system prompt names: counted as one token per byte (paths tokenize
-   * poorly, and so the estimate does not depend on the random letters of a temp directory).
+   * The working directory the system prompt names: counted as one token per byte, rounded up to
+   * whole 64-byte blocks (paths tokenize poorly, and so the estimate does not depend on the random
+   * letters or the exact length of a temporary directory).
    */
   readonly cwd?: string
   readonly messages: readonly ModelMessage[]
@@ -67,6 +68,10 @@ function toolsText(tools: readonly ToolSpec[]): string {
 /** Cached per message object (history messages are kept between steps). */
 const messageTokens = new WeakMap<ModelMessage, number>()
 
+function pathTokens(path: string): number {
+  return Math.ceil(utf8Bytes(path) / 64) * 64
+}
+
 function utf8Bytes(text: string): number {
   return Buffer.byteLength(text, 'utf8')
 }
@@ -86,7 +91,7 @@ function scaled(tokens: number, messages: number): number {
 export async function estimateTokens(request: RequestText): Promise<number> {
   const count = await tokenCounter()
   const pieces = request.cwd ? request.system.split(request.cwd) : [request.system]
-  let tokens = count(toolsText(request.tools)) + (pieces.length - 1) * utf8Bytes(request.cwd ?? '')
+  let tokens = count(toolsText(request.tools)) + (pieces.length - 1) * pathTokens(request.cwd ?? '')
   for (const piece of pieces) tokens += count(piece)
   for (const message of request.messages) {
     let n = messageTokens.get(message)
