@@ -11,7 +11,7 @@ import {
   type SessionUpdate,
 } from '../../session/index.js'
 import { ModelServerError } from '../providers/http/model-server-error.js'
-import { errorMessage } from '../turn/model-step.js'
+import { errorMessage, modelHistory } from '../turn/model-step.js'
 import { systemPrompt } from '../turn/system-prompt.js'
 import type { ModelProvider, ModelRequest, ToolSpec } from '../types.js'
 import { fitSummaryRequest, summaryInstruction, withoutToolOutputs } from './summary-request.js'
@@ -113,7 +113,12 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
   try {
     const before =
       ask.tokensBefore ??
-      (await estimateTokens({ system, cwd: session.cwd, messages: currentView(events), tools: scope.tools }))
+      (await estimateTokens({
+        system,
+        cwd: session.cwd,
+        messages: modelHistory(session),
+        tools: scope.tools,
+      }))
     const conversation: ModelMessage[] = [
       ...projectHistory(events.slice(0, ask.through)),
       { role: 'user', content: [{ type: 'text', text: summaryInstruction(ask.instructions) }] },
@@ -187,11 +192,6 @@ function hasNewConversation(events: readonly SessionEvent[], through: number): b
   return (
     projectHistory(events.slice(since, through).filter((e) => e.type !== 'context/compaction')).length > 0
   )
-}
-
-/** The model's view of the whole log now (what the next request would hold). */
-function currentView(events: readonly SessionEvent[]): ModelMessage[] {
-  return projectHistory(events)
 }
 
 /** Streams the summary request; its text, each piece sent on as it comes. Throws the provider's failure. */

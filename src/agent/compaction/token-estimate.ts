@@ -67,6 +67,21 @@ function toolsText(tools: readonly ToolSpec[]): string {
 
 /** Cached per message object (history messages are kept between steps). */
 const messageTokens = new WeakMap<ModelMessage, number>()
+/**
+ * Cached per text too: a compaction projects its prefix afresh (new message objects, same texts).
+ * Bounded: the oldest entries go first.
+ */
+const textTokens = new Map<string, number>()
+const MAX_CACHED_TEXTS = 20_000
+
+function countText(count: Counter, text: string): number {
+  const known = textTokens.get(text)
+  if (known !== undefined) return known
+  const n = count(text)
+  if (textTokens.size >= MAX_CACHED_TEXTS) textTokens.delete(textTokens.keys().next().value as string)
+  textTokens.set(text, n)
+  return n
+}
 
 function pathTokens(path: string): number {
   return Math.ceil(utf8Bytes(path) / 64) * 64
@@ -96,7 +111,7 @@ export async function estimateTokens(request: RequestText): Promise<number> {
   for (const message of request.messages) {
     let n = messageTokens.get(message)
     if (n === undefined) {
-      n = count(messageText(message))
+      n = countText(count, messageText(message))
       messageTokens.set(message, n)
     }
     tokens += n
