@@ -1,4 +1,3 @@
-import type { SlashCommand } from '../turn/commands.js'
 import type { CompactionResult } from './compactor.js'
 
 /**
@@ -6,11 +5,19 @@ import type { CompactionResult } from './compactor.js'
  * before its turn) with the session's model, so later requests send the summary instead. The
  * instructions say what the summary should keep. Cancelling the turn cancels it (nothing recorded).
  */
-export const compactCommand: SlashCommand = {
+// Typed by what it uses of a CommandContext (commands.ts lists it as a SlashCommand), so that this
+// file does not import commands.ts, which imports it.
+export const compactCommand = {
   name: 'compact',
   description: 'Summarize the conversation so far to free the context window (nothing is deleted)',
   hint: 'what the summary should keep',
-  async run({ args, compact }) {
+  async run({
+    args,
+    compact,
+  }: {
+    readonly args: string
+    readonly compact: (instructions: string) => Promise<CompactionResult>
+  }): Promise<string> {
     return compactionReply(await compact(args))
   },
 }
