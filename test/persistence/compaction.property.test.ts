@@ -96,7 +96,7 @@ function play(session: Session, moves: readonly Move[]): void {
 /** The model view the design describes, written without the projector's incremental path. */
 function expectedView(prefix: readonly SessionEvent[]) {
   const last = prefix.findLast((e) => e.type === 'context/compaction')
-  if (!last || last.type !== 'context/compaction')
+  if (last?.type !== 'context/compaction')
     return projectHistory(prefix.filter((e) => e.type !== 'context/compaction'))
   const { through, summary } = last.data
   let users = 0

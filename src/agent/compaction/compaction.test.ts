@@ -28,7 +28,13 @@ function recordingEcho(): { provider: ModelProvider; requests: ModelRequest[] } 
   const requests: ModelRequest[] = []
   return {
     requests,
-    provider: { ...echo, stream: (req, signal) => (requests.push(req), echo.stream(req, signal)) },
+    provider: {
+      ...echo,
+      stream: (req, signal) => {
+        requests.push(req)
+        return echo.stream(req, signal)
+      },
+    },
   }
 }
 
