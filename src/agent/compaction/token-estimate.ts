@@ -118,16 +118,3 @@ export async function estimateTokens(request: RequestText): Promise<number> {
   }
   return scaled(tokens, request.messages.length)
 }
-
-/**
- * Whether `request` is estimated above `limit` tokens, and the estimate when it was made: the
- * tokenizer is loaded only when the request's byte bound passes `limit`.
- */
-export async function exceeds(
-  request: RequestText,
-  limit: number,
-): Promise<{ readonly over: boolean; readonly tokens?: number }> {
-  if (upperBound(request) <= limit) return { over: false }
-  const tokens = await estimateTokens(request)
-  return { over: tokens > limit, tokens }
-}

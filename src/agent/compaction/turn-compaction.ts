@@ -3,7 +3,7 @@ import { modelHistory } from '../turn/model-step.js'
 import { systemPrompt } from '../turn/system-prompt.js'
 import type { ModelProvider, ToolSpec } from '../types.js'
 import { type CompactionResult, type CompactionTrigger, compact } from './compactor.js'
-import { exceeds } from './token-estimate.js'
+import { estimateTokens, upperBound } from './token-estimate.js'
 
 /** The default of `--compact-at`: compact before a request estimated above 80 % of the window. */
 export const DEFAULT_COMPACT_AT = 0.8
@@ -77,9 +77,11 @@ export class TurnCompaction {
 
   /**
    * The automatic trigger: compacts when the next request (the session's model view now) is
-   * estimated above the threshold of the window. Undefined when it was not (or cannot be) asked.
+   * estimated above the threshold of the window. Undefined, at once (no await: a step with nothing
+   * to wait for starts in the same tick), when no window is known, the trigger is off, or the
+   * request's byte bound is under the threshold; else resolves undefined when it was not needed.
    */
-  async beforeRequest(shape: RequestShape): Promise<CompactionResult | undefined> {
+  beforeRequest(shape: RequestShape): Promise<CompactionResult | undefined> | undefined {
     const window = this.window(shape)
     const at = this.settings.compactAt ?? DEFAULT_COMPACT_AT
     if (window === undefined || at === false) return undefined
@@ -89,13 +91,12 @@ export class TurnCompaction {
       messages: modelHistory(this.session),
       tools: shape.tools,
     }
-    const estimate = await exceeds(request, Math.floor(window * at))
-    if (!estimate.over) return undefined
-    const result = await this.run(
-      'auto',
-      shape,
-      estimate.tokens !== undefined ? { tokensBefore: estimate.tokens } : {},
-    )
-    return result.status === 'nothing' ? undefined : result
+    const limit = Math.floor(window * at)
+    if (upperBound(request) <= limit) return undefined
+    return estimateTokens(request).then(async (tokens) => {
+      if (tokens <= limit) return undefined
+      const result = await this.run('auto', shape, { tokensBefore: tokens })
+      return result.status === 'nothing' ? undefined : result
+    })
   }
 }

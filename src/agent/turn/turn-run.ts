@@ -152,7 +152,9 @@ export class TurnRun {
     }
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
     const shape = this.requestShape()
-    if ((await this.compactor().beforeRequest(shape))?.status === 'cancelled') return { reason: 'cancelled' }
+    // Awaited only when it compacts or must count tokens, as `beforeStep` above.
+    const auto = this.compactor().beforeRequest(shape)
+    if (auto && (await auto)?.status === 'cancelled') return { reason: 'cancelled' }
     session.append({ type: 'step/start', data: { turn, step } })
     const stream = () =>
       streamModelStep(
