@@ -206,7 +206,7 @@ describe('compaction', () => {
     const session = ctx.sessions.create()
     await ctx.agent.runTurn(session, { ...request('/compact'), commands: true })
     expect(lastAnswer(session)).toBe(
-      'Nothing to compact: there is nothing new to compact since the last compaction.',
+      'Nothing to compact: there is no conversation before this turn to compact.',
     )
     await ctx.agent.runTurn(session, request('hello'))
     await ctx.agent.runTurn(session, { ...request('/compact'), commands: true })

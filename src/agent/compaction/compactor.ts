@@ -99,9 +99,8 @@ export function compactedThrough(events: readonly SessionEvent[]): number {
 export async function compact(scope: CompactionScope, ask: CompactionAsk): Promise<CompactionResult> {
   const { session } = scope
   const events = session.events()
-  if (!hasNewConversation(events, ask.through)) {
-    return { status: 'nothing', reason: 'there is nothing new to compact since the last compaction' }
-  }
+  const nothing = nothingToCompact(events, ask.through)
+  if (nothing !== undefined) return { status: 'nothing', reason: nothing }
   const id = newCompactionId(session)
   const seq = session.lastSeq + 1
   const system = systemPrompt({ cwd: session.cwd, tools: scope.tools })
@@ -185,13 +184,17 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
   }
 }
 
-/** Whether the events through `through` hold conversation the latest compaction does not cover. */
-function hasNewConversation(events: readonly SessionEvent[], through: number): boolean {
+/**
+ * Why the events through `through` hold no conversation the latest compaction does not cover;
+ * undefined when they do.
+ */
+function nothingToCompact(events: readonly SessionEvent[], through: number): string | undefined {
   const since = compactedThrough(events.slice(0, through))
-  if (through <= since) return false
-  return (
-    projectHistory(events.slice(since, through).filter((e) => e.type !== 'context/compaction')).length > 0
-  )
+  const fresh = events.slice(since, Math.max(since, through)).filter((e) => e.type !== 'context/compaction')
+  if (projectHistory(fresh).length > 0) return undefined
+  return since === 0
+    ? 'there is no conversation before this turn to compact'
+    : 'nothing was said since the last compaction'
 }
 
 /** Streams the summary request; its text, each piece sent on as it comes. Throws the provider's failure. */
