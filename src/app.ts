@@ -5,6 +5,7 @@ import {
   agentPlugin,
   builtinTools,
   type CommandSandbox,
+  type CompactionSettings,
   type ModelProvider,
   type Notice,
   type SubagentConfig,
@@ -29,6 +30,8 @@ export interface AppConfig {
   readonly mcpTimeoutMs?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
+  /** When conversations are compacted by themselves (the context window, the threshold). */
+  readonly compaction?: CompactionSettings
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
@@ -66,6 +69,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(checkpointBlobs && { checkpointBlobs }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
+    ...(config.compaction !== undefined && { compaction: config.compaction }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
     ...(config.notices !== undefined && { notices: config.notices }),
   })

@@ -1,4 +1,6 @@
 export { AbortedError, abortable, isAbortError, raceAbort } from '../lib/abort.js'
+export { compactionNotice } from './compaction/compaction-notice.js'
+export { type CompactionSettings, DEFAULT_COMPACT_AT } from './compaction/turn-compaction.js'
 export * from './config/modes.js'
 export * from './config/permissions.js'
 export * from './config/session-config.js'

@@ -13,6 +13,7 @@ import type { CheckpointBlobs } from './checkpoints/blob-port.js'
 import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import type { EditorFiles } from './checkpoints/restore-io.js'
 import { SessionFiles } from './checkpoints/session-files.js'
+import type { CompactionSettings } from './compaction/turn-compaction.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -76,6 +77,8 @@ export interface AgentConfig {
    * with the first session it opens; the caller logs them at start for every other client.
    */
   readonly notices?: readonly Notice[]
+  /** When conversations are compacted by themselves (the context window, the threshold). Default: never. */
+  readonly compaction?: CompactionSettings
 }
 
 export interface SubagentConfig {
@@ -111,6 +114,7 @@ export class AgentService {
   readonly files: SessionFiles
   /** See {@link AgentConfig.notices}. */
   readonly configNotices: readonly Notice[]
+  readonly compaction: CompactionSettings
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -126,6 +130,7 @@ export class AgentService {
     this.configSpecs = configOptionSpecs(this.provider)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.configNotices = config.notices ?? []
+    this.compaction = config.compaction ?? {}
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
@@ -326,6 +331,7 @@ export class AgentService {
           systemPrompt: (target: Session, mode: string, tools: readonly ToolSpec[]) =>
             systemPrompt({ recorded: recordedPromptInputs(target), cwd: target.cwd, mode, tools }),
         }),
+        compaction: this.compaction,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
       },

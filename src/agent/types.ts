@@ -51,6 +51,11 @@ export interface ModelRequest {
    * retry after a 429 or 5xx). Absent: nobody is told (providers log what they need to anyway).
    */
   readonly notify?: (notice: Notice) => void
+  /**
+   * `summary`: a compaction asks the model to summarize `messages` (the last is the summarizing
+   * instruction); the answer's text is the summary, tool calls are ignored. Absent: a turn's step.
+   */
+  readonly purpose?: 'summary'
 }
 
 /** What an MCP server's sampling request sets for the one completion it asks for. */
@@ -226,6 +231,11 @@ export interface TurnRequest {
   readonly notices?: boolean
   /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
   readonly commands?: boolean
+  /**
+   * The client advertised `clientCapabilities.session.compaction`: compactions are sent as
+   * `compaction_update`s, else as a `think` tool call. Default false.
+   */
+  readonly compactionUpdates?: boolean
   /**
    * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
    * prompt the client did not send. Default false.

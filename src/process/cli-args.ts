@@ -29,6 +29,8 @@ export interface CliOptions {
   readonly contextWindow?: number
   /** Every model's price per million tokens (`--price-*`); absent: no cost is reported. */
   readonly prices?: ModelPricing
+  /** Compact before a request estimated above this fraction of the window; `false`: only on demand. */
+  readonly compactAt?: number | false
   /** openai: retries of 429/5xx/connection failures before the turn fails. */
   readonly maxRetries?: number
   /** openai: the longest silence from the server, in seconds, before the request fails. */
@@ -74,6 +76,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   }
   const contextWindow = integerOption(values, 'context-window')
   const prices = priceOptions(values)
+  const compactAt = compactAtOption(values['compact-at'])
   const maxRetries = integerOption(values, 'max-retries')
   const requestTimeout = integerOption(values, 'request-timeout')
   const mcpTimeoutMs = integerOption(values, 'mcp-timeout-ms')
@@ -109,6 +112,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(maxSteps !== undefined && { maxSteps }),
     ...(contextWindow !== undefined && { contextWindow }),
     ...(prices !== undefined && { prices }),
+    ...(compactAt !== undefined && { compactAt }),
     ...(maxRetries !== undefined && { maxRetries }),
     ...(requestTimeout !== undefined && { requestTimeout }),
     ...(mcpTimeoutMs !== undefined && { mcpTimeoutMs }),
@@ -163,6 +167,18 @@ function priceOptions(values: {
     ...(cachedInput !== undefined && { cachedInput }),
     ...(currency !== undefined && { currency }),
   }
+}
+
+/** `--compact-at F`: a fraction in (0, 1], or `off`. */
+function compactAtOption(raw: string | undefined): number | false | undefined {
+  if (raw === undefined) return undefined
+  if (raw === 'off') return false
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(value) || value <= 0 || value > 1)
+    throw new TypeError(
+      '--compact-at must be a fraction of the context window above 0 and at most 1 (e.g. 0.8), or off',
+    )
+  return value
 }
 
 function isCommand(word: string): word is (typeof COMMANDS)[number] {

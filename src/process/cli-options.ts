@@ -79,7 +79,10 @@ export const CLI_OPTIONS = [
     type: 'string',
     value: 'N',
     minimum: 1,
-    help: ["the models' context window in tokens (default: the built-in", 'table of common models)'],
+    help: [
+      "the models' context window in tokens (default: the built-in",
+      'table of common models); usage_update and compaction use it',
+    ],
     sets: 'contextWindow',
   },
   {
@@ -112,6 +115,16 @@ export const CLI_OPTIONS = [
     value: 'CODE',
     help: ['the currency of the prices (default USD)'],
     sets: 'prices',
+  },
+  {
+    name: 'compact-at',
+    type: 'string',
+    value: 'F',
+    help: [
+      'compact the conversation before a request estimated above',
+      'this fraction of --context-window (default 0.8; off: only /compact)',
+    ],
+    sets: 'compactAt',
   },
   {
     name: 'max-retries',

@@ -133,6 +133,11 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
       },
     },
   },
+  compactAt: {
+    description:
+      'Compact the conversation (summarize it with the session model) before a model request estimated above this fraction of contextWindow; false: only /compact and a context-length answer compact. Absent: 0.8.',
+    schema: { anyOf: [{ type: 'number', exclusiveMinimum: 0, maximum: 1 }, { const: false }] },
+  },
   maxRetries: {
     description:
       'openai: how often a 429, 5xx or lost connection is retried before the turn fails. Absent: 3.',

@@ -53,6 +53,14 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
     subagents: options.subagents,
+    compaction: {
+      ...(options.compactAt !== undefined && { compactAt: options.compactAt }),
+      // The one place the context window comes from: the flag, the configuration, else the table.
+      contextWindow: (model) => {
+        const id = model ?? start.provider.models?.[0]?.id ?? start.provider.name
+        return options.contextWindow ?? start.provider.contextWindow?.(id)
+      },
+    },
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: start.agentInfo,

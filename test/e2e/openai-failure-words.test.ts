@@ -77,7 +77,7 @@ describe('openai end to end: model-server failures in words', () => {
             },
           },
         },
-        /^the model failed: the conversation is too long for the model's context window \(.*HTTP 400 Bad Request: This model's maximum context length is 8192 tokens.*\)\. Start a new session, or fork this one from an earlier turn\.$/,
+        /^the model failed: the conversation is too long for the model's context window \(.*HTTP 400 Bad Request: This model's maximum context length is 8192 tokens.*\)\. Run \/compact, start a new session, or fork this one from an earlier turn\. Compacting the conversation did not help: there is no conversation before this turn to compact\.$/,
       ],
     ]
     for (const [reply, expected] of cases) {

@@ -4,6 +4,7 @@ import { checkedDirectories, recordDirectories } from '../requests/directories.j
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
+import { supportsCompaction } from '../views/compaction-capability.js'
 import { configUpdates, sessionSetup } from '../views/config-options.js'
 import { ReplayTurnEnds } from '../views/replay-turn-ends.js'
 import { announceLoadedSession } from '../views/session-announce.js'
@@ -33,6 +34,7 @@ export const sessionLoadMethod = defineMethod({
     const projectorFor = (header: SessionHeader) =>
       new UpdateProjector(header.id, {
         configUpdates: configUpdates(call.agent),
+        compactionUpdates: supportsCompaction(call.client),
         ...(header.title !== undefined && { headerTitle: header.title }),
       })
     let replayed = 0

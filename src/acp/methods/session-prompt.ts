@@ -3,6 +3,7 @@ import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
+import { supportsCompaction } from '../views/compaction-capability.js'
 import { supportsNotices } from '../views/notices.js'
 import { promptUsage } from '../views/usage.js'
 
@@ -28,6 +29,7 @@ export const sessionPromptMethod = defineMethod({
       client: call.clientBridge(sessionId),
       notices: supportsNotices(call.client),
       commands: true,
+      compactionUpdates: supportsCompaction(call.client),
       openSubagent: (link) => call.openSubagent(link),
     })
     if (outcome.error !== undefined) {

@@ -2,6 +2,7 @@ import type { ModelMessage } from '../../session/index.js'
 import { contentToText } from '../turn/content.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
 import { REASONING_EFFORTS } from './choices.js'
+import { deterministicSummary, summaryPieces } from './deterministic-summary.js'
 import { echoPlanMove } from './echo-plan.js'
 
 /**
@@ -31,12 +32,22 @@ async function* streamEcho(
   signal: AbortSignal,
   defaultModel: string | undefined,
 ): AsyncGenerator<ModelChunk> {
+  if (request.purpose === 'summary') {
+    for (const piece of summaryPieces(deterministicSummary(request.messages))) {
+      if (signal.aborted) return
+      await Promise.resolve()
+      yield { type: 'text', text: piece }
+    }
+    yield { type: 'stop', reason: 'end_turn' }
+    return
+  }
   const planMove = echoPlanMove(request.messages, request.tools)
   if (planMove) {
     yield* planMove
     return
   }
   const remembered = userTexts(request.messages)
+  const summarized = request.messages.find((m) => m.role === 'summary')?.userMessages
   const choices = [
     ...(request.model !== undefined && request.model !== defaultModel ? [`model ${request.model}`] : []),
     ...(request.thoughtLevel !== undefined && request.thoughtLevel !== 'default'
@@ -47,7 +58,7 @@ async function* streamEcho(
     type: 'thought',
     text: `I count ${remembered.length} user ${plural(remembered.length)} in my context${choices.length > 0 ? ` (${choices.join(', ')})` : ''}.`,
   }
-  for (const piece of echoAnswerPieces(remembered)) {
+  for (const piece of echoAnswerPieces(remembered, summarized)) {
     if (signal.aborted) return
     await Promise.resolve()
     yield { type: 'text', text: piece }
@@ -60,9 +71,16 @@ export function userTexts(messages: readonly ModelMessage[]): string[] {
   return messages.filter((m) => m.role === 'user').map((m) => contentToText(m.content))
 }
 
-/** The echo answer for these remembered messages, as the chunks it streams (joined: the answer). */
-export function echoAnswerPieces(remembered: readonly string[]): string[] {
-  const head = `I remember ${remembered.length} ${plural(remembered.length)} from you in this session`
+/**
+ * The echo answer for these remembered messages, as the chunks it streams (joined: the answer);
+ * `summarized`: the user messages a compaction's summary stands for, before these.
+ */
+export function echoAnswerPieces(remembered: readonly string[], summarized?: number): string[] {
+  const since =
+    summarized === undefined
+      ? 'in this session'
+      : `since the summary of ${summarized} earlier ${plural(summarized)}`
+  const head = `I remember ${remembered.length} ${plural(remembered.length)} from you ${since}`
   if (remembered.length === 0) return [`${head}.`]
   return [`${head}:`, ...remembered.map((text, i) => `\n${i + 1}. ${JSON.stringify(text)}`)]
 }

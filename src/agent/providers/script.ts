@@ -3,6 +3,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import type { ModelMessage } from '../../session/index.js'
 import { AgentError, AgentErrorCode } from '../errors.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
+import { deterministicSummary, summaryPieces } from './deterministic-summary.js'
 import { type ModelScript, parseModelScript, type ScriptItem } from './script-format.js'
 
 /**
@@ -47,12 +48,19 @@ export function loadScriptFile(file: string): ModelScript {
   return parseModelScript(value, file)
 }
 
-/** Where a request stands in a script: 0-based turn and step. */
+/**
+ * Where a request stands in a script: 0-based turn and step. A compaction's summary counts as the
+ * user messages it stands for, so a script's turns keep their places across a compaction. A
+ * summary request (`purpose: 'summary'`) plays no turn: it gets the deterministic summary.
+ */
 export function scriptPosition(messages: readonly ModelMessage[]): { turn: number; step: number } {
   let users = 0
   let assistantsSinceUser = 0
   for (const message of messages) {
-    if (message.role === 'user') {
+    if (message.role === 'summary') {
+      users = message.userMessages
+      assistantsSinceUser = 0
+    } else if (message.role === 'user') {
       users++
       assistantsSinceUser = 0
     } else if (message.role === 'assistant') {
@@ -67,6 +75,13 @@ async function* playStep(
   request: ModelRequest,
   signal: AbortSignal,
 ): AsyncGenerator<ModelChunk> {
+  if (request.purpose === 'summary') {
+    for (const text of summaryPieces(deterministicSummary(request.messages))) {
+      if (signal.aborted) return
+      yield { type: 'text', text }
+    }
+    return
+  }
   const { turn, step } = scriptPosition(request.messages)
   const items = script.turns[turn]?.[step]
   if (items === undefined) throw new Error(`the script has no turn ${turn + 1} step ${step + 1}`)

@@ -5,6 +5,8 @@ import {
   type SessionStore,
   type SessionUpdate,
 } from '../../session/index.js'
+import { compactCommand } from '../compaction/compact-command.js'
+import type { CompactionResult } from '../compaction/compactor.js'
 import { rewindCommand } from '../rewind/rewind-command.js'
 import type { ContentBlock } from '../types.js'
 import { reloadInstructionsCommand } from './reload-instructions-command.js'
@@ -18,6 +20,10 @@ export interface CommandContext {
   readonly turnStart: number
   /** Streams one update to the client, tagged with the seq of the event it came from. */
   readonly send: (update: SessionUpdate, seq: number) => void
+  /** The turn's signal (the user cancelled the command's turn). */
+  readonly signal: AbortSignal
+  /** Compacts the conversation through the boundary before this turn (compact-command.ts). */
+  readonly compact: (instructions: string) => Promise<CompactionResult>
 }
 
 /**
@@ -84,6 +90,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   forkCommand,
   titleCommand,
   rewindCommand,
+  compactCommand,
   reloadInstructionsCommand,
   helpCommand,
 ]

@@ -9,6 +9,7 @@ import {
   type TokenUsage,
   thoughtChunk,
 } from '../../session/index.js'
+import { ModelServerError } from '../providers/http/model-server-error.js'
 import type {
   ModelProvider,
   ModelRequest,
@@ -21,7 +22,8 @@ import type {
 /** Each live session's model history, folded forward step by step (dropped with the session). */
 const projectors = new WeakMap<Session, HistoryProjector>()
 
-function historyOf(session: Session) {
+/** The model's history of a live session now (its projector folds forward step by step). */
+export function modelHistory(session: Session) {
   let projector = projectors.get(session)
   if (!projector) {
     projector = new HistoryProjector()
@@ -51,6 +53,8 @@ export interface StreamedStep {
   aborted: boolean
   /** The provider failed (not by abort): its message, as the user is to read it (said once, no prefix). */
   error?: string
+  /** The failure said the request does not fit the model's context window (compacting may help). */
+  contextLength?: boolean
 }
 
 /**
@@ -76,7 +80,7 @@ export async function streamModelStep(
     const modelRequest = {
       sessionId: session.id,
       cwd: session.cwd,
-      messages: historyOf(session),
+      messages: modelHistory(session),
       tools,
       ...(choice.model !== undefined && { model: choice.model }),
       ...(choice.thoughtLevel !== undefined && { thoughtLevel: choice.thoughtLevel }),
@@ -117,7 +121,10 @@ export async function streamModelStep(
     if (signal.aborted) step.aborted = true
   } catch (error) {
     if (signal.aborted) step.aborted = true
-    else step.error = errorMessage(error)
+    else {
+      step.error = errorMessage(error)
+      if (error instanceof ModelServerError && error.contextLength) step.contextLength = true
+    }
   }
   return step
 }

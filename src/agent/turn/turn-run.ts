@@ -8,6 +8,8 @@ import {
   titleUpdate,
 } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
+import { compactionNotice } from '../compaction/compaction-notice.js'
+import { type CompactionSettings, type RequestShape, TurnCompaction } from '../compaction/turn-compaction.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import { NoticeChannel } from '../notices/notice.js'
@@ -50,6 +52,8 @@ export interface TurnRunOptions {
   readonly onSendError?: (error: unknown) => void
   /** Where the file tools record their changes, for a rewind to restore (absent: nowhere). */
   readonly checkpoints?: FileCheckpoints
+  /** When the conversation is compacted by itself (compaction/turn-compaction.ts). Default: never. */
+  readonly compaction?: CompactionSettings
 }
 
 /** How the body of a turn ended: the `turn/end` reason still to be written. */
@@ -69,6 +73,7 @@ export class TurnRun {
   /** Where this turn's notices go (see `NoticeChannel`): as the turn's client can show them. */
   readonly notices: NoticeChannel
   private readonly calls: TurnCalls
+  private compaction: TurnCompaction | undefined
 
   constructor(
     private readonly session: Session,
@@ -97,6 +102,16 @@ export class TurnRun {
       type: 'turn/start',
       data: { turn, ...(invoked && { command: invoked.command.name }) },
     })
+    this.compaction = new TurnCompaction(
+      session,
+      this.options.provider,
+      this.options.compaction ?? {},
+      this.request.compactionUpdates === true,
+      start.seq,
+      this.signal,
+      (update, seq) => this.send(update, seq),
+      (event) => this.notices.say(compactionNotice(event.data), event.seq, 'log'),
+    )
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     if (this.request.announcePrompt) {
@@ -132,6 +147,8 @@ export class TurnRun {
         args,
         turnStart,
         send: (update, seq) => this.send(update, seq),
+        signal: this.signal,
+        compact: (instructions) => this.compactor().run('command', this.requestShape(), { instructions }),
       })
     } catch (error) {
       reply = `/${command.name} failed: ${errorMessage(error)}`
@@ -139,7 +156,7 @@ export class TurnRun {
     const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
     this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
     session.append({ type: 'step/end', data: { turn, step: 1 } })
-    return { reason: 'completed' }
+    return { reason: this.signal.aborted ? 'cancelled' : 'completed' }
   }
 
   /** One step; undefined when the loop goes on to the next. */
@@ -151,27 +168,46 @@ export class TurnRun {
       await before
       if (this.signal.aborted) return { reason: 'cancelled' }
     }
-    session.append({ type: 'step/start', data: { turn, step } })
     const tools = options.tools.forSession(this.request.toolScope ?? session.id)
-    const mode = options.permissions.mode()
-    const config = effectiveConfig(options.configSpecs, session.config)
-    const offered = tools.specs(
-      (tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true),
-    )
-    const streamed = await streamModelStep(
-      session,
-      options.provider,
-      offered,
-      this.signal,
-      (update, seq) => this.send(update, seq),
-      {
-        model: config.model,
-        ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
-        ...(options.systemPrompt && { system: options.systemPrompt(session, mode, offered) }),
-        notify: (notice) => this.notices.say(notice, session.lastSeq, 'log'),
-      },
-    )
-    this.recordAssistant(step, streamed, config.model)
+    const shape = this.requestShape()
+    // Awaited only when it compacts or must count tokens, as `beforeStep` above.
+    const auto = this.compactor().beforeRequest(shape)
+    if (auto && (await auto)?.status === 'cancelled') return { reason: 'cancelled' }
+    session.append({ type: 'step/start', data: { turn, step } })
+    const stream = () =>
+      streamModelStep(
+        session,
+        options.provider,
+        shape.tools,
+        this.signal,
+        (update, seq) => this.send(update, seq),
+        {
+          ...(shape.model !== undefined && { model: shape.model }),
+          ...(shape.thoughtLevel !== undefined && { thoughtLevel: shape.thoughtLevel }),
+          ...(shape.system !== undefined && { system: shape.system }),
+          notify: (notice) => this.notices.say(notice, session.lastSeq, 'log'),
+        },
+      )
+    let streamed = await stream()
+    if (
+      streamed.contextLength &&
+      streamed.text === '' &&
+      streamed.thought === '' &&
+      streamed.calls.length === 0
+    ) {
+      // The server refused the request as too long: compact, then ask once more.
+      const compacted = await this.compactor().run('context-length', shape)
+      if (compacted.status === 'completed') streamed = await stream()
+      else if (compacted.status === 'cancelled') streamed = { ...streamed, aborted: true }
+      else {
+        const why = compacted.status === 'nothing' ? compacted.reason : compacted.error
+        streamed = {
+          ...streamed,
+          error: `${streamed.error} Compacting the conversation did not help: ${why}.`,
+        }
+      }
+    }
+    this.recordAssistant(step, streamed, effectiveConfig(options.configSpecs, session.config).model)
     const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
@@ -184,6 +220,30 @@ export class TurnRun {
     if (ending) return ending
     if (this.signal.aborted) return { reason: 'cancelled' }
     return calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  /**
+   * What the turn's next model request offers: the tools the mode (and the client) allows, the
+   * session's model, and the system prompt for them.
+   */
+  private requestShape(): RequestShape {
+    const { options, session } = this
+    const mode = options.permissions.mode()
+    const config = effectiveConfig(options.configSpecs, session.config)
+    const tools = options.tools
+      .forSession(this.request.toolScope ?? session.id)
+      .specs((tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true))
+    return {
+      tools,
+      ...(config.model !== undefined && { model: config.model }),
+      ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
+      ...(options.systemPrompt && { system: options.systemPrompt(session, mode, tools) }),
+    }
+  }
+
+  private compactor(): TurnCompaction {
+    if (!this.compaction) throw new Error('the turn has not started')
+    return this.compaction
   }
 
   /** Undefined when the step's tool calls are to run; else how the turn ends after this step. */

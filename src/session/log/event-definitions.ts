@@ -2,6 +2,7 @@ import {
   boolean,
   contentBlocks,
   cost,
+  count,
   described,
   type EventDefinition,
   instructionFiles,
@@ -98,6 +99,24 @@ export const CORE_EVENTS = {
     description:
       'Standalone, between turns: the session was archived (true) or unarchived (false). An archived session is left out of session/list unless the request asks for archived ones; it still loads and forks. The last one holds.',
     required: { archived: boolean },
+  },
+  'context/compaction': {
+    description:
+      'Standalone, anywhere (also inside a turn): the conversation through seq `through` (a closed turn boundary before this event) was summarized as `summary` by `model`. From here on the model is sent the system prompt, this summary and the events after `through`; nothing is deleted, so a fork at a boundary before this event has no summary and one after inherits it. `compactionId` names it on the wire (ACP compaction_update); tokensBefore and tokensAfter are the estimated request sizes before and after; trigger is auto, command or context-length; droppedToolOutputs counts the oldest tool outputs left out of the summary request to make it fit, droppedMessages the oldest messages left out when that was not enough. A core type on purpose: a dsh-acp older than this event refuses to open the file (unknown event type, CORRUPT_SESSION naming the seq) instead of sending the model the uncompacted history.',
+    required: {
+      compactionId: nonEmptyString,
+      summary: string,
+      through: positiveInt,
+      model: string,
+      tokensBefore: count,
+      tokensAfter: count,
+    },
+    optional: {
+      trigger: nonEmptyString,
+      instructions: string,
+      droppedToolOutputs: count,
+      droppedMessages: count,
+    },
   },
 } as const satisfies Readonly<Record<string, EventDefinition>>
 

@@ -85,6 +85,11 @@ export const SHARED_DEFS: Readonly<Record<string, SchemaNode>> = {
 }
 
 export const positiveInt = field<number>({ $ref: '#/$defs/positiveInt' }, isPositiveInt)
+/** A whole number >= 0 (a token count). */
+export const count = field<number>(
+  { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+  (v) => Number.isSafeInteger(v) && (v as number) >= 0,
+)
 export const string = field<string>({ type: 'string' }, (v) => typeof v === 'string')
 export const nonEmptyString = field<string>({ type: 'string', minLength: 1 }, isNonEmptyString)
 export const boolean = field<boolean>({ type: 'boolean' }, (v) => typeof v === 'boolean')

@@ -23,7 +23,8 @@ interface OpenCall {
  * - `step/end` leaves no unanswered call of its step behind;
  * - `turn/end` closes the open turn; a clean reason requires no open step and no unanswered call,
  *   a cut-short reason (cancelled, error, interrupted, ...) may leave them behind;
- * - standalone and plugin events may stand anywhere.
+ * - standalone and plugin events may stand anywhere; a `context/compaction` summarizes through a
+ *   closed turn boundary before it.
  */
 export class LogState {
   lastSeq = 0
@@ -111,6 +112,13 @@ export class LogState {
         }
         return
       }
+      case 'context/compaction': {
+        const { through } = event.data
+        if (through >= event.seq) violation(`compaction through seq ${through} is not before it`, event)
+        if (boundaryStatus(this.turns, through).open !== undefined)
+          violation(`compaction through seq ${through}, inside a turn`, event, { through })
+        return
+      }
       case 'session/title':
       case 'context/note':
       case 'config/set':
@@ -162,6 +170,7 @@ export class LogState {
       case 'config/set':
       case 'session/directories':
       case 'session/archived':
+      case 'context/compaction':
         return
       default:
         assertNever(event, 'event')

@@ -25,6 +25,16 @@ export type ModelMessage =
       readonly toolCalls: readonly ModelToolCall[]
     }
   | {
+      /**
+       * A compaction's summary of the conversation through a closed boundary (`context/compaction`):
+       * first in the history, standing for everything it summarized.
+       */
+      readonly role: 'summary'
+      readonly content: string
+      /** The user messages of the conversation it summarizes (earlier summaries' included). */
+      readonly userMessages: number
+    }
+  | {
       readonly role: 'tool'
       readonly callId: string
       readonly name: string
@@ -55,7 +65,8 @@ export function unansweredCallResult(reason: string): string {
  * one assistant message (its text, thought and tool calls), then one tool message per call in call
  * order. Context notes become
  * system messages. A call that a cut-short turn left unanswered gets a synthetic error result, so
- * strict providers never see a dangling call. An open step at the end of the log is included as
+ * strict providers never see a dangling call. After a `context/compaction`, the history is its
+ * summary, then the events after the seq it summarizes through (the latest compaction holds). An open step at the end of the log is included as
  * far as it goes (the turn loop is still running it).
  */
 export function projectHistory(events: readonly SessionEvent[]): ModelMessage[] {
@@ -85,12 +96,33 @@ export class HistoryProjector {
       this.seen = 0
       this.inCommand = false
     }
-    for (let i = this.seen; i < events.length; i++) this.fold(events[i] as SessionEvent)
+    for (let i = this.seen; i < events.length; i++) {
+      const event = events[i] as SessionEvent
+      if (event.type === 'context/compaction') this.compacted(events, i, event)
+      else this.fold(event)
+    }
     this.seen = events.length
     this.lastSeen = events[events.length - 1]
     const history = this.messages.slice()
     if (this.step) pushStep(history, { ...this.step, calls: this.step.calls.slice() })
     return history
+  }
+
+  /**
+   * Starts over from the summary of the compaction at `index`: the summary, then the events after
+   * the seq it summarizes through, up to it (earlier compactions among them are superseded).
+   */
+  private compacted(events: readonly SessionEvent[], index: number, event: CoreEvent<'context/compaction'>) {
+    const { through, summary } = event.data
+    this.messages = [
+      { role: 'summary', content: summary, userMessages: conversationUserMessages(events, through) },
+    ]
+    this.step = undefined
+    this.inCommand = false
+    for (let i = through; i < index; i++) {
+      const kept = events[i] as SessionEvent
+      if (kept.type !== 'context/compaction') this.fold(kept)
+    }
   }
 
   private fold(event: SessionEvent): void {
@@ -134,6 +166,7 @@ export class HistoryProjector {
       case 'config/set':
       case 'session/directories':
       case 'session/archived':
+      case 'context/compaction':
         break
       default:
         assertNever(event, 'event')
@@ -181,4 +214,16 @@ function pushStep(messages: ModelMessage[], step: PendingStep, cutShortReason?: 
       })
     }
   }
+}
+
+/** The user messages of the conversation (slash commands' turns left out) in the events through seq `through`. */
+function conversationUserMessages(events: readonly SessionEvent[], through: number): number {
+  let count = 0
+  let inCommand = false
+  for (let i = 0; i < through && i < events.length; i++) {
+    const event = events[i] as SessionEvent
+    if (event.type === 'turn/start') inCommand = event.data.command !== undefined
+    else if (event.type === 'user/message' && !inCommand) count++
+  }
+  return count
 }

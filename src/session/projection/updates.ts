@@ -20,6 +20,7 @@ import {
 } from '../log/events.js'
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
+import { compactionReplayed } from './compaction-updates.js'
 import { unansweredCallResult } from './history.js'
 
 /** An ACP `session/update` variant (discriminated by `sessionUpdate`), as the SDK types it. */
@@ -183,6 +184,11 @@ export interface ProjectionOptions {
    * values. Absent: a `config/set` projects to nothing.
    */
   readonly configUpdates?: (values: Readonly<Record<string, ConfigValue>>, option: string) => SessionUpdate[]
+  /**
+   * The client advertised `session.compaction`: a compaction replays as a `compaction_update`,
+   * else as a finished `think` tool call (compaction-updates.ts).
+   */
+  readonly compactionUpdates?: boolean
 }
 
 /** The event a delegation appends to its parent when it spawned a subagent (a plugin event). */
@@ -309,6 +315,8 @@ export class UpdateProjector {
       case 'config/set':
         this.config[event.data.option] = event.data.value
         return this.options.configUpdates?.({ ...this.config }, event.data.option) ?? []
+      case 'context/compaction':
+        return [compactionReplayed(event.data, this.options.compactionUpdates === true)]
       case 'step/start':
       case 'step/end':
       case 'context/note':

@@ -83,7 +83,7 @@ describe('httpFailure: a prompt too long for the context window', () => {
     const response = new Response(typeof body === 'string' ? body : JSON.stringify(body), { status })
     const failure = await httpFailure(response, context)
     expect(failure.message).toMatch(
-      /^the conversation is too long for the model's context window \(the model server at .* answered HTTP \d+.*\)\. Start a new session, or fork this one from an earlier turn\.$/,
+      /^the conversation is too long for the model's context window \(the model server at .* answered HTTP \d+.*\)\. Run \/compact, start a new session, or fork this one from an earlier turn\.$/,
     )
     expect(failure.retryable).toBe(false)
   })

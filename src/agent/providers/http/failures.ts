@@ -1,4 +1,5 @@
 import { isObject } from '../../../lib/is.js'
+import { isContextLengthAnswer } from './context-length.js'
 import { ModelServerError } from './model-server-error.js'
 import type { Redactor } from './redact.js'
 import { parseRetryAfter } from './retry.js'
@@ -17,10 +18,6 @@ const MAX_LOGGED_CHARS = 500
 const MAX_SHOWN_CHARS = 200
 
 const RETRY = 'the turn can be retried'
-
-/** Server wordings of "the prompt does not fit the context window" (OpenAI, vLLM, llama.cpp, Ollama, others). */
-const CONTEXT_LENGTH =
-  /context[ _-]?length|context[ _-]?window|maximum context|too many tokens|prompt is too long|exceeds? (the )?(available )?context|reduce the length|n_ctx/i
 
 /**
  * The failure for a non-2xx answer: retryable for 429 and 5xx (with the server's `Retry-After`),
@@ -46,7 +43,8 @@ export async function httpFailure(response: Response, context: FailureContext): 
   const { status } = response
   const statusText = `HTTP ${status}${response.statusText ? ` ${response.statusText}` : ''}`
   const said = `${statusText}${detail ? `: ${clip(detail, MAX_SHOWN_CHARS)}` : ''}`
-  const retryable = status === 429 || status >= 500
+  const contextLength = isContextLengthAnswer(status, context.redact(body))
+  const retryable = (status === 429 || status >= 500) && !contextLength
   const retryAfterMs = retryable ? parseRetryAfter(response.headers) : undefined
   const at = `the model server at ${context.display}`
   let words: { what: string; hint: string }
@@ -62,18 +60,15 @@ export async function httpFailure(response: Response, context: FailureContext): 
       what: `${at} answered ${said}`,
       hint: 'Check the model name (--model-name) and that --base-url is the API root (the part before /chat/completions, often ending in /v1)',
     }
+  } else if (contextLength) {
+    words = {
+      what: `the conversation is too long for the model's context window (${at} answered ${said})`,
+      hint: 'Run /compact, start a new session, or fork this one from an earlier turn',
+    }
   } else if (status === 429) {
     words = { what: `${at} is limiting requests (${said})`, hint: 'Wait a while, then retry the turn' }
   } else if (status >= 500) {
     words = { what: `${at} failed (${said})`, hint: `It may be down or overloaded; ${RETRY} later` }
-  } else if (
-    status === 413 ||
-    ((status === 400 || status === 422) && CONTEXT_LENGTH.test(context.redact(body)))
-  ) {
-    words = {
-      what: `the conversation is too long for the model's context window (${at} answered ${said})`,
-      hint: 'Start a new session, or fork this one from an earlier turn',
-    }
   } else {
     words = {
       what: `${at} rejected the request (${said})`,
@@ -86,6 +81,7 @@ export async function httpFailure(response: Response, context: FailureContext): 
     retryable,
     detail: logged,
     ...(retryAfterMs !== undefined && { retryAfterMs }),
+    ...(contextLength && { contextLength }),
   })
 }
 

@@ -8,6 +8,8 @@ export interface ServerFailure {
   readonly retryAfterMs?: number
   /** The technical cause (error codes, the server's full error text), for the log only. */
   readonly detail?: string
+  /** The server said the request does not fit the model's context window (context-length.ts). */
+  readonly contextLength?: boolean
 }
 
 /** A failure in words: what failed, then what the user can try. Neither ends with a full stop. */
@@ -31,6 +33,8 @@ export class ModelServerError extends Error {
   /** The endpoint, without credentials or query string. */
   readonly url: string
   readonly detail: string
+  /** The request did not fit the model's context window: compacting the conversation may help. */
+  readonly contextLength: boolean
   readonly #words: FailureWords
   constructor(words: FailureWords, url: string, failure: ServerFailure, attempts = 1) {
     super(
@@ -42,6 +46,7 @@ export class ModelServerError extends Error {
     this.url = url
     this.retryable = failure.retryable
     this.detail = failure.detail ?? ''
+    this.contextLength = failure.contextLength === true
     if (failure.status !== undefined) this.status = failure.status
     if (failure.retryAfterMs !== undefined) this.retryAfterMs = failure.retryAfterMs
   }
@@ -52,6 +57,7 @@ export class ModelServerError extends Error {
     const failure = {
       retryable: this.retryable,
       detail: this.detail,
+      contextLength: this.contextLength,
       ...(this.status !== undefined && { status: this.status }),
     }
     return new ModelServerError(this.#words, this.url, failure, attempts)

@@ -32,6 +32,15 @@ export interface ChatTool {
   readonly function: { readonly name: string; readonly description: string; readonly parameters: JsonValue }
 }
 
+/**
+ * A compaction's summary as chat completions carry it: a user message (the conversation's first),
+ * which every compatible server accepts where a second system message is refused by some chat
+ * templates.
+ */
+export function summaryMessageText(summary: string): string {
+  return `The conversation so far was compacted into this summary (earlier turns are no longer in your context):\n\n${summary}`
+}
+
 /** Prefix of a tool message whose result was an error (chat completions has no error flag). */
 export const TOOL_ERROR_PREFIX = 'Error: '
 
@@ -68,6 +77,9 @@ export function toChatMessages(
     switch (message.role) {
       case 'system':
         out.push({ role: 'system', content: message.content })
+        break
+      case 'summary':
+        out.push({ role: 'user', content: summaryMessageText(message.content) })
         break
       case 'user':
         out.push({
