@@ -1,6 +1,8 @@
 import { Context } from 'cordis'
+import type { AgentSetup } from './acp/agent-setup.js'
 import { acpPlugin, forkPlugin } from './acp/plugin.js'
 import type { AgentInfo } from './acp/server.js'
+import type { SessionModeId } from './agent/config/modes.js'
 import {
   agentPlugin,
   builtinTools,
@@ -28,6 +30,10 @@ export interface AppConfig {
   readonly mcpTimeoutMs?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
+  /** The mode a new session starts in. Default `ask`. */
+  readonly defaultMode?: SessionModeId
+  /** Auth methods, stored keys and the MCP servers every session is offered (acp/agent-setup.ts). */
+  readonly setup?: AgentSetup
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
@@ -60,10 +66,12 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
+    ...(config.defaultMode !== undefined && { defaultMode: config.defaultMode }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,
+    ...(config.setup && { setup: config.setup }),
     ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),
   })
   const fork = config.fork === false ? undefined : ctx.plugin(forkPlugin)

@@ -13,6 +13,7 @@ export function answerInitialize(
   params: acp.InitializeRequest,
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
+  authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
 ): { client: ClientState; result: acp.InitializeResponse } {
   const protocolVersion = negotiateProtocolVersion(params.protocolVersion)
   return {
@@ -24,7 +25,7 @@ export function answerInitialize(
     result: {
       protocolVersion,
       agentCapabilities: capabilities,
-      authMethods: [],
+      authMethods: authMethods(params.clientCapabilities ?? undefined),
       agentInfo: { ...agentInfo },
     },
   }

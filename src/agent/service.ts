@@ -6,6 +6,7 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import type { SessionModeId } from './config/modes.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -56,6 +57,8 @@ export interface AgentConfig {
    * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
    */
   readonly subagents?: false | SubagentConfig
+  /** The mode a new session starts in (a configuration file's `defaultMode`). Default `ask`. */
+  readonly defaultMode?: SessionModeId
 }
 
 export interface SubagentConfig {
@@ -97,7 +100,7 @@ export class AgentService {
     if (!config?.provider) throw new TypeError('agentPlugin needs a model provider (config.provider)')
     this.provider = config.provider
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
-    this.configSpecs = configOptionSpecs(this.provider)
+    this.configSpecs = configOptionSpecs(this.provider, config.defaultMode)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})

@@ -45,16 +45,31 @@ export function mcpServerConfigs(
 }
 
 /**
- * Connects `configs` for `session`, reporting failures to this connection's client as
- * `session/update`s (sent after the method's response).
+ * Connects `configs` for `session`, after the servers the set-up offers every session in its cwd
+ * (the configuration files'; one of the request's with the same name replaces it), reporting
+ * failures to this connection's client as `session/update`s (sent after the method's response).
+ * What the set-up has to tell the user (a configuration file it ignored) follows as an agent message.
  */
-export function connectMcpServers(
+export async function connectMcpServers(
   call: CallContext,
   session: Session,
   configs: readonly McpServerConfig[],
 ): Promise<void> {
   const sessionId = session.id
-  return call.agent.mcp.connect(session, configs, (update, seq) =>
+  const offer = await call.setup.offeredServers(session.cwd)
+  const named = new Set(configs.map((c) => c.name))
+  const offered = mcpServerConfigs('configuration', offer.servers).filter((c) => !named.has(c.name))
+  if (offer.message !== undefined) {
+    const text = offer.message
+    call.afterResponse(
+      () =>
+        void call.notify({
+          sessionId,
+          update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+        }),
+    )
+  }
+  return call.agent.mcp.connect(session, [...offered, ...configs], (update, seq) =>
     call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
   )
 }

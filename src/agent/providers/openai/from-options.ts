@@ -1,6 +1,13 @@
 import type { ModelProvider } from '../../types.js'
 import { modelNameList } from '../choices.js'
+import type { ModelPricing } from '../model-table.js'
 import { createOpenAiProvider } from './provider.js'
+
+/** Per-model tables (keyed by model id) the configuration file fills; given with the loose options. */
+export interface ModelTables {
+  readonly modelPrices?: Readonly<Record<string, ModelPricing>>
+  readonly modelContextWindows?: Readonly<Record<string, number>>
+}
 
 /**
  * The `openai` provider from the loose options the CLI gathers (`ProviderOptions`): `baseUrl`
