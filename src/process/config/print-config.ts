@@ -115,7 +115,9 @@ export async function configReport(
   const width = Math.max(...rows.map(([name]) => name.length)) + 2
   const valueWidth = Math.min(60, Math.max(...rows.map(([, value]) => value.length)) + 2)
   for (const [name, value, from] of rows) {
-    lines.push(`${name.padEnd(width)}${from === '' ? value : `${value.padEnd(valueWidth)}${from}`}`.trimEnd())
+    lines.push(
+      `${name.padEnd(width)}${from === '' ? value : `${value}${' '.repeat(Math.max(2, valueWidth - value.length))}${from}`}`.trimEnd(),
+    )
   }
   const problems = [...resolved.problems, ...project.problems]
   if (problems.length > 0) {

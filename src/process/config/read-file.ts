@@ -17,8 +17,13 @@ let validators: Promise<Record<Kind, ValidateFunction>> | undefined
 /** The two validators, compiled on first use (ajv is loaded only when a file exists). */
 function compiled(): Promise<Record<Kind, ValidateFunction>> {
   validators ??= import('ajv/dist/2020.js').then((module) => {
-    const Ajv2020 = module.Ajv2020
-    const ajv = new Ajv2020({ allErrors: true, strict: false })
+    // Node gives the CommonJS exports as named ones; a bundle may give them only as `default`.
+    const loaded = module as unknown as {
+      Ajv2020?: typeof module.Ajv2020
+      default: { Ajv2020?: typeof module.Ajv2020 }
+    }
+    const Ajv2020 = loaded.Ajv2020 ?? loaded.default.Ajv2020 ?? (loaded.default as typeof module.Ajv2020)
+    const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true })
     return { user: ajv.compile(configFileSchema()), project: ajv.compile(projectFileSchema()) }
   })
   return validators
@@ -149,6 +154,14 @@ function describe(file: string, error: ErrorObject): ConfigProblem {
         pointer: at,
         message: `expected one of ${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`,
       }
+    case 'minimum':
+      return { file, pointer: at, message: `expected a number of at least ${params.limit}` }
+    case 'minLength':
+      return { file, pointer: at, message: 'expected a non-empty string' }
+    case 'minItems':
+      return { file, pointer: at, message: `expected at least ${params.limit} item(s)` }
+    case 'pattern':
+      return { file, pointer: at, message: `expected a string matching ${params.pattern}` }
     default:
       return { file, pointer: at, message: `expected a value that ${error.message ?? 'matches the schema'}` }
   }
