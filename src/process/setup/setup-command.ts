@@ -117,7 +117,8 @@ export async function runSetupCommand(
       return 130
     }
     io.stderr.write(`dsh-acp setup: ${(error as Error).message}\n`)
-    return 1
+    // A TypeError is what the flags lack (fromFlags): a usage error.
+    return error instanceof TypeError ? 2 : 1
   } finally {
     prompter?.close()
   }
