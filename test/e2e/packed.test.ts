@@ -57,7 +57,11 @@ describe('the packed package', () => {
 })
 
 /** Starts `npx dsh-acp --memory` in `cwd`, writes each message once the previous one is answered, then ends stdin. */
-function converse(cwd: string, home: string, messages: readonly { id: number }[]): Promise<string[]> {
+function converse(
+  cwd: string,
+  home: string,
+  messages: readonly { readonly id: number; readonly [key: string]: unknown }[],
+): Promise<string[]> {
   return new Promise((done, fail) => {
     const child = spawn('npx', ['--no-install', 'dsh-acp', '--memory'], {
       cwd,
