@@ -9,7 +9,7 @@ describe('the capability table', () => {
       '{"promptCapabilities":{"embeddedContext":true},' +
         '"mcpCapabilities":{"http":true},' +
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{}},' +
-        '"loadSession":true}',
+        '"loadSession":true,"auth":{"logout":{}}}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
       additionalDirectories: {},
