@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -56,9 +57,16 @@ const EVERYTHING = {
 }
 
 describe('schemas/config-file.schema.json and project-config.schema.json', () => {
-  it('are what npm run generate:config writes', () => {
+  it('are what npm run generate:config writes, and so are their standalone validators', () => {
     expect(published('config-file')).toEqual(configFileSchema())
     expect(published('project-config')).toEqual(projectFileSchema())
+    const root = new URL('../../../', import.meta.url).pathname
+    const check = spawnSync(process.execPath, ['scripts/generate-config-schema.mjs', '--check'], {
+      cwd: root,
+      encoding: 'utf8',
+    })
+    expect(check.stderr.replace(/^DEPRECATED: option unicode.*\n/m, '')).toBe('')
+    expect(check.status).toBe(0)
   })
 
   it('accept a file with every field, which the server then reads without a problem', async () => {

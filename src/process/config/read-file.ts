@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs'
 import type { ErrorObject, ValidateFunction } from 'ajv'
-import { configFileSchema, projectFileSchema } from './file-schema.js'
 import type { ProjectConfigFile, UserConfigFile } from './file-types.js'
 import type { ConfigProblem } from './problems.js'
 
@@ -14,18 +13,15 @@ type Kind = 'user' | 'project'
 
 let validators: Promise<Record<Kind, ValidateFunction>> | undefined
 
-/** The two validators, compiled on first use (ajv is loaded only when a file exists). */
-function compiled(): Promise<Record<Kind, ValidateFunction>> {
-  validators ??= import('ajv/dist/2020.js').then((module) => {
-    // Node gives the CommonJS exports as named ones; a bundle may give them only as `default`.
-    const loaded = module as unknown as {
-      Ajv2020?: typeof module.Ajv2020
-      default: { Ajv2020?: typeof module.Ajv2020 }
-    }
-    const Ajv2020 = loaded.Ajv2020 ?? loaded.default.Ajv2020 ?? (loaded.default as typeof module.Ajv2020)
-    const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true })
-    return { user: ajv.compile(configFileSchema()), project: ajv.compile(projectFileSchema()) }
-  })
+/**
+ * The validators, generated from file-schema.ts (no schema is compiled at start), loaded only
+ * when a file exists: a run without configuration files does not read their code.
+ */
+function loadValidators(): Promise<Record<Kind, ValidateFunction>> {
+  validators ??= import('./file-validators.gen.js').then((module) => ({
+    user: module.validateUserFile as unknown as ValidateFunction,
+    project: module.validateProjectFile as unknown as ValidateFunction,
+  }))
   return validators
 }
 
@@ -69,7 +65,7 @@ export async function readConfigFile(file: string, kind: Kind): Promise<ReadResu
       }
     }
   }
-  const validate = (await compiled())[kind]
+  const validate = (await loadValidators())[kind]
   if (validate(value)) return { state: 'valid', value }
   return { state: 'invalid', problems: problemsOf(file, validate.errors ?? []) }
 }
