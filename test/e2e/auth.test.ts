@@ -68,6 +68,14 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
     expect(await agent.agent.request('authenticate', { methodId: 'dsh-acp-api-key' })).toEqual({})
     const unknown = await failure(agent.agent.request('authenticate', { methodId: 'dsh-acp-setup' }))
     expect(unknown?.code).toBe(-32602)
+    // Zed's older form: `_meta["terminal-auth"]` in the client's capabilities, no `auth.terminal`.
+    await agent.stop()
+    agent = new AgentProcess({ env: home.env() })
+    const legacy = await agent.initialize({ _meta: { 'terminal-auth': true } })
+    expect(legacy.authMethods?.map((m) => [m.id, 'type' in m ? m.type : 'agent', m._meta])).toEqual([
+      ['dsh-acp-api-key', 'agent', undefined],
+      ['dsh-acp-setup', 'agent', setup._meta],
+    ])
     expect(agent.audit.problems).toEqual([])
   })
 

@@ -89,6 +89,7 @@ export function removeKeys(file: string, providerId?: string): string[] {
 function writeCredentials(file: string, content: CredentialsFile): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 })
   const temp = `${file}.${process.pid}.tmp`
+  rmSync(temp, { force: true })
   try {
     writeFileSync(temp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' })
     chmodSync(temp, 0o600)

@@ -1,0 +1,73 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import {
+  collectAll,
+  completionStream,
+  type FakeOpenAi,
+  startFakeOpenAi,
+} from '../../../test/support/fake-openai.js'
+import type { ModelRequest } from '../../agent/types.js'
+import { createFileProvider } from './file-provider.js'
+import type { ConfiguredModel } from './resolve.js'
+
+const servers: FakeOpenAi[] = []
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()))
+})
+
+async function server(): Promise<FakeOpenAi> {
+  const fake = await startFakeOpenAi(() => ({ stream: completionStream({ text: 'ok' }) }))
+  servers.push(fake)
+  return fake
+}
+
+const request = (model?: string, thoughtLevel?: string): ModelRequest => ({
+  sessionId: 's',
+  cwd: '/',
+  messages: [
+    { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+  ] as unknown as ModelRequest['messages'],
+  tools: [],
+  ...(model !== undefined && { model }),
+  ...(thoughtLevel !== undefined && { thoughtLevel }),
+})
+
+describe("the configuration files' models as one provider", () => {
+  it("sends each model's request to its own server with its own key, name and default reasoning effort", async () => {
+    const [a, b] = [await server(), await server()]
+    const models: ConfiguredModel[] = [
+      { id: 'a/small', providerId: 'a', provider: { baseUrl: a.url, models: [] }, model: { name: 'small' } },
+      {
+        id: 'b/vendor/big',
+        providerId: 'b',
+        provider: { baseUrl: b.url, title: 'B', models: [] },
+        model: { name: 'vendor/big', title: 'Big', reasoningEffort: 'high', imageInput: true },
+      },
+    ]
+    const keys: Record<string, string | undefined> = { a: 'key-a', b: 'key-b' }
+    const provider = createFileProvider(models, (id) => keys[id], { maxRetries: 0 })
+    expect(provider.models).toEqual([
+      { id: 'a/small', name: 'small', description: 'a' },
+      { id: 'b/vendor/big', name: 'Big', description: 'B' },
+    ])
+    expect(provider.promptCapabilities?.image).toBe(true)
+    const signal = new AbortController().signal
+    await collectAll(provider.stream(request(), signal))
+    await collectAll(provider.stream(request('b/vendor/big', 'default'), signal))
+    await collectAll(provider.stream(request('b/vendor/big', 'low'), signal))
+    expect(a.requests.map((r) => [r.body?.model, r.headers.authorization, r.body?.reasoning_effort])).toEqual(
+      [['small', 'Bearer key-a', undefined]],
+    )
+    expect(b.requests.map((r) => [r.body?.model, r.headers.authorization, r.body?.reasoning_effort])).toEqual(
+      [
+        ['vendor/big', 'Bearer key-b', 'high'],
+        ['vendor/big', 'Bearer key-b', 'low'],
+      ],
+    )
+    // A key stored (or removed) after the start applies to the next request.
+    keys.a = 'key-a2'
+    await collectAll(provider.stream(request('a/small'), signal))
+    keys.a = undefined
+    await collectAll(provider.stream(request('a/small'), signal))
+    expect(a.requests.slice(1).map((r) => r.headers.authorization)).toEqual(['Bearer key-a2', undefined])
+  })
+})
