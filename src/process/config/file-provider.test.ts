@@ -71,3 +71,29 @@ describe("the configuration files' models as one provider", () => {
     expect(a.requests.slice(1).map((r) => r.headers.authorization)).toEqual(['Bearer key-a2', undefined])
   })
 })
+
+describe('a failure of a configured model', () => {
+  it("names the configuration's settings, not the command line's flags", async () => {
+    const fake = await startFakeOpenAi(() => ({ status: 401, body: { error: { message: 'bad key' } } }))
+    servers.push(fake)
+    const provider = createFileProvider(
+      [
+        {
+          id: 'ds/chat',
+          providerId: 'ds',
+          provider: { baseUrl: fake.url, apiKeyEnv: 'DS_KEY', models: [] },
+          model: { name: 'chat' },
+        },
+      ],
+      () => 'sk-1',
+      { maxRetries: 0 },
+    )
+    const error = await collectAll(provider.stream(request(), new AbortController().signal)).catch(
+      (e: Error) => e,
+    )
+    expect(String(error)).toContain(
+      'It did not accept the key in $DS_KEY (or the key dsh-acp setup stored for ds)',
+    )
+    expect(String(error)).not.toContain('DSH_API_KEY')
+  })
+})

@@ -35,8 +35,18 @@ export function createFileProvider(
       }),
       ...(model.prices !== undefined && { modelPrices: { [model.name]: model.prices } }),
     }
+    const providerPath = `providers.${configured.providerId}`
+    const settings = {
+      key: configured.provider.apiKeyEnv
+        ? `$${configured.provider.apiKeyEnv} (or the key dsh-acp setup stored for ${configured.providerId})`
+        : `the key dsh-acp setup stored for ${configured.providerId}`,
+      model: `the model name in ${providerPath}.models`,
+      baseUrl: `${providerPath}.baseUrl`,
+      setKey: 'run dsh-acp setup in a terminal to store one (no restart needed)',
+    }
     const provider = openAiProviderFromOptions({
       ...tables,
+      settings,
       baseUrl: configured.provider.baseUrl,
       modelName: model.name,
       ...(key !== undefined && { apiKey: key }),

@@ -1,5 +1,6 @@
 import type { ModelProvider } from '../../types.js'
 import { modelNameList } from '../choices.js'
+import type { ProviderSettingNames } from '../http/failures.js'
 import type { ModelPricing } from '../model-table.js'
 import { createOpenAiProvider } from './provider.js'
 
@@ -44,5 +45,12 @@ export function openAiProviderFromOptions(
     ...number('timeoutMs'),
     ...number('maxRetries'),
     ...number('retryBaseMs'),
+    ...(isSettingNames(options.settings) && { settings: options.settings }),
   })
+}
+
+function isSettingNames(value: unknown): value is ProviderSettingNames {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as ProviderSettingNames).key === 'string'
+  )
 }
