@@ -42,7 +42,7 @@ export function createFileProvider(
         : `the key dsh-acp setup stored for ${configured.providerId}`,
       model: `the model name in ${providerPath}.models`,
       baseUrl: `${providerPath}.baseUrl`,
-      setKey: 'run dsh-acp setup in a terminal to store one (no restart needed)',
+      noKeySent: `No API key was sent (none is set for ${configured.providerId}): run dsh-acp setup in a terminal to store one (no restart needed)`,
     }
     const provider = openAiProviderFromOptions({
       ...tables,

@@ -20,15 +20,16 @@ export interface ProviderSettingNames {
   readonly key: string
   readonly model: string
   readonly baseUrl: string
-  /** What to do when no key was sent. */
-  readonly setKey: string
+  /** The sentence for a 401 or 403 when no key was sent: why, and what to do. */
+  readonly noKeySent: string
 }
 
 const FLAG_SETTINGS: ProviderSettingNames = {
   key: 'DSH_API_KEY',
   model: '--model-name',
   baseUrl: '--base-url',
-  setKey: "set DSH_API_KEY to the server's API key and start dsh-acp again",
+  noKeySent:
+    "No API key was sent (DSH_API_KEY is not set or empty): set it to the server's API key and start dsh-acp again",
 }
 
 /** How much of a server's error text the log quotes, and how much the user's message. */
@@ -75,7 +76,7 @@ export async function httpFailure(response: Response, context: FailureContext): 
       what: `${at} refused the request (${said})`,
       hint: context.keySent
         ? `It did not accept the key in ${names.key}: check that the key is valid for this server and model`
-        : `No API key was sent (${names.key} has none): ${names.setKey}`,
+        : names.noKeySent,
     }
   } else if (status === 404) {
     words = {
