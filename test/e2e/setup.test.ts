@@ -182,4 +182,19 @@ describe('dsh-acp setup on a terminal', () => {
       expect(JSON.parse(readFileSync(home.credentialsFile, 'utf8'))).toEqual({ keys: { fake: KEY } })
     },
   )
+
+  it.skipIf(!hasScript)('stops at Ctrl-C, writing nothing', async () => {
+    home = new ConfigHome()
+    // DeepSeek, with no key in the environment to offer instead of asking.
+    const terminal = new Terminal(home.env({ DEEPSEEK_API_KEY: '' }))
+    await terminal.answer('Provider [1]: ', '1\r')
+    await terminal.answer('API key (not shown): ', 'sk-half\u0003')
+    const code = await terminal.exited
+    terminal.close()
+    expect(code).toBe(130)
+    expect(terminal.screen).toContain('cancelled; nothing was written')
+    expect(terminal.screen).not.toContain('sk-half')
+    expect(existsSync(home.configFile)).toBe(false)
+    expect(existsSync(home.credentialsFile)).toBe(false)
+  })
 })
