@@ -42,9 +42,10 @@ export class Prompter {
 
   /** An answer typed without echo. */
   async askHidden(question: string): Promise<string> {
-    this.output.write(`${question} (not shown): `)
+    // Echo off before the question shows: what is typed (or pasted) at once is never echoed.
     const raw = this.input.isTTY === true && typeof this.input.setRawMode === 'function'
     if (raw) this.input.setRawMode?.(true)
+    this.output.write(`${question} (not shown): `)
     try {
       return (await this.line(raw)).trim()
     } finally {
