@@ -1,6 +1,8 @@
 import { Context } from 'cordis'
+import type { AgentSetup } from './acp/agent-setup.js'
 import { acpPlugin, forkPlugin } from './acp/plugin.js'
 import type { AgentInfo } from './acp/server.js'
+import type { SessionModeId } from './agent/config/modes.js'
 import {
   agentPlugin,
   builtinTools,
@@ -32,6 +34,10 @@ export interface AppConfig {
   readonly subagents?: false | SubagentConfig
   /** When conversations are compacted by themselves (the context window, the threshold). */
   readonly compaction?: CompactionSettings
+  /** The mode a new session starts in. Default `ask`. */
+  readonly defaultMode?: SessionModeId
+  /** Auth methods, stored keys and the MCP servers every session is offered (acp/agent-setup.ts). */
+  readonly setup?: AgentSetup
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox
   readonly agentInfo: AgentInfo
@@ -70,11 +76,13 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
     ...(config.compaction !== undefined && { compaction: config.compaction }),
+    ...(config.defaultMode !== undefined && { defaultMode: config.defaultMode }),
     ...(config.commandSandbox && { tools: builtinTools({ sandbox: config.commandSandbox }) }),
     ...(config.notices !== undefined && { notices: config.notices }),
   })
   ctx.plugin(acpPlugin, {
     agentInfo: config.agentInfo,
+    ...(config.setup && { setup: config.setup }),
     ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),
   })
   const fork = config.fork === false ? undefined : ctx.plugin(forkPlugin)

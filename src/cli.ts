@@ -2,10 +2,10 @@
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
-import { createProvider, type ProviderOptions } from './agent/providers/index.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
 import { packageVersion } from './lib/package-version.js'
-import { type CliOptions, parseCli, USAGE } from './process/cli-args.js'
+import { type CliOptions, parseCli, setupArguments, USAGE } from './process/cli-args.js'
+import { runConfig } from './process/config/run-config.js'
 import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
 import type { ServeStart } from './process/serve.js'
@@ -35,21 +35,22 @@ Try it by hand by pasting:
 End with Ctrl-D. \`dsh-acp --help\` lists the options; the README shows how to register it in Zed or JetBrains.
 `
 
-async function serve(options: CliOptions): Promise<void> {
+async function serve(argv: readonly string[], parsed: CliOptions): Promise<void> {
   if (process.stdin.isTTY) process.stderr.write(TERMINAL_HINT)
-  const modelOptions: ProviderOptions = {
-    ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-    ...(options.modelName !== undefined && { modelName: options.modelName }),
-    ...(options.imageInput && { imageInput: true }),
-    ...(process.env.DSH_API_KEY !== undefined && { apiKey: process.env.DSH_API_KEY }),
-    ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
-    ...(options.prices !== undefined && { prices: options.prices }),
-    ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
-    ...(options.requestTimeout !== undefined && { timeoutMs: options.requestTimeout * 1000 }),
-  }
-  const provider = createProvider(options.model, modelOptions)
+  // Flags over the configuration files over the defaults (process/config/); a bad file is
+  // reported, not fatal: the server starts without it.
+  const run = await runConfig(argv, parsed)
+  const { options, provider, setup } = run
   const agentInfo = { name: 'dsh-acp', title: 'dsh-acp', version }
-  let start: ServeStart = { provider, agentInfo, takeInput: () => process.stdin }
+  let start: ServeStart = {
+    provider,
+    agentInfo,
+    takeInput: () => process.stdin,
+    setup,
+    modelsFromFile: run.modelsFromFile,
+    configProblems: run.problems,
+    ...(run.defaultMode !== undefined && { defaultMode: run.defaultMode }),
+  }
   if (options.transcript === undefined) {
     const held = new HeldInput(process.stdin, options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES)
     const line = await held.firstLine
@@ -57,7 +58,8 @@ async function serve(options: CliOptions): Promise<void> {
       fork: options.fork,
       promptCapabilities: promptCapabilitiesOf(provider),
     })
-    const answer = line && earlyInitialize(line, capabilities, agentInfo)
+    const answer =
+      line && earlyInitialize(line, capabilities, agentInfo, (client) => setup.authMethods(client))
     // Until the connection's writer listens, an EPIPE must not become an uncaught exception.
     const ignore = () => {}
     process.stdout.on('error', ignore)
@@ -86,9 +88,16 @@ async function main(): Promise<void> {
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return
   }
+  const argv = process.argv.slice(2)
+  const setupArgs = setupArguments(argv)
+  if (setupArgs !== undefined) {
+    const { runSetupCommand } = await import('./process/setup/setup-command.js')
+    process.exitCode = await runSetupCommand(setupArgs)
+    return
+  }
   let options: CliOptions
   try {
-    options = parseCli(process.argv.slice(2))
+    options = parseCli(argv)
   } catch (error) {
     process.stderr.write(`dsh-acp: ${(error as Error).message}\n\n${USAGE}`)
     process.exitCode = 2
@@ -113,7 +122,12 @@ async function main(): Promise<void> {
     await printLineage(options.storeDir ?? resolveStoreDir(process.env), printToTerminal)
     return
   }
-  await serve(options)
+  if (options.command === 'config') {
+    const { printConfig } = await import('./process/config/print-config.js')
+    await printConfig(argv, options, printToTerminal)
+    return
+  }
+  await serve(argv, options)
 }
 
 main().catch((error: unknown) => {

@@ -190,7 +190,7 @@ function documentedForms(): string[] {
     .map((line) => line.replace(/^\s+-[a-z], /, '  '))
     .map((line) => OPTION_LINE.exec(line)?.[1])
     .filter((form): form is string => form !== undefined)
-  return ['serve', 'sessions', ...options]
+  return ['serve', 'sessions', 'config', ...options]
 }
 
 describe('schemas/config.schema.json', () => {

@@ -3,6 +3,7 @@ import type { AgentService } from '../agent/service.js'
 import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { AgentSetup } from './agent-setup.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -20,6 +21,8 @@ export interface CallContext {
   readonly sessions: SessionStore
   /** `ctx.agent`, resolved once when the server started. */
   readonly agent: AgentService
+  /** The process's set-up: auth methods, stored keys, MCP servers offered to every session. */
+  readonly setup: AgentSetup
   /** Aborts when the client cancels this request with `$/cancel_request`; never for a notification. */
   readonly signal: AbortSignal
   /** What the client said in `initialize`; undefined until `initialize` succeeded. */
@@ -54,6 +57,7 @@ export interface CallContext {
 export interface CallScope {
   readonly sessions: SessionStore
   readonly agent: AgentService
+  readonly setup: AgentSetup
   /** Set by `initialize` (or by an `initialize` answered before the connection existed). */
   client: ClientState | undefined
   readonly wire: NdjsonConnection
@@ -74,6 +78,7 @@ const NO_TASKS: ReadonlyArray<() => void> = []
 export class Call implements CallContext {
   readonly sessions: SessionStore
   readonly agent: AgentService
+  readonly setup: AgentSetup
   private controller: AbortController | undefined
   private subscription: Disposable | undefined
   private afterTasks: Array<() => void> | undefined
@@ -84,6 +89,7 @@ export class Call implements CallContext {
   ) {
     this.sessions = scope.sessions
     this.agent = scope.agent
+    this.setup = scope.setup
   }
 
   get signal(): AbortSignal {

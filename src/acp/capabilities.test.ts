@@ -10,7 +10,7 @@ describe('the capability table', () => {
         '"mcpCapabilities":{"http":true},' +
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{},' +
         '"archive":{},"status":{},"title":{}},' +
-        '"loadSession":true}',
+        '"loadSession":true,"auth":{"logout":{}}}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
       additionalDirectories: {},

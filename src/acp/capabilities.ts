@@ -15,6 +15,7 @@ export type AgentCapabilities = acp.AgentCapabilities & {
 type Advertised =
   | { readonly method: AcpMethodName; readonly session: keyof acp.SessionCapabilities }
   | { readonly method: AcpMethodName; readonly loadSession: true }
+  | { readonly method: AcpMethodName; readonly auth: 'logout' }
 
 /**
  * What each ACP method advertises while it is served; a method absent here advertises nothing.
@@ -32,11 +33,14 @@ const ADVERTISED: readonly Advertised[] = [
   { method: 'session/status', session: 'status' },
   { method: 'session/set_title', session: 'title' },
   { method: 'session/load', loadSession: true },
+  { method: 'logout', auth: 'logout' },
 ]
 
 /** The ACP methods the server plugin (`acpPlugin`) registers. */
 export const SERVER_METHODS = [
   'initialize',
+  'authenticate',
+  'logout',
   'session/new',
   'session/load',
   'session/resume',
@@ -67,9 +71,11 @@ export function agentCapabilities(
 ): AgentCapabilities {
   const sessionCapabilities: acp.SessionCapabilities = {}
   let loadSession = false
+  let logout = false
   for (const entry of ADVERTISED) {
     if (!serves(entry.method)) continue
     if ('session' in entry) sessionCapabilities[entry.session] = {}
+    else if ('auth' in entry) logout = true
     else loadSession = true
   }
   return {
@@ -77,6 +83,7 @@ export function agentCapabilities(
     mcpCapabilities: { http: true },
     sessionCapabilities,
     ...(loadSession && { loadSession: true }),
+    ...(logout && { auth: { logout: {} } }),
   }
 }
 

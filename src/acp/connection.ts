@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
 import type { CancellationToken } from 'vscode-jsonrpc'
 import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../jsonrpc/index.js'
+import { NO_SETUP } from './agent-setup.js'
 import { Call, type CallScope } from './call-context.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { ClientState } from './method.js'
@@ -87,6 +88,7 @@ export class AcpConnection {
     this.scope = {
       sessions: server.services.sessions,
       agent: server.services.agent,
+      setup: server.config.setup ?? NO_SETUP,
       client: options.client,
       wire,
       send: (method, params, signal) =>

@@ -11,6 +11,8 @@ export const ErrorCode = {
   InternalError: -32603,
   RequestCancelled: -32800,
   ResourceNotFound: -32002,
+  /** ACP `auth_required`: the client should show the `authMethods`. */
+  AuthRequired: -32000,
   /** Another process writes this session. */
   SessionLocked: -32010,
   /** A write failed; the session is read-only until it is loaded again. */
@@ -41,6 +43,10 @@ export class ProtocolError extends ResponseError<Record<string, unknown> | undef
 
   static methodNotFound(method: string): ProtocolError {
     return new ProtocolError(ErrorCode.MethodNotFound, `method not found: ${method}`, { method })
+  }
+
+  static authRequired(message: string): ProtocolError {
+    return new ProtocolError(ErrorCode.AuthRequired, message)
   }
 
   static cancelled(): ProtocolError {

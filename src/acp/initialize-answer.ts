@@ -14,6 +14,7 @@ export function answerInitialize(
   params: acp.InitializeRequest,
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
+  authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
 ): { client: ClientState; result: acp.InitializeResponse } {
   const protocolVersion = negotiateProtocolVersion(params.protocolVersion)
   return {
@@ -25,7 +26,7 @@ export function answerInitialize(
     result: {
       protocolVersion,
       agentCapabilities: capabilities,
-      authMethods: [],
+      authMethods: authMethods(params.clientCapabilities ?? undefined),
       agentInfo: { ...agentInfo },
       _meta: { ...rewindInitializeMeta(params.clientCapabilities) },
     },

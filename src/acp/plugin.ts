@@ -1,7 +1,9 @@
 import type { Context } from 'cordis'
 import { FORK_METHODS, SERVER_METHODS } from './capabilities.js'
 import type { AcpMethod } from './method.js'
+import { authenticateMethod } from './methods/authenticate.js'
 import { initializeMethod } from './methods/initialize.js'
+import { logoutMethod } from './methods/logout.js'
 import { sessionArchiveMethod, sessionUnarchiveMethod } from './methods/session-archive.js'
 import { sessionCancelMethod } from './methods/session-cancel.js'
 import { sessionCloseMethod } from './methods/session-close.js'
@@ -50,6 +52,8 @@ export const acpPlugin = {
     ctx.set('acp', server)
     registerAll(ctx, server, SERVER_METHODS, {
       initialize: initializeMethod(config.agentInfo),
+      authenticate: authenticateMethod,
+      logout: logoutMethod,
       'session/new': sessionNewMethod,
       'session/load': sessionLoadMethod,
       'session/resume': sessionResumeMethod,

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
+import type { AgentSetup } from './agent-setup.js'
 import type { CallContext } from './call-context.js'
 import { type AgentCapabilities, agentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
@@ -21,6 +22,8 @@ export interface AcpServerConfig {
   readonly agentInfo: AgentInfo
   /** Largest accepted line in bytes. Default: the wire layer's. */
   readonly maxLineBytes?: number
+  /** Auth methods, stored keys and the MCP servers every session is offered. Default: none. */
+  readonly setup?: AgentSetup
 }
 
 /**

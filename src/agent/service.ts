@@ -14,6 +14,7 @@ import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import type { EditorFiles } from './checkpoints/restore-io.js'
 import { SessionFiles } from './checkpoints/session-files.js'
 import type { CompactionSettings } from './compaction/turn-compaction.js'
+import type { SessionModeId } from './config/modes.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -79,6 +80,8 @@ export interface AgentConfig {
   readonly notices?: readonly Notice[]
   /** When conversations are compacted by themselves (the context window, the threshold). Default: never. */
   readonly compaction?: CompactionSettings
+  /** The mode a new session starts in (a configuration file's `defaultMode`). Default `ask`. */
+  readonly defaultMode?: SessionModeId
 }
 
 export interface SubagentConfig {
@@ -127,7 +130,7 @@ export class AgentService {
     this.files = new SessionFiles(() => this.ctx.sessions, config.checkpointBlobs)
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
     this.tools.register(updatePlanTool(() => this.ctx.sessions))
-    this.configSpecs = configOptionSpecs(this.provider)
+    this.configSpecs = configOptionSpecs(this.provider, config.defaultMode)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.configNotices = config.notices ?? []
     this.compaction = config.compaction ?? {}

@@ -6,7 +6,7 @@ import { COMMANDS, type IntegerOptionName, minimumOf, parseOptions, usageText } 
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
 export interface CliOptions {
-  readonly command: 'serve' | 'sessions' | 'help' | 'version'
+  readonly command: 'serve' | 'sessions' | 'config' | 'help' | 'version'
   readonly storeDir: string | null | undefined
   readonly model: string
   readonly baseUrl?: string
@@ -191,4 +191,22 @@ function isSandboxMode(name: string): name is SandboxMode {
 
 function isLogLevel(name: string): name is LogLevelName {
   return name in LOG_LEVELS
+}
+
+/**
+ * The arguments of `dsh-acp ... setup [ARGS]` (what follows the word `setup` given as a command),
+ * else undefined. Options before it are ignored: an editor runs terminal auth as its usual agent
+ * command with `setup` appended.
+ */
+export function setupArguments(argv: readonly string[]): string[] | undefined {
+  const { tokens } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: false,
+    options: parseOptions(),
+    tokens: true,
+  })
+  const first = tokens.find((token) => token.kind === 'positional')
+  if (first?.kind !== 'positional' || first.value !== 'setup') return undefined
+  return argv.slice(first.index + 1)
 }

@@ -23,7 +23,7 @@ export interface CliOption {
 }
 
 /** The commands given as the first positional argument (absent: serve). */
-export const COMMANDS = ['serve', 'sessions'] as const
+export const COMMANDS = ['serve', 'sessions', 'config'] as const
 
 /** The options, in the order the usage text lists them. */
 export const CLI_OPTIONS = [
@@ -289,6 +289,10 @@ export function optionForm(option: CliOption): string {
 
 const USAGE_HEAD = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/stdout (what an editor starts)
        dsh-acp sessions [options]     print the stored sessions as a lineage tree
+       dsh-acp config [options]       print the effective configuration and where each value
+                                      came from (keys masked)
+       dsh-acp setup [setup options]  choose a model provider, store its key, write the
+                                      configuration file (setup --help)
        dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
                                       run an agent, recording its traffic (record --help)
        dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]

@@ -22,8 +22,8 @@ const integer = (minimum: number) => ({ type: 'integer', minimum })
 const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } = {
   command: {
     description:
-      'serve ACP on stdin/stdout (what an editor starts), print the stored sessions as a lineage tree, or print help or the version.',
-    schema: { enum: ['serve', 'sessions', 'help', 'version'] },
+      'serve ACP on stdin/stdout (what an editor starts), print the stored sessions as a lineage tree, print the effective configuration, or print help or the version.',
+    schema: { enum: ['serve', 'sessions', 'config', 'help', 'version'] },
     default: 'serve',
     required: true,
   },

@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream'
+import type { AgentSetup } from '../acp/agent-setup.js'
 import type { ClientState } from '../acp/method.js'
 import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
+import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
 import { missingKeyNotice } from '../agent/providers/openai/index.js'
@@ -21,6 +23,14 @@ export interface ServeStart {
   readonly agentInfo: AgentInfo
   /** The input to serve, given back by whoever held it; paused until the connection reads it. */
   readonly takeInput: () => Readable
+  /** Auth methods, stored keys, offered MCP servers (from the configuration files). */
+  readonly setup?: AgentSetup
+  /** The mode new sessions start in, when a configuration file says. */
+  readonly defaultMode?: SessionModeId
+  /** The models come from the configuration files (their keys are checked per provider). */
+  readonly modelsFromFile?: boolean
+  /** What was wrong with the configuration files, logged at start (and told each session). */
+  readonly configProblems?: readonly string[]
   /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
   readonly early?: { readonly client: ClientState }
 }
@@ -61,6 +71,8 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
         return options.contextWindow ?? start.provider.contextWindow?.(id)
       },
     },
+    ...(start.setup && { setup: start.setup }),
+    ...(start.defaultMode !== undefined && { defaultMode: start.defaultMode }),
     fork: options.fork,
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: start.agentInfo,
@@ -69,7 +81,10 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
   const logger = app.ctx.logger('dsh-acp')
-  const keyNotice = missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
+  for (const problem of start.configProblems ?? []) logger.error(`configuration ignored: ${problem}`)
+  const keyNotice = start.modelsFromFile
+    ? undefined
+    : missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
   if (keyNotice) logger[keyNotice.level](keyNotice.text)
   for (const notice of notices) logger.warn(`${notice.title}: ${notice.description ?? ''}`)
   // Probed now, in the background, so an unconfined run is said once at start.

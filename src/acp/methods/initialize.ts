@@ -11,7 +11,9 @@ export function initializeMethod(agentInfo: AgentInfo) {
     name: 'initialize',
     beforeInitialize: true,
     handle(params, call) {
-      const { client, result } = answerInitialize(params, call.capabilities(), agentInfo)
+      const { client, result } = answerInitialize(params, call.capabilities(), agentInfo, (client) =>
+        call.setup.authMethods(client),
+      )
       call.setClient(client)
       return result
     },

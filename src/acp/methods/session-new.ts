@@ -1,3 +1,4 @@
+import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
@@ -15,6 +16,8 @@ export const sessionNewMethod = defineMethod({
   name: 'session/new',
   async handle(params, call) {
     const cwd = assertWorkingDirectory('session/new', 'cwd', params.cwd)
+    const missing = call.setup.missingAuth()
+    if (missing !== undefined) throw ProtocolError.authRequired(missing)
     const servers = mcpServerConfigs('session/new', params.mcpServers)
     const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })

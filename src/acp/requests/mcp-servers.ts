@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
+import { noticeUpdate } from '../../agent/index.js'
 import type { McpServerConfig } from '../../agent/mcp/server-config.js'
-import type { Session } from '../../session/index.js'
+import type { Session, SessionUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
@@ -47,22 +48,30 @@ export function mcpServerConfigs(
 }
 
 /**
- * Connects `configs` for `session`, reporting failures to this connection's client as
- * `session/update`s (sent after the method's response): `notice`s when it advertised
- * `session.notices`, else agent messages.
+ * Connects `configs` for `session`, after the servers the set-up offers every session in its cwd
+ * (the configuration files'; one of the request's with the same name replaces it), reporting
+ * failures to this connection's client as `session/update`s (sent after the method's response):
+ * `notice`s when it advertised `session.notices`, else agent messages. What the set-up has to
+ * tell the user (a configuration file it ignored) follows the same way.
  */
-export function connectMcpServers(
+export async function connectMcpServers(
   call: CallContext,
   session: Session,
   configs: readonly McpServerConfig[],
 ): Promise<void> {
   const sessionId = session.id
+  const offer = await call.setup.offeredServers(session.cwd)
+  const named = new Set(configs.map((c) => c.name))
+  const offered = mcpServerConfigs('configuration', offer.servers).filter((c) => !named.has(c.name))
+  const notices = supportsNotices(call.client)
+  const told = offer.notice !== undefined && notices ? noticeUpdate(offer.notice) : textUpdate(offer.message)
+  if (told !== undefined) call.afterResponse(() => void call.notify({ sessionId, update: told }))
   return call.agent.mcp.connect(
     session,
-    configs,
+    [...offered, ...configs],
     (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
     elicitationModes(call.client),
-    supportsNotices(call.client),
+    notices,
   )
 }
 
@@ -108,4 +117,11 @@ function secretValues(servers: readonly unknown[]): string[] {
     }
   }
   return values
+}
+
+/** An agent message of `text`; undefined for none. */
+function textUpdate(text: string | undefined): SessionUpdate | undefined {
+  return text === undefined
+    ? undefined
+    : { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }
 }

@@ -45,9 +45,12 @@ const choices = (list: readonly ModelChoice[]): ConfigChoice[] =>
 /**
  * The options a provider allows: `mode` always, `model` (the provider's models; a provider that
  * lists none has the one model named like it), and `thought_level` when the provider declares
- * reasoning efforts. Each default is the first choice.
+ * reasoning efforts. The mode's default is `defaultMode`; every other default is the first choice.
  */
-export function configOptionSpecs(provider: ModelProvider): ConfigOptionSpec[] {
+export function configOptionSpecs(
+  provider: ModelProvider,
+  defaultMode: string = DEFAULT_MODE,
+): ConfigOptionSpec[] {
   const models = provider.models && provider.models.length > 0 ? provider.models : [{ id: provider.name }]
   const specs: ConfigOptionSpec[] = [
     {
@@ -56,7 +59,7 @@ export function configOptionSpecs(provider: ModelProvider): ConfigOptionSpec[] {
       description: 'How much the agent may do without asking',
       category: 'mode',
       choices: SESSION_MODES.map((m) => ({ value: m.id, name: m.name, description: m.description })),
-      defaultValue: DEFAULT_MODE,
+      defaultValue: defaultMode,
     },
     {
       id: CONFIG_OPTION.model,

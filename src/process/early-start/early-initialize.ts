@@ -25,6 +25,7 @@ export function earlyInitialize(
   line: Buffer,
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
+  authMethods?: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[],
 ): EarlyAnswer | undefined {
   if (line.length === 0 || line[line.length - 1] === 0x0d || !isUtf8(line)) return undefined
   let value: unknown
@@ -37,6 +38,11 @@ export function earlyInitialize(
   if (envelope.kind !== 'request' || envelope.message.method !== 'initialize') return undefined
   const params = envelope.message.params === undefined ? {} : envelope.message.params
   if (!InitializeRequest(params)) return undefined
-  const { client, result } = answerInitialize(params as acp.InitializeRequest, capabilities, agentInfo)
+  const { client, result } = answerInitialize(
+    params as acp.InitializeRequest,
+    capabilities,
+    agentInfo,
+    authMethods,
+  )
   return { response: JSON.stringify({ jsonrpc: '2.0', id: envelope.message.id, result }), client }
 }

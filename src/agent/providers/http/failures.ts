@@ -11,6 +11,26 @@ export interface FailureContext {
   readonly redact: Redactor
   /** Whether an API key is sent (`DSH_API_KEY` set and not empty): a 401 or 403 says which. */
   readonly keySent: boolean
+  /** Where the user sets the key, the model name and the base URL. Default: the command line's. */
+  readonly settings?: ProviderSettingNames
+}
+
+/** How a failure message names the settings to check (the flags, or a configuration file's). */
+export interface ProviderSettingNames {
+  /** Where the key comes from, e.g. `DSH_API_KEY`. */
+  readonly key: string
+  readonly model: string
+  readonly baseUrl: string
+  /** The sentence for a 401 or 403 when no key was sent: why, and what to do. */
+  readonly noKeySent: string
+}
+
+const FLAG_SETTINGS: ProviderSettingNames = {
+  key: 'DSH_API_KEY',
+  model: '--model-name',
+  baseUrl: '--base-url',
+  noKeySent:
+    "No API key was sent (DSH_API_KEY is not set or empty): set it to the server's API key and start dsh-acp again",
 }
 
 /** How much of a server's error text the log quotes, and how much the user's message. */
@@ -48,17 +68,18 @@ export async function httpFailure(response: Response, context: FailureContext): 
   const retryAfterMs = retryable ? parseRetryAfter(response.headers) : undefined
   const at = `the model server at ${context.display}`
   let words: { what: string; hint: string }
+  const names = context.settings ?? FLAG_SETTINGS
   if (status === 401 || status === 403) {
     words = {
       what: `${at} refused the request (${said})`,
       hint: context.keySent
-        ? 'It did not accept the key in DSH_API_KEY: check that the key is valid for this server and model'
-        : "No API key was sent (DSH_API_KEY is not set or empty): set it to the server's API key and start dsh-acp again",
+        ? `It did not accept the key in ${names.key}: check that the key is valid for this server and model`
+        : names.noKeySent,
     }
   } else if (status === 404) {
     words = {
       what: `${at} answered ${said}`,
-      hint: 'Check the model name (--model-name) and that --base-url is the API root (the part before /chat/completions, often ending in /v1)',
+      hint: `Check the model name (${names.model}) and that ${names.baseUrl} is the API root (the part before /chat/completions, often ending in /v1)`,
     }
   } else if (contextLength) {
     words = {
@@ -72,7 +93,7 @@ export async function httpFailure(response: Response, context: FailureContext): 
   } else {
     words = {
       what: `${at} rejected the request (${said})`,
-      hint: 'Check --model-name and --base-url against the server',
+      hint: `Check ${names.model} and ${names.baseUrl} against the server`,
     }
   }
   const logged = `${statusText}${detail ? `: ${clip(detail, MAX_LOGGED_CHARS)}` : ''}`

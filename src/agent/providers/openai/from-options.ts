@@ -1,7 +1,11 @@
 import type { ModelProvider } from '../../types.js'
 import { modelNameList } from '../choices.js'
+import type { ProviderSettingNames } from '../http/failures.js'
 import type { ModelPricing } from '../model-table.js'
 import { createOpenAiProvider } from './provider.js'
+
+/** Per-model tables (keyed by model id) the configuration file fills; given with the loose options. */
+export type ModelTables = Pick<OpenAiOptions, 'modelPrices' | 'modelContextWindows'>
 
 /**
  * The loose options the CLI and the config file gather for the `openai` provider. Besides those
@@ -49,5 +53,12 @@ export function openAiProviderFromOptions(options: OpenAiOptions, argument = '')
     ...number('timeoutMs'),
     ...number('maxRetries'),
     ...number('retryBaseMs'),
+    ...(isSettingNames(options.settings) && { settings: options.settings }),
   })
+}
+
+function isSettingNames(value: unknown): value is ProviderSettingNames {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as ProviderSettingNames).key === 'string'
+  )
 }

@@ -5,6 +5,6 @@ export {
   toChatMessages,
   toChatTools,
 } from './chat-messages.js'
-export { openAiProviderFromOptions } from './from-options.js'
+export { type ModelTables, openAiProviderFromOptions } from './from-options.js'
 export { missingKeyNotice } from './key-notice.js'
 export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

@@ -1,6 +1,7 @@
 import type { Logger } from 'cordis'
 import type { ModelProvider, ModelRequest, SamplingLimits } from '../../types.js'
 import { REASONING_EFFORTS } from '../choices.js'
+import type { ProviderSettingNames } from '../http/failures.js'
 import { ModelServerError } from '../http/model-server-error.js'
 import { createRedactor } from '../http/redact.js'
 import { retryNotice } from '../http/retry-notice.js'
@@ -39,6 +40,8 @@ export interface OpenAiProviderOptions {
   readonly contextWindow?: number
   /** Longest silence tolerated from the server (before headers, or between body chunks). Default 300 s. */
   readonly timeoutMs?: number
+  /** How failure messages name the key, model and URL settings. Default: the command line's flags. */
+  readonly settings?: ProviderSettingNames
   /** How much of one response is kept before the turn ends with an error. Default {@link DEFAULT_STREAM_LIMITS}. */
   readonly limits?: Partial<StreamLimits>
 }
@@ -81,7 +84,12 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
     maxRetries,
     retryBaseMs: Math.max(0, options.retryBaseMs ?? 500),
     timeoutMs: options.timeoutMs ?? 300_000,
-    context: { display: endpoint.display, redact: createRedactor([apiKey]), keySent: apiKey !== '' },
+    context: {
+      display: endpoint.display,
+      redact: createRedactor([apiKey]),
+      keySent: apiKey !== '',
+      ...(options.settings && { settings: options.settings }),
+    },
     onRetry: async (failure, retry, delayMs) => {
       ;(await providerLogger()).warn(
         'retry %d of %d in %d ms: %s (%s)',

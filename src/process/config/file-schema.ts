@@ -1,0 +1,210 @@
+import { SANDBOX_MODES } from '../../agent/tools/command/sandbox-mode.js'
+import { minimumOf } from '../cli-options.js'
+import { LOG_LEVELS } from '../log-levels.js'
+
+type Json = { readonly [key: string]: unknown }
+
+/** The published identifier of the user configuration file's schema. */
+export const CONFIG_FILE_SCHEMA_ID = 'https://dsh-acp.dev/schemas/config-file.schema.json'
+
+/** A provider id and the part of a model id before `/`: lowercase, digits, `-` `_` `.`. */
+export const PROVIDER_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$'
+/** A name of an environment variable. */
+const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
+
+const integer = (minimum: number, description: string) => ({ type: 'integer', minimum, description })
+
+const PRICE = { type: 'number', minimum: 0 }
+
+const MODEL = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, description: 'The name the server knows the model by.' },
+    title: { type: 'string', minLength: 1, description: 'What the model picker shows. Absent: the name.' },
+    contextWindow: integer(1, "The model's context window in tokens (token usage is reported against it)."),
+    prices: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['input', 'output'],
+      description: 'Prices per million tokens.',
+      properties: {
+        input: { ...PRICE, description: 'Per million input tokens.' },
+        cachedInput: { ...PRICE, description: 'Per million input tokens read from the server’s cache.' },
+        output: { ...PRICE, description: 'Per million output tokens.' },
+        currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'ISO 4217 code. Absent: USD.' },
+      },
+    },
+    imageInput: { type: 'boolean', description: 'The model accepts images. Absent: false.' },
+    reasoningEffort: {
+      enum: ['low', 'medium', 'high'],
+      description: "The reasoning effort sent when the session leaves it at 'default'.",
+    },
+  },
+}
+
+const PROVIDER = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['baseUrl', 'models'],
+  properties: {
+    title: { type: 'string', minLength: 1, description: 'What the model picker shows beside its models.' },
+    baseUrl: {
+      type: 'string',
+      pattern: '^https?://',
+      description:
+        'The OpenAI-compatible API root; /chat/completions is appended (e.g. https://api.deepseek.com/v1).',
+    },
+    apiKeyEnv: {
+      type: 'string',
+      pattern: ENV_NAME_PATTERN,
+      description:
+        'The environment variable holding the API key. Absent, or unset: the key stored for this provider in credentials.json (dsh-acp setup writes it).',
+    },
+    keyRequired: {
+      type: 'boolean',
+      description:
+        'The server refuses requests without a key (absent: true). false for servers on this machine (Ollama, llama.cpp, vLLM) that need none.',
+    },
+    models: { type: 'array', minItems: 1, items: MODEL, description: 'The models a session may choose.' },
+  },
+}
+
+const SECRET_PAIR = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'value'],
+  properties: { name: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+}
+
+const MCP_SERVER = {
+  description:
+    'An MCP server, as ACP session/new gives one: stdio (command) or streamable HTTP (type http). A server the client sends with the same name replaces it.',
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['name', 'command'],
+      properties: {
+        type: { const: 'stdio' },
+        name: { type: 'string', minLength: 1 },
+        command: { type: 'string', minLength: 1 },
+        args: { type: 'array', items: { type: 'string' } },
+        env: { type: 'array', items: SECRET_PAIR },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'name', 'url'],
+      properties: {
+        type: { const: 'http' },
+        name: { type: 'string', minLength: 1 },
+        url: { type: 'string', pattern: '^https?://' },
+        headers: { type: 'array', items: SECRET_PAIR },
+      },
+    },
+  ],
+}
+
+const LIMITS = {
+  type: 'object',
+  additionalProperties: false,
+  description: 'The limits the command line also sets (a flag overrides the value here).',
+  properties: {
+    maxSteps: integer(minimumOf('max-steps'), 'Model requests per turn (--max-steps). Default 32.'),
+    mcpTimeoutMs: integer(
+      minimumOf('mcp-timeout-ms'),
+      'MCP servers: ms to start and per call (--mcp-timeout-ms).',
+    ),
+    maxRetries: integer(
+      minimumOf('max-retries'),
+      'Retries of 429, 5xx and lost connections (--max-retries).',
+    ),
+    requestTimeout: integer(
+      minimumOf('request-timeout'),
+      'Seconds of server silence before failing (--request-timeout).',
+    ),
+    maxLineBytes: integer(minimumOf('max-line-bytes'), 'Largest accepted message line (--max-line-bytes).'),
+    maxSubagents: integer(minimumOf('max-subagents'), 'Delegations of one step at once (--max-subagents).'),
+    subagentMaxSteps: integer(
+      minimumOf('subagent-max-steps'),
+      'Model requests per subagent turn (--subagent-max-steps).',
+    ),
+  },
+}
+
+const MODE = { enum: ['ask', 'accept-edits', 'read-only'], description: 'The mode a new session starts in.' }
+const DEFAULT_MODEL = {
+  type: 'string',
+  pattern: '^[^/]+/.+$',
+  description: 'The model a new session starts with, as provider/model (e.g. deepseek/deepseek-chat).',
+}
+
+/** schemas/config-file.schema.json: `$XDG_CONFIG_HOME/dsh-acp/config.json`. */
+export function configFileSchema(): Json {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: CONFIG_FILE_SCHEMA_ID,
+    $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
+    title: 'dsh-acp configuration file',
+    description:
+      "The user's configuration ($XDG_CONFIG_HOME/dsh-acp/config.json, else ~/.config/dsh-acp/config.json). Command-line flags override it; it overrides the built-in defaults. API keys never go here: they come from the environment variable a provider names or from credentials.json beside this file (mode 0600).",
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      $schema: { type: 'string' },
+      providers: {
+        type: 'object',
+        description: 'OpenAI-compatible model servers, by id (the part of a model id before /).',
+        propertyNames: { pattern: PROVIDER_ID_PATTERN },
+        additionalProperties: PROVIDER,
+      },
+      defaultModel: DEFAULT_MODEL,
+      defaultMode: MODE,
+      mcpServers: { type: 'array', items: MCP_SERVER, description: 'MCP servers offered to every session.' },
+      limits: LIMITS,
+      sandbox: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          mode: { enum: [...SANDBOX_MODES], description: 'run_command confinement (--sandbox).' },
+          network: {
+            type: 'boolean',
+            description: 'Sandboxed commands reach the network (--sandbox-network).',
+          },
+        },
+      },
+      logLevel: { enum: Object.keys(LOG_LEVELS), description: 'How much is logged to stderr (--log-level).' },
+    },
+  }
+}
+
+/** The identifier of the project file's schema. */
+export const PROJECT_FILE_SCHEMA_ID = 'https://dsh-acp.dev/schemas/project-config.schema.json'
+
+/** schemas/project-config.schema.json: `.dsh-acp/config.json` in a project's root. Never keys. */
+export function projectFileSchema(): Json {
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: PROJECT_FILE_SCHEMA_ID,
+    $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
+    title: 'dsh-acp project configuration',
+    description:
+      "A project's own settings (.dsh-acp/config.json in its root): MCP servers its sessions get and defaults. It overrides the user's file for these and never holds providers or keys.",
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      $schema: { type: 'string' },
+      defaultModel: DEFAULT_MODEL,
+      defaultMode: MODE,
+      mcpServers: {
+        type: 'array',
+        items: MCP_SERVER,
+        description: "MCP servers offered to this project's sessions.",
+      },
+      limits: LIMITS,
+    },
+  }
+}
