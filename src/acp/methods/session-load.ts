@@ -65,6 +65,8 @@ export const sessionLoadMethod = defineMethod({
       .finally(() => subagents?.drained())
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    // The replay showed everything this process caught up on, too.
+    call.sessions.takeCaughtUp(session)
     turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)

@@ -14,6 +14,7 @@ import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from
 import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { listSessions, visitLiveEvents } from './live-reads.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
 import { type AppendListener, StoreHost } from './store-host.js'
@@ -21,6 +22,7 @@ import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.j
 
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
+export type { CaughtUpRange, SessionPen } from './pens.js'
 export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
 
@@ -46,6 +48,7 @@ export class SessionStore {
   private readonly host: StoreHost
   private readonly spawner: ForkSpawner
   private readonly durable: DurableStore
+  private readonly pens: Pens
 
   constructor(
     private readonly ctx: Context,
@@ -60,6 +63,8 @@ export class SessionStore {
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
     this.host = new StoreHost(clock)
+    this.pens = new Pens(() => this.persistence)
+    this.host.beforeAppend = (session) => this.pens.willAppend(session)
     this.spawner = {
       live: this.live,
       taken: (id) => this.live.has(id) || this.opening.has(id),
@@ -116,15 +121,58 @@ export class SessionStore {
     return [...this.live.values()]
   }
 
-  /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
+  /**
+   * The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. A live session
+   * first takes in what other processes appended to it (without the pen: see `refresh`).
+   */
   async open(id: SessionId, replay?: StoredEventListener): Promise<Session> {
-    return this.live.get(id) ?? this.load(id, replay)
+    const live = this.live.get(id)
+    if (!live) return this.load(id, replay)
+    this.refresh(live)
+    return live
+  }
+
+  /**
+   * Takes the pen of a live session: the right to append to it, which one process holds at a
+   * time, only while it appends. Synchronous. When another process appended since this process
+   * last did, the log first catches up on those events (`caughtUp`; they are kept for
+   * {@link takeCaughtUp} too), so what this process appends follows them. Holds nest; release each
+   * (the last release resolves once everything appended is durable and the pen is let go). An
+   * append without a hold takes one for the moment. Throws `SESSION_LOCKED` (`data.pid`) while
+   * another process holds the pen, `SESSION_CHANGED` when its file was replaced or removed there,
+   * `CORRUPT_SESSION` when what it appended does not fit. Without a backend with pens it only counts.
+   */
+  takePen(session: Session): SessionPen {
+    return this.pens.take(session)
+  }
+
+  /** True while this process holds the pen of `session`. */
+  holdsPen(session: Session): boolean {
+    return this.pens.held(session)
+  }
+
+  /**
+   * Takes in what other processes appended to a live session since this process's view, without
+   * the pen (complete events only; nothing while this process holds the pen).
+   */
+  refresh(session: Session): void {
+    this.pens.refresh(session)
+  }
+
+  /**
+   * The runs of events this process caught up on (appended by other processes) since the last
+   * call, oldest first, and forgets them: what a client of this process has not been shown.
+   */
+  takeCaughtUp(session: Session): CaughtUpRange[] {
+    return this.pens.takeCaughtUp(session)
   }
 
   /**
    * Makes a persisted session live (or returns it if it already is). The log is checked against
    * the header and every invariant. A log that ends inside a turn (the process died mid-turn) gets
-   * a `turn/end { reason: "interrupted" }`, so the session can go on.
+   * a `turn/end { reason: "interrupted" }`, so the session can go on, unless another process holds
+   * the pen (its turn is running there: the log catches up on it later). Loading takes no lock: a
+   * session open in another process loads.
    *
    * `replay` hears each stored event once it passed every check, while the log is still being
    * read (what it returns paces the read). It hears nothing when the session was live or being
@@ -149,8 +197,8 @@ export class SessionStore {
   ): Promise<Session> {
     const session = await readStoredSession(this.persistence, id, replay, this.host)
     this.admit(session, 'session/loaded')
-    const open = session.openTurn
-    if (open !== undefined) session.append({ type: 'turn/end', data: { turn: open, reason: 'interrupted' } })
+    // Ended `interrupted` unless its writer is still at work in another process.
+    this.pens.loadedInTurn(session)
     return session
   }
 
