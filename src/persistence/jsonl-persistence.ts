@@ -170,7 +170,15 @@ export class JsonlPersistence implements SessionPersistence {
         return body.standIn(event, offset, length)
       }
       const ino = file.opened?.ino ?? (await file.stat()).ino
-      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent, standIn, this.tailRepair(id))
+      const contents = await readSessionFile(
+        file,
+        path,
+        id,
+        this.env.warn,
+        onEvent,
+        standIn,
+        this.tailRepair(id),
+      )
       this.opened.set(id, SessionWriter.opened(id, this.env, file, contents, ino))
       if (body && keptOut) {
         body.hold(id)

@@ -52,7 +52,11 @@ export function readAppended(file: OpenFile, path: string, from: number, firstSe
       try {
         const event = JSON.parse(line.toString('utf8')) as SessionEvent
         if (typeof event !== 'object' || event === null || event.seq !== seq) {
-          throw corruptLine(path, seq + 1, `expected an event with seq ${seq}, got ${JSON.stringify(event?.seq)}`)
+          throw corruptLine(
+            path,
+            seq + 1,
+            `expected an event with seq ${seq}, got ${JSON.stringify(event?.seq)}`,
+          )
         }
         events.push(event)
         ends.push(end)

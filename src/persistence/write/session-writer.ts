@@ -6,8 +6,8 @@ import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine } from '../file-format.js'
 import { persistenceError, writeAllFully, writeFullySync } from '../fs/file-io.js'
 import type { FileSystem, OpenFile } from '../fs/file-system.js'
-import type { SessionFileContents } from '../read/read-session-file.js'
 import { readAppended } from '../read/read-appended.js'
+import type { SessionFileContents } from '../read/read-session-file.js'
 import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
 import { createSessionFile } from './create-file.js'
@@ -180,13 +180,16 @@ export class SessionWriter {
     }
     if (stats.ino !== this.ino || !stats.isFile()) throw this.changed('was replaced')
     if (stats.size === this.size) return []
-    if (stats.size < this.size) throw this.changed(`was cut to ${stats.size} bytes (this process had ${this.size})`)
+    if (stats.size < this.size)
+      throw this.changed(`was cut to ${stats.size} bytes (this process had ${this.size})`)
     const found = readAppended(file, this.path, this.size, this.ends.length + 1)
     for (const end of found.ends) this.ends.push(end)
     if (found.ends.length > 0) this.size = found.ends[found.ends.length - 1] as number
     const cut = found.tornAt
     if (repair && cut !== undefined) {
-      this.env.warn(`${this.path}: torn tail left by a writer that died, truncating ${found.end - cut} bytes at offset ${cut}`)
+      this.env.warn(
+        `${this.path}: torn tail left by a writer that died, truncating ${found.end - cut} bytes at offset ${cut}`,
+      )
       // Queued now, before any append of this pen can be written there.
       void this.enqueue(async () => {
         try {

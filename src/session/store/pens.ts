@@ -35,6 +35,8 @@ export class Pens {
   /** Open turns another process started (loaded or caught up on), by session. */
   private readonly foreignTurns = new WeakMap<Session, number>()
   private readonly unshown = new WeakMap<Session, CaughtUpRange[]>()
+  /** The holds appends took by themselves. */
+  private readonly implicit = new Map<Session, SessionPen>()
 
   constructor(private readonly persistence: () => SessionPersistence | undefined) {}
 
@@ -70,11 +72,23 @@ export class Pens {
     }
   }
 
-  /** The hook before each append: an append without a hold takes one for the moment. */
+  /**
+   * The hook before each append: an append without a hold takes one for the moment, released by
+   * the next flush of the session (once durable) or after the current burst of work.
+   */
   willAppend(session: Session): void {
     if (this.holds.has(session) || !this.persistence()?.takePen) return
     const pen = this.take(session)
-    setImmediate(() => void pen.release())
+    this.implicit.set(session, pen)
+    setImmediate(() => void this.releaseImplicit(session, pen))
+  }
+
+  /** Releases the hold an append took by itself, if it is still `pen` (any, without `pen`). */
+  releaseImplicit(session: Session, pen?: SessionPen): Promise<void> {
+    const held = this.implicit.get(session)
+    if (!held || (pen !== undefined && held !== pen)) return Promise.resolve()
+    this.implicit.delete(session)
+    return held.release()
   }
 
   /** Without the pen, takes in what other processes appended (see `SessionPersistence.refresh`). */

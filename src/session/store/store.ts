@@ -269,6 +269,8 @@ export class SessionStore {
   async flush(id?: SessionId): Promise<void> {
     const targets = id === undefined ? this.liveSessions() : [this.require(id)]
     await flushSessions(this.ctx, targets)
+    // Durable now: a pen an append took by itself is let go.
+    await Promise.all(targets.map((session) => this.pens.releaseImplicit(session)))
   }
 
   /**
