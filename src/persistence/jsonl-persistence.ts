@@ -153,7 +153,6 @@ export class JsonlPersistence implements SessionPersistence {
     const path = this.paths.sessionFile(id)
     await this.closing.get(id)
     if (!(await this.exists(id))) return undefined
-    const lock = this.paths.lockFile(id)
     let file: OpenFile | undefined
     let body: BodyFile | undefined
     let op = 'open'

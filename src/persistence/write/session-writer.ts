@@ -1,4 +1,4 @@
-import { lstatSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine } from '../file-format.js'
 import { persistenceError, writeAllFully, writeFullySync } from '../fs/file-io.js'
 import type { FileSystem, OpenFile } from '../fs/file-system.js'
-import { readAppended } from '../read/read-appended.js'
+import { type AppendedLines, readAppended } from '../read/read-appended.js'
 import type { SessionFileContents } from '../read/read-session-file.js'
 import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
@@ -182,7 +182,7 @@ export class SessionWriter {
     if (stats.size === this.size) return []
     if (stats.size < this.size)
       throw this.changed(`was cut to ${stats.size} bytes (this process had ${this.size})`)
-    const found = readAppended(file, this.path, this.size, this.ends.length + 1)
+    const found = this.readAppended()
     for (const end of found.ends) this.ends.push(end)
     if (found.ends.length > 0) this.size = found.ends[found.ends.length - 1] as number
     const cut = found.tornAt
@@ -201,6 +201,23 @@ export class SessionWriter {
       })
     }
     return found.events
+  }
+
+  /**
+   * What follows this view in the file, read through a descriptor of its own (the writer's may be
+   * write-only), which must be the same file (not followed through a symlink).
+   */
+  private readAppended(): AppendedLines {
+    let fd: number | undefined
+    try {
+      fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      if (fstatSync(fd).ino !== this.ino) throw this.changed('was replaced')
+      return readAppended(fd, this.path, this.size, this.ends.length + 1)
+    } catch (error) {
+      throw persistenceError(this.id, 'read', this.path, error)
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
   }
 
   private changed(how: string): SessionError {
