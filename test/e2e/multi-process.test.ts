@@ -120,10 +120,7 @@ describe('several processes on one store', () => {
     expect((aTurn._meta as { dsh: { seq: number } }).dsh.seq).toBe(18)
     // The caught-up updates are those a replay shows for B's turn (the last marks how it ended).
     const caught = seen.filter((u) => (seqOf(u) ?? 0) <= 12)
-    expect((caught.at(-1)?._meta as { dsh: { turnEnd?: unknown } }).dsh.turnEnd).toMatchObject({
-      seq: 12,
-      reason: 'completed',
-    })
+    expect(caught.at(-1)?._meta).toMatchObject({ dsh: { turnEnd: { seq: 12, reason: 'completed' } } })
 
     expect(storedEvents(dir, parent).map((e) => e.seq)).toEqual([...Array(18).keys()].map((i) => i + 1))
     expect(await a.stop()).toBe(0)
