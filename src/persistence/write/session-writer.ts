@@ -184,7 +184,13 @@ export class SessionWriter {
       throw this.changed(`was cut to ${stats.size} bytes (this process had ${this.size})`)
     const found = this.readAppended()
     for (const end of found.ends) this.ends.push(end)
-    if (found.ends.length > 0) this.size = found.ends[found.ends.length - 1] as number
+    if (found.ends.length > 0) {
+      // Their writer synced them, or died: nothing here to sync unless this process writes (an
+      // fdatasync then covers the whole file).
+      const end = found.ends[found.ends.length - 1] as number
+      if (this.synced === this.size) this.synced = end
+      this.size = end
+    }
     const cut = found.tornAt
     if (repair && cut !== undefined) {
       this.env.warn(
