@@ -334,6 +334,14 @@ export class SessionStore {
    * current state and are ordered by it.
    */
   list(options: ListOptions = {}): Promise<SessionPage> {
+    // A live session another process appended to is listed as it is now (one lstat each).
+    for (const session of this.live.values()) {
+      try {
+        this.pens.refresh(session)
+      } catch {
+        // Its file changed under it: the next write says so; the list shows what is here.
+      }
+    }
     return listSessions(this.persistence, this.live, options)
   }
 
