@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process'
-import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { SessionErrorCode } from '../../src/session/index.js'
@@ -14,7 +14,7 @@ beforeEach(() => {
 afterEach(() => store.cleanup())
 
 /** Starts a process that opens `id` in the store (and, with `pen`, holds its pen) until killed. */
-function holdInChild(id: string, mode: 'open' | 'pen'): Promise<ChildProcess> {
+function holdInChild(id: string, mode: 'open' | 'pen' | 'turn'): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
     const child = fork(HOLDER, [store.dir, id, mode], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
     child.once('message', () => resolve(child))
@@ -141,5 +141,68 @@ describe('one writer at a time across processes: the pen', () => {
       [...Array(12).keys()].map((i) => i + 1),
     )
     await c.stop()
+  })
+
+  it('a session loaded while its turn runs elsewhere is left open (not ended here); once that writer died, the next pen ends it interrupted', async () => {
+    await storedTurn('busy')
+    const child = await holdInChild('busy', 'turn')
+    const s = await startStore(store.dir)
+    const loaded = await s.sessions.load('busy')
+    expect(loaded.lastSeq).toBe(9)
+    expect(loaded.openTurn).toBe(2)
+    expect(() => appendTurn(loaded, 'refused')).toThrow(
+      expect.objectContaining({
+        code: SessionErrorCode.SESSION_LOCKED,
+        data: { sessionId: 'busy', pid: child.pid },
+      }),
+    )
+    await killed(child)
+    const pen = s.sessions.takePen(loaded)
+    expect(loaded.at(10)).toMatchObject({ type: 'turn/end', data: { turn: 2, reason: 'interrupted' } })
+    appendTurn(loaded, 'goes on')
+    await pen.release()
+    await s.stop()
+    const again = await startStore(store.dir)
+    expect((await again.sessions.load('busy')).lastSeq).toBe(16)
+    await again.stop()
+  })
+
+  it('a file replaced or removed by another process since this one opened it: SESSION_CHANGED, nothing written', async () => {
+    await storedTurn('swapped')
+    const s = await startStore(store.dir)
+    const loaded = await s.sessions.load('swapped')
+    const path = join(store.dir, 'swapped.jsonl')
+    const bytes = readFileSync(path)
+    writeFileSync(`${path}.new`, bytes)
+    renameSync(`${path}.new`, path)
+    expect(() => appendTurn(loaded, 'refused')).toThrow(
+      expect.objectContaining({
+        code: SessionErrorCode.SESSION_CHANGED,
+        data: { sessionId: 'swapped', path },
+      }),
+    )
+    expect(readFileSync(path)).toEqual(bytes)
+    expect(lockPid('swapped')).toBeUndefined()
+    await s.stop()
+  })
+
+  it('catching up cuts a torn tail a dead writer left, then appends after the last whole event', async () => {
+    await storedTurn('torn')
+    const s = await startStore(store.dir)
+    const loaded = await s.sessions.load('torn')
+    const path = join(store.dir, 'torn.jsonl')
+    const whole = readFileSync(path, 'utf8')
+    const line = (seq: number) =>
+      `${JSON.stringify({ seq, type: 'context/note', time: new Date().toISOString(), data: { text: `n${seq}` } })}\n`
+    // Another process appended one event and died in the middle of the next line.
+    writeFileSync(path, `${whole}${line(7)}${line(8).slice(0, 20)}`)
+    const pen = s.sessions.takePen(loaded)
+    expect(pen.caughtUp.map((e) => e.seq)).toEqual([7])
+    appendTurn(loaded, 'after')
+    await s.sessions.flush('torn')
+    await pen.release()
+    const lines = readFileSync(path, 'utf8').split('\n').slice(1, -1)
+    expect(lines.map((l) => JSON.parse(l).seq)).toEqual([...Array(13).keys()].map((i) => i + 1))
+    await s.stop()
   })
 })

@@ -125,7 +125,8 @@ export class Pens {
       return
     }
     this.holds.delete(session)
-    await this.persistence()?.releasePen?.(session.id)
+    // A closed session's pen went with its file (a later load of the id has a pen of its own).
+    if (session.live) await this.persistence()?.releasePen?.(session.id)
   }
 
   private adopt(session: Session, events: readonly SessionEvent[]): readonly SessionEvent[] {
