@@ -1,4 +1,5 @@
 import { SessionError, SessionErrorCode } from '../errors.js'
+import type { SessionId } from '../ids.js'
 import type { SessionEvent } from '../log/events.js'
 import type { Session } from '../session.js'
 import type { SessionPersistence } from './persistence-port.js'
@@ -31,7 +32,12 @@ export interface CaughtUpRange {
  * appended since (the backend checks the file still ends where this process's view ends).
  */
 export class Pens {
-  private readonly holds = new Map<Session, number>()
+  /**
+   * Holds by session id (a live object replaced by another of the same id, as a rewind does, keeps
+   * them); an entry is dropped when its session leaves memory, so a late release of a hold of a
+   * closed session does nothing to a later load of the id.
+   */
+  private readonly holds = new Map<SessionId, { count: number }>()
   /** Open turns another process started (loaded or caught up on), by session. */
   private readonly foreignTurns = new WeakMap<Session, number>()
   private readonly unshown = new WeakMap<Session, CaughtUpRange[]>()
@@ -42,31 +48,40 @@ export class Pens {
 
   /** True while this process holds the pen of `session`. */
   held(session: Session): boolean {
-    return this.holds.has(session)
+    return this.holds.has(session.id)
+  }
+
+  /** The session left memory (closed, deleted, the store stopped): its holds go with it. */
+  forget(session: Session): void {
+    this.holds.delete(session.id)
+    this.implicit.delete(session)
   }
 
   /** See `SessionStore.takePen`. */
   take(session: Session): SessionPen {
-    const count = this.holds.get(session)
+    let entry = this.holds.get(session.id)
     let caughtUp: readonly SessionEvent[] = []
-    if (count === undefined) {
+    if (entry === undefined) {
       const persistence = this.persistence()
       const appended = persistence?.takePen?.(session.id) ?? []
-      this.holds.set(session, 1)
+      const fresh = { count: 1 }
+      entry = fresh
+      this.holds.set(session.id, fresh)
       try {
         caughtUp = this.adopt(session, appended)
         this.endForeignTurn(session)
       } catch (error) {
-        this.holds.delete(session)
+        this.holds.delete(session.id)
         void persistence?.releasePen?.(session.id)
         throw error
       }
-    } else this.holds.set(session, count + 1)
+    } else entry.count++
+    const held = entry
     let released: Promise<void> | undefined
     return {
       caughtUp,
       release: () => {
-        released ??= this.release(session)
+        released ??= this.release(session.id, held)
         return released
       },
     }
@@ -77,7 +92,7 @@ export class Pens {
    * the next flush of the session (once durable) or after the current burst of work.
    */
   willAppend(session: Session): void {
-    if (this.holds.has(session) || !this.persistence()?.takePen) return
+    if (this.holds.has(session.id) || !this.persistence()?.takePen) return
     const pen = this.take(session)
     this.implicit.set(session, pen)
     setImmediate(() => void this.releaseImplicit(session, pen))
@@ -93,7 +108,7 @@ export class Pens {
 
   /** Without the pen, takes in what other processes appended (see `SessionPersistence.refresh`). */
   refresh(session: Session): void {
-    if (this.holds.has(session)) return
+    if (this.holds.has(session.id)) return
     this.adopt(session, this.persistence()?.refresh?.(session.id) ?? [])
   }
 
@@ -117,16 +132,11 @@ export class Pens {
     return ranges
   }
 
-  private async release(session: Session): Promise<void> {
-    const count = this.holds.get(session)
-    if (count === undefined) return
-    if (count > 1) {
-      this.holds.set(session, count - 1)
-      return
-    }
-    this.holds.delete(session)
-    // A closed session's pen went with its file (a later load of the id has a pen of its own).
-    if (session.live) await this.persistence()?.releasePen?.(session.id)
+  private async release(id: SessionId, entry: { count: number }): Promise<void> {
+    if (this.holds.get(id) !== entry) return
+    if (--entry.count > 0) return
+    this.holds.delete(id)
+    await this.persistence()?.releasePen?.(id)
   }
 
   private adopt(session: Session, events: readonly SessionEvent[]): readonly SessionEvent[] {

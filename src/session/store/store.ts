@@ -368,6 +368,7 @@ export class SessionStore {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
     session.detach()
+    this.pens.forget(session)
     this.ctx.emit('session/disposed', session, reason)
   }
 
