@@ -17,16 +17,19 @@ ctx.plugin(persistencePlugin, { dir })
 await ctx.start()
 
 let session
-try {
-  session = await ctx.sessions.load(id)
-} catch (error) {
-  if (error?.code !== 'SESSION_NOT_FOUND') throw error
+while (!session) {
   try {
-    session = ctx.sessions.create(id, { meta: { cwd: '/crash' } })
-  } catch (created) {
-    // The other writer created it first.
-    if (created?.code !== 'SESSION_ALREADY_EXISTS' || mode !== 'shared') throw created
     session = await ctx.sessions.load(id)
+  } catch (error) {
+    if (error?.code !== 'SESSION_NOT_FOUND') throw error
+    try {
+      session = ctx.sessions.create(id, { meta: { cwd: '/crash' } })
+    } catch (created) {
+      // The other writer is creating it (its lock) or created it: load it once it exists.
+      const racing = created?.code === 'SESSION_ALREADY_EXISTS' || created?.code === 'SESSION_LOCKED'
+      if (!racing || mode !== 'shared') throw created
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
   }
 }
 await ctx.sessions.flush(id)
