@@ -1,6 +1,8 @@
 // Crash loop for the JSONL backend: a child appends and reports what is durable; we SIGKILL it at a
 // random moment, then load the session and check that every reported event is there, intact.
-// `node scripts/stress-persistence.mjs [rounds]` (npm run stress); needs `npm run build` first.
+// `node scripts/stress-persistence.mjs [rounds] [writers]` (npm run stress); needs `npm run build`
+// first. With 2 writers, two children append to the one session at once, taking turns with the pen,
+// each killed at its own random moment (while it holds the pen, often): the other takes over.
 import { fork } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -15,9 +17,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(here, 'stress-persistence-child.mjs')
 
 /** One child life: resolves the events it reported durable. */
-function runChild(dir, id, maxLifeMs) {
+function runChild(dir, id, maxLifeMs, shared) {
   return new Promise((resolve, reject) => {
-    const child = fork(CHILD, [dir, id], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] })
+    const child = fork(CHILD, [dir, id, ...(shared ? ['shared'] : [])], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    })
     const durable = []
     let stderr = ''
     let ready = false
@@ -47,6 +51,8 @@ async function verify(dir, id, durable) {
   await ctx.start()
   try {
     const session = await ctx.sessions.load(id)
+    // Every lock a killed writer left is stale: the pen is free at once.
+    await ctx.sessions.takePen(session).release()
     for (const expected of durable) {
       const event = session.at(expected.seq)
       const text = event?.data?.text
@@ -71,7 +77,7 @@ async function verify(dir, id, durable) {
  * Runs `rounds` child lives on one session in a fresh temp store. Resolves totals; rejects on the
  * first lost or altered durable event.
  */
-export async function runCrashLoop({ rounds, maxLifeMs = 150, log = () => {} }) {
+export async function runCrashLoop({ rounds, writers = 1, maxLifeMs = 150, log = () => {} }) {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-crash-'))
   const id = 'crash_loop'
   const durable = new Map()
@@ -79,12 +85,21 @@ export async function runCrashLoop({ rounds, maxLifeMs = 150, log = () => {} }) 
   let lastSeq = 0
   try {
     for (let round = 1; round <= rounds; round++) {
-      const life = await runChild(dir, id, maxLifeMs)
-      for (const event of life.durable) durable.set(event.seq, event)
+      const lives = await Promise.all(
+        Array.from({ length: writers }, () => runChild(dir, id, maxLifeMs, writers > 1)),
+      )
+      const life = { durable: lives.flatMap((l) => l.durable) }
+      for (const event of life.durable) {
+        const known = durable.get(event.seq)
+        if (known && known.hash !== event.hash)
+          throw new Error(`two writers were told seq ${event.seq} is theirs`)
+        durable.set(event.seq, event)
+      }
       const bytes = readFileSync(join(dir, `${id}.jsonl`))
       if (bytes[bytes.length - 1] !== 0x0a) tornTails++
       lastSeq = await verify(dir, id, durable.values())
-      log(`round ${round}: ${life.durable.length} events acknowledged, log at seq ${lastSeq}`)
+      const each = lives.map((l) => l.durable.length).join(' + ')
+      log(`round ${round}: ${each} events acknowledged, log at seq ${lastSeq}`)
     }
     return { rounds, durable: durable.size, lastSeq, tornTails }
   } finally {
@@ -94,8 +109,9 @@ export async function runCrashLoop({ rounds, maxLifeMs = 150, log = () => {} }) 
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rounds = Number(process.argv[2] ?? 200)
-  const result = await runCrashLoop({ rounds, log: (line) => console.error(line) })
+  const writers = Number(process.argv[3] ?? 1)
+  const result = await runCrashLoop({ rounds, writers, log: (line) => console.error(line) })
   console.log(
-    `crash loop: ${result.rounds} rounds, ${result.durable} durable events all present, log at seq ${result.lastSeq}, ${result.tornTails} torn tails repaired`,
+    `crash loop: ${result.rounds} rounds, ${result.durable} durable events all present, log at seq ${result.lastSeq}, ${result.tornTails} torn tails repaired${writers > 1 ? `, ${writers} writers` : ''}`,
   )
 }

@@ -13,7 +13,10 @@ export const ErrorCode = {
   ResourceNotFound: -32002,
   /** ACP `auth_required`: the client should show the `authMethods`. */
   AuthRequired: -32000,
-  /** Another process writes this session. */
+  /**
+   * Another process is writing this session right now (it holds the pen: a turn or another change
+   * runs there); `data.pid` names it. Nothing was written; try again once it is done.
+   */
   SessionLocked: -32010,
   /** A write failed; the session is read-only until it is loaded again. */
   SessionReadOnly: -32011,
@@ -21,6 +24,8 @@ export const ErrorCode = {
   SessionCorrupt: -32012,
   /** A prompt is already running on this session. */
   TurnInProgress: -32013,
+  /** Another process replaced or removed this session's file since it was opened here: load it again. */
+  SessionChanged: -32015,
   /** The model failed; the turn ended with `error` and is recorded. */
   ModelFailed: -32020,
 } as const
@@ -65,6 +70,7 @@ const SESSION_ERROR_CODES: Partial<Record<SessionErrorCode, number>> = {
   [SessionErrorCode.SESSION_READ_ONLY]: ErrorCode.SessionReadOnly,
   [SessionErrorCode.PERSISTENCE_FAILED]: ErrorCode.SessionReadOnly,
   [SessionErrorCode.CORRUPT_SESSION]: ErrorCode.SessionCorrupt,
+  [SessionErrorCode.SESSION_CHANGED]: ErrorCode.SessionChanged,
 }
 
 /** Agent errors that say the request asked for something not offered: -32602. */

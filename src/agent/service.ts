@@ -269,6 +269,12 @@ export class AgentService {
     }
     // A prompt the log cannot hold is refused before the turn starts: the log stays as it was.
     storableEventData('user/message', { turn: session.lastTurn + 1, content: request.prompt })
+    // The pen for the whole turn (SESSION_LOCKED while another process writes the session).
+    const pen = this.ctx.sessions.takePen(session)
+    if (session.openTurn !== undefined) {
+      void pen.release()
+      throw new TurnInProgressError(session.id)
+    }
     const controller = new AbortController()
     const onAbort = () => controller.abort()
     if (request.signal.aborted || this.cancellingAll) controller.abort()
@@ -287,6 +293,7 @@ export class AgentService {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
       if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate, request.notices)
+      await pen.release()
     }
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
     await runAfterTurn(session, outcome.endReason === 'completed')

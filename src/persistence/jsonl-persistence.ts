@@ -17,9 +17,9 @@ import { SessionCatalog } from './catalog/session-catalog.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
 import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
-import { readSessionFile } from './read/read-session-file.js'
+import { readSessionFile, type TailRepair } from './read/read-session-file.js'
 import { visitSessionFile } from './read/visit-session-file.js'
-import { liveHolder, releaseLock, takeLock } from './session-lock.js'
+import { liveHolder, releaseLock, takeLock, tryLock } from './session-lock.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
 import { tidyStore } from './store-tidy.js'
 import { SessionWriter, type WriterEnv } from './write/session-writer.js'
@@ -124,11 +124,13 @@ export class JsonlPersistence implements SessionPersistence {
       releaseLock(lock)
       throw alreadyExists(id)
     }
-    const writer = new SessionWriter(id, this.env)
+    const writer = SessionWriter.creating(id, this.env)
     const parent = header.parentSession !== undefined ? this.writers.get(header.parentSession) : undefined
     const inherited = inheritedEventCount(session)
     const prefix = parent?.snapshotPrefix(inherited)
     writer.create(header, session.events(), prefix)
+    // The lock guarded the id while the file is made; it is let go once it exists.
+    void writer.releasePen()
     this.writers.set(id, writer)
     // A fork child shares its parent's events, and with them the files their data is read from.
     const shared = parent && inherited > 0 ? this.bodies.get(header.parentSession as SessionId) : undefined
@@ -172,8 +174,6 @@ export class JsonlPersistence implements SessionPersistence {
     const path = this.paths.sessionFile(id)
     await this.closing.get(id)
     if (!(await this.exists(id))) return undefined
-    const lock = this.paths.lockFile(id)
-    takeLock(lock, id)
     let file: OpenFile | undefined
     let body: BodyFile | undefined
     let op = 'open'
@@ -189,8 +189,17 @@ export class JsonlPersistence implements SessionPersistence {
         keptOut = true
         return body.standIn(event, offset, length)
       }
-      const contents = await readSessionFile(file, path, id, this.env.warn, onEvent, standIn)
-      this.opened.set(id, SessionWriter.opened(id, this.env, file, contents))
+      const ino = file.opened?.ino ?? (await file.stat()).ino
+      const contents = await readSessionFile(
+        file,
+        path,
+        id,
+        this.env.warn,
+        onEvent,
+        standIn,
+        this.tailRepair(id),
+      )
+      this.opened.set(id, SessionWriter.opened(id, this.env, file, contents, ino))
       if (body && keptOut) {
         body.hold(id)
         this.bodies.set(id, [body])
@@ -199,10 +208,52 @@ export class JsonlPersistence implements SessionPersistence {
     } catch (error) {
       await body?.release(id).catch(() => {})
       await file?.close().catch(() => {})
-      releaseLock(lock)
       if (errnoOf(error) === 'ENOENT') return undefined
       throw persistenceError(id, op, path, error)
     }
+  }
+
+  /**
+   * Opening takes no lock, so a torn tail is cut only when the lock is free (its writer died) and
+   * the file did not grow since it was read; otherwise its writer is still at work there, and the
+   * view simply ends at the last complete line.
+   */
+  private tailRepair(id: SessionId): TailRepair {
+    const path = this.paths.sessionFile(id)
+    const lock = this.paths.lockFile(id)
+    return async (file, cut, end, what) => {
+      if (!tryLock(lock, id)) return
+      try {
+        if ((await file.stat()).size !== end) return
+        this.env.warn(`${path}: torn tail (${what}), truncating ${end - cut} bytes at offset ${cut}`)
+        await file.truncate(cut)
+        await file.datasync()
+      } finally {
+        releaseLock(lock)
+      }
+    }
+  }
+
+  takePen(id: SessionId): SessionEvent[] {
+    return this.writerOf(id).takePen()
+  }
+
+  releasePen(id: SessionId): Promise<void> {
+    return this.writers.get(id)?.releasePen() ?? Promise.resolve()
+  }
+
+  refresh(id: SessionId): SessionEvent[] {
+    return this.writers.get(id)?.refresh() ?? []
+  }
+
+  private writerOf(id: SessionId): SessionWriter {
+    const writer = this.writers.get(id) ?? this.opened.get(id)
+    if (!writer) {
+      throw new SessionError(SessionErrorCode.SESSION_NOT_LIVE, `session ${id} is not open in this process`, {
+        sessionId: id,
+      })
+    }
+    return writer
   }
 
   async visit(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined> {

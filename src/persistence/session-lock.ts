@@ -97,10 +97,11 @@ export function isAlive(pid: number): boolean {
 
 function lockedError(id: SessionId, pid: number): SessionError {
   const who = pid === process.pid ? 'this process' : `process ${pid}`
-  return new SessionError(SessionErrorCode.SESSION_LOCKED, `session ${id} is being written by ${who}`, {
-    sessionId: id,
-    pid,
-  })
+  return new SessionError(
+    SessionErrorCode.SESSION_LOCKED,
+    `session ${id} is busy in ${who}: a turn or another change is being written there; nothing was written here, try again once it is done`,
+    { sessionId: id, pid },
+  )
 }
 
 function notRegularError(id: SessionId, path: string, kind: string): SessionError {
@@ -238,6 +239,19 @@ export function liveHolder(path: string): number | undefined {
   const content = readLock(path)
   if (content === undefined || 'notRegular' in content || isStale(path, content)) return undefined
   return content.pid
+}
+
+/**
+ * Takes the lock when nobody else holds it: true when taken, false when a live holder has it (or
+ * it could not be taken at all). For a moment's work that may be skipped, such as a tail repair.
+ */
+export function tryLock(path: string, id: SessionId): boolean {
+  try {
+    acquireLock(path, id)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** {@link acquireLock}, its errno failures (a read-only store, no descriptors left) as `PERSISTENCE_FAILED`. */

@@ -12,6 +12,8 @@ export const SessionErrorCode = {
   INVALID_SEED: 'INVALID_SEED',
   SESSION_READ_ONLY: 'SESSION_READ_ONLY',
   SESSION_LOCKED: 'SESSION_LOCKED',
+  /** The session's file was replaced, removed or shortened by another process: load it again. */
+  SESSION_CHANGED: 'SESSION_CHANGED',
   PERSISTENCE_FAILED: 'PERSISTENCE_FAILED',
   CORRUPT_SESSION: 'CORRUPT_SESSION',
   NO_PERSISTENCE: 'NO_PERSISTENCE',

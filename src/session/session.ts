@@ -3,7 +3,7 @@ import { SessionError, SessionErrorCode } from './errors.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
 import type { AnyEventInput, CoreEvent, SessionEvent } from './log/events.js'
-import { storableEventData } from './log/frozen.js'
+import { deepFreeze, storableEventData } from './log/frozen.js'
 import type { LogState, TurnSpan } from './log/log-state.js'
 import { assertEventShape } from './log/validate-event.js'
 import { titleFromContent } from './title.js'
@@ -12,6 +12,12 @@ import { ownCost } from './usage.js'
 /** What a Session needs from the store that owns it. */
 export interface SessionHost {
   now(): string
+  /**
+   * Called before each append, before the event is made: the store takes the session's pen here
+   * (and catches up on what other processes appended) when it does not hold it. Throws to refuse
+   * the append (another process is writing): the log is left unchanged.
+   */
+  willAppend(session: Session): void
   appended(session: Session, event: SessionEvent): void
 }
 
@@ -226,6 +232,7 @@ export class Session {
     const data = storableEventData(type, input.data)
     // Check the frozen copy, not the input: what is checked is exactly what is stored.
     assertEventShape(type, data)
+    host.willAppend(this)
     const event = Object.freeze({
       seq: this.state.lastSeq + 1,
       type,
@@ -233,16 +240,44 @@ export class Session {
       data,
     }) as SessionEvent
     this.state.check(event)
+    this.record(event)
+    host.appended(this, event)
+    return event
+  }
+
+  /**
+   * @internal Takes events another process appended to this session's stored log (the store
+   * catching up): each is checked against the log's invariants and frozen, then recorded like an
+   * append, but the append listeners do not hear it (it is stored already). `events` must follow
+   * the log's last seq; the first that does not fit throws `CORRUPT_SESSION` (those before it stay).
+   */
+  adopt(events: readonly SessionEvent[]): void {
+    for (const event of events) {
+      try {
+        if (event.seq !== this.state.lastSeq + 1) throw new Error(`expected seq ${this.state.lastSeq + 1}`)
+        assertEventShape(event.type, event.data)
+        this.state.check(event)
+      } catch (error) {
+        throw new SessionError(
+          SessionErrorCode.CORRUPT_SESSION,
+          `session ${this.id}: an event another process appended does not fit the log: ${(error as Error).message}`,
+          { sessionId: this.id, seq: event.seq },
+        )
+      }
+      this.record(deepFreeze(event))
+    }
+  }
+
+  private record(event: SessionEvent): void {
     this.log.push(event)
     this.state.apply(event)
-    if (event.type === 'session/title') this.titleEvent = event
-    else if (event.type === 'session/directories') this.directories = event.data.directories
+    if (event.type === 'session/title') {
+      if (event.seq > (this.header.seedLength ?? 0)) this.titleEvent = event
+    } else if (event.type === 'session/directories') this.directories = event.data.directories
     else if (event.type === 'session/archived') this.archivedState = event.data.archived
     else if (event.type === 'config/set') {
       this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
     }
-    host.appended(this, event)
-    return event
   }
 
   private requireWritable(): SessionHost {

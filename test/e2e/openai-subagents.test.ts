@@ -97,9 +97,10 @@ describe('delegate end to end', () => {
     expect(child._meta).toMatchObject({
       dsh: { parentSession: parent, seedLength: turn1End, subagent: { turn: 2, callId: 'call_d' } },
     })
-    // Its turn over, the child is let go (lock released) while the parent stays open.
+    // Its turn over, the child is let go (lock released); the parent stays open, and idle it holds
+    // no lock either (the pen is let go once its turn is durable).
     expect(existsSync(join(run.storeDir, `${child.sessionId}.lock`))).toBe(false)
-    expect(existsSync(join(run.storeDir, `${parent}.lock`))).toBe(true)
+    expect(existsSync(join(run.storeDir, `${parent}.lock`))).toBe(false)
     const childEvents = run.loggedEvents(child.sessionId)
     expect(childEvents.slice(0, turn1End)).toEqual(events.slice(0, turn1End))
     expect(childEvents.at(-1)?.data).toMatchObject({ turn: 2, reason: 'completed' })

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -26,24 +26,19 @@ function store(): string {
 }
 
 describe('store failures over the wire', () => {
-  it('a session another process writes is refused with -32010 and the holder pid; free again after it exits', async () => {
+  it('a session open (idle) in another process loads, forks and takes a prompt here; free of locks while idle', async () => {
     const dir = store()
     const first = start(dir)
     await first.initialize()
     const { sessionId } = await first.agent.request('session/new', { cwd: CWD, mcpServers: [] })
     const second = start(dir)
     await second.initialize()
-    await expect(
-      second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] }),
-    ).rejects.toMatchObject({
-      code: -32010,
-      data: { code: 'SESSION_LOCKED', sessionId, pid: first.child.pid },
-    })
-    await expect(second.agent.request('session/fork', { sessionId, cwd: CWD })).rejects.toMatchObject({
-      code: -32010,
-    })
-    expect(await first.stop()).toBe(0)
     await second.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const forked = await second.agent.request('session/fork', { sessionId, cwd: CWD, mcpServers: [] })
+    expect(forked._meta).toMatchObject({ dsh: { parentSession: sessionId } })
+    await second.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hi' }] })
+    expect(existsSync(join(dir, `${sessionId}.lock`))).toBe(false)
+    expect(await first.stop()).toBe(0)
     expect(await second.stop()).toBe(0)
     expect([...first.audit.problems, ...second.audit.problems]).toEqual([])
   })

@@ -16,6 +16,17 @@ describe('crash loop (SIGKILL at random moments)', () => {
     expect(Number(match?.[1])).toBeGreaterThan(0)
     expect(Number(match?.[2])).toBeGreaterThanOrEqual(Number(match?.[1]))
   })
+
+  it('two writers alternating on one session (taking the pen in turns), each killed at its own moment', async () => {
+    const { stdout } = await run(process.execPath, ['scripts/stress-persistence.mjs', '4', '2'], {
+      timeout: 60_000,
+    })
+    const match =
+      /crash loop: 4 rounds, (\d+) durable events all present, log at seq (\d+), .*2 writers/.exec(stdout)
+    expect(match, stdout).not.toBeNull()
+    expect(Number(match?.[1])).toBeGreaterThan(0)
+    expect(Number(match?.[2])).toBeGreaterThanOrEqual(Number(match?.[1]))
+  })
 })
 
 describe('rewind crash loop (SIGKILL at random moments of rewinds)', () => {

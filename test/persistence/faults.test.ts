@@ -85,7 +85,7 @@ describe('fault injection', () => {
     await s.sessions.flush(parent.id)
     await s.persistence.idle()
     expect(await s.persistence.exists('child')).toBe(false)
-    expect(readdirSync(store.dir).sort()).toEqual(['parent.jsonl', 'parent.lock'])
+    expect(readdirSync(store.dir).sort()).toEqual(['parent.jsonl'])
     await s.stop()
   })
 })

@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createSequentialIdGenerator } from '../../src/session/index.js'
@@ -71,11 +71,16 @@ describe('JSONL persistence across a restart', () => {
     expect(lines.slice(1).map((l) => JSON.parse(l))).toEqual(session.events())
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(dir).mode & 0o777).toBe(0o700)
+    // The lock is held only while a pen is: the flush made the turn durable and let it go.
+    expect(existsSync(join(dir, `${session.id}.lock`))).toBe(false)
+    const pen = s.sessions.takePen(session)
     expect(
       readFileSync(join(dir, `${session.id}.lock`), 'utf8')
         .trim()
         .split(' ')[0],
     ).toBe(String(process.pid))
+    await pen.release()
+    expect(existsSync(join(dir, `${session.id}.lock`))).toBe(false)
     await s.stop()
   })
 })

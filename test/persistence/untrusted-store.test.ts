@@ -69,10 +69,16 @@ describe('the store directory is not a trusted place', () => {
     writeFileSync(target, 'keep me')
     symlinkSync(target, join(store.dir, 'locked.lock'))
     const s = await startStore(store.dir)
-    await expect(s.sessions.load('locked')).rejects.toMatchObject({
-      code: SessionErrorCode.PERSISTENCE_FAILED,
-      message: expect.stringContaining('symbolic link'),
-    })
+    // Opening takes no lock; the first append, which takes the pen, is refused.
+    const loaded = await s.sessions.load('locked')
+    const before = loaded.lastSeq
+    expect(() => appendTurn(loaded, 'refused')).toThrow(
+      expect.objectContaining({
+        code: SessionErrorCode.PERSISTENCE_FAILED,
+        message: expect.stringContaining('symbolic link'),
+      }),
+    )
+    expect(loaded.lastSeq).toBe(before)
     expect(readFileSync(target, 'utf8')).toBe('keep me')
     await s.stop()
   })
@@ -92,9 +98,10 @@ describe('the store directory is not a trusted place', () => {
     await expect(within(s.sessions.load('zero'))).rejects.toMatchObject({
       code: SessionErrorCode.CORRUPT_SESSION,
     })
-    await expect(within(s.sessions.load('good'))).rejects.toMatchObject({
-      code: SessionErrorCode.PERSISTENCE_FAILED,
-    })
+    const good = await within(s.sessions.load('good'))
+    expect(() => appendTurn(good, 'refused')).toThrow(
+      expect.objectContaining({ code: SessionErrorCode.PERSISTENCE_FAILED }),
+    )
     await within(s.stop())
   })
 
@@ -133,6 +140,8 @@ describe('the store directory is not a trusted place', () => {
     expect(existsSync(join(store.dir, 'held.lock'))).toBe(true)
     const loaded = await s.sessions.load('reused')
     expect(loaded.lastSeq).toBeGreaterThan(0)
+    // The stale lock is taken over by the first append (which takes the pen).
+    appendTurn(loaded, 'taken over')
     expect(readFileSync(join(store.dir, 'reused.lock'), 'utf8')).toBe(
       `${process.pid} ${processStartTime(process.pid)}\n`,
     )

@@ -54,6 +54,8 @@ export const sessionLoadMethod = defineMethod({
       lastSent = turnEnds.push(event, projector.updatesFor(event)) ?? lastSent
       replayed = event.seq
     }
+    // A file another process cut (a rewind) or replaced is read anew: the client loads it to see it.
+    call.sessions.letGoIfChanged(params.sessionId)
     const session = await call.sessions
       .open(params.sessionId, (event, header) => {
         // Checked before the first update leaves: nothing of another directory's session is sent.
@@ -67,6 +69,8 @@ export const sessionLoadMethod = defineMethod({
       .finally(() => subagents?.drained())
     assertSameCwd(session, params.cwd, 'session/load')
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
+    // The replay showed everything this process caught up on, too.
+    call.sessions.takeCaughtUp(session)
     turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)

@@ -3,6 +3,7 @@ import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
+import { sendCaughtUp } from '../views/caught-up.js'
 import { supportsCompaction } from '../views/compaction-capability.js'
 import { supportsNotices } from '../views/notices.js'
 import { promptUsage } from '../views/usage.js'
@@ -13,7 +14,9 @@ import { promptUsage } from '../views/usage.js'
  * the turn's `turn/end` once the turn is durable, and the turn's token usage (unstable ACP) when
  * the model reported some. Cancelling the request (`$/cancel_request`) cancels
  * the turn like `session/cancel`. A model failure is recorded (`turn/end` reason `error`) and
- * answered with `ModelFailed` saying what failed.
+ * answered with `ModelFailed` saying what failed. When other processes appended to the session
+ * since this one last wrote it, their events are first sent as the updates a replay shows; while
+ * another process writes it, the prompt is refused with -32010 (`SESSION_LOCKED`, `data.pid`).
  */
 export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',
@@ -22,16 +25,25 @@ export const sessionPromptMethod = defineMethod({
     const sessionId = params.sessionId
     const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
-    const outcome = await call.agent.runTurn(session, {
-      prompt,
-      signal: call.signal,
-      sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
-      client: call.clientBridge(sessionId),
-      notices: supportsNotices(call.client),
-      commands: true,
-      compactionUpdates: supportsCompaction(call.client),
-      openSubagent: (link) => call.openSubagent(link),
-    })
+    // The pen first: what another process appended is shown, then the turn follows it. While
+    // another process writes the session (its turn runs), -32010 naming it; nothing is written.
+    const pen = call.sessions.takePen(session)
+    let outcome: Awaited<ReturnType<typeof call.agent.runTurn>>
+    try {
+      await sendCaughtUp(call, session)
+      outcome = await call.agent.runTurn(session, {
+        prompt,
+        signal: call.signal,
+        sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+        client: call.clientBridge(sessionId),
+        notices: supportsNotices(call.client),
+        commands: true,
+        compactionUpdates: supportsCompaction(call.client),
+        openSubagent: (link) => call.openSubagent(link),
+      })
+    } finally {
+      await pen.release()
+    }
     if (outcome.error !== undefined) {
       throw new ProtocolError(ErrorCode.ModelFailed, `the model failed: ${outcome.error}`, {
         sessionId,

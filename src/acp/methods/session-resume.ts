@@ -1,3 +1,4 @@
+import { isValidSessionId } from '../../session/index.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
@@ -11,6 +12,7 @@ export const sessionResumeMethod = defineMethod({
   async handle(params, call) {
     const servers = mcpServerConfigs('session/resume', params.mcpServers)
     const directories = await checkedDirectories('session/resume', params.additionalDirectories)
+    if (isValidSessionId(params.sessionId)) call.sessions.letGoIfChanged(params.sessionId)
     const session = await openSessionInCwd(params, 'session/resume', call)
     await recordDirectories(call, session, directories)
     await connectMcpServers(call, session, servers)

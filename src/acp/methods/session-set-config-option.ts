@@ -2,17 +2,26 @@ import type { ConfigValue, Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
+import { sendCaughtUp } from '../views/caught-up.js'
 import { configOptionsFor, configUpdates } from '../views/config-options.js'
 
 /**
  * Sets one option through the agent (a `config/set` in the log, durable before the answer) and,
- * when the value changed, sends the updates a replay will show for it.
+ * when the value changed, sends the updates a replay will show for it. First the client is shown
+ * what other processes appended to the session since (see `sendCaughtUp`).
  */
 export async function setOption(call: CallContext, session: Session, option: string, value: ConfigValue) {
-  const event = await call.agent.setConfig(session, option, value)
-  if (event === undefined) return
-  for (const update of configUpdates(call.agent)(session.config.values, option)) {
-    call.notify({ sessionId: session.id, update, _meta: { dsh: { seq: event.seq } } })
+  // With the pen, after what other processes appended was shown (-32010 while one writes it).
+  const pen = call.sessions.takePen(session)
+  try {
+    await sendCaughtUp(call, session)
+    const event = await call.agent.setConfig(session, option, value)
+    if (event === undefined) return
+    for (const update of configUpdates(call.agent)(session.config.values, option)) {
+      call.notify({ sessionId: session.id, update, _meta: { dsh: { seq: event.seq } } })
+    }
+  } finally {
+    await pen.release()
   }
 }
 

@@ -10,6 +10,12 @@ import { scanLines } from './line-scanner.js'
 /** Stands in for an event line read from `offset` (`length` bytes without the `\n`), or declines. */
 export type StandIn = (event: SessionEvent, offset: number, length: number) => SessionEvent | undefined
 
+/**
+ * Cuts a torn tail away (the file is to end at `cut`; it ended at `end` when read), or leaves it
+ * when another process may be writing those bytes. Default: cut, durably.
+ */
+export type TailRepair = (file: OpenFile, cut: number, end: number, what: string) => Promise<void>
+
 /** A session file as read: parsed header and events, and where each line ends. */
 export interface SessionFileContents {
   readonly header: SessionHeader
@@ -33,7 +39,7 @@ export interface SessionFileContents {
  * newline, or a last line that does not parse) is truncated away (and the truncation made
  * durable) with a warning, before anything can be appended. Any other bad line, a bad header, a
  * `seq` out of order or a `seedLength` beyond the log throws `CORRUPT_SESSION` naming the file and
- * line. The caller must hold the session's lock. `standIn` may replace a parsed event in the
+ * line. Unless `repair` says otherwise, the caller must hold the session's lock. `standIn` may replace a parsed event in the
  * result by an event that reads its data back later (so the result does not hold every body).
  */
 export async function readSessionFile(
@@ -43,6 +49,7 @@ export async function readSessionFile(
   warn: (message: string) => void,
   onEvent?: StoredEventListener,
   standIn?: StandIn,
+  repair?: TailRepair,
 ): Promise<SessionFileContents> {
   let header: SessionHeader | undefined
   let headerEnd = 0
@@ -86,9 +93,12 @@ export async function readSessionFile(
   const cut = unparsed?.offset ?? scan.completeEnd
   if (cut < scan.end) {
     const what = unparsed ? `unparsable last line ${unparsed.line}` : 'a last line without newline'
-    warn(`${path}: torn tail (${what}), truncating ${scan.end - cut} bytes at offset ${cut}`)
-    await file.truncate(cut)
-    await file.datasync()
+    if (repair) await repair(file, cut, scan.end, what)
+    else {
+      warn(`${path}: torn tail (${what}), truncating ${scan.end - cut} bytes at offset ${cut}`)
+      await file.truncate(cut)
+      await file.datasync()
+    }
   }
   const h: SessionHeader = header
   if (h.seedLength !== undefined && h.seedLength > events.length) {

@@ -1,12 +1,14 @@
-import type { SessionError } from '../../session/errors.js'
+import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
+import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine } from '../file-format.js'
 import { persistenceError, writeAllFully, writeFullySync } from '../fs/file-io.js'
 import type { FileSystem, OpenFile } from '../fs/file-system.js'
+import { type AppendedLines, readAppended } from '../read/read-appended.js'
 import type { SessionFileContents } from '../read/read-session-file.js'
-import { releaseLock } from '../session-lock.js'
+import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
 import { createSessionFile } from './create-file.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
@@ -56,6 +58,12 @@ export class SessionWriter {
   private chain: Promise<unknown> = Promise.resolve()
   private failure: SessionError | undefined
   private unserializable = false
+  /** The inode of the file this writer appends to: another one at its path means it was replaced. */
+  private ino = -1
+  /** True while this process holds the session's lock file: the pen (see `takePen`). */
+  private lockHeld = false
+  /** True while the store holds the pen; a release queued before it was taken again leaves the lock. */
+  private penWanted = false
 
   constructor(
     readonly id: SessionId,
@@ -66,15 +74,164 @@ export class SessionWriter {
     return this.env.paths.sessionFile(this.id)
   }
 
-  /** A writer for a file `open` just read (and repaired): appends go after its last event. */
-  static opened(id: SessionId, env: WriterEnv, file: OpenFile, contents: SessionFileContents): SessionWriter {
+  private get lockPath(): string {
+    return this.env.paths.lockFile(this.id)
+  }
+
+  /**
+   * A writer for a file `open` just read (inode `ino`): appends go after its last event, once the
+   * pen is taken. It holds no lock.
+   */
+  static opened(
+    id: SessionId,
+    env: WriterEnv,
+    file: OpenFile,
+    contents: SessionFileContents,
+    ino: number,
+  ): SessionWriter {
     const writer = new SessionWriter(id, env)
     writer.file = file
     writer.size = contents.size
     writer.synced = contents.size
     writer.headerEnd = contents.headerEnd
     writer.ends = contents.ends
+    writer.ino = ino
     return writer
+  }
+
+  /** A writer for a session being created, holding the lock `created` took (the pen, let go once created). */
+  static creating(id: SessionId, env: WriterEnv): SessionWriter {
+    const writer = new SessionWriter(id, env)
+    writer.lockHeld = true
+    return writer
+  }
+
+  /**
+   * Takes the pen: the lock file (unless this process holds it still), then the expected-version
+   * check, one `lstat` of the path: the same inode, and the size this writer's view ends at. What
+   * other processes appended since is read (synchronously), the view moved past it, and the
+   * events returned; a torn tail a dead writer left is cut away before anything is written. Throws
+   * `SESSION_LOCKED` while another live process holds the lock, `SESSION_CHANGED` when the file was
+   * replaced, removed or shortened, `CORRUPT_SESSION` for a bad line; the lock is let go then.
+   */
+  takePen(): SessionEvent[] {
+    if (this.failure) throw this.failure
+    if (this.lockHeld) {
+      this.penWanted = true
+      return []
+    }
+    takeLock(this.lockPath, this.id)
+    this.lockHeld = true
+    try {
+      const appended = this.catchUp(true)
+      this.penWanted = true
+      return appended
+    } catch (error) {
+      this.lockHeld = false
+      releaseLock(this.lockPath)
+      throw error
+    }
+  }
+
+  /**
+   * Queues the pen's release: once everything appended before is written and fdatasynced, the lock
+   * is let go, unless the pen was taken again meanwhile. A failed write or sync was reported (the
+   * session is read-only); the lock is let go all the same.
+   */
+  releasePen(): Promise<void> {
+    this.penWanted = false
+    return this.enqueue(async () => {
+      if (this.penWanted || !this.lockHeld) return
+      await this.drain()
+      if (this.file && !this.failure && this.synced < this.size) {
+        const size = this.size
+        try {
+          await this.file.datasync()
+          this.synced = size
+        } catch (error) {
+          this.failWith('fdatasync', this.path, error)
+        }
+      }
+      if (this.penWanted || !this.lockHeld) return
+      this.lockHeld = false
+      releaseLock(this.lockPath)
+    })
+  }
+
+  /**
+   * Without the pen: the complete lines other processes appended since this view, taken into it
+   * (nothing repaired: bytes after them may be a line being written). [] while this process holds
+   * the pen, whose writes are its own.
+   */
+  refresh(): SessionEvent[] {
+    if (this.lockHeld || this.failure || !this.file) return []
+    return this.catchUp(false)
+  }
+
+  private catchUp(repair: boolean): SessionEvent[] {
+    const file = this.file
+    if (!file || this.failure) return []
+    let stats: ReturnType<typeof lstatSync>
+    try {
+      stats = lstatSync(this.path)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw this.changed('was removed')
+      throw persistenceError(this.id, 'stat', this.path, error)
+    }
+    if (stats.ino !== this.ino || !stats.isFile()) throw this.changed('was replaced')
+    if (stats.size === this.size) return []
+    if (stats.size < this.size)
+      throw this.changed(`was cut to ${stats.size} bytes (this process had ${this.size})`)
+    const found = this.readAppended()
+    for (const end of found.ends) this.ends.push(end)
+    if (found.ends.length > 0) {
+      // Their writer synced them, or died: nothing here to sync unless this process writes (an
+      // fdatasync then covers the whole file).
+      const end = found.ends[found.ends.length - 1] as number
+      if (this.synced === this.size) this.synced = end
+      this.size = end
+    }
+    const cut = found.tornAt
+    if (repair && cut !== undefined) {
+      this.env.warn(
+        `${this.path}: torn tail left by a writer that died, truncating ${found.end - cut} bytes at offset ${cut}`,
+      )
+      // Queued now, before any append of this pen can be written there.
+      void this.enqueue(async () => {
+        try {
+          await file.truncate(cut)
+          await file.datasync()
+        } catch (error) {
+          this.failWith('truncate', this.path, error)
+        }
+      })
+    }
+    return found.events
+  }
+
+  /**
+   * What follows this view in the file, read through a descriptor of its own (the writer's may be
+   * write-only), which must be the same file (not followed through a symlink).
+   */
+  private readAppended(): AppendedLines {
+    let fd: number | undefined
+    try {
+      fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+      if (fstatSync(fd).ino !== this.ino) throw this.changed('was replaced')
+      return readAppended(fd, this.path, this.size, this.ends.length + 1)
+    } catch (error) {
+      throw persistenceError(this.id, 'read', this.path, error)
+    } finally {
+      if (fd !== undefined) closeSync(fd)
+    }
+  }
+
+  private changed(how: string): SessionError {
+    return new SessionError(
+      SessionErrorCode.SESSION_CHANGED,
+      `session ${this.id}: its file ${how} by another process since this process opened it: load it again`,
+      { sessionId: this.id, path: this.path },
+    )
   }
 
   private enqueue<T>(op: () => Promise<T>): Promise<T> {
@@ -106,6 +263,7 @@ export class SessionWriter {
     )
     if (!created) return
     this.file = created.file
+    this.ino = created.file.opened?.ino ?? (await created.file.stat()).ino
     this.headerEnd = created.headerEnd
     this.ends = created.ends
     this.size =
@@ -272,7 +430,9 @@ export class SessionWriter {
       } finally {
         await this.file?.close().catch(noop)
         this.file = undefined
-        releaseLock(this.env.paths.lockFile(this.id))
+        this.lockHeld = false
+        this.penWanted = false
+        releaseLock(this.lockPath)
       }
       if (this.failure && this.failure !== reported) throw this.failure
     })

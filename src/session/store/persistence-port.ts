@@ -60,4 +60,26 @@ export interface SessionPersistence {
   remove(id: SessionId): Promise<boolean>
   /** Resolves once every queued write, flush and file close has finished. */
   idle(): Promise<void>
+  /**
+   * The pen: the right to append to a session, held by one process at a time and only while it
+   * appends (not while the session is merely open). Takes it for this process, synchronously: a
+   * lock file, then one `lstat` checking that the stored log still ends where this process's view
+   * ends (the expected version). Returns the events other processes appended since that view,
+   * parsed but unchecked (the store checks them), in order: [] when the view is current or the pen
+   * was held already. Throws `SESSION_LOCKED` (`data.pid`) while another live process holds it,
+   * `SESSION_CHANGED` when the file was replaced or removed under this process. Optional: a
+   * backend without pens is used by one process only.
+   */
+  takePen?(id: SessionId): SessionEvent[]
+  /**
+   * Lets the pen go once everything appended so far is durable (written and fdatasynced); a
+   * `takePen` before that keeps it. Rejects with a write or fsync failure (the pen is let go).
+   */
+  releasePen?(id: SessionId): Promise<void>
+  /**
+   * Without the pen: the events other processes appended to a live session's stored log since this
+   * process's view (complete lines only; nothing repaired, nothing waited for), in order. [] while
+   * this process holds the pen.
+   */
+  refresh?(id: SessionId): SessionEvent[]
 }

@@ -15,7 +15,14 @@ export class StoreHost implements SessionHost {
 
   private lastStamp = { ms: Number.NaN, iso: '' }
 
+  /** Set by the store: takes the session's pen when it does not hold it (see `SessionHost.willAppend`). */
+  beforeAppend: (session: Session) => void = () => {}
+
   constructor(private readonly clock: Clock) {}
+
+  willAppend(session: Session): void {
+    this.beforeAppend(session)
+  }
 
   /** `clock()` as ISO 8601; events appended within one millisecond share the formatted string. */
   now(): string {

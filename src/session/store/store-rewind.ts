@@ -8,6 +8,7 @@ import { LogState, turnsBefore } from '../log/log-state.js'
 import { assertEventShape } from '../log/validate-event.js'
 import { Session } from '../session.js'
 import { assertChildId } from './new-session.js'
+import type { SessionPen } from './pens.js'
 import type { ForkSpawner } from './store-forks.js'
 
 /**
@@ -54,6 +55,8 @@ export interface RewindStore extends ForkSpawner {
   truncate(session: Session, count: number): Promise<void>
   /** Puts `next` in place of the live `previous` (same id) and makes `previous` stale. */
   replace(previous: Session, next: Session): void
+  /** The right to write the session's file (see `SessionStore.takePen`); kept across `replace`. */
+  takePen(session: Session): SessionPen
 }
 
 declare module 'cordis' {
@@ -90,6 +93,21 @@ export async function rewindLive(
   options: RewindOptions = {},
 ): Promise<RewindResult> {
   const session = liveForkSource(source, (id) => store.live.get(id))
+  // The pen first: what other processes appended is taken in, and none appends while the file is cut.
+  const pen = store.takePen(session)
+  try {
+    return await rewindHeld(store, session, boundary, options)
+  } finally {
+    await pen.release()
+  }
+}
+
+async function rewindHeld(
+  store: RewindStore,
+  session: Session,
+  boundary: number,
+  options: RewindOptions,
+): Promise<RewindResult> {
   if (session.writeFailure) throw session.writeFailure
   if (session.openTurn !== undefined) {
     throw new SessionForkError(

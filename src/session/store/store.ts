@@ -1,5 +1,5 @@
 import type { Context } from 'cordis'
-import type { SessionError } from '../errors.js'
+import { SessionError, SessionErrorCode } from '../errors.js'
 import type { ListOptions, SessionHeader, SessionPage, SubagentMarker } from '../header.js'
 import {
   assertSessionId,
@@ -14,6 +14,7 @@ import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from
 import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { listSessions, visitLiveEvents } from './live-reads.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
 import { type AppendListener, StoreHost } from './store-host.js'
@@ -22,6 +23,7 @@ import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.j
 
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
+export type { CaughtUpRange, SessionPen } from './pens.js'
 export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
 export { branchTitle, inheritedEventCount, type RewindOptions, type RewindResult } from './store-rewind.js'
@@ -50,6 +52,7 @@ export class SessionStore {
   private readonly host: StoreHost
   private readonly spawner: ForkSpawner
   private readonly durable: DurableStore
+  private readonly pens: Pens
 
   constructor(
     private readonly ctx: Context,
@@ -64,6 +67,8 @@ export class SessionStore {
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
     this.host = new StoreHost(clock)
+    this.pens = new Pens(() => this.persistence)
+    this.host.beforeAppend = (session) => this.pens.willAppend(session)
     this.spawner = {
       live: this.live,
       taken: (id) => this.live.has(id) || this.opening.has(id),
@@ -120,11 +125,70 @@ export class SessionStore {
     return [...this.live.values()]
   }
 
-  /** The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. */
+  /**
+   * The live session, else the persisted one loaded. Throws `SESSION_NOT_FOUND`. A live session
+   * first takes in what other processes appended to it (without the pen: see `refresh`).
+   */
   async open(id: SessionId, replay?: StoredEventListener): Promise<Session> {
     const claim = this.borrowed.get(id)
     if (claim) claim.claimed = true
-    return this.live.get(id) ?? this.load(id, replay)
+    const live = this.live.get(id)
+    if (!live) return this.load(id, replay)
+    this.refresh(live)
+    return live
+  }
+
+  /**
+   * Takes the pen of a live session: the right to append to it, which one process holds at a
+   * time, only while it appends. Synchronous. When another process appended since this process
+   * last did, the log first catches up on those events (`caughtUp`; they are kept for
+   * {@link takeCaughtUp} too), so what this process appends follows them. Holds nest; release each
+   * (the last release resolves once everything appended is durable and the pen is let go). An
+   * append without a hold takes one for the moment. Throws `SESSION_LOCKED` (`data.pid`) while
+   * another process holds the pen, `SESSION_CHANGED` when its file was replaced or removed there,
+   * `CORRUPT_SESSION` when what it appended does not fit. Without a backend with pens it only counts.
+   */
+  takePen(session: Session): SessionPen {
+    return this.pens.take(session)
+  }
+
+  /**
+   * Lets go of the live session `id` when another process replaced, cut (a rewind) or removed its
+   * file since this process opened it (`SESSION_CHANGED`), so that the next `open` reads it
+   * again; for a client that loads it anew. True when it did.
+   */
+  letGoIfChanged(id: SessionId): boolean {
+    const live = this.live.get(id)
+    if (!live || this.pens.held(live)) return false
+    try {
+      this.refresh(live)
+      return false
+    } catch (error) {
+      if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_CHANGED) throw error
+      this.detach(live, 'closed')
+      return true
+    }
+  }
+
+  /** True while this process holds the pen of `session`. */
+  holdsPen(session: Session): boolean {
+    return this.pens.held(session)
+  }
+
+  /**
+   * Takes in what other processes appended to a live session since this process's view, without
+   * the pen (complete events only; nothing while this process holds the pen).
+   */
+  refresh(session: Session): void {
+    this.pens.refresh(session)
+  }
+
+  /**
+   * The runs of events this process caught up on (appended by other processes) since the last
+   * call, oldest first, and forgets them: what a client of this process has not been shown.
+   */
+  takeCaughtUp(session: Session): CaughtUpRange[] {
+    return this.pens.takeCaughtUp(session)
   }
 
   /**
@@ -168,7 +232,9 @@ export class SessionStore {
   /**
    * Makes a persisted session live (or returns it if it already is). The log is checked against
    * the header and every invariant. A log that ends inside a turn (the process died mid-turn) gets
-   * a `turn/end { reason: "interrupted" }`, so the session can go on.
+   * a `turn/end { reason: "interrupted" }`, so the session can go on, unless another process holds
+   * the pen (its turn is running there: the log catches up on it later). Loading takes no lock: a
+   * session open in another process loads.
    *
    * `replay` hears each stored event once it passed every check, while the log is still being
    * read (what it returns paces the read). It hears nothing when the session was live or being
@@ -197,8 +263,8 @@ export class SessionStore {
   ): Promise<Session> {
     const session = await readStoredSession(this.persistence, id, replay, this.host)
     this.admit(session, 'session/loaded')
-    const open = session.openTurn
-    if (open !== undefined) session.append({ type: 'turn/end', data: { turn: open, reason: 'interrupted' } })
+    // Ended `interrupted` unless its writer is still at work in another process.
+    this.pens.loadedInTurn(session)
     return session
   }
 
@@ -268,6 +334,7 @@ export class SessionStore {
       ...this.spawner,
       untilDurable: (session) => untilDurable(this.durable, session),
       close: (session) => this.close(session.id),
+      takePen: (session) => this.takePen(session),
       truncate: async (session, count) => {
         await this.ctx.parallel('session/truncate', session, count)
         if (session.writeFailure) throw session.writeFailure
@@ -295,6 +362,8 @@ export class SessionStore {
   async flush(id?: SessionId): Promise<void> {
     const targets = id === undefined ? this.liveSessions() : [this.require(id)]
     await flushSessions(this.ctx, targets)
+    // Durable now: a pen an append took by itself is let go.
+    await Promise.all(targets.map((session) => this.pens.releaseImplicit(session)))
   }
 
   /**
@@ -358,6 +427,14 @@ export class SessionStore {
    * current state and are ordered by it.
    */
   list(options: ListOptions = {}): Promise<SessionPage> {
+    // A live session another process appended to is listed as it is now (one lstat each).
+    for (const session of this.live.values()) {
+      try {
+        this.pens.refresh(session)
+      } catch {
+        // Its file changed under it: the next write says so; the list shows what is here.
+      }
+    }
     return listSessions(this.persistence, this.live, options)
   }
 
@@ -384,6 +461,7 @@ export class SessionStore {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
     session.detach()
+    this.pens.forget(session)
     this.ctx.emit('session/disposed', session, reason)
   }
 

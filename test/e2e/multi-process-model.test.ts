@@ -1,0 +1,291 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterEach, describe, expect, it } from 'vitest'
+import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../src/session/index.js'
+import { AgentProcess } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
+
+// A model-based test of several agent processes on one store: random opens, prompts (some at once
+// from two processes), forks, loads, closes and SIGKILLs (some in the middle of a prompt), then:
+// every acknowledged turn is in its file exactly once, in order; every file loads; and every
+// client saw every event of the sessions it had open (live, replayed or caught up) exactly once,
+// as a replay projects it. `DSH_MULTI_OPS` (default 24) sets the operations per run and
+// `DSH_MULTI_SEED` the first seed; `npm run stress` runs a longer one.
+
+const CWD = PROJECT_DIR
+const OPS = Number(process.env.DSH_MULTI_OPS ?? 24)
+const SEED = Number(process.env.DSH_MULTI_SEED ?? 27)
+const TIMEOUT_MS = 60_000 + OPS * 2_000
+
+/** mulberry32: a small seeded PRNG, so a failing run can be replayed from its seed. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** What one client has open: from which update of its stream, which seq on, its own prompts. */
+interface OpenView {
+  readonly since: number
+  readonly from: number
+  readonly own: Set<string>
+  lastAck?: number
+}
+
+interface Proc {
+  agent: AgentProcess
+  open: Map<string, OpenView>
+}
+
+interface Ack {
+  readonly sessionId: string
+  readonly seq: number
+  readonly text: string
+}
+
+const cleanups: Array<() => Promise<void> | void> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+async function startProc(dir: string): Promise<Proc> {
+  const agent = new AgentProcess({ storeDir: dir })
+  cleanups.push(async () => {
+    if (agent.child.exitCode === null && agent.child.signalCode === null) await agent.kill()
+  })
+  await agent.initialize()
+  return { agent, open: new Map() }
+}
+
+function code(error: unknown): { code?: number; data?: { code?: string } } {
+  return error as { code?: number; data?: { code?: string } }
+}
+
+async function runModel(processes: number, seed: number): Promise<{ acks: number; kills: number }> {
+  const rand = random(seed)
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-multi-model-'))
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  const procs: Proc[] = []
+  for (let i = 0; i < processes; i++) procs.push(await startProc(dir))
+  const sessions: string[] = []
+  const acks: Ack[] = []
+  const problems: string[] = []
+  let texts = 0
+  let kills = 0
+
+  const trace: string[] = []
+  const promptIn = async (proc: Proc, sessionId: string, view: OpenView): Promise<'ok' | 'busy'> => {
+    const text = `prompt ${++texts}`
+    view.own.add(text)
+    try {
+      const answer = await proc.agent.agent.request('session/prompt', {
+        sessionId,
+        prompt: [{ type: 'text', text }],
+      })
+      const seq = (answer._meta as { dsh: { seq: number } }).dsh.seq
+      acks.push({ sessionId, seq, text })
+      view.lastAck = seq
+      return 'ok'
+    } catch (error) {
+      if (code(error).code === -32010) return 'busy'
+      throw error
+    }
+  }
+
+  for (let op = 0; op < OPS; op++) {
+    const proc = pick(procs)
+    const openIds = [...proc.open.keys()]
+    const roll = rand()
+    if (sessions.length === 0 || roll < 0.1) {
+      const { sessionId } = await proc.agent.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+      sessions.push(sessionId)
+      proc.open.set(sessionId, { since: proc.agent.updates.length, from: 1, own: new Set() })
+      trace.push(`new ${sessionId}`)
+    } else if (roll < 0.25 || openIds.length === 0) {
+      const sessionId = pick(sessions)
+      const since = proc.agent.updates.length
+      await proc.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+      proc.open.set(sessionId, { since, from: 1, own: new Set() })
+      trace.push(`load ${sessionId}`)
+    } else if (roll < 0.55) {
+      const sessionId = pick(openIds)
+      trace.push(
+        `prompt ${sessionId}: ${await promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView)}`,
+      )
+    } else if (roll < 0.7) {
+      // Two processes prompt one session at once: the pen lets one write, the other is told it is busy.
+      const sessionId = pick(openIds)
+      const other = pick(procs.filter((p) => p !== proc))
+      if (!other.open.has(sessionId)) {
+        const since = other.agent.updates.length
+        await other.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+        other.open.set(sessionId, { since, from: 1, own: new Set() })
+      }
+      const outcomes = await Promise.all([
+        promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView),
+        promptIn(other, sessionId, other.open.get(sessionId) as OpenView),
+      ])
+      if (!outcomes.includes('ok')) problems.push(`op ${op}: two prompts at once, neither wrote`)
+      trace.push(`race ${sessionId}: ${outcomes.join(' ')}`)
+    } else if (roll < 0.8) {
+      const source = pick(sessions)
+      try {
+        const forked = await proc.agent.agent.request('session/fork', {
+          sessionId: source,
+          cwd: CWD,
+          mcpServers: [],
+        })
+        const seedLength = (forked._meta as { dsh: { seedLength: number } }).dsh.seedLength
+        sessions.push(forked.sessionId)
+        proc.open.set(forked.sessionId, {
+          since: proc.agent.updates.length,
+          from: seedLength + 1,
+          own: new Set(),
+        })
+        trace.push(`fork ${source} -> ${forked.sessionId}`)
+      } catch (error) {
+        // A source whose writer died mid-turn ends inside that turn until someone writes it.
+        if (code(error).data?.code !== 'OPEN_TURN') throw error
+        trace.push(`fork ${source}: open turn`)
+      }
+    } else if (roll < 0.88 && openIds.length > 0) {
+      const sessionId = pick(openIds)
+      await proc.agent.agent.request('session/close', { sessionId })
+      proc.open.delete(sessionId)
+      trace.push(`close ${sessionId}`)
+    } else {
+      // SIGKILL, sometimes with a prompt in flight; a new process takes its place.
+      if (openIds.length > 0 && rand() < 0.6) {
+        const sessionId = pick(openIds)
+        void proc.agent.agent
+          .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `killed ${++texts}` }] })
+          .catch(() => {})
+        trace.push(`kill during a prompt of ${sessionId}`)
+      } else trace.push('kill')
+      // The prompt's line may meet the pipe closed: EPIPE then is expected, not an error.
+      proc.agent.child.stdin.on('error', () => {})
+      await proc.agent.kill()
+      kills++
+      procs[procs.indexOf(proc)] = await startProc(dir)
+    }
+  }
+
+  // Every client saw every event of its open sessions exactly once, as a replay shows it.
+  for (const proc of procs) {
+    for (const [sessionId, view] of proc.open) {
+      if (view.lastAck === undefined) continue
+      const { header, events } = readStore(dir, sessionId)
+      const projector = new UpdateProjector(sessionId, {
+        ...(header.title !== undefined && { headerTitle: header.title }),
+      })
+      const seen = proc.agent.updates.slice(view.since).filter((u) => u.sessionId === sessionId)
+      for (const event of events) {
+        if (event.seq > view.lastAck) break
+        const expected = projector
+          .updatesFor(event)
+          .filter((u) => /^(user|agent)_message_chunk$/.test(u.update.sessionUpdate))
+        if (event.seq < view.from) continue
+        const got = seen.filter(
+          (u) => seqOf(u) === event.seq && /^(user|agent)_message_chunk$/.test(u.update.sessionUpdate),
+        )
+        const ownPrompt =
+          event.type === 'user/message' && view.own.has(textOf(event.data as { content: unknown }))
+        // Live, a message streams in several chunks; a replay sends it whole: compare the text each
+        // kind adds up to (shown twice, it would be there twice) and the message ids.
+        const wanted = shown(ownPrompt ? [] : expected.map((u) => u.update as acp.SessionUpdate))
+        const saw = shown(got.map((u) => u.update))
+        if (saw !== wanted) {
+          problems.push(
+            `${sessionId} seq ${event.seq} (${event.type}): client saw ${saw}, a replay shows ${wanted}`,
+          )
+        }
+      }
+    }
+  }
+  for (const proc of procs) expect(await proc.agent.stop()).toBe(0)
+  for (const proc of procs) expect(proc.agent.audit.problems).toEqual([])
+
+  // Every acknowledged turn is in its file exactly once, in order; every file is whole and loads.
+  const own = new Map<string, SessionEvent[]>()
+  for (const sessionId of sessions) {
+    const { header, events } = readStore(dir, sessionId)
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+    own.set(sessionId, events.slice(header.seedLength ?? 0))
+  }
+  for (const ack of acks) {
+    const events = own.get(ack.sessionId) as SessionEvent[]
+    const end = events.find((e) => e.seq === ack.seq)
+    expect(end?.type, `ack ${ack.text} at ${ack.sessionId}:${ack.seq}`).toBe('turn/end')
+    const prompts = [...own.values()]
+      .flat()
+      .filter((e) => e.type === 'user/message' && textOf(e.data as { content: unknown }) === ack.text)
+    expect(prompts, ack.text).toHaveLength(1)
+    expect(prompts[0]?.data).toMatchObject({ turn: (end?.data as { turn?: number } | undefined)?.turn })
+  }
+  const checker = await startProc(dir)
+  for (const sessionId of sessions) {
+    await checker.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+  }
+  expect(await checker.agent.stop()).toBe(0)
+  expect(checker.agent.audit.problems).toEqual([])
+  expect(problems, `seed ${seed}:\n${trace.join('\n')}`).toEqual([])
+  return { acks: acks.length, kills }
+}
+
+/** What message chunks show: per kind, the text they add up to and their message ids. */
+function shown(updates: readonly acp.SessionUpdate[]): string {
+  const kinds = new Map<string, { text: string; ids: Set<string> }>()
+  for (const update of updates) {
+    if (update.sessionUpdate !== 'user_message_chunk' && update.sessionUpdate !== 'agent_message_chunk')
+      continue
+    const kind = kinds.get(update.sessionUpdate) ?? { text: '', ids: new Set() }
+    if (update.content.type === 'text') kind.text += update.content.text
+    kind.ids.add(String(update.messageId))
+    kinds.set(update.sessionUpdate, kind)
+  }
+  return JSON.stringify([...kinds].sort().map(([k, v]) => [k, v.text, [...v.ids]]))
+}
+
+function seqOf(update: acp.SessionNotification): number | undefined {
+  return (update._meta as { dsh?: { seq?: number } } | undefined)?.dsh?.seq
+}
+
+function textOf(data: { content: unknown }): string {
+  const content = data.content as { type: string; text?: string }[]
+  return content.map((c) => c.text ?? '').join('')
+}
+
+function readStore(dir: string, sessionId: string): { header: SessionHeader; events: SessionEvent[] } {
+  const text = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
+  expect(text.endsWith('\n'), `${sessionId}.jsonl ends with a newline`).toBe(true)
+  const lines = text.split('\n').slice(0, -1)
+  return { header: JSON.parse(lines[0] as string), events: lines.slice(1).map((line) => JSON.parse(line)) }
+}
+
+describe('several agent processes on one store (model-based)', () => {
+  it(
+    'two processes: random opens, prompts, races, forks, loads, closes and kills',
+    async () => {
+      const { acks } = await runModel(2, SEED)
+      expect(acks).toBeGreaterThan(0)
+    },
+    TIMEOUT_MS,
+  )
+
+  it(
+    'three processes: the same, with three writers',
+    async () => {
+      const { acks } = await runModel(3, SEED + 1)
+      expect(acks).toBeGreaterThan(0)
+    },
+    TIMEOUT_MS,
+  )
+})

@@ -1,0 +1,206 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type * as acp from '@agentclientprotocol/sdk/unstable'
+import { afterAll, afterEach, describe, expect, it } from 'vitest'
+import { AgentProcess } from '../support/agent-process.js'
+import { PROJECT_DIR } from '../support/project-dir.js'
+import { agentText } from './updates.js'
+
+// Several editor windows, one store: each window starts its own agent process (agent-shell starts
+// one per shell). Open is free, writing takes the pen, and a process catches up on what the others
+// appended before it writes.
+
+const CWD = PROJECT_DIR
+const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
+const scriptDir = mkdtempSync(join(tmpdir(), 'dsh-acp-multi-'))
+const SLOW_SCRIPT = join(scriptDir, 'slow.json')
+writeFileSync(
+  SLOW_SCRIPT,
+  JSON.stringify({
+    turns: [
+      [[{ text: 'working on it' }, { delayMs: 60_000 }, { text: ' never said' }]],
+      [[{ text: 'second turn answer' }]],
+    ],
+  }),
+)
+
+const agents: AgentProcess[] = []
+const dirs: string[] = []
+afterEach(async (t) => {
+  if (t.task.result?.state === 'fail') for (const agent of agents) console.error(agent.stderr)
+  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
+
+function store(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-multi-store-'))
+  dirs.push(dir)
+  return dir
+}
+
+async function start(storeDir: string, args: string[] = []): Promise<AgentProcess> {
+  const agent = new AgentProcess({ storeDir, args })
+  agents.push(agent)
+  await agent.initialize()
+  return agent
+}
+
+function prompt(agent: AgentProcess, sessionId: string, words: string) {
+  return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
+}
+
+/** The updates of `sessionId` the agent sent from index `from` on. */
+function updatesOf(agent: AgentProcess, sessionId: string, from = 0): acp.SessionNotification[] {
+  return agent.updates.slice(from).filter((u) => u.sessionId === sessionId)
+}
+
+function seqOf(update: acp.SessionNotification): number | undefined {
+  return (update._meta as { dsh?: { seq?: number } } | undefined)?.dsh?.seq
+}
+
+/** The user messages the updates show, in order, with their message ids. */
+function userMessages(
+  updates: readonly acp.SessionNotification[],
+): { text: string; messageId: string | undefined }[] {
+  return updates.flatMap((u) =>
+    u.update.sessionUpdate === 'user_message_chunk' && u.update.content.type === 'text'
+      ? [{ text: u.update.content.text, messageId: u.update.messageId ?? undefined }]
+      : [],
+  )
+}
+
+function storedEvents(dir: string, sessionId: string): { seq: number; type: string }[] {
+  const lines = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
+    .split('\n')
+    .slice(1, -1)
+  return lines.map((line) => JSON.parse(line))
+}
+
+/** Resolves once the agent has streamed some text for this session after `from`. */
+async function firstChunk(agent: AgentProcess, sessionId: string, from: number): Promise<void> {
+  while (!agentText(updatesOf(agent, sessionId, from))) {
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe('several processes on one store', () => {
+  it('agent-shell: A holds a session idle; B forks it, loads and prompts the child, prompts the parent; A next shows B’s turn first', async () => {
+    const dir = store()
+    const a = await start(dir)
+    const { sessionId: parent } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await prompt(a, parent, 'from A')
+
+    const b = await start(dir)
+    const forked = await b.agent.request('session/fork', { sessionId: parent, cwd: CWD, mcpServers: [] })
+    const child = forked.sessionId
+    expect(forked._meta).toEqual({ dsh: { parentSession: parent, seedLength: 6 } })
+    await b.agent.request('session/load', { sessionId: child, cwd: CWD, mcpServers: [] })
+    expect(userMessages(updatesOf(b, child)).map((m) => m.text)).toEqual(['from A'])
+    let from = b.updates.length
+    await prompt(b, child, 'in the child')
+    expect(agentText(updatesOf(b, child, from))).toContain('I remember 2 messages')
+
+    from = b.updates.length
+    const bTurn = await prompt(b, parent, 'from B')
+    expect(agentText(updatesOf(b, parent, from))).toContain('I remember 2 messages')
+
+    // A's view ends before B's turn: its next prompt first shows that turn, then runs its own.
+    from = a.updates.length
+    const aTurn = await prompt(a, parent, 'A again')
+    const seen = updatesOf(a, parent, from)
+    // The prompt's own text is not echoed live (the client has it); B's is, as a replay shows it.
+    expect(userMessages(seen)).toEqual([{ text: 'from B', messageId: expect.any(String) }])
+    expect(agentText(seen)).toMatch(/I remember 2 messages[\s\S]*I remember 3 messages/)
+    const seqs = seen.map(seqOf).filter((s) => s !== undefined)
+    expect(seqs).toEqual([...seqs].sort((x, y) => x - y))
+    expect(Math.min(...seqs)).toBe(8) // B's user/message (its turn/start, 7, shows nothing)
+    expect((bTurn._meta as { dsh: { seq: number } }).dsh.seq).toBe(12)
+    expect((aTurn._meta as { dsh: { seq: number } }).dsh.seq).toBe(18)
+    // The caught-up updates are those a replay shows for B's turn (the last marks how it ended).
+    const caught = seen.filter((u) => (seqOf(u) ?? 0) <= 12)
+    expect(caught.at(-1)?._meta).toMatchObject({ dsh: { turnEnd: { seq: 12, reason: 'completed' } } })
+
+    expect(storedEvents(dir, parent).map((e) => e.seq)).toEqual([...Array(18).keys()].map((i) => i + 1))
+    expect(await a.stop()).toBe(0)
+    expect(await b.stop()).toBe(0)
+    const c = await start(dir)
+    await c.agent.request('session/load', { sessionId: parent, cwd: CWD, mcpServers: [] })
+    expect(userMessages(updatesOf(c, parent)).map((m) => m.text)).toEqual(['from A', 'from B', 'A again'])
+    expect(await c.stop()).toBe(0)
+    expect([...a.audit.problems, ...b.audit.problems, ...c.audit.problems]).toEqual([])
+  })
+
+  it('a prompt while a turn runs in another process is refused with -32010 naming it; nothing is written; after it ends, its turn shows first', async () => {
+    const dir = store()
+    const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const b = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+
+    const running = prompt(a, sessionId, 'slow one')
+    await firstChunk(a, sessionId, 0)
+    const before = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
+    await expect(prompt(b, sessionId, 'refused')).rejects.toMatchObject({
+      code: -32010,
+      message: expect.stringContaining(`busy in process ${a.child.pid}`),
+      data: { code: 'SESSION_LOCKED', sessionId, pid: a.child.pid },
+    })
+    await expect(
+      b.agent.request('session/set_mode', { sessionId, modeId: 'read-only' }),
+    ).rejects.toMatchObject({ code: -32010, data: { pid: a.child.pid } })
+    expect(readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')).toBe(before)
+
+    await a.agent.notify('session/cancel', { sessionId })
+    expect((await running).stopReason).toBe('cancelled')
+    const from = b.updates.length
+    const answer = await prompt(b, sessionId, 'now me')
+    expect(answer.stopReason).toBe('end_turn')
+    const seen = updatesOf(b, sessionId, from)
+    expect(userMessages(seen).map((m) => m.text)).toEqual(['slow one'])
+    expect(agentText(seen)).toBe('working on itsecond turn answer')
+    expect(storedEvents(dir, sessionId).filter((e) => e.type === 'turn/end')).toHaveLength(2)
+    expect([...a.audit.problems, ...b.audit.problems]).toEqual([])
+  })
+
+  it('a session/set_mode arriving while the view is stale shows what the other process appended first', async () => {
+    const dir = store()
+    const a = await start(dir)
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const b = await start(dir)
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    await prompt(a, sessionId, 'from A')
+    const from = b.updates.length
+    await b.agent.request('session/set_mode', { sessionId, modeId: 'read-only' })
+    const seen = updatesOf(b, sessionId, from)
+    expect(userMessages(seen).map((m) => m.text)).toEqual(['from A'])
+    const last = seen.at(-1)
+    expect(last?.update.sessionUpdate).toMatch(/current_mode_update|config_option_update/)
+    expect(seqOf(last as acp.SessionNotification)).toBe(7)
+    expect([...a.audit.problems, ...b.audit.problems]).toEqual([])
+  })
+})
+
+describe('a rewind and the other processes with the session open', () => {
+  it('B rewinds a session A has open: A is told to load it again (-32015), and after the load goes on from the rewound history', async () => {
+    const dir = store()
+    const a = await start(dir)
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await prompt(a, sessionId, 'keep this')
+    await prompt(a, sessionId, 'undo this')
+    const b = await start(dir, ['--id-prefix', 'ses_b'])
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    await prompt(b, sessionId, '/rewind')
+    await expect(prompt(a, sessionId, 'from the old view')).rejects.toMatchObject({ code: -32015 })
+    const from = a.updates.length
+    await a.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const replayed = agentText(updatesOf(a, sessionId, from))
+    expect(replayed).toContain('keep this')
+    expect(replayed).not.toContain('undo this')
+    expect((await prompt(a, sessionId, 'after the load')).stopReason).toBe('end_turn')
+    const file = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
+    expect(file).toContain('after the load')
+    expect(file).not.toContain('undo this')
+  })
+})
