@@ -344,6 +344,7 @@ export class AgentService {
         compaction: this.compaction,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
+        restoreFiles: (request) => this.restoreFiles(request),
       },
       signal,
     )

@@ -1,4 +1,5 @@
 import { branchTitle, rewindPoints, type Session, type SessionStore } from '../../session/index.js'
+import type { FileRestoreReport, RestoreFiles } from '../checkpoints/restore-contract.js'
 import { afterTurnEnds } from './after-turn.js'
 
 /**
@@ -6,8 +7,9 @@ import { afterTurnEnds } from './after-turn.js'
  * with neither rewind extension. The command's own turn cannot be rewound while it runs, so it
  * answers what it will do and the rewind happens once its turn has ended and is durable, before
  * the prompt is answered: the session then holds what it held before the N-th last prompt (this
- * `/rewind` turn goes too), and everything removed is kept in an archived branch session. Files
- * are not restored (the `_session/rewind` methods do that).
+ * `/rewind` turn goes too), and everything removed is kept in an archived branch session. The
+ * files the built-in tools changed in the undone turns are put back first (a file changed since
+ * by someone else is left and named; what commands changed is not restored), as the answer says.
  */
 export const rewindCommand = {
   name: 'rewind',
@@ -19,11 +21,13 @@ export const rewindCommand = {
     sessions,
     args,
     turnStart,
+    restoreFiles,
   }: {
     readonly session: Session
     readonly sessions: SessionStore
     readonly args: string
     readonly turnStart: number
+    readonly restoreFiles?: RestoreFiles
   }): Promise<string> {
     const text = args.trim()
     if (text !== '' && !/^[1-9]\d{0,5}$/.test(text)) {
@@ -41,15 +45,38 @@ export const rewindCommand = {
       return `Cannot rewind before the first ${seed} events: this session was forked from ${session.header.parentSession} with them. Fork ${session.header.parentSession} there instead.`
     }
     const title = branchTitle(session)
+    // What the restore will do, said now; it runs once this turn has ended (no turn may run then).
+    const preview = restoreFiles
+      ? await restoreFiles({ session, boundary: target.boundary, dryRun: true }).catch(() => undefined)
+      : undefined
     afterTurnEnds(session, async () => {
       const live = sessions.get(session.id)
-      if (live) await sessions.rewind(live, target.boundary)
+      if (!live) return
+      if (preview) await restoreFiles?.({ session: live, boundary: target.boundary, dryRun: false })
+      await sessions.rewind(live, target.boundary)
     })
     const quoted = target.text.length > 60 ? `${target.text.slice(0, 59)}…` : target.text
     return [
       `Rewound ${count === 1 ? 'the last prompt' : `the last ${count} prompts`}: the conversation goes on from before ${JSON.stringify(quoted)} (seq ${target.boundary}).`,
       `What was removed (and this /rewind) is kept in the archived session "${title}".`,
-      'Files changed by tools are not restored.',
+      filesSaid(preview),
     ].join(' ')
   },
+}
+
+/** What the answer says of the files, from the restore's dry run. */
+function filesSaid(report: FileRestoreReport | undefined): string {
+  if (!report) return 'Files changed by tools are not restored.'
+  const said: string[] = []
+  const changed = report.restored.length + report.removed.length
+  said.push(
+    changed === 0
+      ? 'No file the tools changed needs restoring.'
+      : `Files the tools changed are put back (${report.restored.length} restored, ${report.removed.length} removed).`,
+  )
+  if (report.conflicts.length > 0) {
+    said.push(`Left as they are: ${report.conflicts.map((c) => `${c.path} (${c.reason})`).join('; ')}.`)
+  }
+  if (report.commandsRan) said.push('Commands ran in those turns: what they changed is not restored.')
+  return said.join(' ')
 }

@@ -5,6 +5,7 @@ import {
   type SessionStore,
   type SessionUpdate,
 } from '../../session/index.js'
+import type { RestoreFiles } from '../checkpoints/restore-contract.js'
 import { compactCommand } from '../compaction/compact-command.js'
 import type { CompactionResult } from '../compaction/compactor.js'
 import { rewindCommand } from '../rewind/rewind-command.js'
@@ -24,6 +25,8 @@ export interface CommandContext {
   readonly signal: AbortSignal
   /** Compacts the conversation through the boundary before this turn (compact-command.ts). */
   readonly compact: (instructions: string) => Promise<CompactionResult>
+  /** Puts the files the session's tools changed back as they were at a boundary (absent: cannot). */
+  readonly restoreFiles?: RestoreFiles
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   titleUpdate,
 } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
+import type { RestoreFiles } from '../checkpoints/restore-contract.js'
 import { compactionNotice } from '../compaction/compaction-notice.js'
 import { type CompactionSettings, type RequestShape, TurnCompaction } from '../compaction/turn-compaction.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
@@ -52,6 +53,8 @@ export interface TurnRunOptions {
   readonly onSendError?: (error: unknown) => void
   /** Where the file tools record their changes, for a rewind to restore (absent: nowhere). */
   readonly checkpoints?: FileCheckpoints
+  /** Restores what they recorded (`/rewind`); absent: commands cannot. */
+  readonly restoreFiles?: RestoreFiles
   /** When the conversation is compacted by itself (compaction/turn-compaction.ts). Default: never. */
   readonly compaction?: CompactionSettings
 }
@@ -149,6 +152,7 @@ export class TurnRun {
         send: (update, seq) => this.send(update, seq),
         signal: this.signal,
         compact: (instructions) => this.compactor().run('command', this.requestShape(), { instructions }),
+        ...(this.options.restoreFiles && { restoreFiles: this.options.restoreFiles }),
       })
     } catch (error) {
       reply = `/${command.name} failed: ${errorMessage(error)}`
