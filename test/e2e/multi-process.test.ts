@@ -204,3 +204,24 @@ describe('a rewind and the other processes with the session open', () => {
     expect(file).not.toContain('undo this')
   })
 })
+
+describe('catching up shows what another process appended as a replay shows it', () => {
+  it('a /compact made in B reaches A, whose client shows compactions, as a compaction_update', async () => {
+    const dir = store()
+    const a = new AgentProcess({ storeDir: dir })
+    agents.push(a)
+    await a.initialize({ session: { compaction: {} } } as acp.ClientCapabilities)
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    await prompt(a, sessionId, 'one')
+    const b = await start(dir, ['--id-prefix', 'ses_b'])
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    await prompt(b, sessionId, '/compact')
+    const from = a.updates.length
+    await prompt(a, sessionId, 'two')
+    const kinds = updatesOf(a, sessionId, from).map((n) => n.update.sessionUpdate as string)
+    expect(kinds).toContain('compaction_update')
+    expect(kinds.indexOf('compaction_update')).toBeLessThan(kinds.lastIndexOf('agent_message_chunk'))
+    expect(kinds).not.toContain('tool_call')
+    expect(a.audit.problems).toEqual([])
+  })
+})

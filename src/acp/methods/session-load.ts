@@ -1,14 +1,12 @@
-import { type SessionEvent, type SessionHeader, UpdateProjector } from '../../session/index.js'
+import type { SessionEvent, SessionHeader, UpdateProjector } from '../../session/index.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
-import { supportsCompaction } from '../views/compaction-capability.js'
-import { configUpdates, sessionSetup } from '../views/config-options.js'
-import { ReplayTurnEnds } from '../views/replay-turn-ends.js'
+import { sessionSetup } from '../views/config-options.js'
+import { replayOutput, replayProjector } from '../views/replay-output.js'
 import { announceLoadedSession } from '../views/session-announce.js'
-import { subagentReplay } from '../views/subagent-replay.js'
 
 /**
  * `session/load`: makes the session live and replays its whole history (the store's projection,
@@ -31,25 +29,12 @@ export const sessionLoadMethod = defineMethod({
     const servers = mcpServerConfigs('session/load', params.mcpServers)
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
     let projector: UpdateProjector | undefined
-    const projectorFor = (header: SessionHeader) =>
-      new UpdateProjector(header.id, {
-        configUpdates: configUpdates(call.agent),
-        compactionUpdates: supportsCompaction(call.client),
-        ...(header.title !== undefined && { headerTitle: header.title }),
-      })
     let replayed = 0
     let lastSent: Promise<void> | undefined
     // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
-    const subagents = subagentReplay(call)
-    // Each turn's last update waits for the next event, to carry how the turn ended.
-    const turnEnds = new ReplayTurnEnds((event, updates) => {
-      if (subagents) return subagents.send(event, updates)
-      let sent: Promise<void> | undefined
-      for (const update of updates) sent = call.notify(update, event)
-      return sent
-    })
+    const { turnEnds, subagents } = replayOutput(call)
     const send = (event: SessionEvent, header: SessionHeader) => {
-      projector ??= projectorFor(header)
+      projector ??= replayProjector(call, header)
       // A stored line is lent during the read's call only: its long strings are copied now or never.
       lastSent = turnEnds.push(event, projector.updatesFor(event)) ?? lastSent
       replayed = event.seq

@@ -1,8 +1,6 @@
-import { type Session, type SessionEvent, UpdateProjector } from '../../session/index.js'
+import type { Session, SessionEvent, UpdateProjector } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { configUpdates } from './config-options.js'
-import { ReplayTurnEnds } from './replay-turn-ends.js'
-import { subagentReplay } from './subagent-replay.js'
+import { replayOutput, replayProjector } from './replay-output.js'
 
 /**
  * Sends this client what it missed of `session`: the events this process caught up on (other
@@ -14,18 +12,8 @@ import { subagentReplay } from './subagent-replay.js'
 export async function sendCaughtUp(call: CallContext, session: Session): Promise<void> {
   const ranges = call.sessions.takeCaughtUp(session)
   if (ranges.length === 0) return
-  const { header } = session
-  const projector = new UpdateProjector(session.id, {
-    configUpdates: configUpdates(call.agent),
-    ...(header.title !== undefined && { headerTitle: header.title }),
-  })
-  const subagents = subagentReplay(call)
-  const turnEnds = new ReplayTurnEnds((event, updates) => {
-    if (subagents) return subagents.send(event, updates)
-    let sent: Promise<void> | undefined
-    for (const update of updates) sent = call.notify(update, event)
-    return sent
-  })
+  const projector = replayProjector(call, session.header)
+  const { turnEnds, subagents } = replayOutput(call)
   let last: Promise<void> | undefined
   let fed = 0
   let sawUserMessage = false
