@@ -1,14 +1,7 @@
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  chunk,
-  completionStream,
-  type FakeOpenAi,
-  type FakeScript,
-  fakeModelArgs,
-  startFakeOpenAi,
-} from '../support/fake-openai.js'
+import { describe, expect, it } from 'vitest'
+import { chunk, completionStream, type FakeScript, fakeServerPerTest } from '../support/fake-openai.js'
 import { deferred, until } from '../support/openai-wire.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
 import { normalizeAnyWorkDir } from '../support/snapshot-normalize.js'
@@ -26,22 +19,14 @@ import type { WireEntry } from '../support/wire-audit.js'
  * round trip through the editor and for cancels mid-stream and mid-tool.
  */
 
-let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await fake?.close()
-  fake = undefined
-})
-
-async function modelArgs(script: FakeScript): Promise<string[]> {
-  fake = await startFakeOpenAi(script)
-  return fakeModelArgs(fake)
-}
+const fake = fakeServerPerTest()
+const modelArgs = (script: FakeScript) => fake.args(script)
 
 /** The request bodies the fake server received, one JSON document (reviewed like the transcript). */
 async function expectModelRequests(scenario: string): Promise<void> {
   const bodies = `${normalizeAnyWorkDir(
     JSON.stringify(
-      fake?.requests.map((r) => r.body),
+      fake.server?.requests.map((r) => r.body),
       null,
       2,
     ),
@@ -115,7 +100,7 @@ describe('openai transcript snapshots', () => {
       })
       await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
-    expect(fake?.requests).toHaveLength(3)
+    expect(fake.server?.requests).toHaveLength(3)
     await expectScenarioSnapshot('openai-tool-round-trip', output)
     await expectModelRequests('openai-tool-round-trip')
   })
@@ -158,7 +143,7 @@ describe('openai transcript snapshots', () => {
       )
       await agent.agent.notify('session/cancel', { sessionId })
       expect((await streaming).stopReason).toBe('cancelled')
-      await fake?.requests[0]?.closed
+      await fake.server?.requests[0]?.closed
 
       const tooling = prompt(agent, sessionId, 'now write b.txt')
       await permissionAsked.promise
@@ -168,7 +153,7 @@ describe('openai transcript snapshots', () => {
       await until(() => answered(agent.audit.entries, 'session/request_permission'))
       await agent.agent.request('session/load', { sessionId, cwd: agent.cwd, mcpServers: [] })
     })
-    expect(fake?.requests[0]?.clientHungUp).toBe(true)
+    expect(fake.server?.requests[0]?.clientHungUp).toBe(true)
     await expectScenarioSnapshot('openai-cancel', output)
     await expectModelRequests('openai-cancel')
   })

@@ -1,15 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
-import {
-  completionStream,
-  type FakeOpenAi,
-  type FakeScript,
-  fakeModelArgs,
-  startFakeOpenAi,
-} from '../support/fake-openai.js'
+import { completionStream, type FakeScript, fakeServerPerTest } from '../support/fake-openai.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
 import { expectScenarioSnapshot, runScenario, type Scenario } from '../support/snapshot-scenario.js'
 
@@ -21,16 +15,8 @@ import { expectScenarioSnapshot, runScenario, type Scenario } from '../support/s
  * `session/load` that replays what the log holds.
  */
 
-let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await fake?.close()
-  fake = undefined
-})
-
-async function modelArgs(script: FakeScript): Promise<string[]> {
-  fake = await startFakeOpenAi(script)
-  return fakeModelArgs(fake)
-}
+const fake = fakeServerPerTest()
+const modelArgs = (script: FakeScript) => fake.args(script)
 
 const FORMS: acp.ClientCapabilities = { elicitation: { form: {} } }
 const ASKING_SERVER = readFileSync(resolve(import.meta.dirname, '../support/mcp/asking-server.mjs'), 'utf8')

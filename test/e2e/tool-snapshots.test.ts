@@ -1,11 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  completionStream,
-  type FakeOpenAi,
-  type FakeScript,
-  fakeModelArgs,
-  startFakeOpenAi,
-} from '../support/fake-openai.js'
+import { describe, expect, it } from 'vitest'
+import { completionStream, type FakeScript, fakeServerPerTest } from '../support/fake-openai.js'
 import { newSession, prompt } from '../support/snapshot-client.js'
 import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenario.js'
 
@@ -15,16 +9,8 @@ import { expectScenarioSnapshot, runScenario } from '../support/snapshot-scenari
  * followed by a `session/load` that replays them.
  */
 
-let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await fake?.close()
-  fake = undefined
-})
-
-async function modelArgs(script: FakeScript): Promise<string[]> {
-  fake = await startFakeOpenAi(script)
-  return fakeModelArgs(fake)
-}
+const fake = fakeServerPerTest()
+const modelArgs = (script: FakeScript) => fake.args(script)
 
 describe('tool call transcript snapshots', () => {
   it('tool-edit-diff: an edit asks permission, runs through the editor and ends with its diff', async () => {

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { afterEach } from 'vitest'
 
 /** One step of a scripted streaming answer. */
 export type FakeStreamStep =
@@ -53,6 +54,30 @@ export type FakeScript = readonly FakeReply[] | ((request: RecordedRequest, inde
 /** The dsh-acp arguments that point its openai provider at `fake` (model name `fake-model`). */
 export function fakeModelArgs(fake: FakeOpenAi): string[] {
   return ['--model', 'openai', '--base-url', fake.url, '--model-name', 'fake-model']
+}
+
+/**
+ * One fake server per test of the calling file: `args(script)` starts it and answers the agent's
+ * flags for it; `server` is the running one; each is closed after its test.
+ */
+export function fakeServerPerTest(): {
+  args(script: FakeScript): Promise<string[]>
+  readonly server: FakeOpenAi | undefined
+} {
+  let fake: FakeOpenAi | undefined
+  afterEach(async () => {
+    await fake?.close()
+    fake = undefined
+  })
+  return {
+    async args(script) {
+      fake = await startFakeOpenAi(script)
+      return fakeModelArgs(fake)
+    },
+    get server() {
+      return fake
+    },
+  }
 }
 
 /**
