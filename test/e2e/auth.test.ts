@@ -184,6 +184,32 @@ describe('a bad configuration file', () => {
   })
 })
 
+describe('a bad configuration file, to a client that shows notices', () => {
+  it('is told as one error notice naming the file and the pointer, not as an agent message', async () => {
+    home = new ConfigHome()
+    home.writeConfig({ limits: { maxSteps: 0 } })
+    agent = new AgentProcess({ env: home.env() })
+    await agent.initialize({ session: { notices: {} } } as acp.ClientCapabilities)
+    const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
+    await agent.agent.request('session/list', {})
+    const mine = agent.updates.filter((n) => n.sessionId === created.sessionId)
+    const notices = mine
+      .map(
+        (n) => n.update as { sessionUpdate: string; severity?: string; title?: string; description?: string },
+      )
+      .filter((u) => u.sessionUpdate === 'notice')
+    expect(notices).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        title: `dsh-acp ignored its configuration file ${home.configFile}`,
+        description: expect.stringContaining('/limits/maxSteps'),
+      }),
+    ])
+    expect(agentText(mine)).not.toContain('ignored its configuration file')
+    expect(agent.audit.problems).toEqual([])
+  })
+})
+
 describe("the configuration's MCP servers and default mode", () => {
   it("offers the file's MCP servers to every session (the client's of the same name win) and starts sessions in its default mode", async () => {
     home = new ConfigHome()
