@@ -97,7 +97,7 @@ export const CORE_EVENTS = {
   },
   'session/archived': {
     description:
-      'Standalone, between turns: the session was archived (true) or unarchived (false). An archived session is left out of session/list unless the request asks for archived ones; it still loads and forks. The last one holds.',
+      'Standalone, between turns: the session was archived (true) or unarchived (false). An archived session is left out of session/list unless the request asks for archived ones; it still loads and forks. The last one holds; a fork child does not inherit it. A dsh-acp older than 0.3 refuses a file holding it (an unknown core type, CORRUPT_SESSION naming its seq) rather than misread it.',
     required: { archived: boolean },
   },
   'context/compaction': {
