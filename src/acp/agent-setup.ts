@@ -1,4 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk'
+import type { Notice } from '../agent/index.js'
 
 /**
  * What the process that runs the server knows about its set-up (configuration files, stored
@@ -28,11 +29,7 @@ export interface SetupOffer {
   /** Text for the user (configuration problems), sent as an agent message after the answer. */
   readonly message?: string
   /** The same as a notice, for a client that shows them (`session.notices`). */
-  readonly notice?: {
-    readonly severity: 'info' | 'warning' | 'error'
-    readonly title: string
-    readonly description?: string
-  }
+  readonly notice?: Notice
 }
 
 /** No configuration: no auth methods beyond an `agent` one that always succeeds, nothing offered. */

@@ -1,3 +1,4 @@
+import type { Notice } from '../../agent/index.js'
 /** One reason a configuration file (or part of it) was not used. */
 export interface ConfigProblem {
   /** The file, as an absolute path. */
@@ -14,18 +15,11 @@ export function describeProblem(problem: ConfigProblem): string {
   return `${where}: ${problem.message}`
 }
 
-/** What the notices channel shows (ACP `notice`, or an agent message where the client lacks it). */
-export interface ConfigNotice {
-  readonly severity: 'info' | 'warning' | 'error'
-  readonly title: string
-  readonly description?: string
-}
-
 /**
  * The notice for configuration problems found at start: undefined when there are none. Pure: the
  * caller decides where it goes (a `notice` update, else an agent message).
  */
-export function configProblemsNotice(problems: readonly ConfigProblem[]): ConfigNotice | undefined {
+export function configProblemsNotice(problems: readonly ConfigProblem[]): Notice | undefined {
   if (problems.length === 0) return undefined
   const files = [...new Set(problems.map((p) => p.file))]
   return {
@@ -39,6 +33,6 @@ export function configProblemsNotice(problems: readonly ConfigProblem[]): Config
 }
 
 /** The notice as the text of one agent message (for clients without `session.notices`). */
-export function noticeAsMessage(notice: ConfigNotice): string {
+export function noticeAsMessage(notice: Notice): string {
   return `**${notice.title}**${notice.description === undefined ? '' : `\n\n${notice.description}`}\n`
 }
