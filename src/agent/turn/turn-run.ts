@@ -211,7 +211,7 @@ export class TurnRun {
         }
       }
     }
-    this.recordAssistant(step, streamed, effectiveConfig(options.configSpecs, session.config).model)
+    this.recordAssistant(step, streamed, shape.model)
     const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
     const ending = this.endingOf(streamed)
     if (ending === undefined) {
@@ -230,7 +230,7 @@ export class TurnRun {
    * What the turn's next model request offers: the tools the mode (and the client) allows, the
    * session's model, and the system prompt for them.
    */
-  private requestShape(): RequestShape {
+  private requestShape(): RequestShape & { readonly model: string } {
     const { options, session } = this
     const mode = options.permissions.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
@@ -239,7 +239,7 @@ export class TurnRun {
       .specs((tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true))
     return {
       tools,
-      ...(config.model !== undefined && { model: config.model }),
+      model: config.model,
       ...(config.thoughtLevel !== undefined && { thoughtLevel: config.thoughtLevel }),
       ...(options.systemPrompt && { system: options.systemPrompt(session, mode, tools) }),
     }
