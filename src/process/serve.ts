@@ -65,11 +65,9 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     subagents: options.subagents,
     compaction: {
       ...(options.compactAt !== undefined && { compactAt: options.compactAt }),
-      // The one place the context window comes from: the flag, the configuration, else the table.
-      contextWindow: (model) => {
-        const id = model ?? start.provider.models?.[0]?.id ?? start.provider.name
-        return options.contextWindow ?? start.provider.contextWindow?.(id)
-      },
+      // The provider's, as usage_update's size: the flag, the configuration, else the table.
+      contextWindow: (model) =>
+        start.provider.contextWindow?.(model ?? start.provider.models?.[0]?.id ?? start.provider.name),
     },
     ...(start.setup && { setup: start.setup }),
     ...(start.defaultMode !== undefined && { defaultMode: start.defaultMode }),
