@@ -176,7 +176,7 @@ export const suite = {
             model: 'fake-model',
             signal: new AbortController().signal,
             send: () => {},
-            wire: true,
+
             window: WINDOW,
           },
           ask,

@@ -1,6 +1,6 @@
 import type { CancellationToken, Disposable } from 'vscode-jsonrpc'
 import type { AgentService } from '../agent/service.js'
-import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
+import type { ClientBridge } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
 import type { AgentSetup } from './agent-setup.js'
@@ -10,10 +10,10 @@ import {
   createClientBridge,
   type PermissionTarget,
 } from './client/client-bridge.js'
-import type { ClientState } from './method.js'
-import { planForClient } from './views/plan-view.js'
+import type { ClientState } from './client-state.js'
+import { ClientView } from './views/client-view.js'
 import { splicedLine } from './views/stored-line-splice.js'
-import { openSubagentView } from './views/subagent-view.js'
+import { openSubagentChannel } from './views/subagent-view.js'
 
 /** What a method handler may use for one call. */
 export interface CallContext {
@@ -27,15 +27,18 @@ export interface CallContext {
   readonly signal: AbortSignal
   /** What the client said in `initialize`; undefined until `initialize` succeeded. */
   readonly client: ClientState | undefined
+  /** What this client sees (the only place deciding it): made from its `initialize`. */
+  readonly view: ClientView
   /** Records the client's `initialize` (only `initialize` calls this). */
   setClient(state: ClientState): void
   /** The capabilities of every registered method. */
   capabilities(): AgentCapabilities
   /**
-   * Sends one `session/update` notification, in order with everything else written. Resolves when
-   * it was handed to the output (later when the output pushes back); never rejects. `from`: the
-   * stored event the update was projected from; while its backend lends the line it was parsed
-   * from (`storedLineOf`), long strings the two share are copied from the line's bytes.
+   * Sends one canonical `session/update` notification as this client's {@link view} renders it
+   * (none, one or several), in order with everything else written. Resolves when the last was
+   * handed to the output (later when the output pushes back); never rejects. `from`: the stored
+   * event the update was projected from; while its backend lends the line it was parsed from
+   * (`storedLineOf`), long strings the two share are copied from the line's bytes.
    */
   notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void>
   /**
@@ -46,11 +49,10 @@ export interface CallContext {
   /**
    * Editor-side services for tools of `sessionId`, as far as the client advertised them; its
    * permission requests are asked as `permissionTarget` says (default: on `sessionId`, about the
-   * request's own tool call).
+   * request's own tool call). Its `subagent` shows a subagent the session spawns as the view
+   * decides (see `openSubagentChannel`).
    */
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
-  /** How a subagent spawned by a turn is shown to this client (see `openSubagentView`). */
-  openSubagent(link: SubagentLink): SubagentView
 }
 
 /** What the calls of one connection share; made once per connection. */
@@ -60,6 +62,8 @@ export interface CallScope {
   readonly setup: AgentSetup
   /** Set by `initialize` (or by an `initialize` answered before the connection existed). */
   client: ClientState | undefined
+  /** Made with {@link client}, anew at each `initialize`. */
+  view: ClientView
   readonly wire: NdjsonConnection
   /** Our requests to the client, through `wire`. */
   readonly send: ClientRequestSender
@@ -106,8 +110,13 @@ export class Call implements CallContext {
     return this.scope.client
   }
 
+  get view(): ClientView {
+    return this.scope.view
+  }
+
   setClient(state: ClientState): void {
     this.scope.client = state
+    this.scope.view = new ClientView(state)
   }
 
   capabilities(): AgentCapabilities {
@@ -117,11 +126,14 @@ export class Call implements CallContext {
   // Straight to the wire, not refused once the input ended: a load or prompt still running after
   // stdin EOF streams its updates before its response.
   notify(notification: SessionUpdateNotification, from?: SessionEvent): Promise<void> {
-    const update = planForClient(notification, this.scope.client)
-    const line = from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from)
-    return this.scope.wire.notify('session/update', update, line).catch((error: Error) => {
-      this.scope.warn(`session/update not sent: ${error.message}`)
-    })
+    let sent = Promise.resolve()
+    for (const update of this.scope.view.render(notification)) {
+      const line = from && splicedLine({ jsonrpc: '2.0', method: 'session/update', params: update }, from)
+      sent = this.scope.wire.notify('session/update', update, line).catch((error: Error) => {
+        this.scope.warn(`session/update not sent: ${error.message}`)
+      })
+    }
+    return sent
   }
 
   afterResponse(task: () => void): void {
@@ -130,7 +142,7 @@ export class Call implements CallContext {
   }
 
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {
-    return createClientBridge(
+    const bridge = createClientBridge(
       this.scope.send,
       this.scope.client,
       sessionId,
@@ -140,10 +152,7 @@ export class Call implements CallContext {
           this.scope.warn(`${method} not sent: ${error.message}`)
         }),
     )
-  }
-
-  openSubagent(link: SubagentLink): SubagentView {
-    return openSubagentView(this, link)
+    return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
   }
 
   /** What `afterResponse` collected (emptied). */

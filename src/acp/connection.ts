@@ -9,6 +9,7 @@ import type { ClientState } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { validateParams } from './validate-params.js'
+import { ClientView } from './views/client-view.js'
 import { configUpdates } from './views/config-options.js'
 import { warmLoadPath } from './views/load-warmup.js'
 
@@ -90,6 +91,7 @@ export class AcpConnection {
       agent: server.services.agent,
       setup: server.config.setup ?? NO_SETUP,
       client: options.client,
+      view: new ClientView(options.client),
       wire,
       send: (method, params, signal) =>
         wire.request(method, params, signal, CANCELLED_ON_THE_WIRE.has(method) && ACP_OUTBOUND_CANCEL),

@@ -1,5 +1,5 @@
 import { ResponseError } from 'vscode-jsonrpc'
-import { AgentError, AgentErrorCode } from '../agent/errors.js'
+import { AgentError, AgentErrorCode, MODEL_FAILED_CODE } from '../agent/errors.js'
 import { SessionError, SessionErrorCode } from '../session/index.js'
 
 /** JSON-RPC and ACP error codes, plus dsh-acp's own (implementation-defined, -32010..-32029). */
@@ -27,7 +27,7 @@ export const ErrorCode = {
   /** Another process replaced or removed this session's file since it was opened here: load it again. */
   SessionChanged: -32015,
   /** The model failed; the turn ended with `error` and is recorded. */
-  ModelFailed: -32020,
+  ModelFailed: MODEL_FAILED_CODE,
 } as const
 
 /** A protocol error with a numeric code, sent to the client verbatim. */

@@ -1,13 +1,7 @@
-import type * as acp from '@agentclientprotocol/sdk'
 import type { CallContext } from './call-context.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
-/** What the client said about itself in `initialize`. */
-export interface ClientState {
-  readonly protocolVersion: number
-  readonly capabilities: acp.ClientCapabilities
-  readonly info?: acp.Implementation
-}
+export type { ClientState } from './client-state.js'
 
 /** An extension method: ACP reserves names that start with `_` for them. */
 export type ExtensionMethodName = `_${string}`

@@ -9,6 +9,12 @@ export const AgentErrorCode = {
   UNSUPPORTED_CONTENT: 'UNSUPPORTED_CONTENT',
 } as const
 
+/**
+ * The JSON-RPC error code of a turn the model failed (ACP `session/prompt` answers it with this
+ * code, and a failed subagent's `idle` state carries it).
+ */
+export const MODEL_FAILED_CODE = -32020
+
 export type AgentErrorCode = (typeof AgentErrorCode)[keyof typeof AgentErrorCode]
 
 /** Every failure the agent layer raises itself. `data` names what the caller needs to act. */

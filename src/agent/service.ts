@@ -292,7 +292,7 @@ export class AgentService {
     } finally {
       request.signal.removeEventListener('abort', onAbort)
       this.running.delete(session.id)
-      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate, request.notices)
+      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
       await pen.release()
     }
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
@@ -331,8 +331,8 @@ export class AgentService {
         permissions,
         beforeStep: (send, stepSignal) => {
           const waiting = this.mcp.starting(session.id, stepSignal)
-          if (!waiting) return this.mcp.flush(session, send, request.notices)
-          return waiting.then(() => this.mcp.flush(session, send, request.notices))
+          if (!waiting) return this.mcp.flush(session, send)
+          return waiting.then(() => this.mcp.flush(session, send))
         },
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,

@@ -153,6 +153,12 @@ export interface ClientBridge {
   readonly terminal?: TerminalBridge
   /** ACP `elicitation/create`, when the client advertised `elicitation.form` or `elicitation.url`. */
   readonly elicitation?: ElicitationBridge
+  /**
+   * Where the turn of a subagent this session spawned goes: its updates (canonical, as any turn's)
+   * and its editor services. The protocol layer's view of the client decides how the child is
+   * shown. Absent: the child runs unseen, with this bridge's services.
+   */
+  readonly subagent?: (link: SubagentLink) => SubagentChannel
 }
 
 /** A question for the user (ACP `elicitation/create` without its session scope). */
@@ -224,18 +230,8 @@ export interface TurnRequest {
   /** Streams one `session/update` to the client; `seq` is the event it belongs to. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
   readonly client: ClientBridge
-  /**
-   * The client advertised `clientCapabilities.session.notices`: notices go out as `notice` updates.
-   * Default false: only those that matter to the conversation become agent messages (notices.ts).
-   */
-  readonly notices?: boolean
   /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
   readonly commands?: boolean
-  /**
-   * The client advertised `clientCapabilities.session.compaction`: compactions are sent as
-   * `compaction_update`s, else as a `think` tool call. Default false.
-   */
-  readonly compactionUpdates?: boolean
   /**
    * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
    * prompt the client did not send. Default false.
@@ -261,8 +257,6 @@ export interface TurnRequest {
    * are now (its mode and "always" answers). Default: none beyond the session's own.
    */
   readonly ceiling?: LivePermissions
-  /** How the editor is shown a subagent this turn spawns. Absent: children run unseen. */
-  readonly openSubagent?: (link: SubagentLink) => SubagentView
 }
 
 /** A subagent a delegation spawned: the child session and the parent's tool call it answers. */
@@ -277,14 +271,12 @@ export interface SubagentLink {
   readonly task: string
 }
 
-/** Where a subagent's turn goes on the wire (the protocol layer decides how it is shown). */
-export interface SubagentView {
-  /** The child's own `session/update`s, each with the seq of the child's event. */
+/** Where a subagent's turn goes (the protocol layer decides how it is shown). */
+export interface SubagentChannel {
+  /** The child's own canonical `session/update`s, each with the seq of the child's event. */
   readonly sendUpdate: (update: SessionUpdate, seq: number) => void
-  /** The editor's services for the child's tools; permission requests name the child. */
+  /** The editor's services for the child's tools. */
   readonly client: ClientBridge
-  /** The child's turn ended (its `turn/end` is durable). */
-  ended(outcome: TurnOutcome): void
 }
 
 /**

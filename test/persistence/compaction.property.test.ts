@@ -135,20 +135,16 @@ describe('compaction keeps fork, load and replay exact (property)', () => {
           if (boundaryStatus(session.turnSpans(), b).open !== undefined) continue
           const child = store.sessions.fork(session, b)
           expect(projectHistory(child.events())).toEqual(expectedView(prefix))
-          for (const wire of [true, false]) {
-            const strip = (sessionId: string, list: readonly SessionEvent[]) =>
-              projectUpdates(sessionId, list, { compactionUpdates: wire }).map((n) => n.update)
-            expect(strip(child.id, child.events())).toEqual(strip(session.id, prefix))
-          }
+          const strip = (sessionId: string, list: readonly SessionEvent[]) =>
+            projectUpdates(sessionId, list).map((n) => n.update)
+          expect(strip(child.id, child.events())).toEqual(strip(session.id, prefix))
           await store.sessions.delete(child.id)
         }
         await store.sessions.flush(session.id)
         await store.sessions.close(session.id)
         const loaded = await store.sessions.load(session.id)
         expect(projectHistory(loaded.events())).toEqual(expectedView(events))
-        expect(projectUpdates(loaded.id, loaded.events(), { compactionUpdates: true })).toEqual(
-          projectUpdates(session.id, events, { compactionUpdates: true }),
-        )
+        expect(projectUpdates(loaded.id, loaded.events())).toEqual(projectUpdates(session.id, events))
         await store.sessions.delete(loaded.id)
       }),
       { numRuns: 40 },

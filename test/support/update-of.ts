@@ -1,20 +1,20 @@
-import type { SessionUpdate } from '../../src/session/index.js'
+import type { SessionUpdate, WireUpdate } from '../../src/session/index.js'
 
-/** The `session/update` variant whose `sessionUpdate` is `K`. */
-export type UpdateOf<K extends SessionUpdate['sessionUpdate']> = Extract<SessionUpdate, { sessionUpdate: K }>
+/** An update as the agent emits it (canonical) or as a client's view renders it (wire). */
+type AnyUpdate = SessionUpdate | WireUpdate
 
 /** True when `update` is the variant `kind`. */
-export function isUpdateOf<K extends SessionUpdate['sessionUpdate']>(
-  update: SessionUpdate | undefined,
+export function isUpdateOf<U extends AnyUpdate, K extends U['sessionUpdate']>(
+  update: U | undefined,
   kind: K,
-): update is UpdateOf<K> {
+): update is Extract<U, { sessionUpdate: K }> {
   return update?.sessionUpdate === kind
 }
 
 /** `update` as the variant `kind`, or undefined when it is another (or none). */
-export function updateOf<K extends SessionUpdate['sessionUpdate']>(
-  update: SessionUpdate | undefined,
+export function updateOf<U extends AnyUpdate, K extends U['sessionUpdate']>(
+  update: U | undefined,
   kind: K,
-): UpdateOf<K> | undefined {
+): Extract<U, { sessionUpdate: K }> | undefined {
   return isUpdateOf(update, kind) ? update : undefined
 }

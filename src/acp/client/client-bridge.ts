@@ -1,5 +1,5 @@
 import type { ClientBridge } from '../../agent/types.js'
-import type { ClientState } from '../method.js'
+import type { ClientState } from '../client-state.js'
 import { type ClientRequestSender, sendClientRequest } from './client-requests.js'
 import { type ClientNotifier, elicitationBridge } from './elicitation.js'
 import { ownToolCall, type PermissionTarget, requestPermission } from './permission.js'

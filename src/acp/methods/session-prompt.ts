@@ -4,8 +4,6 @@ import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
 import { sendCaughtUp } from '../views/caught-up.js'
-import { supportsCompaction } from '../views/compaction-capability.js'
-import { supportsNotices } from '../views/notices.js'
 import { promptUsage } from '../views/usage.js'
 
 /**
@@ -36,10 +34,7 @@ export const sessionPromptMethod = defineMethod({
         signal: call.signal,
         sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
         client: call.clientBridge(sessionId),
-        notices: supportsNotices(call.client),
         commands: true,
-        compactionUpdates: supportsCompaction(call.client),
-        openSubagent: (link) => call.openSubagent(link),
       })
     } finally {
       await pen.release()

@@ -5,7 +5,6 @@ import type { Session, SessionUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
-import { supportsNotices } from '../views/notices.js'
 
 /**
  * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
@@ -51,7 +50,7 @@ export function mcpServerConfigs(
  * Connects `configs` for `session`, after the servers the set-up offers every session in its cwd
  * (the configuration files'; one of the request's with the same name replaces it), reporting
  * failures to this connection's client as `session/update`s (sent after the method's response):
- * `notice`s when it advertised `session.notices`, else agent messages. What the set-up has to
+ * `notice`s, which its view shows as agent messages to a client without `session.notices`. What the set-up has to
  * tell the user (a configuration file it ignored) follows the same way.
  */
 export async function connectMcpServers(
@@ -63,15 +62,14 @@ export async function connectMcpServers(
   const offer = await call.setup.offeredServers(session.cwd)
   const named = new Set(configs.map((c) => c.name))
   const offered = mcpServerConfigs('configuration', offer.servers).filter((c) => !named.has(c.name))
-  const notices = supportsNotices(call.client)
-  const told = offer.notice !== undefined && notices ? noticeUpdate(offer.notice) : textUpdate(offer.message)
+  const told =
+    offer.notice !== undefined ? noticeUpdate(offer.notice, offer.message) : textUpdate(offer.message)
   if (told !== undefined) call.afterResponse(() => void call.notify({ sessionId, update: told }))
   return call.agent.mcp.connect(
     session,
     [...offered, ...configs],
     (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
     elicitationModes(call.client),
-    notices,
   )
 }
 

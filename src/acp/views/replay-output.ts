@@ -1,6 +1,5 @@
 import { type SessionHeader, UpdateProjector } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { supportsCompaction } from './compaction-capability.js'
 import { configUpdates } from './config-options.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
@@ -12,7 +11,6 @@ import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
 export function replayProjector(call: CallContext, header: SessionHeader): UpdateProjector {
   return new UpdateProjector(header.id, {
     configUpdates: configUpdates(call.agent),
-    compactionUpdates: supportsCompaction(call.client),
     ...(header.title !== undefined && { headerTitle: header.title }),
   })
 }

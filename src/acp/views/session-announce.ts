@@ -2,7 +2,6 @@ import type * as acp from '@agentclientprotocol/sdk'
 import { SLASH_COMMANDS, sessionUsageUpdate } from '../../agent/index.js'
 import { type Session, type SessionUpdateNotification, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { configNoticeUpdates } from './notices.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
 export function availableCommands(): acp.AvailableCommand[] {
@@ -62,6 +61,6 @@ function announcement(
   // Usage is a projection of the log: what the session's context holds and what it cost so far.
   const usage = sessionUsageUpdate(session, call.agent.provider, call.agent.config(session).model)
   if (usage) updates.push({ sessionId: session.id, update: usage, _meta: { dsh: { seq: session.lastSeq } } })
-  updates.push(...configNoticeUpdates(call, session))
+  updates.push(...call.view.configNotices(session.id, call.agent.configNotices))
   return updates
 }

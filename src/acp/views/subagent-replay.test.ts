@@ -13,6 +13,7 @@ import {
 import type { Session } from '../../session/session.js'
 import type { CallContext } from '../call-context.js'
 import type { ClientState } from '../method.js'
+import { ClientView } from './client-view.js'
 import { subagentReplay } from './subagent-replay.js'
 
 /** A backend that only knows how to hand over stored events (what the replay reads a child by). */
@@ -42,7 +43,7 @@ function callFor(capabilities: Record<string, unknown>) {
   const sent: SessionUpdateNotification[] = []
   const call = {
     sessions: f.sessions,
-    client: { protocolVersion: 1, capabilities } as ClientState,
+    view: new ClientView({ protocolVersion: 1, capabilities } as ClientState),
     notify: async (n: SessionUpdateNotification) => {
       // the output takes a while: later sends must still come out in order
       await new Promise((resolve) => setImmediate(resolve))

@@ -1,4 +1,4 @@
-import { turnOutcome } from '../../agent/index.js'
+import { idleState, subagentAnnouncement, subagentStateUpdate, turnOutcome } from '../../agent/index.js'
 import {
   type CoreEvent,
   extensionData,
@@ -12,7 +12,6 @@ import {
   UpdateProjector,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { idleState, subagentAnnouncement, subagentStateUpdate, supportsSubagents } from './subagent-view.js'
 
 /**
  * How a `session/load` replay sends its updates to a client with the unstable `subagents`
@@ -20,12 +19,12 @@ import { idleState, subagentAnnouncement, subagentStateUpdate, supportsSubagents
  * `tool_call_update` only, as it saw live).
  */
 export function subagentReplay(call: CallContext): SubagentReplay | undefined {
-  return supportsSubagents(call.client) ? new SubagentReplay(call) : undefined
+  return call.view.features.subagents ? new SubagentReplay(call) : undefined
 }
 
 /**
  * Replays each delegation the way a client with the `subagents` capability saw it live (see
- * `openSubagentView`). At the parent's `subagent:spawned` (while its delegate call is open): the
+ * `openSubagentChannel`). At the parent's `subagent:spawned` (while its delegate call is open): the
  * `subagent_update` that announces the child (`running`), the parent's linking `tool_call_update`,
  * then the child's own updates of the turn it ran for the call, under the child's session id, and
  * a last `subagent_update` reporting it `idle` with the stop reason of that turn's `turn/end`.

@@ -1,6 +1,8 @@
 import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import { NO_FEATURES } from '../../acp/views/client-features.js'
+import { acpV1Renderer } from '../../acp/views/v1/renderer.js'
 import { type CoreEvent, projectHistory, projectUpdates, type Session } from '../../session/index.js'
 import { echoAnswer } from '../providers/echo.js'
 import { createEchoProvider } from '../providers/index.js'
@@ -68,9 +70,12 @@ describe('compaction', () => {
     expect(last?.role === 'user' && last.content[0]).toMatchObject({
       text: expect.stringMatching(/keep the names$/),
     })
-    // Without the client's compaction capability: a think tool call, finished with the summary.
-    const tool = live.live.filter((u) => u.update.sessionUpdate.startsWith('tool_call'))
-    expect(tool.map((u) => u.update)).toMatchObject([
+    // Shown to an ACP v1 client without the compaction capability: a think tool call, finished
+    // with the summary.
+    const tool = live.live
+      .flatMap((u) => acpV1Renderer.render({ sessionId: session.id, update: u.update }, NO_FEATURES))
+      .filter((n) => n.update.sessionUpdate.startsWith('tool_call'))
+    expect(tool.map((n) => n.update)).toMatchObject([
       {
         sessionUpdate: 'tool_call',
         kind: 'think',
@@ -161,7 +166,7 @@ describe('compaction', () => {
     const session = ctx.sessions.create()
     await ctx.agent.runTurn(session, request('first'))
     const compacting = request('/compact')
-    const turn = ctx.agent.runTurn(session, { ...compacting, commands: true, compactionUpdates: true })
+    const turn = ctx.agent.runTurn(session, { ...compacting, commands: true })
     await compacting.waitFor((u) => u.update.sessionUpdate === 'compaction_summary_chunk')
     compacting.controller.abort()
     release()
@@ -171,7 +176,7 @@ describe('compaction', () => {
       compacting.live.map((u) => u.update).filter((u) => u.sessionUpdate.startsWith('compaction')),
     ).toMatchObject([
       { sessionUpdate: 'compaction_update', status: 'in_progress' },
-      { sessionUpdate: 'compaction_summary_chunk', content: { text: 'half a summ' } },
+      { sessionUpdate: 'compaction_summary_chunk', text: 'half a summ' },
       { sessionUpdate: 'compaction_update', status: 'cancelled' },
     ])
     await ctx.agent.runTurn(session, request('still here'))
@@ -191,7 +196,7 @@ describe('compaction', () => {
     const session = ctx.sessions.create()
     await ctx.agent.runTurn(session, request('first'))
     const live = request('/compact')
-    await ctx.agent.runTurn(session, { ...live, commands: true, compactionUpdates: true })
+    await ctx.agent.runTurn(session, { ...live, commands: true })
     expect(lastAnswer(session)).toBe('Compaction failed; the conversation is unchanged. the model is down')
     expect(live.live.map((u) => u.update).at(-2)).toMatchObject({
       sessionUpdate: 'compaction_update',
@@ -215,16 +220,16 @@ describe('compaction', () => {
     expect(lastAnswer(session)).toMatch(/^Nothing to compact/)
   })
 
-  it('replays a compaction as one completed compaction_update with the capability, else as a finished think tool call', async () => {
+  it('replays a compaction (rendered for ACP v1) as one completed compaction_update with the capability, else as a finished think tool call', async () => {
     ctx = await startAgent({ provider: createEchoProvider() })
     const session = ctx.sessions.create()
     await ctx.agent.runTurn(session, request('first'))
     await ctx.agent.runTurn(session, { ...request('/compact'), commands: true })
     const [event] = compactions(session)
-    const pick = (wire: boolean) =>
-      projectUpdates(session.id, session.events(), { compactionUpdates: wire }).filter(
-        (n) => n._meta?.dsh.seq === event?.seq,
-      )
+    const pick = (compaction: boolean) =>
+      projectUpdates(session.id, session.events())
+        .filter((n) => n._meta?.dsh.seq === event?.seq)
+        .flatMap((n) => acpV1Renderer.render(n, { ...NO_FEATURES, compaction }))
     expect(pick(true).map((n) => n.update)).toEqual([
       {
         sessionUpdate: 'compaction_update',

@@ -32,8 +32,6 @@ export interface CompactionScope {
   /** The turn's signal: aborting it cancels the compaction (nothing is recorded). */
   readonly signal: AbortSignal
   readonly send: (update: SessionUpdate, seq: number) => void
-  /** The client advertised `session.compaction` (compaction_update), else the think tool call. */
-  readonly wire: boolean
   /** The model's context window in tokens, when known: the summary request is cut to fit it. */
   readonly window?: number
 }
@@ -105,9 +103,9 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
   const id = newCompactionId(session)
   const seq = session.lastSeq + 1
   const system = scope.system ?? ''
-  scope.send(compactionStarted(id, scope.wire), seq)
+  scope.send(compactionStarted(id), seq)
   const end = (result: Exclude<CompactionResult, { status: 'completed' | 'nothing' }>) => {
-    scope.send(compactionEnded(id, result, scope.wire), seq)
+    scope.send(compactionEnded(id, result), seq)
     return result
   }
   try {
@@ -171,11 +169,7 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
       },
     }) as CoreEvent<'context/compaction'>
     scope.send(
-      compactionEnded(
-        id,
-        { status: 'completed', summary, tokensBefore: before, tokensAfter: after },
-        scope.wire,
-      ),
+      compactionEnded(id, { status: 'completed', summary, tokensBefore: before, tokensAfter: after }),
       event.seq,
     )
     return { status: 'completed', event }
@@ -219,7 +213,7 @@ async function streamSummary(
   for await (const chunk of abortable(scope.provider.stream(request, scope.signal), scope.signal)) {
     if (chunk.type !== 'text' || chunk.text === '') continue
     text += chunk.text
-    for (const update of compactionChunk(id, chunk.text, scope.wire)) scope.send(update, seq)
+    for (const update of compactionChunk(id, chunk.text)) scope.send(update, seq)
   }
   return text
 }

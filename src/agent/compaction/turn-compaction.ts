@@ -41,8 +41,6 @@ export class TurnCompaction {
     private readonly session: Session,
     private readonly provider: ModelProvider,
     private readonly settings: CompactionSettings,
-    /** The client advertised `session.compaction`. */
-    private readonly wire: boolean,
     /** The seq of the turn's `turn/start`. */
     private readonly turnStart: number,
     private readonly signal: AbortSignal,
@@ -72,7 +70,6 @@ export class TurnCompaction {
         ...(shape.system !== undefined && { system: shape.system }),
         signal: this.signal,
         send: this.send,
-        wire: this.wire,
         ...(window !== undefined && { window }),
       },
       { trigger, through: this.turnStart - 1, ...extra },

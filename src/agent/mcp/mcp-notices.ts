@@ -29,8 +29,8 @@ type Pending =
  * `mcp:failed` event, then a notice naming the server and the reason), connections (an
  * `mcp:connected` event when it changes what the log says; a notice only when the user had been
  * told the server was still starting) and "still starting" (a notice only: it changes nothing the
- * log holds). A client with `session.notices` gets `notice` updates; any other an agent message
- * saying the same (the model lost or gains tools: that matters to the conversation). Every notice
+ * log holds). Each notice carries, for a client that shows no notices, an agent message saying the
+ * same (the model lost or gains tools: that matters to the conversation). Every notice
  * is logged on stderr too. They carry the seq of the event that records them, or of the log's last
  * event when there is none.
  */
@@ -42,8 +42,6 @@ export class McpNotices {
     /** Where notices go outside a turn (the connection that set the servers last). */
     public notify: UpdateSender,
     private readonly logger: Logger,
-    /** That connection's client shows `notice` updates. */
-    public notices = false,
   ) {}
 
   failed(server: string, reason: string, how: 'start' | 'lost' = 'start'): void {
@@ -126,11 +124,11 @@ export class McpNotices {
   }
 
   /**
-   * Records and sends what waits, through `send` when given (a running turn's channel, whose
-   * client shows notices when `notices`), else through {@link notify}.
+   * Records and sends what waits, through `send` when given (a running turn's channel), else
+   * through {@link notify}.
    */
-  flush(send?: UpdateSender, notices = false): void {
-    const channel = send ? new NoticeChannel(notices, send) : new NoticeChannel(this.notices, this.notify)
+  flush(send?: UpdateSender): void {
+    const channel = new NoticeChannel(send ?? this.notify)
     while (this.queue.length > 0) {
       const pending = this.queue[0] as Pending
       let seq: number

@@ -90,8 +90,6 @@ export class McpSessions {
     servers: readonly McpServerConfig[],
     notify: SessionNotifier,
     elicitation?: ElicitationModes,
-    /** `notify`'s client shows `notice` updates (`session.notices`). */
-    notices = false,
   ): Promise<void> {
     let entry = this.sessions.get(session.id)
     if (entry && entry.session !== session) {
@@ -113,11 +111,9 @@ export class McpSessions {
       if (entry) this.sessions.delete(session.id)
       return
     }
-    if (entry) {
-      entry.notices.notify = notify
-      entry.notices.notices = notices
-    } else {
-      entry = { slots: [], notices: new McpNotices(session, notify, this.options.logger, notices), session }
+    if (entry) entry.notices.notify = notify
+    else {
+      entry = { slots: [], notices: new McpNotices(session, notify, this.options.logger), session }
       this.sessions.set(session.id, entry)
     }
     const live = entry
@@ -194,10 +190,10 @@ export class McpSessions {
 
   /**
    * Records and reports what waits to be said about the session's servers through `send` (a
-   * running turn's own channel, whose client shows notices when `notices`), at a point where the log may take standalone events. Inside a
+   * running turn's own channel), at a point where the log may take standalone events. Inside a
    * turn (before a model request) it also says which servers are still starting.
    */
-  flush(session: Session, send?: SessionNotifier, notices = false): void {
+  flush(session: Session, send?: SessionNotifier): void {
     const entry = this.sessions.get(session.id)
     if (!entry || session !== entry.session) return
     if (send && session.openTurn !== undefined) {
@@ -207,7 +203,7 @@ export class McpSessions {
         entry.notices.starting(slot.config.name)
       }
     }
-    entry.notices.flush(send, notices)
+    entry.notices.flush(send)
   }
 
   private start(

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { SessionUpdate } from '../../session/index.js'
+import { NO_FEATURES } from '../../acp/views/client-features.js'
+import { acpV1Renderer } from '../../acp/views/v1/renderer.js'
+import type { SessionUpdate, WireUpdate } from '../../session/index.js'
 import { createProvider } from '../providers/index.js'
 import { modelTermsOf } from '../providers/model-terms.js'
 import { ignoredUsageSettings } from './config-notices.js'
@@ -7,9 +9,15 @@ import { NoticeChannel } from './notice.js'
 
 const notice = { severity: 'warning', title: 'Something happened', description: 'Details.' } as const
 
-function channel(capable: boolean) {
-  const sent: [SessionUpdate, number][] = []
-  return { sent, channel: new NoticeChannel(capable, (update, seq) => sent.push([update, seq])) }
+/** The channel's canonical updates as an ACP v1 client with or without `session.notices` is shown them. */
+function channel(notices: boolean) {
+  const sent: [WireUpdate, number][] = []
+  const render = (update: SessionUpdate) =>
+    acpV1Renderer.render({ sessionId: 's', update }, { ...NO_FEATURES, notices }).map((n) => n.update)
+  const send = (update: SessionUpdate, seq: number) => {
+    for (const shown of render(update)) sent.push([shown, seq])
+  }
+  return { sent, channel: new NoticeChannel(send) }
 }
 
 describe('NoticeChannel', () => {

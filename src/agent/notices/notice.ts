@@ -1,4 +1,4 @@
-import type { SessionUpdate } from '../../session/index.js'
+import type { NoticeSessionUpdate, SessionUpdate } from '../../session/index.js'
 
 /**
  * Something the user should know that is no part of the conversation (ACP `notice`): a retry of
@@ -22,39 +22,35 @@ export type NoticeFallback = 'message' | 'log'
 export type UpdateSender = (update: SessionUpdate, seq: number) => void
 
 /**
- * Where one session's notices go, for one client: as `notice` updates when the client advertised
- * `clientCapabilities.session.notices` (ACP: only then may an agent send them), else as its
- * fallback says. Notices are live events, never history: nothing here touches the log, and no
- * replay shows them. `seq` is the log's last event when the notice is sent (a notice stands for
- * no event of its own), or the event it is about.
+ * Where one session's notices go: each as its canonical `notice` update, carrying what a client
+ * that shows no notices gets instead (the client's view in the protocol layer chooses). Notices
+ * are live events, never history: nothing here touches the log, and no replay shows them. `seq` is
+ * the log's last event when the notice is sent (a notice stands for no event of its own), or the
+ * event it is about.
  */
 export class NoticeChannel {
-  constructor(
-    /** The client shows `notice` updates. */
-    readonly capable: boolean,
-    private readonly send: UpdateSender,
-  ) {}
+  constructor(private readonly send: UpdateSender) {}
 
   /**
-   * Says `notice`. Without the capability, `fallback: 'message'` sends `message` (default: the
-   * notice as text, see {@link noticeText}) as an agent message; `'log'` sends nothing.
+   * Says `notice`. For a client without notices, `fallback: 'message'` stands for `message`
+   * (default: the notice as text, see {@link noticeText}) as an agent message; `'log'` for nothing.
    */
   say(notice: Notice, seq: number, fallback: NoticeFallback, message?: string): void {
-    if (this.capable) this.send(noticeUpdate(notice), seq)
-    else if (fallback === 'message') {
-      const text = message ?? noticeText(notice)
-      this.send({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }, seq)
-    }
+    this.send(noticeUpdate(notice, fallback === 'message' ? (message ?? noticeText(notice)) : undefined), seq)
   }
 }
 
-/** The ACP `notice` update for `notice` (an empty title becomes "Notice": the schema wants one). */
-export function noticeUpdate(notice: Notice): SessionUpdate {
+/**
+ * The canonical `notice` update for `notice` (an empty title becomes "Notice": the schema wants
+ * one); `fallback`: the agent message a client without notices gets instead (absent: nothing).
+ */
+export function noticeUpdate(notice: Notice, fallback?: string): NoticeSessionUpdate {
   return {
     sessionUpdate: 'notice',
     severity: notice.severity,
     title: notice.title === '' ? 'Notice' : notice.title,
     ...(notice.description !== undefined && notice.description !== '' && { description: notice.description }),
+    ...(fallback !== undefined && { fallback }),
   }
 }
 

@@ -130,14 +130,12 @@ describe("a subagent's plan", () => {
     ctx = await startAgent({ provider: model })
     const parent = ctx.sessions.create()
     const childUpdates: string[] = []
-    const turn = {
-      ...request('go'),
-      openSubagent: () => ({
+    const turn = request('go', {
+      subagent: () => ({
         sendUpdate: (update: { sessionUpdate: string }) => childUpdates.push(update.sessionUpdate),
         client: {},
-        ended: () => {},
       }),
-    }
+    })
     await ctx.agent.runTurn(parent, turn)
     const [child] = childrenOf(ctx, parent)
     expect(child?.events().filter((e) => e.type === 'plan:updated')).toHaveLength(1)

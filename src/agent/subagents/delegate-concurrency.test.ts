@@ -47,13 +47,12 @@ describe('delegate: several subagents at once', () => {
     })
     ctx = await startAgent({ provider: model, subagents: { maxConcurrent: 2 } })
     const parent = ctx.sessions.create()
-    const req = {
-      ...request('go'),
-      openSubagent: (link: SubagentLink) => {
+    const req = request('go', {
+      subagent: (link: SubagentLink) => {
         seen.add(`opens ${link.task}`)
-        return { sendUpdate: () => {}, client: {}, ended: () => {} }
+        return { sendUpdate: () => {}, client: {} }
       },
-    }
+    })
     const opened = () => seen.log.filter((entry) => entry.startsWith('opens '))
     const running = ctx.agent.runTurn(parent, req)
     await seen.when((log) => log.includes('asks task a') && log.includes('asks task b'))

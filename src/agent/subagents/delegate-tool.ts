@@ -10,8 +10,9 @@ import type { LivePermissions } from '../config/permissions.js'
 import { ASK_USER_TOOL } from '../questions/ask-user.js'
 import { defineTool } from '../tools/define-tool.js'
 import { fieldOf, type Tool, type ToolContext, ToolFailure } from '../tools/tool.js'
-import type { SubagentView, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
+import type { SubagentChannel, SubagentLink, ToolResult, TurnOutcome, TurnRequest } from '../types.js'
 import { finalAnswer } from './final-answer.js'
+import { idleState, subagentStarted, subagentStateUpdate } from './subagent-updates.js'
 
 /** The name the model calls the delegation tool by. */
 export const DELEGATE_TOOL = 'delegate'
@@ -90,11 +91,7 @@ function childTools(
   return new Set(requested)
 }
 
-const unseen = (context: ToolContext): SubagentView => ({
-  sendUpdate: () => {},
-  client: context.client,
-  ended: () => {},
-})
+const unseen = (context: ToolContext): SubagentChannel => ({ sendUpdate: () => {}, client: context.client })
 
 /**
  * `delegate {task, title?, tools?}`: hands a task to a subagent. The child is a real fork of this
@@ -142,27 +139,21 @@ export function delegateTool(deps: DelegateDeps): Tool {
       const child = await sessions.forkSubagentDurable(sessionId, { turn, callId }, { title })
       const spawned: SubagentSpawned = { turn, callId, sessionId: child.id, title, task }
       const event = sessions.require(sessionId).append({ type: SUBAGENT_SPAWNED, data: { ...spawned } })
-      const view =
-        context.openSubagent?.({
-          sessionId: child.id,
-          parentSessionId: sessionId,
-          callId,
-          seq: event.seq,
-          title,
-          task,
-        }) ?? unseen(context)
+      const link: SubagentLink = { sessionId: child.id, parentSessionId: sessionId, callId, seq: event.seq, title, task }
+      for (const update of subagentStarted(link)) context.sendUpdate?.(update, event.seq)
+      const channel = context.client.subagent?.(link) ?? unseen(context)
       const outcome = await deps.runTurn(child, {
         prompt: [{ type: 'text', text: task }],
         signal: context.signal,
-        sendUpdate: view.sendUpdate,
-        client: view.client,
+        sendUpdate: channel.sendUpdate,
+        client: channel.client,
         maxSteps: deps.maxSteps,
         allowedTools,
         toolScope: context.sessionId,
         ceiling: deps.permissionsOf(sessionId),
         announcePrompt: true,
       })
-      view.ended(outcome)
+      context.sendUpdate?.(subagentStateUpdate(child.id, idleState(outcome)), event.seq)
       const answer = finalAnswer(child, outcome)
       // A persisted child is let go once its turn is durable (its file and lock released); it
       // loads again on demand. Without persistence it stays live, or it would be lost.

@@ -90,7 +90,7 @@ describe('delegate: a fork-based subagent', () => {
     )
   })
 
-  it('shows the child through the turn’s openSubagent: its own updates, then its outcome', async () => {
+  it('shows the child through its client’s subagent channel, and says on the parent that it started and ended', async () => {
     const model = modelOf((req) => {
       if (lastUser(req) === 'sub') return [text('sub answer')]
       if (afterTools(req)) return [text('ok')]
@@ -100,18 +100,16 @@ describe('delegate: a fork-based subagent', () => {
     const parent = ctx.sessions.create()
     const seen: string[] = []
     const links: SubagentLink[] = []
-    const req = {
-      ...request('go'),
-      openSubagent: (link: SubagentLink) => {
+    const req = request('go', {
+      subagent: (link: SubagentLink) => {
         links.push(link)
         return {
           sendUpdate: (update: { sessionUpdate: string }, seq: number) =>
             seen.push(`${update.sessionUpdate}@${seq}`),
           client: {},
-          ended: (o: { endReason: string }) => seen.push(`ended ${o.endReason}`),
         }
       },
-    }
+    })
     await ctx.agent.runTurn(parent, req)
     const [child] = childrenOf(ctx, parent)
     const callEvent = parent.events().find((e) => e.type === 'tool/call')
@@ -138,7 +136,10 @@ describe('delegate: a fork-based subagent', () => {
     expect(seen).toEqual([
       `user_message_chunk@${last - 4}`,
       `agent_message_chunk@${last - 2}`,
-      'ended completed',
     ])
+    const onParent = req.live
+      .filter((u) => u.seq === spawnedEvent?.seq)
+      .map((u) => (u.update.sessionUpdate === 'subagent_update' ? u.update.state : u.update.sessionUpdate))
+    expect(onParent).toEqual([{ state: 'running' }, 'tool_call_update', { state: 'idle', stopReason: 'end_turn' }])
   })
 })

@@ -2,8 +2,6 @@ import type { JsonValue, SessionUpdate } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type {
   ClientBridge,
-  SubagentLink,
-  SubagentView,
   ToolCallContent,
   ToolCallLocation,
   ToolKind,
@@ -45,8 +43,6 @@ export interface ToolContext {
   readonly mode?: string
   /** The tools this turn may run (absent: all); a tool that spawns work must not widen it. */
   readonly allowedTools?: ReadonlySet<string>
-  /** How the editor is shown a subagent (from the turn's request), if it can be. */
-  readonly openSubagent?: (link: SubagentLink) => SubagentView
   /** The tool's {@link Tool.preview} the user was shown when asked; `run` must not act on another state. */
   readonly previewed?: ToolPreview
   /** Where a tool that changes files records each change (absent: nothing is recorded). */

@@ -27,8 +27,8 @@ export interface ToolCallEnvironment {
   readonly tools: ToolSet
   /** The turn's permissions, read at the call's decision (and again once the user answered). */
   readonly permissions: LivePermissions
-  /** The turn's request: its client bridge, its tool allowance (a subagent's) and subagent view. */
-  readonly request: Pick<TurnRequest, 'client' | 'allowedTools' | 'openSubagent'>
+  /** The turn's request: its client bridge and its tool allowance (a subagent's). */
+  readonly request: Pick<TurnRequest, 'client' | 'allowedTools'>
   readonly signal: AbortSignal
   /** Sends a `session/update` tagged with `seq`. */
   readonly send: (update: SessionUpdate, seq: number) => void
@@ -82,7 +82,7 @@ function cancelled(): ToolResult {
 }
 
 function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): ToolContext {
-  const { allowedTools, openSubagent } = env.request
+  const { allowedTools } = env.request
   return {
     sessionId: env.session.id,
     cwd: env.session.cwd,
@@ -93,7 +93,6 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     additionalDirectories: env.session.additionalDirectories,
     mode: env.permissions.mode(),
     ...(allowedTools && { allowedTools }),
-    ...(openSubagent && { openSubagent }),
     ...(env.checkpoints && { checkpoints: env.checkpoints }),
     sendUpdate: env.send,
     progress: (content) =>

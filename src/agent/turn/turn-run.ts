@@ -73,7 +73,7 @@ export interface TurnEnding {
  */
 export class TurnRun {
   readonly turn: number
-  /** Where this turn's notices go (see `NoticeChannel`): as the turn's client can show them. */
+  /** Where this turn's notices go (see `NoticeChannel`). */
   readonly notices: NoticeChannel
   private readonly calls: TurnCalls
   private compaction: TurnCompaction | undefined
@@ -85,7 +85,7 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
-    this.notices = new NoticeChannel(request.notices === true, (update, seq) => this.send(update, seq))
+    this.notices = new NoticeChannel((update, seq) => this.send(update, seq))
     this.calls = new TurnCalls(
       session,
       this.turn,
@@ -109,7 +109,6 @@ export class TurnRun {
       session,
       this.options.provider,
       this.options.compaction ?? {},
-      this.request.compactionUpdates === true,
       start.seq,
       this.signal,
       (update, seq) => this.send(update, seq),

@@ -1,6 +1,6 @@
 import type {
-  SessionUpdate as AcpSessionUpdate,
   StopReason as AcpStopReason,
+  SessionUpdate as AcpWireUpdate,
   ToolCallContent,
   ToolKind,
 } from '@agentclientprotocol/sdk'
@@ -20,16 +20,21 @@ import {
 } from '../log/events.js'
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
-import { compactionReplayed } from './compaction-updates.js'
+import { type CompactionUpdate, compactionReplayed } from './compaction-updates.js'
 import { unansweredCallResult } from './history.js'
 
-/** An ACP `session/update` variant (discriminated by `sessionUpdate`), as the SDK types it. */
-export type { AcpSessionUpdate }
+/**
+ * A stable ACP `session/update` variant that has one form for every client (the SDK's type, less the
+ * variants whose canonical form is ours: compactions and notices).
+ */
+export type AcpSessionUpdate = Exclude<
+  AcpWireUpdate,
+  { sessionUpdate: 'compaction_update' | 'compaction_summary_chunk' | 'notice' }
+>
 
 /**
- * The unstable ACP `subagent_update` (not in the stable {@link AcpSessionUpdate}): a parent's
- * report of a child session's title, description and state, sent to clients with the unstable
- * `subagents` capability.
+ * The unstable ACP `subagent_update` (not in the stable ACP types): a parent's report of a child
+ * session's title, description and state.
  */
 export type SubagentSessionUpdate = unstable.SubagentUpdate & { sessionUpdate: 'subagent_update' }
 
@@ -45,21 +50,37 @@ export type PlanSessionUpdate =
   | (unstable.PlanRemoved & { sessionUpdate: 'plan_removed' })
 
 /**
- * What one `session/update` carries: a stable {@link AcpSessionUpdate} (everything this layer
- * projects is one) or the unstable {@link SubagentSessionUpdate} and {@link PlanSessionUpdate}.
+ * A notice (ACP `notice`) as the agent emits it: `fallback` is the agent message a client that
+ * shows no notices gets instead (absent: nothing, the source logged it).
  */
-export type SessionUpdate = AcpSessionUpdate | SubagentSessionUpdate | PlanSessionUpdate
+export type NoticeSessionUpdate = Extract<AcpWireUpdate, { sessionUpdate: 'notice' }> & {
+  readonly fallback?: string
+}
+
+/**
+ * What the agent and the session emit for one `session/update`: the richest (canonical) form of
+ * each update. A client's view (acp/views/) renders it for what that client advertised: a `plan`,
+ * a compaction, a notice or a `subagent_update` looks different to different clients; everything
+ * else is sent as it is.
+ */
+export type SessionUpdate = AcpSessionUpdate | CompactionUpdate | NoticeSessionUpdate | SubagentSessionUpdate
+
+/** What one `session/update` carries on the wire (ACP v1, stable and unstable variants). */
+export type WireUpdate = AcpWireUpdate | SubagentSessionUpdate | PlanSessionUpdate
 
 /**
  * The params of one ACP `session/update` notification. `_meta.dsh.seq` is the event it came from
  * (absent for updates that come from no event, such as the command list); `_meta.dsh.turnEnd`
  * marks the last update of a replayed turn.
  */
-export interface SessionUpdateNotification {
+export interface SessionUpdateNotification<U = SessionUpdate> {
   readonly sessionId: SessionId
-  readonly update: SessionUpdate
+  readonly update: U
   readonly _meta?: { readonly dsh: { readonly seq: number; readonly turnEnd?: ReplayedTurnEnd } }
 }
+
+/** A `session/update` notification's params as a client's view rendered them for the wire. */
+export type WireNotification = SessionUpdateNotification<WireUpdate>
 
 /**
  * How a replayed turn ended, on its last update (live, the client had it from the prompt's answer):
@@ -184,11 +205,6 @@ export interface ProjectionOptions {
    * values. Absent: a `config/set` projects to nothing.
    */
   readonly configUpdates?: (values: Readonly<Record<string, ConfigValue>>, option: string) => SessionUpdate[]
-  /**
-   * The client advertised `session.compaction`: a compaction replays as a `compaction_update`,
-   * else as a finished `think` tool call (compaction-updates.ts).
-   */
-  readonly compactionUpdates?: boolean
 }
 
 /** The event a delegation appends to its parent when it spawned a subagent (a plugin event). */
@@ -316,7 +332,7 @@ export class UpdateProjector {
         this.config[event.data.option] = event.data.value
         return this.options.configUpdates?.({ ...this.config }, event.data.option) ?? []
       case 'context/compaction':
-        return [compactionReplayed(event.data, this.options.compactionUpdates === true)]
+        return [compactionReplayed(event.data)]
       case 'step/start':
       case 'step/end':
       case 'context/note':

@@ -1,0 +1,46 @@
+import type { Notice } from '../../agent/index.js'
+import { noticeUpdate } from '../../agent/index.js'
+import type { SessionUpdateNotification, WireNotification } from '../../session/index.js'
+import type { ClientState } from '../client-state.js'
+import { type ClientFeatures, clientFeatures } from './client-features.js'
+import type { UpdateRenderer } from './renderer.js'
+import { acpV1Renderer } from './v1/renderer.js'
+
+/**
+ * What one client sees: the only place that decides it, live and in a replay alike. Made from the
+ * client's `initialize` (its protocol version picks the renderer, its capabilities the
+ * {@link ClientFeatures}); every canonical update the agent and the session emit for this client
+ * goes through {@link render}.
+ */
+export class ClientView {
+  readonly features: ClientFeatures
+  private readonly renderer: UpdateRenderer
+  private configNoticesSaid = false
+
+  constructor(client: ClientState | undefined) {
+    this.features = clientFeatures(client)
+    this.renderer = rendererFor(client?.protocolVersion)
+  }
+
+  /** The wire `session/update` params of one canonical notification, for this client. */
+  render(notification: SessionUpdateNotification): WireNotification[] {
+    return this.renderer.render(notification, this.features)
+  }
+
+  /**
+   * The agent's configuration notices (settings this run ignores) as `notice` updates of
+   * `sessionId`, the first time this client opens a session; nothing after. They carry no
+   * `_meta.dsh.seq` (they stand for no event) and no fallback: a client that shows no notices is
+   * not told (the notices were logged at start).
+   */
+  configNotices(sessionId: string, notices: readonly Notice[]): SessionUpdateNotification[] {
+    if (this.configNoticesSaid || notices.length === 0) return []
+    this.configNoticesSaid = true
+    return notices.map((notice) => ({ sessionId, update: noticeUpdate(notice) }))
+  }
+}
+
+/** The renderer of a protocol version (today ACP v1 for every client; ACP v2 plugs in here). */
+function rendererFor(_protocolVersion: number | undefined): UpdateRenderer {
+  return acpV1Renderer
+}
