@@ -8,17 +8,12 @@ export * from './errors.js'
 export { AGENT_EVENT_TYPES } from './events.js'
 export { type Notice, NoticeChannel, type NoticeFallback, noticeUpdate } from './notices/notice.js'
 export * from './providers/index.js'
-export {
-  type AgentConfig,
-  AgentService,
-  agentPlugin,
-  type SubagentConfig,
-  turnOutcome,
-} from './service.js'
+export { type AgentConfig, AgentService, agentPlugin, type SubagentConfig } from './service.js'
 export * from './subagents/index.js'
 export * from './tools/index.js'
 export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './turn/commands.js'
 export { contentToText } from './turn/content.js'
 export { sessionUsageUpdate } from './turn/step-usage.js'
+export { turnOutcome } from './turn/turn-end.js'
 export { CANCELLED_TOOL_OUTPUT } from './turn/turn-run.js'
 export type * from './types.js'

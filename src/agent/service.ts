@@ -1,20 +1,10 @@
 import type { Context } from 'cordis'
-import {
-  type ConfigValue,
-  type Cost,
-  lastTurnUsage,
-  ownCost,
-  type Session,
-  type SessionEvent,
-  storableEventData,
-  type TurnEndReason,
-} from '../session/index.js'
-import type { CheckpointBlobs } from './checkpoints/blob-port.js'
+import { type ConfigValue, type Session, type SessionEvent, storableEventData } from '../session/index.js'
 import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import type { EditorFiles } from './checkpoints/restore-io.js'
 import { SessionFiles } from './checkpoints/session-files.js'
 import type { CompactionSettings } from './compaction/turn-compaction.js'
-import type { SessionModeId } from './config/modes.js'
+import { type AgentConfig, positive } from './config/agent-config.js'
 import {
   cappedPermissions,
   type LivePermissions,
@@ -31,7 +21,7 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
-import { recordedPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
+import { needsPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
 import { modelSampler } from './mcp/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
@@ -40,61 +30,19 @@ import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
-import type { Tool } from './tools/tool.js'
 import { errorMessage } from './turn/model-step.js'
-import { systemPrompt } from './turn/system-prompt.js'
-import { type TurnEnding, TurnRun } from './turn/turn-run.js'
-import type { ModelProvider, PromptCapabilities, ToolSpec, TurnOutcome, TurnRequest } from './types.js'
+import { sessionSystemPrompt } from './turn/system-prompt.js'
+import { finishTurn } from './turn/turn-end.js'
+import { TurnRun } from './turn/turn-run.js'
+import type { RunningTurn } from './turn/turn-scope.js'
+import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
+
+export type { AgentConfig, SubagentConfig } from './config/agent-config.js'
 
 declare module 'cordis' {
   interface Context {
     agent: AgentService
   }
-}
-
-export interface AgentConfig {
-  /** The model behind every prompt. */
-  readonly provider: ModelProvider
-  /** Model requests per turn before it ends with `max-turn-requests`. Default 32. */
-  readonly maxSteps?: number
-  /** The global tools the model may call. Default: {@link builtinTools}. */
-  readonly tools?: readonly Tool[]
-  /**
-   * The mode of a session, which the permission policy follows. Default: the session's configured
-   * mode (a `config/set` event of its log), `ask` when none was set.
-   */
-  readonly modeOf?: (session: Session) => SessionMode
-  /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
-  readonly mcpTimeoutMs?: number
-  /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
-  readonly checkpointBlobs?: CheckpointBlobs
-  /**
-   * Fork-based subagents: the `delegate` tool, registered after `tools`. `false` leaves it out.
-   * Default: on, 4 delegations of one step at once, each child turn bounded by `maxSteps`.
-   */
-  readonly subagents?: false | SubagentConfig
-  /**
-   * Configuration notices (settings this run ignores): said once to each client that shows notices,
-   * with the first session it opens; the caller logs them at start for every other client.
-   */
-  readonly notices?: readonly Notice[]
-  /** When conversations are compacted by themselves (the context window, the threshold). Default: never. */
-  readonly compaction?: CompactionSettings
-  /** The mode a new session starts in (a configuration file's `defaultMode`). Default `ask`. */
-  readonly defaultMode?: SessionModeId
-}
-
-export interface SubagentConfig {
-  /** Delegations of one step that run at once; the others wait for a slot. Default 4. */
-  readonly maxConcurrent?: number
-  /** Model requests per child turn. Default: the agent's `maxSteps`. */
-  readonly maxSteps?: number
-}
-
-interface RunningTurn {
-  readonly controller: AbortController
-  readonly done: Promise<unknown>
-  readonly permissions: LivePermissions
 }
 
 /**
@@ -217,12 +165,8 @@ export class AgentService {
    * subagent inherit their parent's with the prefix; `/reload-instructions` records new ones.
    */
   async prepareSession(session: Session): Promise<void> {
-    if (!this.needsPromptInputs(session)) return
+    if (!needsPromptInputs(this.provider, session)) return
     if (await recordPromptInputs(session)) await this.ctx.sessions.flush(session.id)
-  }
-
-  private needsPromptInputs(session: Session): boolean {
-    return this.provider.takesSystemPrompt === true && recordedPromptInputs(session) === undefined
   }
 
   /** True while a turn runs on this session. */
@@ -279,7 +223,7 @@ export class AgentService {
     const onAbort = () => controller.abort()
     if (request.signal.aborted || this.cancellingAll) controller.abort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
-    const permissions = cappedPermissions(this.ownPermissions(session), request.ceiling)
+    const permissions = cappedPermissions(this.ownPermissions(session), request.subagent?.ceiling)
     this.files.ranWith(session.id, request.client)
     const done = this.drive(session, request, permissions, controller.signal)
     this.running.set(session.id, { controller, done, permissions })
@@ -320,7 +264,7 @@ export class AgentService {
   ): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
     // Awaited only when it has work: a turn of a prepared session starts in the same tick.
-    if (this.needsPromptInputs(session)) await this.prepareSession(session)
+    if (needsPromptInputs(this.provider, session)) await this.prepareSession(session)
     const run = new TurnRun(
       session,
       request,
@@ -329,18 +273,11 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
-        beforeStep: (send, stepSignal) => {
-          const waiting = this.mcp.starting(session.id, stepSignal)
-          if (!waiting) return this.mcp.flush(session, send)
-          return waiting.then(() => this.mcp.flush(session, send))
-        },
+        beforeStep: (send, stepSignal) => this.mcp.beforeStep(session, send, stepSignal),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
-        ...(this.provider.takesSystemPrompt === true && {
-          systemPrompt: (target: Session, mode: string, tools: readonly ToolSpec[]) =>
-            systemPrompt({ recorded: recordedPromptInputs(target), cwd: target.cwd, mode, tools }),
-        }),
+        ...(this.provider.takesSystemPrompt === true && { systemPrompt: sessionSystemPrompt }),
         compaction: this.compaction,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
@@ -348,68 +285,8 @@ export class AgentService {
       },
       signal,
     )
-    let ending: TurnEnding
-    try {
-      ending = await run.run()
-    } catch (error) {
-      if (session.openTurn !== run.turn) throw error
-      logger.error('turn %d of %s failed: %s', run.turn, session.id, errorMessage(error))
-      ending = { reason: 'error', message: `internal error: ${errorMessage(error)}` }
-      try {
-        session.append(turnEnd(run.turn, ending, ownCost(session)))
-      } catch {
-        throw error
-      }
-      await this.ctx.sessions.flush(session.id)
-      return withUsage(turnOutcome(session.lastSeq, ending), session)
-    }
-    const end = session.append(turnEnd(run.turn, ending, ownCost(session)))
-    await this.ctx.sessions.flush(session.id)
-    return withUsage(turnOutcome(end.seq, ending), session)
+    return finishTurn(session, run, () => this.ctx.sessions.flush(session.id), logger)
   }
-}
-
-function positive(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`${name} must be a positive integer, got ${value}`)
-  }
-  return value
-}
-
-/** The `turn/end` event; `cost`: the session's own cost so far (what a listing reads). */
-function turnEnd(turn: number, ending: TurnEnding, cost: Cost | undefined) {
-  return {
-    type: 'turn/end' as const,
-    data: {
-      turn,
-      reason: ending.reason,
-      ...(ending.message !== undefined && { message: ending.message }),
-      ...(cost !== undefined && { cost }),
-    },
-  }
-}
-
-/** `outcome` with the usage the turn that just ended reported, if any. */
-function withUsage(outcome: TurnOutcome, session: Session): TurnOutcome {
-  const usage = lastTurnUsage(session)
-  return usage === undefined ? outcome : { ...outcome, usage }
-}
-
-const STOP_REASONS: Readonly<Record<string, TurnOutcome['stopReason']>> = {
-  completed: 'end_turn',
-  'max-tokens': 'max_tokens',
-  'max-turn-requests': 'max_turn_requests',
-  refusal: 'refusal',
-  cancelled: 'cancelled',
-}
-
-/** How a turn whose `turn/end` (at `seq`) records `ending` is answered: its stop reason, or the error. */
-export function turnOutcome(seq: number, ending: TurnEnding): TurnOutcome {
-  const reason: TurnEndReason = ending.reason
-  const stopReason = STOP_REASONS[reason] ?? 'end_turn'
-  if (reason === 'error')
-    return { stopReason, seq, endReason: reason, error: ending.message ?? 'the turn failed' }
-  return { stopReason, seq, endReason: reason }
 }
 
 /** The cordis plugin that provides `ctx.agent`. Needs `ctx.sessions`. */

@@ -232,31 +232,30 @@ export interface TurnRequest {
   readonly client: ClientBridge
   /** Prompts naming a slash command (`/fork`, `/title`, `/help`) run it instead of the model. */
   readonly commands?: boolean
-  /**
-   * Stream the prompt back as `user_message_chunk`s (as a replay shows it): for a subagent, whose
-   * prompt the client did not send. Default false.
-   */
-  readonly announcePrompt?: boolean
-  /** Model requests before the turn ends `max-turn-requests`. Default: the agent's `maxSteps`. */
-  readonly maxSteps?: number
+  /** Set for a subagent's turn: how it is bounded by the parent that delegated it. */
+  readonly subagent?: SubagentTurn
+}
+
+/** What bounds a subagent's turn (a delegation of its parent's). */
+export interface SubagentTurn {
+  /** Model requests before the turn ends `max-turn-requests`. */
+  readonly maxSteps: number
   /**
    * The tools the model may run in this turn; a call to any other is answered with an error. The
-   * model is still told about every tool, so the request keeps the parent's exact prefix (a
-   * subagent's restriction). Default: all.
+   * model is still told about every tool, so the request keeps the parent's exact prefix.
    */
-  readonly allowedTools?: ReadonlySet<string>
+  readonly allowedTools: ReadonlySet<string>
   /**
-   * The session whose tools the turn offers: a subagent's parent, so the child is told about the
-   * same tools (its request keeps the parent's exact prefix) and runs the parent's MCP servers'
-   * tools through the parent's connections, which live while the parent's turn waits for it.
-   * Default: the turn's own session.
+   * The session whose tools the turn offers: the parent, so the child is told about the same tools
+   * (its request keeps the parent's exact prefix) and runs the parent's MCP servers' tools through
+   * the parent's connections, which live while the parent's turn waits for it.
    */
-  readonly toolScope?: string
+  readonly toolScope: string
   /**
-   * Permissions the turn may never exceed, read at every decision: a subagent's parent's, as they
-   * are now (its mode and "always" answers). Default: none beyond the session's own.
+   * Permissions the turn may never exceed, read at every decision: the parent's, as they are now
+   * (its mode and "always" answers).
    */
-  readonly ceiling?: LivePermissions
+  readonly ceiling: LivePermissions
 }
 
 /** A subagent a delegation spawned: the child session and the parent's tool call it answers. */

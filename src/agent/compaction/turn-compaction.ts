@@ -1,6 +1,7 @@
-import type { CoreEvent, Session, SessionUpdate } from '../../session/index.js'
+import type { CoreEvent } from '../../session/index.js'
 import { modelHistory } from '../turn/model-step.js'
-import type { ModelProvider, ToolSpec } from '../types.js'
+import type { TurnScope } from '../turn/turn-scope.js'
+import type { ToolSpec } from '../types.js'
 import { type CompactionResult, type CompactionTrigger, compact } from './compactor.js'
 import { estimateTokens, upperBound } from './token-estimate.js'
 
@@ -38,13 +39,11 @@ export interface RequestShape {
  */
 export class TurnCompaction {
   constructor(
-    private readonly session: Session,
-    private readonly provider: ModelProvider,
+    /** The turn's session, model, signal and update channel. */
+    private readonly scope: Pick<TurnScope, 'session' | 'provider' | 'signal' | 'send'>,
     private readonly settings: CompactionSettings,
     /** The seq of the turn's `turn/start`. */
     private readonly turnStart: number,
-    private readonly signal: AbortSignal,
-    private readonly send: (update: SessionUpdate, seq: number) => void,
     /** Hears each compaction this turn completed (the turn says it as a notice). */
     private readonly completed: (event: CoreEvent<'context/compaction'>) => void = () => {},
   ) {}
@@ -62,14 +61,14 @@ export class TurnCompaction {
     const window = this.window(shape)
     const result = await compact(
       {
-        session: this.session,
-        provider: this.provider,
+        session: this.scope.session,
+        provider: this.scope.provider,
         tools: shape.tools,
         ...(shape.model !== undefined && { model: shape.model }),
         ...(shape.thoughtLevel !== undefined && { thoughtLevel: shape.thoughtLevel }),
         ...(shape.system !== undefined && { system: shape.system }),
-        signal: this.signal,
-        send: this.send,
+        signal: this.scope.signal,
+        send: this.scope.send,
         ...(window !== undefined && { window }),
       },
       { trigger, through: this.turnStart - 1, ...extra },
@@ -90,8 +89,8 @@ export class TurnCompaction {
     if (window === undefined || at === false) return undefined
     const request = {
       system: shape.system ?? '',
-      cwd: this.session.cwd,
-      messages: modelHistory(this.session),
+      cwd: this.scope.session.cwd,
+      messages: modelHistory(this.scope.session),
       tools: shape.tools,
     }
     const limit = Math.floor(window * at)

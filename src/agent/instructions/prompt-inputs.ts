@@ -90,3 +90,11 @@ export async function recordPromptInputs(
   if (recorded !== undefined && JSON.stringify(recorded.inputs) === JSON.stringify(inputs)) return undefined
   return session.append({ type: INSTRUCTIONS_SET, data: inputs })
 }
+
+/** True when `provider` sends a system prompt and `session`'s log records no inputs for it yet. */
+export function needsPromptInputs(
+  provider: { readonly takesSystemPrompt?: boolean },
+  session: Session,
+): boolean {
+  return provider.takesSystemPrompt === true && recordedPromptInputs(session) === undefined
+}

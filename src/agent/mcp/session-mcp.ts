@@ -144,6 +144,18 @@ export class McpSessions {
   }
 
   /**
+   * Before a model request of a turn on `session`: waits for servers about to be ready (see
+   * {@link starting}), then reports what waits through the turn's `send` (see {@link flush}).
+   * Undefined, at once, when there is nothing to wait for.
+   */
+  beforeStep(session: Session, send: SessionNotifier, signal: AbortSignal): Promise<void> | undefined {
+    const waiting = this.starting(session.id, signal)
+    if (waiting) return waiting.then(() => this.flush(session, send))
+    this.flush(session, send)
+    return undefined
+  }
+
+  /**
    * Waits for the session's servers still starting that the user was not told about yet, for at
    * most {@link MCP_START_GRACE_MS} or until `signal` aborts: a server that is up in a moment (most
    * are) is offered to the very model request that a client sends right after `session/new`, and

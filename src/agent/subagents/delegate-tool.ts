@@ -139,7 +139,14 @@ export function delegateTool(deps: DelegateDeps): Tool {
       const child = await sessions.forkSubagentDurable(sessionId, { turn, callId }, { title })
       const spawned: SubagentSpawned = { turn, callId, sessionId: child.id, title, task }
       const event = sessions.require(sessionId).append({ type: SUBAGENT_SPAWNED, data: { ...spawned } })
-      const link: SubagentLink = { sessionId: child.id, parentSessionId: sessionId, callId, seq: event.seq, title, task }
+      const link: SubagentLink = {
+        sessionId: child.id,
+        parentSessionId: sessionId,
+        callId,
+        seq: event.seq,
+        title,
+        task,
+      }
       for (const update of subagentStarted(link)) context.sendUpdate?.(update, event.seq)
       const channel = context.client.subagent?.(link) ?? unseen(context)
       const outcome = await deps.runTurn(child, {
@@ -147,11 +154,12 @@ export function delegateTool(deps: DelegateDeps): Tool {
         signal: context.signal,
         sendUpdate: channel.sendUpdate,
         client: channel.client,
-        maxSteps: deps.maxSteps,
-        allowedTools,
-        toolScope: context.sessionId,
-        ceiling: deps.permissionsOf(sessionId),
-        announcePrompt: true,
+        subagent: {
+          maxSteps: deps.maxSteps,
+          allowedTools,
+          toolScope: context.sessionId,
+          ceiling: deps.permissionsOf(sessionId),
+        },
       })
       context.sendUpdate?.(subagentStateUpdate(child.id, idleState(outcome)), event.seq)
       const answer = finalAnswer(child, outcome)

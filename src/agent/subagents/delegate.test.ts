@@ -133,13 +133,14 @@ describe('delegate: a fork-based subagent', () => {
       },
     ])
     const last = child?.lastSeq ?? 0
-    expect(seen).toEqual([
-      `user_message_chunk@${last - 4}`,
-      `agent_message_chunk@${last - 2}`,
-    ])
+    expect(seen).toEqual([`user_message_chunk@${last - 4}`, `agent_message_chunk@${last - 2}`])
     const onParent = req.live
       .filter((u) => u.seq === spawnedEvent?.seq)
       .map((u) => (u.update.sessionUpdate === 'subagent_update' ? u.update.state : u.update.sessionUpdate))
-    expect(onParent).toEqual([{ state: 'running' }, 'tool_call_update', { state: 'idle', stopReason: 'end_turn' }])
+    expect(onParent).toEqual([
+      { state: 'running' },
+      'tool_call_update',
+      { state: 'idle', stopReason: 'end_turn' },
+    ])
   })
 })

@@ -1,7 +1,11 @@
-import type { InstructionFileData } from '../../session/index.js'
+import type { InstructionFileData, Session } from '../../session/index.js'
 import { DEFAULT_MODE, SESSION_MODES } from '../config/modes.js'
 import { MAX_INSTRUCTION_BYTES } from '../instructions/agents-files.js'
-import type { PromptInputs, RecordedPromptInputs } from '../instructions/prompt-inputs.js'
+import {
+  type PromptInputs,
+  type RecordedPromptInputs,
+  recordedPromptInputs,
+} from '../instructions/prompt-inputs.js'
 import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
 import type { ToolSpec } from '../types.js'
 import { SYSTEM_PROMPT_SOURCE } from './system-prompt-text.gen.js'
@@ -121,4 +125,9 @@ function cutNote(file: InstructionFileData): string {
   if (kept === 0)
     return `[Not included: the instructions' size limit (${limit}) was spent on the files after it. The file has ${file.bytes} bytes; read it with a tool if it matters.]`
   return `[Cut: only the first ${kept} of this file's ${file.bytes} bytes are here (the instructions' size limit is ${limit}). Read the file for the rest.]`
+}
+
+/** The system prompt of one request of `session` in `mode` offering `tools`, from its recorded inputs. */
+export function sessionSystemPrompt(session: Session, mode: string, tools: readonly ToolSpec[]): string {
+  return systemPrompt({ recorded: recordedPromptInputs(session), cwd: session.cwd, mode, tools })
 }

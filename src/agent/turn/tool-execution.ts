@@ -28,7 +28,7 @@ export interface ToolCallEnvironment {
   /** The turn's permissions, read at the call's decision (and again once the user answered). */
   readonly permissions: LivePermissions
   /** The turn's request: its client bridge and its tool allowance (a subagent's). */
-  readonly request: Pick<TurnRequest, 'client' | 'allowedTools'>
+  readonly request: Pick<TurnRequest, 'client' | 'subagent'>
   readonly signal: AbortSignal
   /** Sends a `session/update` tagged with `seq`. */
   readonly send: (update: SessionUpdate, seq: number) => void
@@ -51,7 +51,7 @@ export async function executeToolCall(
   if (env.signal.aborted) return cancelled()
   const entry = env.tools.get(name)
   if (!entry) return { output: `Unknown tool ${JSON.stringify(name)}.`, isError: true }
-  const allowed = env.request.allowedTools
+  const allowed = env.request.subagent?.allowedTools
   if (allowed && !allowed.has(name))
     return { output: `The tool ${name} is not available here.`, isError: true }
   const invalid = await entry.invalid(input)
@@ -82,7 +82,7 @@ function cancelled(): ToolResult {
 }
 
 function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): ToolContext {
-  const { allowedTools } = env.request
+  const allowedTools = env.request.subagent?.allowedTools
   return {
     sessionId: env.session.id,
     cwd: env.session.cwd,

@@ -1,18 +1,16 @@
 import {
   type CoreEvent,
-  type Session,
   SessionError,
   SessionErrorCode,
-  type SessionUpdate,
   toolCallUpdate,
   toolResultUpdate,
 } from '../../session/index.js'
-import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type { LivePermissions } from '../config/permissions.js'
 import type { ToolSet } from '../tools/registry.js'
-import type { ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
+import type { ToolCallLocation, ToolResult } from '../types.js'
 import type { StreamedCall } from './model-step.js'
 import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
+import type { TurnScope } from './turn-scope.js'
 
 /** A call as recorded in the log, with the result its provider answered itself, if any. */
 export interface RecordedCall {
@@ -28,17 +26,11 @@ export class TurnCalls {
   private readonly usedCallIds = new Set<string>()
 
   constructor(
-    private readonly session: Session,
-    private readonly turn: number,
-    private readonly request: TurnRequest,
-    private readonly signal: AbortSignal,
+    private readonly scope: TurnScope,
     /** How many calls of `concurrent` tools (delegations) of one step run at once. */
     private readonly maxConcurrent: number,
-    private readonly send: (update: SessionUpdate, seq: number) => void,
-    /** Where the file tools record their changes (absent: nowhere). */
-    private readonly checkpoints?: FileCheckpoints,
   ) {
-    for (const event of session.events()) {
+    for (const event of scope.session.events()) {
       if (event.type === 'tool/call') this.usedCallIds.add(event.data.callId)
     }
   }
@@ -48,12 +40,12 @@ export class TurnCalls {
     const tool = tools.get(call.name)?.tool
     const callId = this.uniqueCallId(call.callId, step)
     const locations = tool?.locations
-      ? safeLocations(() => tool.locations?.(call.input, this.session.cwd))
+      ? safeLocations(() => tool.locations?.(call.input, this.scope.session.cwd))
       : []
-    const event = this.session.append({
+    const event = this.scope.session.append({
       type: 'tool/call',
       data: {
-        turn: this.turn,
+        turn: this.scope.turn,
         step,
         callId,
         name: call.name,
@@ -63,7 +55,7 @@ export class TurnCalls {
         ...(locations.length > 0 && { locations }),
       },
     }) as CoreEvent<'tool/call'>
-    this.send(toolCallUpdate(event.data), event.seq)
+    this.scope.send(toolCallUpdate(event.data), event.seq)
     return call.result !== undefined ? { event, preset: call.result } : { event }
   }
 
@@ -95,26 +87,17 @@ export class TurnCalls {
     tools: ToolSet,
     permissions: LivePermissions,
   ): Promise<ToolResult> {
-    if (this.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
+    if (this.scope.signal.aborted) return { output: CANCELLED_TOOL_OUTPUT, isError: true }
     if (call.preset !== undefined) return call.preset
-    return executeToolCall(call.event, {
-      session: this.session,
-      turn: this.turn,
-      tools,
-      permissions,
-      request: this.request,
-      signal: this.signal,
-      send: this.send,
-      ...(this.checkpoints && { checkpoints: this.checkpoints }),
-    })
+    return executeToolCall(call.event, { ...this.scope, tools, permissions })
   }
 
   /** Records a call's result (`tool/result`); a result the log refuses as not JSON becomes an error result. */
   recordResult(step: number, call: CoreEvent<'tool/call'>, result: ToolResult): void {
-    const data = { turn: this.turn, step, callId: call.data.callId }
+    const data = { turn: this.scope.turn, step, callId: call.data.callId }
     let event: CoreEvent<'tool/result'>
     try {
-      event = this.session.append({
+      event = this.scope.session.append({
         type: 'tool/result',
         data: {
           ...data,
@@ -126,19 +109,20 @@ export class TurnCalls {
     } catch (error) {
       if (!(error instanceof SessionError) || error.code !== SessionErrorCode.INVALID_EVENT) throw error
       const output = `${call.data.name} returned a result that is not JSON: ${error.message}`
-      event = this.session.append({
+      event = this.scope.session.append({
         type: 'tool/result',
         data: { ...data, output, isError: true },
       }) as CoreEvent<'tool/result'>
     }
     const { callId, output, isError, content } = event.data
-    this.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
+    this.scope.send(toolResultUpdate(callId, output, isError === true, content), event.seq)
   }
 
   /** The provider's id if it is usable and new in this turn, else a minted one. */
   private uniqueCallId(proposed: string, step: number): string {
-    let id = typeof proposed === 'string' && proposed !== '' ? proposed : `call_${this.turn}_${step}`
-    for (let n = 2; this.usedCallIds.has(id); n++) id = `${proposed || `call_${this.turn}_${step}`}_${n}`
+    let id = typeof proposed === 'string' && proposed !== '' ? proposed : `call_${this.scope.turn}_${step}`
+    for (let n = 2; this.usedCallIds.has(id); n++)
+      id = `${proposed || `call_${this.scope.turn}_${step}`}_${n}`
     this.usedCallIds.add(id)
     return id
   }

@@ -4,7 +4,6 @@ import {
   type Session,
   type SessionStore,
   type SessionUpdate,
-  type TurnEndReason,
   titleUpdate,
 } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
@@ -21,6 +20,7 @@ import { errorMessage, type StreamedStep, streamModelStep } from './model-step.j
 import { stepCost, usageUpdateOf, windowOf } from './step-usage.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 import { TurnCalls } from './turn-calls.js'
+import type { TurnEnding, TurnScope } from './turn-scope.js'
 
 export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 
@@ -59,12 +59,6 @@ export interface TurnRunOptions {
   readonly compaction?: CompactionSettings
 }
 
-/** How the body of a turn ended: the `turn/end` reason still to be written. */
-export interface TurnEnding {
-  readonly reason: TurnEndReason
-  readonly message?: string
-}
-
 /**
  * Runs one turn's body on `session`: appends `turn/start`, `user/message` and the steps (model,
  * then tools, until the model stops, the signal aborts, the provider fails or `maxSteps` is
@@ -75,6 +69,8 @@ export class TurnRun {
   readonly turn: number
   /** Where this turn's notices go (see `NoticeChannel`). */
   readonly notices: NoticeChannel
+  /** What the turn's collaborators share. */
+  private readonly scope: TurnScope
   private readonly calls: TurnCalls
   private compaction: TurnCompaction | undefined
 
@@ -85,16 +81,17 @@ export class TurnRun {
     private readonly signal: AbortSignal,
   ) {
     this.turn = session.lastTurn + 1
-    this.notices = new NoticeChannel((update, seq) => this.send(update, seq))
-    this.calls = new TurnCalls(
+    this.scope = {
       session,
-      this.turn,
+      turn: this.turn,
       request,
       signal,
-      options.maxConcurrent,
-      (update, seq) => this.send(update, seq),
-      options.checkpoints,
-    )
+      provider: options.provider,
+      send: (update, seq) => this.send(update, seq),
+      ...(options.checkpoints && { checkpoints: options.checkpoints }),
+    }
+    this.notices = new NoticeChannel(this.scope.send)
+    this.calls = new TurnCalls(this.scope, options.maxConcurrent)
   }
 
   async run(): Promise<TurnEnding> {
@@ -105,18 +102,12 @@ export class TurnRun {
       type: 'turn/start',
       data: { turn, ...(invoked && { command: invoked.command.name }) },
     })
-    this.compaction = new TurnCompaction(
-      session,
-      this.options.provider,
-      this.options.compaction ?? {},
-      start.seq,
-      this.signal,
-      (update, seq) => this.send(update, seq),
-      (event) => this.notices.say(compactionNotice(event.data), event.seq, 'log'),
+    this.compaction = new TurnCompaction(this.scope, this.options.compaction ?? {}, start.seq, (event) =>
+      this.notices.say(compactionNotice(event.data), event.seq, 'log'),
     )
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
-    if (this.request.announcePrompt) {
+    if (this.request.subagent) {
       const messageId = messageIdOf(user.seq)
       for (const content of this.request.prompt)
         this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
@@ -125,7 +116,7 @@ export class TurnRun {
       this.send(titleUpdate(session.title, user.time), user.seq)
     }
     if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
-    const maxSteps = this.request.maxSteps ?? this.options.maxSteps
+    const maxSteps = this.request.subagent?.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
       const ending = await this.runStep(step)
@@ -171,7 +162,7 @@ export class TurnRun {
       await before
       if (this.signal.aborted) return { reason: 'cancelled' }
     }
-    const tools = options.tools.forSession(this.request.toolScope ?? session.id)
+    const tools = options.tools.forSession(this.request.subagent?.toolScope ?? session.id)
     const shape = this.requestShape()
     // Awaited only when it compacts or must count tokens, as `beforeStep` above.
     const auto = this.compactor().beforeRequest(shape)
@@ -234,7 +225,7 @@ export class TurnRun {
     const mode = options.permissions.mode()
     const config = effectiveConfig(options.configSpecs, session.config)
     const tools = options.tools
-      .forSession(this.request.toolScope ?? session.id)
+      .forSession(this.request.subagent?.toolScope ?? session.id)
       .specs((tool) => offeredIn(mode, tool) && (tool.offeredTo?.(this.request.client) ?? true))
     return {
       tools,
