@@ -26,7 +26,7 @@ export type { CreateOptions } from './new-session.js'
 export type { CaughtUpRange, SessionPen } from './pens.js'
 export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
-export { branchTitle, inheritedEventCount, type RewindOptions, type RewindResult } from './store-rewind.js'
+export { inheritedEventCount, type RewindOptions, type RewindResult } from './store-rewind.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
