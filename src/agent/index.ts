@@ -15,10 +15,10 @@ export {
   type SubagentConfig,
   turnOutcome,
 } from './service.js'
+export { contentToText } from './shared/content-text.js'
 export * from './subagents/index.js'
 export * from './tools/index.js'
 export { parseCommand, SLASH_COMMANDS, type SlashCommand } from './turn/commands.js'
-export { contentToText } from './turn/content.js'
 export { sessionUsageUpdate } from './turn/step-usage.js'
 export { CANCELLED_TOOL_OUTPUT } from './turn/turn-run.js'
 export type * from './types.js'

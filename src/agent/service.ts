@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { errorMessage } from '../lib/error-message.js'
 import {
   type ConfigValue,
   type Cost,
@@ -41,7 +42,6 @@ import { delegateTool } from './subagents/index.js'
 import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/tool.js'
-import { errorMessage } from './turn/model-step.js'
 import { systemPrompt } from './turn/system-prompt.js'
 import { type TurnEnding, TurnRun } from './turn/turn-run.js'
 import type { ModelProvider, PromptCapabilities, ToolSpec, TurnOutcome, TurnRequest } from './types.js'

@@ -2,10 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { errorMessage } from '../../lib/error-message.js'
 import { packageVersion } from '../../lib/package-version.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { createSchemaCompiler } from '../tools/schema-compiler.js'
-import { errorMessage } from '../turn/model-step.js'
 import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import {
   AskingCalls,

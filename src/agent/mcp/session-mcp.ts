@@ -1,7 +1,7 @@
 import type { Logger } from 'cordis'
+import { errorMessage } from '../../lib/error-message.js'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import type { ToolRegistry } from '../tools/registry.js'
-import { errorMessage } from '../turn/model-step.js'
 import type { ElicitationModes, McpSampler } from './mcp-asks.js'
 import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
