@@ -53,6 +53,16 @@ module.exports = {
       to: ourCodeExcept('agent', 'session', 'lib'),
     },
     {
+      name: 'agent-tools-know-no-feature',
+      comment:
+        'src/agent/tools/ (the tool contract and the built-in tools) imports nothing else of the agent but ' +
+        'src/agent/types.ts: a feature (questions, checkpoints, subagents) depends on the tools, not the ' +
+        'other way round; the tool set is assembled in src/agent/builtin-tools.ts.',
+      severity: 'error',
+      from: { path: '^src/agent/tools/' },
+      to: { path: '^src/agent/', pathNot: ['^src/agent/tools/', '^src/agent/types\\.ts$'] },
+    },
+    {
       name: 'jsonrpc-imports-only-lib',
       comment:
         'src/jsonrpc/ is JSON-RPC over NDJSON and knows no ACP method: it may import src/lib only, ' +

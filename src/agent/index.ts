@@ -1,4 +1,5 @@
 export { AbortedError, abortable, isAbortError, raceAbort } from '../lib/abort.js'
+export { builtinTools } from './builtin-tools.js'
 export { compactionNotice } from './compaction/compaction-notice.js'
 export { type CompactionSettings, DEFAULT_COMPACT_AT } from './compaction/turn-compaction.js'
 export * from './config/modes.js'

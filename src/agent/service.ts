@@ -10,6 +10,7 @@ import {
   storableEventData,
   type TurnEndReason,
 } from '../session/index.js'
+import { builtinTools } from './builtin-tools.js'
 import type { CheckpointBlobs } from './checkpoints/blob-port.js'
 import type { RestoreFiles } from './checkpoints/restore-contract.js'
 import type { EditorFiles } from './checkpoints/restore-io.js'
@@ -39,7 +40,6 @@ import type { Notice } from './notices/notice.js'
 import { updatePlanTool } from './plan/update-plan-tool.js'
 import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
-import { builtinTools } from './tools/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import type { Tool } from './tools/tool.js'
 import { systemPrompt } from './turn/system-prompt.js'
