@@ -3,7 +3,6 @@ import type { AgentService } from '../agent/service.js'
 import type { ClientBridge, SubagentLink, SubagentView } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
-import type { AgentSetup } from './agent-setup.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -11,6 +10,7 @@ import {
   type PermissionTarget,
 } from './client/client-bridge.js'
 import type { ClientState } from './method.js'
+import type { AgentSetup } from './setup-port.js'
 import { planForClient } from './views/plan-view.js'
 import { splicedLine } from './views/stored-line-splice.js'
 import { openSubagentView } from './views/subagent-view.js'
