@@ -85,18 +85,13 @@ module.exports = {
       name: 'replay-imports-only-wire-and-transcript',
       comment:
         'src/replay/ (record, replay, compare) drives an agent process from the outside: it may import ' +
-        'src/jsonrpc (framing), src/lib, the transcript format (src/process/transcript.ts) and the ' +
-        "recorder's secret redaction shared with serve (src/acp/requests/mcp-servers.ts); never the " +
-        'session, the agent, persistence or the rest of the server.',
+        'src/jsonrpc (framing), src/lib and the transcript format (src/process/transcript.ts, which ' +
+        'redacts MCP secrets itself); never the session, the agent, persistence or the rest of the server.',
       severity: 'error',
       from: { path: '^src/replay/' },
       to: {
         path: '^src/',
-        pathNot: [
-          '^src/(replay|jsonrpc|lib)/',
-          '^src/process/transcript\\.ts$',
-          '^src/acp/requests/mcp-servers\\.ts$',
-        ],
+        pathNot: ['^src/(replay|jsonrpc|lib)/', '^src/process/transcript\\.ts$'],
       },
     },
     {
