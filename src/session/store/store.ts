@@ -35,6 +35,13 @@ export interface SessionStoreConfig {
   readonly defaultCwd?: string
 }
 
+declare module 'cordis' {
+  interface Context {
+    /** The session store (see {@link SessionStore}). */
+    sessions: SessionStore
+  }
+}
+
 /**
  * The session store, service `ctx.sessions`: live sessions in memory, lifecycle events for
  * persistence backends, and fork. Plug it with {@link sessionsPlugin}. It is deliberately not a
