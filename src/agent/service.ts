@@ -34,7 +34,7 @@ import {
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
 import { recordedPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
-import { modelSampler } from './mcp/model-sampler.js'
+import { modelSampler } from './mcp/asks/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
 import { updatePlanTool } from './plan/update-plan-tool.js'
