@@ -1,16 +1,16 @@
 import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
 import { liveForkSource } from '../fork/fork.js'
+import type { ForkSpawner } from '../fork/store-forks.js'
 import type { SessionHeader } from '../header.js'
 import type { SessionId } from '../ids.js'
 import type { SessionEvent } from '../log/events.js'
 import { storableEventData } from '../log/frozen.js'
 import { LogState, turnsBefore } from '../log/log-state.js'
 import { assertEventShape } from '../log/validate-event.js'
-import { assertRewindable, planRewind } from '../rewind/rewind-plan.js'
 import { Session } from '../session.js'
-import { assertChildId } from './new-session.js'
-import type { SessionPen } from './pens.js'
-import type { ForkSpawner } from './store-forks.js'
+import { assertChildId } from '../store/new-session.js'
+import type { SessionPen } from '../store/pens.js'
+import { assertRewindable, planRewind } from './rewind-plan.js'
 
 /**
  * The store's rewind (issue 24): session `X` goes back to the closed boundary `b`, in place (same
