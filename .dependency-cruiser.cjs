@@ -53,6 +53,16 @@ module.exports = {
       to: ourCodeExcept('agent', 'session', 'lib'),
     },
     {
+      name: 'agent-tools-know-no-feature',
+      comment:
+        'src/agent/tools/ (the tool contract and the built-in tools) imports nothing else of the agent but ' +
+        'src/agent/types.ts: a feature (questions, checkpoints, subagents) depends on the tools, not the ' +
+        'other way round; the tool set is assembled in src/agent/builtin-tools.ts.',
+      severity: 'error',
+      from: { path: '^src/agent/tools/' },
+      to: { path: '^src/agent/', pathNot: ['^src/agent/tools/', '^src/agent/types\\.ts$'] },
+    },
+    {
       name: 'jsonrpc-imports-only-lib',
       comment:
         'src/jsonrpc/ is JSON-RPC over NDJSON and knows no ACP method: it may import src/lib only, ' +
@@ -75,18 +85,13 @@ module.exports = {
       name: 'replay-imports-only-wire-and-transcript',
       comment:
         'src/replay/ (record, replay, compare) drives an agent process from the outside: it may import ' +
-        'src/jsonrpc (framing), src/lib, the transcript format (src/process/transcript.ts) and the ' +
-        "recorder's secret redaction shared with serve (src/acp/requests/mcp-servers.ts); never the " +
-        'session, the agent, persistence or the rest of the server.',
+        'src/jsonrpc (framing), src/lib and the transcript format (src/process/transcript.ts, which ' +
+        'redacts MCP secrets itself); never the session, the agent, persistence or the rest of the server.',
       severity: 'error',
       from: { path: '^src/replay/' },
       to: {
         path: '^src/',
-        pathNot: [
-          '^src/(replay|jsonrpc|lib)/',
-          '^src/process/transcript\\.ts$',
-          '^src/acp/requests/mcp-servers\\.ts$',
-        ],
+        pathNot: ['^src/(replay|jsonrpc|lib)/', '^src/process/transcript\\.ts$'],
       },
     },
     {

@@ -1,7 +1,7 @@
 import { Context } from 'cordis'
-import type { AgentSetup } from './acp/agent-setup.js'
 import { acpPlugin, forkPlugin } from './acp/plugin.js'
 import type { AgentInfo } from './acp/server.js'
+import type { AgentSetup } from './acp/setup-port.js'
 import type { SessionModeId } from './agent/config/modes.js'
 import {
   agentPlugin,
@@ -36,7 +36,7 @@ export interface AppConfig {
   readonly compaction?: CompactionSettings
   /** The mode a new session starts in. Default `ask`. */
   readonly defaultMode?: SessionModeId
-  /** Auth methods, stored keys and the MCP servers every session is offered (acp/agent-setup.ts). */
+  /** Auth methods, stored keys and the MCP servers every session is offered (acp/setup-port.ts). */
   readonly setup?: AgentSetup
   /** Where `run_command` runs local commands. Default: `auto`, hiding nothing beyond its own rules. */
   readonly commandSandbox?: CommandSandbox

@@ -3,7 +3,6 @@ import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
-import type { AgentSetup } from './agent-setup.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -11,6 +10,7 @@ import {
   type PermissionTarget,
 } from './client/client-bridge.js'
 import type { ClientState } from './client-state.js'
+import type { AgentSetup } from './setup-port.js'
 import { ClientView } from './views/client-view.js'
 import { splicedLine } from './views/stored-line-splice.js'
 import { openSubagentChannel } from './views/subagent-view.js'

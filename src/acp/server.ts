@@ -1,10 +1,10 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
-import type { AgentSetup } from './agent-setup.js'
 import type { CallContext } from './call-context.js'
 import { type AgentCapabilities, agentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
 import type { AcpMethod } from './method.js'
+import type { AgentSetup } from './setup-port.js'
 
 declare module 'cordis' {
   interface Context {

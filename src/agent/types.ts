@@ -10,7 +10,7 @@ import type {
   TurnEndReason,
   TurnUsage,
 } from '../session/index.js'
-import type { LivePermissions, PermissionAnswer } from './config/permissions.js'
+import type { LivePermissions, PermissionAnswer } from './config/permission-types.js'
 import type { Notice } from './notices/notice.js'
 import type { ModelPricing } from './providers/model-table.js'
 

@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream'
-import type { AgentSetup } from '../acp/agent-setup.js'
 import type { ClientState } from '../acp/method.js'
-import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import type { AgentInfo } from '../acp/server.js'
+import type { AgentSetup } from '../acp/setup-port.js'
 import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
@@ -104,8 +103,7 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {
     ...(recorder && {
-      onWireLine: (direction: 'in' | 'out', line: string) =>
-        recorder.record(direction, redactMcpSecrets(line)),
+      onWireLine: recorder.record,
     }),
     ...(start.early && { client: start.early.client }),
   })

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { TestPeer } from '../../test/support/wire/test-peer.js'
 import { createNdjsonConnection } from '../jsonrpc/connection.js'
 import { parseTranscript, parseTranscriptLine, TranscriptRecorder } from './transcript.js'
+import { redactMcpSecrets } from './transcript-redaction.js'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -93,5 +94,64 @@ describe('transcript entries', () => {
     expect(() => parseTranscriptLine('{"dir":"in"}', 1)).toThrow('exactly one of msg, raw, rawBase64')
     expect(() => parseTranscriptLine('{"dir":"in","ms":-1,"msg":1}', 1)).toThrow('ms must be')
     expect(() => parseTranscriptLine('[]', 1)).toThrow('not a JSON object')
+  })
+})
+
+describe('MCP secrets in a transcript', () => {
+  it('keeps secrets out of a recorded wire line', () => {
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'session/new',
+      params: {
+        cwd: '/w',
+        mcpServers: [
+          { name: 'a', command: 'x', args: [], env: [{ name: 'TOKEN', value: 'secret-1' }] },
+          {
+            type: 'http',
+            name: 'b',
+            url: 'http://h',
+            headers: [{ name: 'Authorization', value: 'secret-2' }],
+          },
+        ],
+      },
+    })
+    const redacted = redactMcpSecrets(line)
+    expect(redacted).not.toContain('secret-')
+    expect(JSON.parse(redacted).params.mcpServers[0].env).toEqual([{ name: 'TOKEN', value: '***' }])
+    expect(redactMcpSecrets('{"jsonrpc":"2.0","method":"x"}')).toBe('{"jsonrpc":"2.0","method":"x"}')
+    const deep = `{"params":{"mcpServers":[{"env":[{"name":"K","value":"s3cret"}]}],"x":${'['.repeat(20000)}${']'.repeat(20000)}}}`
+    const safe = redactMcpSecrets(deep)
+    expect(safe).not.toContain('s3cret')
+    expect(safe).toBe(deep.replace('"s3cret"', '"***"'))
+    const escaped = '{"params":{"mcpServers":[{"env":[{"name":"K","value":"\\u0073ecret"}]}]}}'
+    expect(JSON.parse(redactMcpSecrets(escaped))).toEqual({ withheld: expect.any(String) })
+  })
+
+  it('are never recorded: the recorder redacts every line it is given', async () => {
+    const path = tempFile()
+    const recorder = new TranscriptRecorder(path, { flags: 'w' })
+    const params = {
+      cwd: '/w',
+      mcpServers: [{ name: 'a', command: 'x', args: [], env: [{ name: 'K', value: 'hush-1' }] }],
+    }
+    recorder.record('in', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params }))
+    await recorder.close()
+    const text = readFileSync(path, 'utf8')
+    expect(text).not.toContain('hush-1')
+    expect(parseTranscript(text)).toEqual([
+      {
+        dir: 'in',
+        msg: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'session/new',
+          params: {
+            ...params,
+            mcpServers: [{ ...params.mcpServers[0], env: [{ name: 'K', value: '***' }] }],
+          },
+        },
+      },
+    ])
   })
 })

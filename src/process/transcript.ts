@@ -2,6 +2,7 @@ import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, openSync, write
 import type { Writable } from 'node:stream'
 import type { WireDirection } from '../jsonrpc/connection.js'
 import { isObject } from '../lib/is.js'
+import { redactMcpSecrets } from './transcript-redaction.js'
 
 /**
  * One transcript line (`schemas/transcript.schema.json`): the direction, optionally the time
@@ -86,9 +87,13 @@ export class TranscriptRecorder {
     this.onStopped = options.onStopped
   }
 
-  /** Records one wire line (bound, so it can be passed around as a callback). */
-  readonly record = (dir: WireDirection, line: string): void => {
+  /**
+   * Records one wire line (bound, so it can be passed around as a callback), with the secrets of
+   * the `mcpServers` it carries replaced by `***` (`redactMcpSecrets`).
+   */
+  readonly record = (dir: WireDirection, wireLine: string): void => {
     if (this.closed) return
+    const line = redactMcpSecrets(wireLine)
     const entry = transcriptEntry(dir, line, this.elapsed?.())
     let text: string
     try {

@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process'
 import { performance } from 'node:perf_hooks'
 import type { Readable, Writable } from 'node:stream'
-import { redactMcpSecrets } from '../acp/requests/mcp-servers.js'
 import { LineSplitter, type WireDirection } from '../jsonrpc/index.js'
 import { TranscriptRecorder } from '../process/transcript.js'
 import type { AgentExit } from './agent-exit.js'
@@ -100,8 +99,8 @@ function copyRecorded(
   const splitter = new LineSplitter(
     {
       line: (text, validUtf8, bytes) => {
-        if (text.includes('"mcpServers"')) recorder.record(dir, redactMcpSecrets(text))
-        else if (validUtf8) recorder.record(dir, text)
+        // A line with mcpServers is recorded as text even when not valid UTF-8: redacted.
+        if (validUtf8 || text.includes('"mcpServers"')) recorder.record(dir, text)
         else if (bytes) recorder.recordBytes(dir, bytes)
       },
       overflow: (max) =>

@@ -16,7 +16,6 @@ export const SessionErrorCode = {
   SESSION_CHANGED: 'SESSION_CHANGED',
   PERSISTENCE_FAILED: 'PERSISTENCE_FAILED',
   CORRUPT_SESSION: 'CORRUPT_SESSION',
-  NO_PERSISTENCE: 'NO_PERSISTENCE',
 } as const
 
 export type SessionErrorCode = (typeof SessionErrorCode)[keyof typeof SessionErrorCode]

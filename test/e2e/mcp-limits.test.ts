@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { MAX_SERVER_TOOLS, MAX_TOOL_PAGES } from '../../src/agent/mcp/tool-listing.js'
+import { MAX_SERVER_TOOLS, MAX_TOOL_PAGES } from '../../src/agent/mcp/tools/tool-listing.js'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { eventually, isAlive, pidsIn, serverReady, stdioServer } from '../support/mcp/servers.js'
 import { expectCleanExit, type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'

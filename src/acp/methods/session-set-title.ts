@@ -1,4 +1,4 @@
-import { normalizeTitle } from '../../session/index.js'
+import { normalizeTitle, titleUpdate } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { assertSessionId } from '../requests/session-access.js'
@@ -27,7 +27,7 @@ export const sessionSetTitleMethod = defineMethod({
     if (wasLive) {
       call.notify({
         sessionId,
-        update: { sessionUpdate: 'session_info_update', title, updatedAt: event.time },
+        update: titleUpdate(title, event.time),
         _meta: { dsh: { seq: event.seq } },
       })
     }

@@ -1,4 +1,4 @@
-import type { RewindResult } from '../../session/index.js'
+import { type RewindResult, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 
 /**
@@ -16,7 +16,7 @@ export function announceRewind(call: CallContext, result: RewindResult): void {
   call.afterResponse(() => {
     void call.notify({
       sessionId: session.id,
-      update: { sessionUpdate: 'session_info_update', title: origin.title, updatedAt: session.updatedAt },
+      update: titleUpdate(origin.title, session.updatedAt),
       ...(origin.seq !== undefined && { _meta: { dsh: { seq: origin.seq } } }),
     })
   })

@@ -82,4 +82,20 @@ describe('_session/rewind with modes', () => {
     })
     await store.stop()
   })
+
+  it('both: a conversation rewind into the fork seed refuses both halves before any file is looked at', async () => {
+    const { store, call, requests } = await setup(() => clean)
+    store.sessions.fork('s', 12, 'c')
+    const result = await modeRewind({ sessionId: 'c', messageId: 'msg_8', mode: 'both' }, call)
+    const reason =
+      'this session was forked from s with its first 12 events: the conversation cannot be rewound before them, so neither half is done'
+    expect(result).toEqual({
+      files: { canRewind: false, filesChanged: [], reason },
+      conversation: { rewound: false, messagesDropped: 2, reason },
+    })
+    expect(requests).toEqual([])
+    const alone = await modeRewind({ sessionId: 'c', messageId: 'msg_8', mode: 'conversation' }, call)
+    expect(alone.conversation?.reason).toMatch(/^session c was forked from s with its first 12 events/)
+    await store.stop()
+  })
 })

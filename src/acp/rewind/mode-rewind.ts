@@ -1,9 +1,8 @@
 import type { FileRestoreReport } from '../../agent/checkpoints/restore-contract.js'
 import { rewindSession, turnRunning } from '../../agent/rewind/rewind-session.js'
 import {
-  lastTurnEnd,
-  messagesAfter,
-  type RewindPoint,
+  planRewind,
+  type RewindPlan,
   rewindPointOf,
   rewindPoints,
   type Session,
@@ -67,15 +66,14 @@ function filesHalfOf(report: FileRestoreReport): FilesHalf {
 async function filesHalf(
   call: CallContext,
   session: Session,
-  point: RewindPoint,
-  dryRun: boolean,
-  strict: boolean,
+  plan: RewindPlan,
+  options: { readonly dryRun: boolean; readonly strict: boolean },
 ): Promise<FilesHalf> {
-  const boundary = lastTurnEnd(session, point.boundary)
+  const boundary = plan.filesBoundary
   // This client's editor writes the files back, so its open buffers follow.
   const editor = call.clientBridge(session.id)
   try {
-    if (strict && !dryRun) {
+    if (options.strict && !options.dryRun) {
       const preview = filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: true }, editor))
       if (!preview.canRewind) {
         return {
@@ -84,10 +82,46 @@ async function filesHalf(
         }
       }
     }
-    return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun }, editor))
+    return filesHalfOf(await call.agent.restoreFiles({ session, boundary, dryRun: options.dryRun }, editor))
   } catch (error) {
     return { canRewind: false, filesChanged: [], reason: (error as Error).message }
   }
+}
+
+/** The conversation half once the file half (if any) is done: skipped, previewed or rewound. */
+async function conversationHalf(
+  call: CallContext,
+  session: Session,
+  plan: RewindPlan,
+  files: FilesHalf | undefined,
+  dryRun: boolean,
+): Promise<ConversationHalf> {
+  const messagesDropped = plan.messagesDropped
+  if (files?.canRewind === false) {
+    return {
+      rewound: false,
+      messagesDropped,
+      reason: 'the file half was refused, so the conversation was left as it is',
+    }
+  }
+  if (dryRun) return { rewound: false, messagesDropped }
+  const done = await rewindSession(call.agent, call.sessions, session, { boundary: plan.boundary })
+  if ('rewound' in done) return { rewound: false, messagesDropped, reason: done.reason }
+  announceRewind(call, done)
+  return { rewound: true, messagesDropped, branchSessionId: done.branch.sessionId }
+}
+
+/** Why neither half may start: a running turn; in `both`, a conversation rewind into the fork seed. */
+function refusalOf(
+  call: CallContext,
+  session: Session,
+  mode: RewindMode,
+  plan: RewindPlan,
+): string | undefined {
+  if (turnRunning(call.agent, session)) return 'a turn is running: cancel it first'
+  const seed = plan.intoSeed
+  if (mode !== 'both' || seed === undefined) return undefined
+  return `this session was forked from ${seed.parentSession} with its first ${seed.seedLength} events: the conversation cannot be rewound before them, so neither half is done`
 }
 
 /**
@@ -110,37 +144,19 @@ export async function modeRewind(params: ModeRewindParams, call: CallContext): P
       { sessionId: session.id, messageId: params.messageId },
     )
   }
-  const messagesDropped = messagesAfter(session, point.boundary)
+  const plan = planRewind(session, point.boundary)
   const result: ModeRewindResult = {}
-  const seed = session.header.seedLength ?? 0
-  const refusal = turnRunning(call.agent, session)
-    ? 'a turn is running: cancel it first'
-    : mode === 'both' && point.boundary < seed
-      ? `this session was forked from ${session.header.parentSession} with its first ${seed} events: the conversation cannot be rewound before them, so neither half is done`
-      : undefined
-  if (refusal !== undefined) {
-    const reason = refusal
+  const reason = refusalOf(call, session, mode, plan)
+  if (reason !== undefined) {
     if (mode !== 'conversation') result.files = { canRewind: false, filesChanged: [], reason }
-    if (mode !== 'files') result.conversation = { rewound: false, messagesDropped, reason }
+    if (mode !== 'files')
+      result.conversation = { rewound: false, messagesDropped: plan.messagesDropped, reason }
     return result
   }
-  if (mode !== 'conversation') result.files = await filesHalf(call, session, point, dryRun, mode === 'both')
-  if (mode === 'files') return result
-  if (mode === 'both' && result.files?.canRewind === false) {
-    result.conversation = {
-      rewound: false,
-      messagesDropped,
-      reason: 'the file half was refused, so the conversation was left as it is',
-    }
-  } else if (dryRun) {
-    result.conversation = { rewound: false, messagesDropped }
-  } else {
-    const done = await rewindSession(call.agent, call.sessions, session, { boundary: point.boundary })
-    if ('rewound' in done) result.conversation = { rewound: false, messagesDropped, reason: done.reason }
-    else {
-      announceRewind(call, done)
-      result.conversation = { rewound: true, messagesDropped, branchSessionId: done.branch.sessionId }
-    }
+  if (mode !== 'conversation') {
+    result.files = await filesHalf(call, session, plan, { dryRun, strict: mode === 'both' })
   }
+  if (mode !== 'files')
+    result.conversation = await conversationHalf(call, session, plan, result.files, dryRun)
   return result
 }

@@ -5,11 +5,12 @@ import type { Context } from 'cordis'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
 import type { SessionEvent } from '../../session/index.js'
+import { builtinTools } from '../builtin-tools.js'
 import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
 import { createScriptProvider } from '../providers/script.js'
 import { parseModelScript } from '../providers/script-format.js'
 import { DELEGATE_TOOL } from '../subagents/delegate-tool.js'
-import { builtinTools, editTextFileTool, readTextFileTool, runCommandTool } from '../tools/index.js'
+import { editTextFileTool, readTextFileTool, runCommandTool } from '../tools/index.js'
 import type { PermissionRequest } from '../types.js'
 import {
   decidePermission,

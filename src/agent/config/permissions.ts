@@ -1,13 +1,8 @@
-import type { PermissionOptionKind } from '@agentclientprotocol/sdk'
 import type { JsonValue, Session, SessionEvent } from '../../session/index.js'
 import type { Tool } from '../tools/tool.js'
+import type { LivePermissions, SessionMode } from './permission-types.js'
 
-/**
- * The session modes the permission policy knows: `ask` asks before every change and command,
- * `accept-edits` makes file edits without asking (commands still ask), `read-only` offers only the
- * tools that change nothing.
- */
-export type SessionMode = 'ask' | 'accept-edits' | 'read-only'
+export type { LivePermissions, PermissionAnswer, SessionMode } from './permission-types.js'
 
 /** A configured mode id as a {@link SessionMode}; anything unknown is `ask`. */
 export function sessionMode(id: string): SessionMode {
@@ -19,17 +14,6 @@ const STRICTNESS: Readonly<Record<SessionMode, number>> = { 'accept-edits': 0, a
 /** The stricter of two modes (`read-only` over `ask` over `accept-edits`). */
 export function stricterMode(a: SessionMode, b: SessionMode): SessionMode {
   return STRICTNESS[b] > STRICTNESS[a] ? b : a
-}
-
-/**
- * A running turn's permissions as they are now, read anew at every decision (the user may switch
- * the mode, or answer "always", while the turn runs). A subagent's are never looser than its
- * parent's: see {@link cappedPermissions}.
- */
-export interface LivePermissions {
-  mode(): SessionMode
-  /** The standing "always" answers (scope -> allowed). */
-  standing(): ReadonlyMap<string, boolean>
 }
 
 /**
@@ -60,9 +44,6 @@ export function strictestAnswers(
   for (const [scope, allow] of other) merged.set(scope, allow && merged.get(scope) !== false)
   return merged
 }
-
-/** ACP `PermissionOptionKind`, or `cancelled` when the prompt turn was cancelled while asking. */
-export type PermissionAnswer = PermissionOptionKind | 'cancelled'
 
 /** What the policy says about one call before anyone is asked. */
 export type PermissionDecision =

@@ -2,25 +2,25 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js'
+import { errorMessage } from '../../lib/error-message.js'
 import { packageVersion } from '../../lib/package-version.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { createSchemaCompiler } from '../tools/schema-compiler.js'
-import { errorMessage } from '../turn/model-step.js'
-import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import {
   AskingCalls,
   answerAsks,
   type ElicitationModes,
   type McpSampler,
   mcpClientCapabilities,
-} from './mcp-asks.js'
+} from './asks/mcp-asks.js'
+import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
 import { answerRoots } from './mcp-roots.js'
-import { type McpToolInfo, mcpTool } from './mcp-tool.js'
-import { listToolsPage } from './mcp-tool-list.js'
-import { outputValidator } from './output-validator.js'
 import { type McpServerConfig, namespacedToolName, redact, secretsOf } from './server-config.js'
-import { listAllTools } from './tool-listing.js'
+import { type McpToolInfo, mcpTool } from './tools/mcp-tool.js'
+import { listToolsPage } from './tools/mcp-tool-list.js'
+import { outputValidator } from './tools/output-validator.js'
+import { listAllTools } from './tools/tool-listing.js'
 
 /** These waits never keep the process alive by themselves. */
 const UNREF = { ref: false }

@@ -1,5 +1,5 @@
 import type { ModelMessage } from '../../session/index.js'
-import { contentToText } from '../turn/content.js'
+import { contentToText } from '../shared/content-text.js'
 
 /**
  * The summary the offline models (`echo`, `script:`) write when asked to summarize (a request with

@@ -1,5 +1,5 @@
 import type { ModelMessage } from '../../session/index.js'
-import { contentToText } from '../turn/content.js'
+import { contentToText } from '../shared/content-text.js'
 import type { ModelChunk, ToolSpec } from '../types.js'
 
 /** What starts a prompt the echo model answers by working through a plan. */

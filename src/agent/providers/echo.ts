@@ -1,5 +1,5 @@
 import type { ModelMessage } from '../../session/index.js'
-import { contentToText } from '../turn/content.js'
+import { contentToText } from '../shared/content-text.js'
 import type { ModelChunk, ModelProvider, ModelRequest } from '../types.js'
 import { REASONING_EFFORTS } from './choices.js'
 import { deterministicSummary, summaryPieces } from './deterministic-summary.js'

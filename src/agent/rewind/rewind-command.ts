@@ -1,4 +1,4 @@
-import { branchTitle, rewindPoints, type Session, type SessionStore } from '../../session/index.js'
+import { planRewind, rewindPoints, type Session, type SessionStore } from '../../session/index.js'
 import type { FileRestoreReport, RestoreFiles } from '../checkpoints/restore-contract.js'
 import { afterTurnEnds } from './after-turn.js'
 
@@ -40,25 +40,25 @@ export const rewindCommand = {
       return `Cannot undo ${count} prompts: there ${prompts.length === 1 ? 'is 1' : `are ${prompts.length}`} (try /rewind ${prompts.length}).`
     }
     const target = prompts[prompts.length - count] as (typeof prompts)[number]
-    const seed = session.header.seedLength ?? 0
-    if (target.boundary < seed) {
-      return `Cannot rewind before the first ${seed} events: this session was forked from ${session.header.parentSession} with them. Fork ${session.header.parentSession} there instead.`
+    const plan = planRewind(session, target.boundary)
+    const seed = plan.intoSeed
+    if (seed !== undefined) {
+      return `Cannot rewind before the first ${seed.seedLength} events: this session was forked from ${seed.parentSession} with them. Fork ${seed.parentSession} there instead.`
     }
-    const title = branchTitle(session)
     // What the restore will do, said now; it runs once this turn has ended (no turn may run then).
     const preview = restoreFiles
-      ? await restoreFiles({ session, boundary: target.boundary, dryRun: true }).catch(() => undefined)
+      ? await restoreFiles({ session, boundary: plan.boundary, dryRun: true }).catch(() => undefined)
       : undefined
     afterTurnEnds(session, async () => {
       const live = sessions.get(session.id)
       if (!live) return
-      if (preview) await restoreFiles?.({ session: live, boundary: target.boundary, dryRun: false })
-      await sessions.rewind(live, target.boundary)
+      if (preview) await restoreFiles?.({ session: live, boundary: plan.boundary, dryRun: false })
+      await sessions.rewind(live, plan.boundary)
     })
     const quoted = target.text.length > 60 ? `${target.text.slice(0, 59)}…` : target.text
     return [
-      `Rewound ${count === 1 ? 'the last prompt' : `the last ${count} prompts`}: the conversation goes on from before ${JSON.stringify(quoted)} (seq ${target.boundary}).`,
-      `What was removed (and this /rewind) is kept in the archived session "${title}".`,
+      `Rewound ${count === 1 ? 'the last prompt' : `the last ${count} prompts`}: the conversation goes on from before ${JSON.stringify(quoted)} (seq ${plan.boundary}).`,
+      `What was removed (and this /rewind) is kept in the archived session "${plan.branchTitle}".`,
       filesSaid(preview),
     ].join(' ')
   },

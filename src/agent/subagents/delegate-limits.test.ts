@@ -10,10 +10,11 @@ import {
   text,
 } from '../../../test/support/delegate-model.js'
 import { request, startAgent } from '../../../test/support/turn-harness.js'
+import { builtinTools } from '../builtin-tools.js'
 import { UPDATE_PLAN_TOOL } from '../plan/update-plan-tool.js'
 import { ASK_USER_TOOL } from '../questions/ask-user.js'
 import { AgentService } from '../service.js'
-import { builtinTools, writeTextFileTool } from '../tools/index.js'
+import { writeTextFileTool } from '../tools/index.js'
 import type { Tool } from '../tools/tool.js'
 import { DELEGATE_TOOL } from './delegate-tool.js'
 

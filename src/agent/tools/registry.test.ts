@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { JsonValue } from '../../session/index.js'
+import { builtinTools } from '../builtin-tools.js'
 import { delegateTool } from '../subagents/index.js'
-import { builtinTools } from './index.js'
 import { ToolRegistry } from './registry.js'
 import type { Tool } from './tool.js'
 

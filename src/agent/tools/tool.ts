@@ -1,5 +1,4 @@
 import type { JsonValue, SessionUpdate } from '../../session/index.js'
-import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type {
   ClientBridge,
   ToolCallContent,
@@ -8,6 +7,7 @@ import type {
   ToolResult,
   ToolSpec,
 } from '../types.js'
+import type { FileCheckpoints } from './file-recording.js'
 
 /**
  * What running a tool may do to the world, which decides the permission policy: `read` changes

@@ -4,6 +4,7 @@ import {
   type Session,
   type SessionStore,
   type SessionUpdate,
+  titleUpdate,
 } from '../../session/index.js'
 import type { RestoreFiles } from '../checkpoints/restore-contract.js'
 import { compactCommand } from '../compaction/compact-command.js'
@@ -70,7 +71,7 @@ const titleCommand: SlashCommand = {
     const title = normalizeTitle(args)
     if (title === '') return 'Usage: /title TEXT'
     const event = session.append({ type: 'session/title', data: { title } })
-    send({ sessionUpdate: 'session_info_update', title, updatedAt: event.time }, event.seq)
+    send(titleUpdate(title, event.time), event.seq)
     return `Title set: ${title}`
   },
 }

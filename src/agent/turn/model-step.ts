@@ -1,5 +1,6 @@
 import { abortable } from '../../lib/abort.js'
 import { assertNever } from '../../lib/assert-never.js'
+import { errorMessage } from '../../lib/error-message.js'
 import {
   HistoryProjector,
   type JsonValue,
@@ -127,9 +128,4 @@ export async function streamModelStep(
     }
   }
   return step
-}
-
-export function errorMessage(error: unknown): string {
-  if (error instanceof Error) return error.message || error.name
-  return String(error)
 }

@@ -1,4 +1,5 @@
 import { AbortedError, isAbortError, raceAbort } from '../../lib/abort.js'
+import { errorMessage } from '../../lib/error-message.js'
 import type { CoreEvent, JsonValue, Session, SessionUpdate } from '../../session/index.js'
 import { toolOutputText } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
@@ -12,7 +13,6 @@ import {
 import type { RegisteredTool, ToolSet } from '../tools/registry.js'
 import type { Tool, ToolContext, ToolPreview } from '../tools/tool.js'
 import type { ToolCallContent, ToolCallLocation, ToolResult, TurnRequest } from '../types.js'
-import { errorMessage } from './model-step.js'
 
 /** The result a tool call gets when the turn is cancelled before it finished. */
 export const CANCELLED_TOOL_OUTPUT = 'Cancelled: the turn was cancelled before this tool call finished.'

@@ -1,7 +1,7 @@
 import type { Logger } from 'cordis'
+import { errorMessage } from '../../lib/error-message.js'
 import { type Cost, lastTurnUsage, ownCost, type Session, type TurnEndReason } from '../../session/index.js'
 import type { TurnOutcome } from '../types.js'
-import { errorMessage } from './model-step.js'
 import type { TurnRun } from './turn-run.js'
 import type { TurnEnding } from './turn-scope.js'
 

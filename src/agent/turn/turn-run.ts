@@ -1,3 +1,4 @@
+import { errorMessage } from '../../lib/error-message.js'
 import {
   messageChunk,
   messageIdOf,
@@ -16,7 +17,7 @@ import { NoticeChannel } from '../notices/notice.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { ModelProvider, ToolSpec, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
-import { errorMessage, type StreamedStep, streamModelStep } from './model-step.js'
+import { type StreamedStep, streamModelStep } from './model-step.js'
 import { stepCost, usageUpdateOf, windowOf } from './step-usage.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 import { TurnCalls } from './turn-calls.js'

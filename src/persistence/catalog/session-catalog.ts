@@ -7,7 +7,7 @@ import {
   pageSize,
   paginate,
   withLiveSummaries,
-} from '../../session/store/paginate.js'
+} from '../../session/store/reads/paginate.js'
 import { errnoOf, persistenceError } from '../fs/file-io.js'
 import { type DirectoryWatch, type FileSystem, NotRegularFileError } from '../fs/file-system.js'
 import { StorePaths } from '../store-paths.js'

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import type { AgentSetup, SetupOffer } from '../../acp/agent-setup.js'
+import type { AgentSetup, SetupOffer } from '../../acp/setup-port.js'
 import { missingKeyNotice } from '../../agent/providers/openai/index.js'
 import { removeKeys } from './credentials.js'
 import type { McpServerEntry } from './file-types.js'

@@ -1,4 +1,4 @@
-import type { AgentSetup } from '../../acp/agent-setup.js'
+import type { AgentSetup } from '../../acp/setup-port.js'
 import type { SessionModeId } from '../../agent/config/modes.js'
 import { createProvider, type ProviderOptions } from '../../agent/providers/index.js'
 import type { ModelProvider } from '../../agent/types.js'

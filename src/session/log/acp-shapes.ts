@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import type { JsonValue } from './events.js'
+import type { JsonValue } from './event-values.js'
 
 /**
  * An ACP shape as the session log holds it: the SDK's type, with the members it leaves open

@@ -1,5 +1,5 @@
 import type { ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
-import type { Cost, JsonObject, JsonValue, TokenUsage, TurnEndReason } from './events.js'
+import type { Cost, JsonObject, JsonValue, TokenUsage } from './event-values.js'
 
 /** A JSON Schema node as `schemas/events.schema.json` holds it. */
 export type SchemaNode = { readonly [key: string]: JsonValue }
@@ -49,6 +49,16 @@ export const KNOWN_TURN_END_REASONS = [
   'interrupted',
   'disposed',
 ] as const
+
+/**
+ * Why a turn ended. `completed`, `max-tokens`, `max-turn-requests` and `refusal` end a turn cleanly
+ * (no open step, no unanswered tool call). Every other reason says the turn was cut short, and may
+ * close an open step and unanswered tool calls. The set is open: unknown reasons count as cut short.
+ */
+export type TurnEndReason = KnownTurnEndReason | (string & {})
+
+/** A reason dsh-acp itself writes (see {@link KNOWN_TURN_END_REASONS}). */
+export type KnownTurnEndReason = (typeof KNOWN_TURN_END_REASONS)[number]
 
 /** The schemas the fields share, named in the generated schema's `$defs`. */
 export const SHARED_DEFS: Readonly<Record<string, SchemaNode>> = {

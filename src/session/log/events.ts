@@ -1,5 +1,12 @@
 import { CORE_EVENTS, EXTENSION_EVENTS } from './event-definitions.js'
-import { type DataOf, isDataOf, KNOWN_TURN_END_REASONS } from './event-fields.js'
+import {
+  type DataOf,
+  isDataOf,
+  KNOWN_TURN_END_REASONS,
+  type KnownTurnEndReason,
+  type TurnEndReason,
+} from './event-fields.js'
+import type { JsonObject } from './event-values.js'
 
 export type { InstructionFileData, PlanEntryData } from './event-fields.js'
 
@@ -9,41 +16,14 @@ export type { InstructionFileData, PlanEntryData } from './event-fields.js'
  * what a backend writes and reads back.
  */
 
-export type JsonPrimitive = string | number | boolean | null
-export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: string]: JsonValue }
-export type JsonObject = { readonly [key: string]: JsonValue }
-
 /**
  * The ACP shapes events hold, as the SDK types them: `ContentBlock` (a prompt's text, image,
  * audio, resource_link, resource, kept as the client sent it), `ToolCallContent` (content, diff,
  * terminal) and `ToolCallLocation`.
  */
 export type { ContentBlock, ToolCallContent, ToolCallLocation } from './acp-shapes.js'
-
-export interface TokenUsage {
-  readonly inputTokens: number
-  readonly outputTokens: number
-  readonly cachedInputTokens?: number
-  readonly reasoningTokens?: number
-}
-
-/** An amount of money (or of another unit, e.g. credits), as ACP's `Cost` has it. */
-export interface Cost {
-  readonly amount: number
-  /** An ISO 4217 code (`USD`), or another unit. */
-  readonly currency: string
-}
-
-/**
- * Why a turn ended. `completed`, `max-tokens`, `max-turn-requests` and `refusal` end a turn cleanly
- * (no open step, no unanswered tool call). Every other reason says the turn was cut short, and may
- * close an open step and unanswered tool calls. The set is open: unknown reasons count as cut short.
- */
-export type TurnEndReason = KnownTurnEndReason | (string & {})
-
-/** A reason dsh-acp itself writes (see {@link KNOWN_TURN_END_REASONS}). */
-export type KnownTurnEndReason = (typeof KNOWN_TURN_END_REASONS)[number]
-
+export type { KnownTurnEndReason, TurnEndReason } from './event-fields.js'
+export type { Cost, JsonObject, JsonValue, TokenUsage } from './event-values.js'
 export { KNOWN_TURN_END_REASONS }
 
 const KNOWN_TURN_END_REASON_SET: ReadonlySet<string> = new Set(KNOWN_TURN_END_REASONS)

@@ -1,7 +1,6 @@
 import type { Context } from 'cordis'
 import type { Session } from '../session.js'
 import type { SessionPersistence } from './persistence-port.js'
-import type { SessionStore } from './store.js'
 
 export type DisposeReason = 'closed' | 'deleted' | 'stopped'
 
@@ -17,7 +16,6 @@ export async function flushSessions(ctx: Context, sessions: readonly Session[]):
 
 declare module 'cordis' {
   interface Context {
-    sessions: SessionStore
     persistence?: SessionPersistence
   }
   interface Events {

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { SessionError, SessionErrorCode } from '../errors.js'
+import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from '../fork/store-forks.js'
 import type { ListOptions, SessionHeader, SessionPage, SubagentMarker } from '../header.js'
 import {
   assertSessionId,
@@ -9,30 +10,41 @@ import {
   type SessionId,
   systemClock,
 } from '../ids.js'
+import {
+  type RewindOptions,
+  type RewindResult,
+  type RewindStore,
+  rewindLive,
+} from '../rewind/store-rewind.js'
 import type { Session } from '../session.js'
 import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from './durable.js'
 import { type DisposeReason, flushSessions } from './lifecycle.js'
-import { listSessions, visitLiveEvents } from './live-reads.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
 import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
-import { type ForkSpawner, forkLive, forkSubagentLive, type SessionForkSource } from './store-forks.js'
+import { listSessions, visitLiveEvents } from './reads/live-reads.js'
+import { notFound, readStoredSession, visitStoredEvents } from './reads/stored-reads.js'
 import { type AppendListener, StoreHost } from './store-host.js'
-import { type RewindOptions, type RewindResult, type RewindStore, rewindLive } from './store-rewind.js'
-import { notFound, readStoredSession, visitStoredEvents } from './stored-reads.js'
 
+export type { SessionForkSource } from '../fork/store-forks.js'
+export { inheritedEventCount, type RewindOptions, type RewindResult } from '../rewind/store-rewind.js'
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
 export type { CaughtUpRange, SessionPen } from './pens.js'
-export type { SessionForkSource } from './store-forks.js'
 export type { AppendListener } from './store-host.js'
-export { branchTitle, inheritedEventCount, type RewindOptions, type RewindResult } from './store-rewind.js'
 
 export interface SessionStoreConfig {
   readonly clock?: Clock
   readonly idGenerator?: IdGenerator
   /** cwd for sessions created without one. Default: the process's cwd. */
   readonly defaultCwd?: string
+}
+
+declare module 'cordis' {
+  interface Context {
+    /** The session store (see {@link SessionStore}). */
+    sessions: SessionStore
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { ContentBlock, ModelMessage } from '../../../session/index.js'
-import { contentToText } from '../../turn/content.js'
+import { contentToText } from '../../shared/content-text.js'
 import { toChatMessages, toChatTools } from './chat-messages.js'
 
 describe('toChatMessages', () => {

@@ -1,5 +1,5 @@
 import type { ContentBlock, JsonValue, ModelMessage } from '../../../session/index.js'
-import { contentToText } from '../../turn/content.js'
+import { contentToText } from '../../shared/content-text.js'
 import type { ToolSpec } from '../../types.js'
 
 /** A chat-completions tool call as the assistant message carries it. */

@@ -1,5 +1,5 @@
 import { raceAbort } from '../../../lib/abort.js'
-import type { FileChange } from '../../checkpoints/recorder.js'
+import type { FileChange } from '../file-recording.js'
 import { type ToolContext, ToolFailure } from '../tool.js'
 import { type Access, allowedRoots, resolveReal } from './confine.js'
 import { type LocalSnapshot, readLocalFile, replaceLocalFile } from './local-files.js'

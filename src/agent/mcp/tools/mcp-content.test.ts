@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { toChatMessages } from '../providers/openai/chat-messages.js'
+import { toChatMessages } from '../../providers/openai/chat-messages.js'
+import { cappedFetch } from '../mcp-limits.js'
 import { toolResultOf } from './mcp-content.js'
-import { cappedFetch } from './mcp-limits.js'
 import { ProgressRelay, progressText } from './mcp-progress.js'
 
 const PNG = 'iVBORw0KGgo='

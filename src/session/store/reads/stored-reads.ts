@@ -1,11 +1,11 @@
-import { SessionError, SessionErrorCode } from '../errors.js'
-import type { SessionHeader } from '../header.js'
-import type { SessionId } from '../ids.js'
-import type { SessionEvent } from '../log/events.js'
-import { StoredLogChecker } from '../log/log-building.js'
-import { assertEventShape } from '../log/validate-event.js'
-import { Session, type SessionHost } from '../session.js'
-import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
+import { SessionError, SessionErrorCode } from '../../errors.js'
+import type { SessionHeader } from '../../header.js'
+import type { SessionId } from '../../ids.js'
+import type { SessionEvent } from '../../log/events.js'
+import { StoredLogChecker } from '../../log/log-building.js'
+import { assertEventShape } from '../../log/validate-event.js'
+import { Session, type SessionHost } from '../../session.js'
+import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from '../persistence-port.js'
 
 /**
  * Reads a persisted session back through `persistence` into a `Session` that is not live yet (the

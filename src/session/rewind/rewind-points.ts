@@ -1,7 +1,7 @@
+import type { CoreEvent, SessionEvent } from '../log/events.js'
+import type { TurnSpan } from '../log/log-state.js'
+import { messageFingerprint, messageIdOf, seqOfMessageId } from '../log/message-ids.js'
 import type { Session } from '../session.js'
-import type { CoreEvent, SessionEvent } from './events.js'
-import type { TurnSpan } from './log-state.js'
-import { messageFingerprint, messageIdOf, seqOfMessageId } from './message-ids.js'
 
 /**
  * Where a session can be rewound to: before each of its prompts (a `user/message`). Rewinding to
@@ -83,27 +83,4 @@ export function assistantMessageOf(
     if (event?.type === 'assistant/message') return event
   }
   return undefined
-}
-
-/**
- * The last closed turn boundary at or before `boundary`: the seq of the last `turn/end` there, or 0
- * (what a file restore takes: how the files were when that turn ended).
- */
-export function lastTurnEnd(session: Session, boundary: number): number {
-  let end = 0
-  for (const span of session.turnSpans()) {
-    if (span.end !== undefined && span.end <= boundary) end = span.end
-    if (span.start > boundary) break
-  }
-  return end
-}
-
-/** The user and assistant messages (with text) after `boundary`: what a rewind there drops. */
-export function messagesAfter(session: Session, boundary: number): number {
-  let count = 0
-  for (const event of session.eventsAfter(boundary)) {
-    if (event.type === 'user/message') count++
-    else if (event.type === 'assistant/message' && event.data.content !== '') count++
-  }
-  return count
 }

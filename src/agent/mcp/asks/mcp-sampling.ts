@@ -1,5 +1,5 @@
 import type { CreateMessageRequest } from '@modelcontextprotocol/sdk/types.js'
-import type { ContentBlock, ModelMessage } from '../../session/index.js'
+import type { ContentBlock, ModelMessage } from '../../../session/index.js'
 
 /** A server's sampling messages as the model's history (user and assistant turns, no tools). */
 export type SamplingMessages = readonly ModelMessage[]

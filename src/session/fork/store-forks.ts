@@ -1,11 +1,11 @@
-import { liveForkSource, resolveForkBoundary } from '../fork/fork.js'
-import { checkSubagentMarker, subagentBoundary } from '../fork/subagent-fork.js'
 import type { SubagentMarker } from '../header.js'
 import type { SessionId } from '../ids.js'
 import type { Session } from '../session.js'
+import { assertChildId, type ForkChildExtra, forkChild } from '../store/new-session.js'
+import type { StoreHost } from '../store/store-host.js'
 import { forkTitle } from '../title.js'
-import { assertChildId, type ForkChildExtra, forkChild } from './new-session.js'
-import type { StoreHost } from './store-host.js'
+import { liveForkSource, resolveForkBoundary } from './fork.js'
+import { checkSubagentMarker, subagentBoundary } from './subagent-fork.js'
 
 /** A fork's source: a live session, or the id of one. */
 export type SessionForkSource = Session | SessionId

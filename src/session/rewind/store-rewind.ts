@@ -1,5 +1,6 @@
 import { SessionError, SessionErrorCode, SessionForkError } from '../errors.js'
-import { liveForkSource, resolveForkBoundary } from '../fork/fork.js'
+import { liveForkSource } from '../fork/fork.js'
+import type { ForkSpawner } from '../fork/store-forks.js'
 import type { SessionHeader } from '../header.js'
 import type { SessionId } from '../ids.js'
 import type { SessionEvent } from '../log/events.js'
@@ -7,16 +8,15 @@ import { storableEventData } from '../log/frozen.js'
 import { LogState, turnsBefore } from '../log/log-state.js'
 import { assertEventShape } from '../log/validate-event.js'
 import { Session } from '../session.js'
-import { assertChildId } from './new-session.js'
-import type { SessionPen } from './pens.js'
-import type { ForkSpawner } from './store-forks.js'
+import { assertChildId } from '../store/new-session.js'
+import type { SessionPen } from '../store/pens.js'
+import { assertRewindable, planRewind } from './rewind-plan.js'
 
 /**
  * The store's rewind (issue 24): session `X` goes back to the closed boundary `b`, in place (same
  * id), and nothing is lost. In this order:
- * 1. checks: `X` is live and writable, no turn is open, `b` is a closed boundary of `X` (the fork
- *    rules: `INVALID_BOUNDARY`, `OPEN_TURN`), `b` is not inside an inherited fork seed (a child's
- *    header says its first `seedLength` events are its parent's: `INVALID_BOUNDARY`);
+ * 1. checks: `X` is live and writable, no turn is open, and the rewind's rules allow `b`
+ *    (`rewind-plan.ts`: a closed boundary, not inside an inherited fork seed);
  * 2. `X` is held: appends to it throw `SESSION_READ_ONLY` until the rewind ends;
  * 3. the branch `B`: a new session holding all of `X`'s events, then `session/archived {true}`
  *    (and a `session/title` when `X` has a title event after `b`), header `{parentSession: X,
@@ -81,11 +81,6 @@ export function inheritedEventCount(session: Session): number {
   return inheritedCounts.get(session) ?? session.header.seedLength ?? 0
 }
 
-/** The branch's title: the session's as it was, marked. */
-export function branchTitle(session: Session): string {
-  return `${session.title ?? session.id} (before rewind)`
-}
-
 export async function rewindLive(
   store: RewindStore,
   source: Session | SessionId,
@@ -116,18 +111,12 @@ async function rewindHeld(
       { sessionId: session.id, openTurn: session.openTurn },
     )
   }
-  const kept = resolveForkBoundary(session, boundary)
-  const seed = session.header.seedLength ?? 0
-  if (kept < seed) {
-    throw new SessionForkError(
-      SessionErrorCode.INVALID_BOUNDARY,
-      `session ${session.id} was forked from ${session.header.parentSession} with its first ${seed} events: it cannot be rewound to seq ${kept}, before them (fork ${session.header.parentSession} there instead)`,
-      { sessionId: session.id, boundary: kept, seedLength: seed },
-    )
-  }
+  const plan = planRewind(session, boundary)
+  assertRewindable(plan)
+  const kept = plan.boundary
   const branchId = options.branchId ?? store.mintId()
   assertChildId(branchId, (id) => store.taken(id))
-  const title = branchTitle(session)
+  const title = plan.branchTitle
   session.hold(
     new SessionError(SessionErrorCode.SESSION_READ_ONLY, `session ${session.id} is being rewound`, {
       sessionId: session.id,
@@ -144,9 +133,8 @@ async function rewindHeld(
       new LogState(turnsBefore(session.turnSpans(), kept), kept),
       store.host,
     )
-    const removed = session.length - kept
     store.replace(session, next)
-    return { session: next, branch: { sessionId: branchId, title }, boundary: kept, removed }
+    return { session: next, branch: { sessionId: branchId, title }, boundary: kept, removed: plan.removed }
   } finally {
     session.hold(undefined)
   }

@@ -5,7 +5,7 @@ import type {
 } from '@modelcontextprotocol/sdk/validation/types.js'
 import { Ajv } from 'ajv'
 import addFormatsModule from 'ajv-formats'
-import { RE2_PATTERNS } from '../tools/schema-compiler.js'
+import { RE2_PATTERNS } from '../../tools/schema-compiler.js'
 
 // ajv-formats is CJS with `exports.default`; under NodeNext its default import is the whole module.
 const addFormats = addFormatsModule.default

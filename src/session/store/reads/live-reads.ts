@@ -1,8 +1,8 @@
-import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../header.js'
-import type { SessionId } from '../ids.js'
-import type { Session } from '../session.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../../header.js'
+import type { SessionId } from '../../ids.js'
+import type { Session } from '../../session.js'
+import type { SessionPersistence, StoredEventVisitor } from '../persistence-port.js'
 import { paginate } from './paginate.js'
-import type { SessionPersistence, StoredEventVisitor } from './persistence-port.js'
 
 /** `SessionStore.visitEvents` for a live session: its events with `seq >= from`, from its log. */
 export async function visitLiveEvents(

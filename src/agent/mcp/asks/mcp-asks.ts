@@ -8,15 +8,15 @@ import {
   ElicitRequestSchema,
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js'
-import type { JsonValue } from '../../session/index.js'
-import type { LivePermissions } from '../config/permissions.js'
+import type { JsonValue } from '../../../session/index.js'
+import type { LivePermissions } from '../../config/permissions.js'
 import type {
   ClientBridge,
   ElicitationAnswer,
   ElicitationRequest,
   SamplingLimits,
   ToolKind,
-} from '../types.js'
+} from '../../types.js'
 import { acpFormSchema } from './elicitation-schema.js'
 import { type SamplingMessages, samplingMessages, samplingPreview } from './mcp-sampling.js'
 

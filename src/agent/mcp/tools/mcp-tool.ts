@@ -1,10 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import type { JsonValue } from '../../session/index.js'
-import type { Tool } from '../tools/tool.js'
-import type { AskingCalls } from './mcp-asks.js'
+import type { JsonValue } from '../../../session/index.js'
+import type { Tool } from '../../tools/tool.js'
+import type { AskingCalls } from '../asks/mcp-asks.js'
+import { redactor } from '../server-config.js'
 import { type McpCallResult, toolResultOf } from './mcp-content.js'
 import { ProgressRelay } from './mcp-progress.js'
-import { redactor } from './server-config.js'
 
 /** What `tools/list` says about one tool. */
 export interface McpToolInfo {

@@ -4,8 +4,9 @@ import type { Notice } from '../agent/index.js'
 /**
  * What the process that runs the server knows about its set-up (configuration files, stored
  * keys) and the ACP methods need: the auth methods to advertise, `authenticate`, `logout`, whether
- * a new session can start, and what each session is offered. The server has a no-op one when none
- * is given (tests, embedders).
+ * a new session can start, and what each session is offered. A port: the process builds it from
+ * the configuration (`process/config/agent-setup.ts`); the server has a no-op one when none is
+ * given (tests, embedders).
  */
 export interface AgentSetup {
   /** The `authMethods` of the `initialize` answer for a client with `capabilities`. */

@@ -1,6 +1,6 @@
-import type { ContentBlock } from '../../session/index.js'
-import type { ToolCallContent, ToolResult } from '../types.js'
-import { redactor } from './server-config.js'
+import type { ContentBlock } from '../../../session/index.js'
+import type { ToolCallContent, ToolResult } from '../../types.js'
+import { redactor } from '../server-config.js'
 
 /**
  * The most of one MCP tool result that is kept (stored, sent to the editor, read by the model):

@@ -1,4 +1,4 @@
-import type { ListOptions, SessionPage, SessionSummary } from '../header.js'
+import type { ListOptions, SessionPage, SessionSummary } from '../../header.js'
 
 export const DEFAULT_PAGE_SIZE = 50
 export const MAX_PAGE_SIZE = 1000

@@ -3,8 +3,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import { CreateMessageResultSchema, ElicitResultSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import type { SessionMode } from '../config/permissions.js'
-import type { ClientBridge, ElicitationRequest, PermissionRequest } from '../types.js'
+import type { SessionMode } from '../../config/permissions.js'
+import type { ClientBridge, ElicitationRequest, PermissionRequest } from '../../types.js'
 import {
   type AskingCall,
   AskingCalls,

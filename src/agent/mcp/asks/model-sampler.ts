@@ -1,12 +1,12 @@
-import { abortable } from '../../lib/abort.js'
-import type { Session, SessionStore } from '../../session/index.js'
+import { abortable } from '../../../lib/abort.js'
+import type { Session, SessionStore } from '../../../session/index.js'
 import {
   type LivePermissions,
   PERMISSION_ALWAYS_EVENT,
   type PermissionAlwaysData,
-} from '../config/permissions.js'
-import type { EffectiveConfig } from '../config/session-config.js'
-import type { ModelProvider } from '../types.js'
+} from '../../config/permissions.js'
+import type { EffectiveConfig } from '../../config/session-config.js'
+import type { ModelProvider } from '../../types.js'
 import type { McpSampler } from './mcp-asks.js'
 
 export interface ModelSamplerDeps {
