@@ -9,8 +9,11 @@ export interface ClientState {
   readonly info?: acp.Implementation
 }
 
-/** An extension method: ACP reserves names that start with `_` for them. */
-export type ExtensionMethodName = `_${string}`
+/**
+ * An extension method: ACP reserves names that start with `_` for them; or a method of an ACP draft
+ * no SDK schema has yet (`trust/apply`, the workspace-trust RFD's). Either validates its own params.
+ */
+export type ExtensionMethodName = `_${string}` | 'trust/apply'
 
 /** The params and result a method's handler takes and gives: the SDK's types for ACP methods. */
 export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M extends AcpMethodName
