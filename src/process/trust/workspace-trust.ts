@@ -26,9 +26,11 @@ export interface ProcessTrust extends WorkspaceTrust {
 
 /**
  * Workspace trust kept in `file` (`trust.json`, read again at each question, so a decision taken
- * from a terminal applies at once) and, for session-only trust, in this process's memory. A folder
- * is trusted by the closest decision on its way up to its repository root; the files above a
- * trusted working directory (in the repository but outside it) stay ignored.
+ * from a terminal applies at once) and, for session-only trust, in this process's memory. On the
+ * way up from a folder to its repository root, the highest trusted directory below the closest
+ * decline (none: the root) is where trust reaches: project files above it stay ignored (a trusted
+ * working directory does not trust the rest of its repository), and a decline closer than any
+ * trust leaves the folder untrusted.
  */
 export function createWorkspaceTrust(file: string, home?: string): ProcessTrust {
   /** Session id to the real cwd it was trusted in, for this process's life (it is never written). */
@@ -40,9 +42,13 @@ export function createWorkspaceTrust(file: string, home?: string): ProcessTrust 
     entries: TrustEntries,
     sessionId: string | undefined,
   ): { readonly root: string; readonly status: 'trusted' | 'session' } | undefined {
-    const closest = chainUp(workspace).find((dir) => entries.has(dir))
-    if (closest !== undefined && entries.get(closest)?.decision === 'trusted')
-      return { root: closest, status: 'trusted' }
+    let root: string | undefined
+    for (const dir of chainUp(workspace)) {
+      const decision = entries.get(dir)?.decision
+      if (decision === 'declined') break
+      if (decision === 'trusted') root = dir
+    }
+    if (root !== undefined) return { root, status: 'trusted' }
     if (sessionId !== undefined && sessions.get(sessionId) === workspace.cwd)
       return { root: workspace.repoRoot ?? workspace.cwd, status: 'session' }
     return undefined
