@@ -88,6 +88,12 @@ async function main(): Promise<void> {
     process.exitCode = await runToolCommand(process.argv.slice(2))
     return
   }
+  if (process.argv[2] === 'trust') {
+    const { runTrustCommand } = await import('./process/trust/trust-command.js')
+    const terminal = { out: printToTerminal, err: (text: string) => process.stderr.write(`${text}\n`) }
+    process.exitCode = runTrustCommand(process.argv.slice(3), terminal)
+    return
+  }
   const argv = process.argv.slice(2)
   const setupArgs = setupArguments(argv)
   if (setupArgs !== undefined) {

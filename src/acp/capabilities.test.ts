@@ -9,7 +9,7 @@ describe('the capability table', () => {
       '{"promptCapabilities":{"embeddedContext":true},' +
         '"mcpCapabilities":{"http":true},' +
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{},' +
-        '"archive":{},"status":{},"title":{}},' +
+        '"archive":{},"status":{},"title":{},"workspaceTrust":{}},' +
         '"loadSession":true,"auth":{"logout":{}}}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
@@ -21,6 +21,7 @@ describe('the capability table', () => {
       archive: {},
       status: {},
       title: {},
+      workspaceTrust: {},
     })
   })
 

@@ -8,12 +8,18 @@ import type { AcpMethodName } from './schema/acp-methods.gen.js'
 export type AgentCapabilities = acp.AgentCapabilities & {
   promptCapabilities: acp.PromptCapabilities
   mcpCapabilities: acp.McpCapabilities
-  sessionCapabilities: acp.SessionCapabilities
+  sessionCapabilities: SessionCapabilities
 }
+
+/** The SDK's session capabilities and the workspace-trust RFD's (a draft no schema has yet). */
+type SessionCapabilities = acp.SessionCapabilities & { workspaceTrust?: Record<string, never> }
+
+/** The workspace-trust RFD's method (acp/trust/): served, it advertises `sessionCapabilities.workspaceTrust`. */
+export const TRUST_APPLY = 'trust/apply'
 
 /** What serving one method adds to `agentCapabilities`. */
 type Advertised =
-  | { readonly method: AcpMethodName; readonly session: keyof acp.SessionCapabilities }
+  | { readonly method: AcpMethodName | typeof TRUST_APPLY; readonly session: keyof SessionCapabilities }
   | { readonly method: AcpMethodName; readonly loadSession: true }
   | { readonly method: AcpMethodName; readonly auth: 'logout' }
 
@@ -32,6 +38,7 @@ const ADVERTISED: readonly Advertised[] = [
   { method: 'session/archive', session: 'archive' },
   { method: 'session/status', session: 'status' },
   { method: 'session/set_title', session: 'title' },
+  { method: TRUST_APPLY, session: 'workspaceTrust' },
   { method: 'session/load', loadSession: true },
   { method: 'logout', auth: 'logout' },
 ]
@@ -66,10 +73,10 @@ export const FORK_METHODS = ['session/fork'] as const satisfies readonly AcpMeth
  * every capability flag is false; a client that tests for a key's presence must not see one).
  */
 export function agentCapabilities(
-  serves: (method: AcpMethodName) => boolean,
+  serves: (method: string) => boolean,
   promptCapabilities: acp.PromptCapabilities,
 ): AgentCapabilities {
-  const sessionCapabilities: acp.SessionCapabilities = {}
+  const sessionCapabilities: SessionCapabilities = {}
   let loadSession = false
   let logout = false
   for (const entry of ADVERTISED) {
@@ -101,11 +108,11 @@ export interface StartupFeatures {
 }
 
 /**
- * The `agentCapabilities` of a freshly built server: the server plugin's methods, and the fork
- * plugin's when it runs.
+ * The `agentCapabilities` of a freshly built server: the server plugin's methods (with
+ * `trust/apply`), and the fork plugin's when it runs.
  */
 export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilities {
-  const served = new Set<AcpMethodName>([...SERVER_METHODS, ...(features.fork ? FORK_METHODS : [])])
+  const served = new Set<string>([...SERVER_METHODS, TRUST_APPLY, ...(features.fork ? FORK_METHODS : [])])
   return agentCapabilities((method) => served.has(method), features.promptCapabilities)
 }
 

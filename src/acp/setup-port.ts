@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { Notice } from '../agent/index.js'
+import { TrustRefusal, type WorkspaceTrust } from './trust/trust-wire.js'
 
 /**
  * What the process that runs the server knows about its set-up (configuration files, stored
@@ -20,8 +21,13 @@ export interface AgentSetup {
   logout(): Promise<string>
   /** Why a new session cannot start now (its model needs a key nobody gave), else undefined. */
   missingAuth(): string | undefined
-  /** The MCP servers offered to a session in `cwd`, before the client's (which win by name). */
-  offeredServers(cwd: string): Promise<SetupOffer>
+  /**
+   * The MCP servers offered to session `sessionId` in `cwd`, before the client's (which win by
+   * name): the user's, and the project's only when the workspace is trusted (see `trust`).
+   */
+  offeredServers(cwd: string, sessionId?: string): Promise<SetupOffer>
+  /** Workspace trust: which project files a session's folder may use. */
+  readonly trust: WorkspaceTrust
 }
 
 /** What a session in some directory is offered, and what to tell its user. */
@@ -40,4 +46,10 @@ export const NO_SETUP: AgentSetup = {
   logout: async () => 'nothing was stored',
   missingAuth: () => undefined,
   offeredServers: async () => ({ servers: [] }),
+  trust: {
+    report: () => undefined,
+    apply: () => {
+      throw new TrustRefusal('this agent reads no project file: there is nothing to trust')
+    },
+  },
 }

@@ -293,6 +293,9 @@ const USAGE_HEAD = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/std
                                       came from (keys masked)
        dsh-acp setup [setup options]  choose a model provider, store its key, write the
                                       configuration file (setup --help)
+       dsh-acp trust [list | add PATH | decline PATH | remove PATH]
+                                      list or edit which folders' project configuration
+                                      is used (workspace trust; trust --help)
        dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
                                       run an agent, recording its traffic (record --help)
        dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]

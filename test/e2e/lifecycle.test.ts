@@ -53,6 +53,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
       archive: {},
       status: {},
       title: {},
+      workspaceTrust: {},
     })
     await expectCleanExit(agent)
   })

@@ -35,6 +35,7 @@ describe('initialize and malformed input (transcript snapshots)', () => {
         archive: {},
         status: {},
         title: {},
+        workspaceTrust: {},
       })
     })
     await expectScenarioSnapshot('initialize-fork-enabled', output)

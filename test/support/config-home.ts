@@ -1,7 +1,17 @@
 import { spawn } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { trustFile, writeDecision } from '../../src/process/trust/trust-store.js'
 import { CLI } from './agent-process.js'
 
 /** A fresh HOME with its own config home, as a new user has: nothing configured. */
@@ -20,6 +30,19 @@ export class ConfigHome {
   writeConfig(value: unknown): void {
     mkdirSync(this.dir, { recursive: true })
     writeFileSync(this.configFile, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+  }
+
+  /**
+   * Trusts the folder `path` (its real path) as `dsh-acp trust add` does: sessions in it and below
+   * use its project configuration (.dsh-acp/config.json).
+   */
+  trust(path: string): void {
+    const at = new Date().toISOString()
+    writeDecision(trustFile(this.env(), this.home), realpathSync(path), {
+      decision: 'trusted',
+      scope: 'repo',
+      at,
+    })
   }
 
   /** The permission bits of the credentials file. */

@@ -3,6 +3,7 @@ import { checkedDirectories, recordDirectories } from '../requests/directories.j
 import { forkBoundary } from '../requests/fork-point.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { openSessionInCwd } from '../requests/session-access.js'
+import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
 
@@ -24,12 +25,13 @@ export const sessionForkMethod = defineMethod({
     const source = await openSessionInCwd(params, 'session/fork', call)
     const child = await call.sessions.forkDurable(source, forkBoundary(source, params._meta))
     await recordDirectories(call, child, directories)
-    await connectMcpServers(call, child, servers)
+    const trust = await connectMcpServers(call, child, servers)
     announceSession(call, child)
-    return {
+    const answer = {
       sessionId: child.id,
       ...sessionSetup(call.agent, child),
       _meta: { dsh: { parentSession: source.id, seedLength: child.header.seedLength ?? 0 } },
     }
+    return withWorkspaceTrust(answer, trust)
   },
 })

@@ -4,6 +4,7 @@ import { checkedDirectories, recordDirectories } from '../requests/directories.j
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
+import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { replayOutput, replayProjector } from '../views/replay-output.js'
 import { announceLoadedSession } from '../views/session-announce.js'
@@ -59,8 +60,8 @@ export const sessionLoadMethod = defineMethod({
     turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)
-    await connectMcpServers(call, session, servers)
+    const trust = await connectMcpServers(call, session, servers)
     await announceLoadedSession(call, session)
-    return sessionSetup(call.agent, session)
+    return withWorkspaceTrust(sessionSetup(call.agent, session), trust)
   },
 })

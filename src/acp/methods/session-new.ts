@@ -3,6 +3,7 @@ import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
+import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
 
@@ -23,8 +24,8 @@ export const sessionNewMethod = defineMethod({
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     await recordDirectories(call, session, directories)
     await call.agent.prepareSession(session)
-    await connectMcpServers(call, session, servers)
+    const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)
-    return { sessionId: session.id, ...sessionSetup(call.agent, session) }
+    return withWorkspaceTrust({ sessionId: session.id, ...sessionSetup(call.agent, session) }, trust)
   },
 })

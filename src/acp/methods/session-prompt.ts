@@ -3,6 +3,7 @@ import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
+import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
 import { sendCaughtUp } from '../views/caught-up.js'
 import { promptUsage } from '../views/usage.js'
 
@@ -23,6 +24,11 @@ export const sessionPromptMethod = defineMethod({
     const sessionId = params.sessionId
     const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
+    const trustArgs = trustCommandArgs(prompt)
+    if (trustArgs !== undefined) {
+      await runTrustCommand(call, session, trustArgs)
+      return { stopReason: 'end_turn' as const }
+    }
     // The pen first: what another process appended is shown, then the turn follows it. While
     // another process writes the session (its turn runs), -32010 naming it; nothing is written.
     const pen = call.sessions.takePen(session)

@@ -3,6 +3,7 @@ import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { openSessionInCwd } from '../requests/session-access.js'
+import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
 
@@ -15,8 +16,8 @@ export const sessionResumeMethod = defineMethod({
     if (isValidSessionId(params.sessionId)) call.sessions.letGoIfChanged(params.sessionId)
     const session = await openSessionInCwd(params, 'session/resume', call)
     await recordDirectories(call, session, directories)
-    await connectMcpServers(call, session, servers)
+    const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)
-    return sessionSetup(call.agent, session)
+    return withWorkspaceTrust(sessionSetup(call.agent, session), trust)
   },
 })

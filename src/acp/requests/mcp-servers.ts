@@ -5,6 +5,8 @@ import type { Session, SessionUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
+import { reportTrust } from '../trust/trust-view.js'
+import type { WorkspaceTrustReport } from '../trust/trust-wire.js'
 
 /**
  * ACP `mcpServers` as the agent's server configs: stdio (no `type`) and `http`; `sse` is refused
@@ -50,27 +52,44 @@ export function mcpServerConfigs(
  * Connects `configs` for `session`, after the servers the set-up offers every session in its cwd
  * (the configuration files'; one of the request's with the same name replaces it), reporting
  * failures to this connection's client as `session/update`s (sent after the method's response):
- * `notice`s, which its view shows as agent messages to a client without `session.notices`. What the set-up has to
- * tell the user (a configuration file it ignored) follows the same way.
+ * `notice`s, which its view shows as agent messages to a client without `session.notices`. What the
+ * set-up has to tell the user (a configuration file it ignored) follows the same way, and so does a
+ * project configuration ignored because its folder is not trusted: the answer is the workspace's
+ * trust report (undefined: nothing there waits for trust).
  */
 export async function connectMcpServers(
   call: CallContext,
   session: Session,
   configs: readonly McpServerConfig[],
-): Promise<void> {
+): Promise<WorkspaceTrustReport | undefined> {
   const sessionId = session.id
-  const offer = await call.setup.offeredServers(session.cwd)
+  requested.set(session, configs)
+  const offer = await call.setup.offeredServers(session.cwd, sessionId)
   const named = new Set(configs.map((c) => c.name))
   const offered = mcpServerConfigs('configuration', offer.servers).filter((c) => !named.has(c.name))
   const told =
     offer.notice !== undefined ? noticeUpdate(offer.notice, offer.message) : textUpdate(offer.message)
   if (told !== undefined) call.afterResponse(() => void call.notify({ sessionId, update: told }))
-  return call.agent.mcp.connect(
+  await call.agent.mcp.connect(
     session,
     [...offered, ...configs],
     (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
     elicitationModes(call.client),
   )
+  return reportTrust(call, session)
+}
+
+/** The servers each live session's client asked for, for {@link reconnectMcpServers}. */
+const requested = new WeakMap<Session, readonly McpServerConfig[]>()
+
+/**
+ * Connects `session`'s servers again, those its client asked for last and the ones the set-up
+ * offers now (after a trust decision: the project's start, or stop), when this process connected
+ * them before (a session only stored has none running).
+ */
+export async function reconnectMcpServers(call: CallContext, session: Session): Promise<void> {
+  const configs = requested.get(session)
+  if (configs !== undefined) await connectMcpServers(call, session, configs)
 }
 
 /** An agent message of `text`; undefined for none. */

@@ -14,6 +14,8 @@ export interface ClientFeatures {
   readonly plan: boolean
   /** Unstable `subagents`: `subagent_update`s and the child's own updates (else nothing of them). */
   readonly subagents: boolean
+  /** `session.workspaceTrust` (or `_meta.workspaceTrust`): it reads the answers' `workspaceTrust` and asks its user (else a notice and `/trust`). */
+  readonly workspaceTrust: boolean
 }
 
 /** The features of a client that advertised nothing (or has not said `initialize` yet). */
@@ -22,6 +24,7 @@ export const NO_FEATURES: ClientFeatures = {
   compaction: false,
   plan: false,
   subagents: false,
+  workspaceTrust: false,
 }
 
 /** What `client`'s `initialize` advertised of the {@link ClientFeatures}. */
@@ -29,11 +32,14 @@ export function clientFeatures(client: ClientState | undefined): ClientFeatures 
   if (client === undefined) return NO_FEATURES
   // Unstable: not in the stable ClientCapabilities type that types the boundary.
   const unstable = client.capabilities as { readonly plan?: unknown; readonly subagents?: unknown }
+  const session = client.capabilities.session as { readonly workspaceTrust?: unknown } | undefined
   return {
     notices: advertised(client.capabilities.session?.notices),
     compaction: advertised(client.capabilities.session?.compaction),
     plan: advertised(unstable.plan),
     subagents: advertised(unstable.subagents),
+    workspaceTrust:
+      advertised(session?.workspaceTrust) || advertised(client.capabilities._meta?.workspaceTrust),
   }
 }
 

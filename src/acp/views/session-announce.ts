@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk'
 import { SLASH_COMMANDS, sessionUsageUpdate } from '../../agent/index.js'
 import { type Session, type SessionUpdateNotification, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
+import { TRUST_COMMAND } from '../trust/trust-view.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
 export function availableCommands(): acp.AvailableCommand[] {
@@ -45,10 +46,15 @@ function announcement(
   session: Session,
   withEventTitle: boolean,
 ): SessionUpdateNotification[] {
+  // `/trust` is offered where the workspace has something to trust (acp/trust/trust-command.ts).
+  const trust = call.setup.trust.report(session.cwd, session.id) === undefined ? [] : [TRUST_COMMAND]
   const updates: SessionUpdateNotification[] = [
     {
       sessionId: session.id,
-      update: { sessionUpdate: 'available_commands_update', availableCommands: availableCommands() },
+      update: {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: [...availableCommands(), ...trust],
+      },
     },
   ]
   const title = session.titleOrigin

@@ -78,6 +78,21 @@ describe('readInstructionFiles', () => {
     expect(files.map((f) => [f.scope, f.text])).toEqual([['directory', 'cwd rules']])
   })
 
+  it("never follows a project's AGENTS.md linked out of its repository", async () => {
+    put('repo/.git/HEAD', 'ref: refs/heads/main\n')
+    put('secret/id_rsa', 'PRIVATE KEY')
+    put('repo/docs/AGENTS.md', 'shared rules')
+    symlinkSync(join(root, 'secret/id_rsa'), join(root, 'repo/AGENTS.md'))
+    mkdirSync(join(root, 'repo/pkg'))
+    symlinkSync(join(root, 'repo/docs/AGENTS.md'), join(root, 'repo/pkg/AGENTS.md'))
+    const files = await readInstructionFiles({
+      cwd: join(root, 'repo/pkg'),
+      repositoryRoot: join(root, 'repo'),
+      directories: [],
+    })
+    expect(files.map((f) => f.text)).toEqual(['shared rules'])
+  })
+
   it('spends the size limit from the closest file outwards and marks what it cut', async () => {
     put('repo/.git/HEAD', 'ref: refs/heads/main\n')
     put('repo/AGENTS.md', 'r'.repeat(50))

@@ -26,13 +26,17 @@ export interface InstructionPlaces {
 interface Candidate {
   readonly path: string
   readonly scope: InstructionFileData['scope']
+  /** The directory the file must really be in (a symbolic link may not leave it); absent: any. */
+  readonly within?: string
 }
 
 /**
  * The `AGENTS.md` files of a session, in prompt order (a later file wins where they disagree): the
  * user's (config directory), each additional directory's own, then the project's from the
  * repository root down to `cwd` (the closest last). A file that is missing, not a regular file or
- * unreadable is left out; one reached twice (the same real path) is read once, at its first place.
+ * unreadable is left out, and so is a project's or a directory's linked out of the repository (or
+ * `cwd` outside one) or that directory; one reached twice (the same real path) is read once, at its
+ * first place.
  *
  * The size limit is spent from the closest file outwards (`cwd`'s first, the user's last), so the
  * most specific instructions are the ones kept whole; a file over what is left is cut at a UTF-8
@@ -44,7 +48,7 @@ export async function readInstructionFiles(places: InstructionPlaces): Promise<I
   const found: { candidate: Candidate; real: string }[] = []
   for (const candidate of ordered) {
     const real = await realpath(candidate.path).catch(() => undefined)
-    if (real === undefined || seen.has(real)) continue
+    if (real === undefined || seen.has(real) || !(await stays(real, candidate.within))) continue
     seen.add(real)
     found.push({ candidate, real })
   }
@@ -67,10 +71,22 @@ function candidates(places: InstructionPlaces): Candidate[] {
   const list: Candidate[] = []
   if (places.userConfigDir !== undefined)
     list.push({ path: join(places.userConfigDir, AGENTS_FILE), scope: 'user' })
-  for (const dir of places.directories) list.push({ path: join(dir, AGENTS_FILE), scope: 'directory' })
-  for (const dir of projectDirs(places.cwd, places.repositoryRoot))
-    list.push({ path: join(dir, AGENTS_FILE), scope: 'project' })
+  for (const dir of places.directories)
+    list.push({ path: join(dir, AGENTS_FILE), scope: 'directory', within: dir })
+  const dirs = projectDirs(places.cwd, places.repositoryRoot)
+  const project = dirs[0] ?? places.cwd
+  for (const dir of dirs) list.push({ path: join(dir, AGENTS_FILE), scope: 'project', within: project })
   return list
+}
+
+/**
+ * Whether `real` is inside the real path of `within`: a project's (or an additional directory's)
+ * `AGENTS.md` linked out of it (to `~/.ssh/id_rsa`, say) is never read into a prompt.
+ */
+async function stays(real: string, within: string | undefined): Promise<boolean> {
+  if (within === undefined) return true
+  const root = await realpath(within).catch(() => undefined)
+  return root !== undefined && real.startsWith(root.endsWith(sep) ? root : root + sep)
 }
 
 /** The directories from the repository root down to `cwd` (just `cwd` outside a repository). */

@@ -99,13 +99,15 @@ export function createAgentSetup(resolved: ResolvedConfig, context: SetupContext
 
     missingAuth: missingKey,
 
-    async offeredServers(cwd: string): Promise<SetupOffer> {
-      const project = await projectServers(cwd, context.home)
+    async offeredServers(cwd: string, sessionId?: string): Promise<SetupOffer> {
+      const project = await projectServers(resolved.trust.access(cwd, sessionId))
       const servers = mergeServers(resolved.mcpServers, project.servers).map(toAcpServer)
       const problems = dedupe([...resolved.problems, ...project.problems])
       const notice = configProblemsNotice(problems)
       return { servers, ...(notice && { message: noticeAsMessage(notice), notice }) }
     },
+
+    trust: resolved.trust,
   }
 }
 

@@ -1,6 +1,7 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { ConfigProblem } from './problems.js'
+import { readSmallFile } from './small-file.js'
 
 /** `credentials.json`: the API keys stored by `dsh-acp setup`, by provider id. Mode 0600. */
 interface CredentialsFile {
@@ -15,21 +16,17 @@ export interface StoredKeys {
 
 /**
  * The stored keys. An absent file is no keys; an unreadable or malformed one is no keys and a
- * problem naming it (never its content). A file others may read is still used, with a warning.
+ * problem naming it (never its content), as is anything but a regular file of at most 1 MiB (a FIFO
+ * or a device is never opened for reading: see `readSmallFile`). A file others may read is still
+ * used, with a warning.
  */
 export function readCredentials(file: string): StoredKeys {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { keys: {}, problems: [] }
-    return {
-      keys: {},
-      problems: [{ file, pointer: '', message: `cannot be read (${(error as NodeJS.ErrnoException).code})` }],
-    }
-  }
+  const read = readSmallFile(file)
+  if (read.state === 'absent') return { keys: {}, problems: [] }
+  if (read.state === 'refused') return { keys: {}, problems: [{ file, pointer: '', message: read.reason }] }
+  const text = read.text
   const problems: ConfigProblem[] = []
-  if (process.platform !== 'win32' && (statSync(file).mode & 0o077) !== 0) {
+  if (process.platform !== 'win32' && (read.mode & 0o077) !== 0) {
     problems.push({ file, pointer: '', message: `is readable by other users: run chmod 600 ${file}` })
   }
   let value: unknown

@@ -45,7 +45,8 @@ export async function configReport(
     'dsh-acp configuration (flags > project file > user file > built-in defaults)',
     '',
     `user file:         ${fileState(files.user)}`,
-    `project file:      ${fileState(files.project)}`,
+    `project file:      ${files.ignoredProject !== undefined ? `${files.ignoredProject} (IGNORED: its folder is not trusted; see dsh-acp trust)` : fileState(files.project)}`,
+    `trust file:        ${files.trust}`,
     `credentials file:  ${credentialsState(files.credentials)}`,
     '',
   ]
@@ -99,7 +100,7 @@ export async function configReport(
   rows.push(['sandbox.mode', options.sandbox, source('sandbox.mode')])
   rows.push(['sandbox.network', String(options.sandboxNetwork), source('sandbox.network')])
   rows.push(['logLevel', options.logLevel, source('logLevel')])
-  const project = await projectServers(cwd)
+  const project = await projectServers(resolved.trust.access(cwd))
   const servers: [McpServerEntry, string][] = [
     ...resolved.mcpServers
       .filter((s) => !project.servers.some((p) => p.name === s.name))

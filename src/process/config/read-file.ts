@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs'
 import type { ErrorObject, ValidateFunction } from 'ajv'
 import type { ProjectConfigFile, UserConfigFile } from './file-types.js'
 import type { ConfigProblem } from './problems.js'
+import { readSmallFile } from './small-file.js'
 
 /** What reading one configuration file gave: its value when valid, else why not. */
 export type ReadResult<T> =
@@ -30,23 +30,19 @@ const KEY_NAMES = /^(api[-_]?key|key|token|secret|password|authorization|credent
 
 /**
  * Reads and checks `file` (`kind` says which schema): absent when there is no such file; every
- * problem with its JSON pointer otherwise. A project file holding providers or anything named like
+ * problem with its JSON pointer otherwise. Only a regular file of at most 1 MiB is read, without
+ * blocking (see `readSmallFile`): anything else is one problem naming it. A project file holding providers or anything named like
  * a key is refused as a whole, saying so.
  */
 export async function readConfigFile(file: string, kind: 'user'): Promise<ReadResult<UserConfigFile>>
 export async function readConfigFile(file: string, kind: 'project'): Promise<ReadResult<ProjectConfigFile>>
 export async function readConfigFile(file: string, kind: Kind): Promise<ReadResult<unknown>> {
-  let text: string
-  try {
-    text = readFileSync(file, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') return { state: 'absent' }
-    return invalid(file, '', `cannot be read (${(error as Error).message})`)
-  }
+  const read = readSmallFile(file)
+  if (read.state === 'absent') return { state: 'absent' }
+  if (read.state === 'refused') return invalid(file, '', read.reason)
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(read.text)
   } catch (error) {
     return invalid(file, '', `is not valid JSON: ${(error as Error).message}`)
   }

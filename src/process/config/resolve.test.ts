@@ -1,12 +1,16 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parseCli } from '../cli-args.js'
+import { trustFile, writeDecision } from '../trust/trust-store.js'
 import { resolveConfig } from './resolve.js'
 
-/** A fresh home with a config home, a project (a git repository) and a directory inside it. */
-function scene(user?: unknown, project?: unknown) {
+/**
+ * A fresh home with a config home, a project (a git repository) and a directory inside it. The
+ * project's folder is trusted unless `trusted` is false (its file is ignored otherwise).
+ */
+function scene(user?: unknown, project?: unknown, trusted = true) {
   const home = mkdtempSync(join(tmpdir(), 'dsh-acp-resolve-'))
   const configHome = join(home, 'cfg')
   const root = join(home, 'work', 'repo')
@@ -18,6 +22,14 @@ function scene(user?: unknown, project?: unknown) {
   if (project !== undefined) {
     mkdirSync(join(root, '.dsh-acp'))
     write(join(root, '.dsh-acp', 'config.json'), project)
+  }
+  if (trusted) {
+    const file = trustFile({ XDG_CONFIG_HOME: configHome }, home)
+    writeDecision(file, realpathSync(root), {
+      decision: 'trusted',
+      scope: 'repo',
+      at: new Date().toISOString(),
+    })
   }
   const resolve = (argv: string[] = []) =>
     resolveConfig({ argv, parsed: parseCli(argv), env: { XDG_CONFIG_HOME: configHome }, cwd, home })
@@ -51,6 +63,20 @@ describe('the effective configuration: flags over the project file over the user
     expect(resolved.fileModels).toBeUndefined()
     expect(resolved.problems).toEqual([])
     expect(resolved.sources.get('limits.maxSteps')).toEqual({ kind: 'default' })
+  })
+
+  it("ignores an untrusted folder's project file at start, naming it, until the folder is trusted", async () => {
+    const s = scene(
+      { limits: { maxSteps: 10 } },
+      { limits: { maxSteps: 20 }, defaultMode: 'accept-edits' },
+      false,
+    )
+    const resolved = await s.resolve()
+    expect(resolved.options.maxSteps).toBe(10)
+    expect(resolved.defaultMode).toBeUndefined()
+    expect(resolved.files.project).toBeUndefined()
+    expect(resolved.files.ignoredProject).toBe(join(realpathSync(s.root), '.dsh-acp', 'config.json'))
+    expect(resolved.problems).toEqual([])
   })
 
   it('takes limits from the user file, the project file over it, and a flag over both', async () => {

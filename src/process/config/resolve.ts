@@ -1,4 +1,6 @@
 import type { CliOptions } from '../cli-args.js'
+import { trustFile } from '../trust/trust-store.js'
+import { createWorkspaceTrust, type ProcessTrust, type ProjectAccess } from '../trust/workspace-trust.js'
 import { readCredentials } from './credentials.js'
 import type {
   LimitsEntry,
@@ -10,7 +12,7 @@ import type {
   UserConfigFile,
 } from './file-types.js'
 import { givenProperties } from './given-flags.js'
-import { credentialsFile, findProjectConfig, userConfigFile } from './paths.js'
+import { credentialsFile, userConfigFile } from './paths.js'
 import type { ConfigProblem } from './problems.js'
 import { readConfigFile } from './read-file.js'
 
@@ -54,8 +56,14 @@ export interface ResolvedConfig {
   readonly files: {
     readonly user: string
     readonly credentials: string
+    /** The project file of the process's cwd, used (its workspace is trusted). */
     readonly project: string | undefined
+    /** The project file of the process's cwd, found and ignored: its workspace is not trusted. */
+    readonly ignoredProject: string | undefined
+    readonly trust: string
   }
+  /** Workspace trust, kept in `files.trust`: which project files sessions may use. */
+  readonly trust: ProcessTrust
 }
 
 export interface ResolveInput {
@@ -74,12 +82,18 @@ const MODEL_OPTIONS = ['model', 'baseUrl', 'modelName', 'imageInput', 'contextWi
 /** Reads the files and merges them under the flags (see {@link ResolvedConfig}). */
 export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig> {
   const env = input.env ?? process.env
+  const trustAt = trustFile(env, input.home)
+  const trust = createWorkspaceTrust(trustAt, input.home)
+  // At start only a lasting decision counts (no session exists yet): see docs/workspace-trust.md.
+  const access = trust.access(input.cwd ?? process.cwd())
   const files = {
     user: userConfigFile(env, input.home),
     credentials: credentialsFile(env, input.home),
-    project: findProjectConfig(input.cwd ?? process.cwd(), input.home),
+    project: access.file,
+    ignoredProject: access.ignored,
+    trust: trustAt,
   }
-  const problems: ConfigProblem[] = []
+  const problems: ConfigProblem[] = [...access.problems]
   const userRead = await readConfigFile(files.user, 'user')
   const user: UserConfigFile = userRead.state === 'valid' ? userRead.value : {}
   if (userRead.state === 'invalid') problems.push(...userRead.problems)
@@ -184,7 +198,7 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   } else sources.set('model', { kind: 'default' })
 
   const mcpServers = user.mcpServers ?? []
-  return { options: merged, sources, fileModels, defaultMode, mcpServers, problems, files }
+  return { options: merged, sources, fileModels, defaultMode, mcpServers, problems, files, trust }
 }
 
 /** `base` with each of `over` replacing the one of the same name, or added after them. */
@@ -196,18 +210,13 @@ export function mergeServers(
   return [...base.filter((s) => !names.has(s.name)), ...over]
 }
 
-/** The MCP servers of the project file that applies in `cwd`, and its problems. */
-export async function projectServers(
-  cwd: string,
-  home?: string,
-): Promise<{
-  readonly file?: string
+/** The MCP servers of the project file a session may use (see `ProcessTrust.access`), and its problems. */
+export async function projectServers(access: ProjectAccess): Promise<{
   readonly servers: readonly McpServerEntry[]
   readonly problems: readonly ConfigProblem[]
 }> {
-  const file = findProjectConfig(cwd, home)
-  if (file === undefined) return { servers: [], problems: [] }
-  const read = await readConfigFile(file, 'project')
-  if (read.state === 'valid') return { file, servers: read.value.mcpServers ?? [], problems: [] }
-  return { file, servers: [], problems: read.state === 'invalid' ? read.problems : [] }
+  if (access.file === undefined) return { servers: [], problems: access.problems }
+  const read = await readConfigFile(access.file, 'project')
+  const problems = [...access.problems, ...(read.state === 'invalid' ? read.problems : [])]
+  return { servers: read.state === 'valid' ? (read.value.mcpServers ?? []) : [], problems }
 }

@@ -133,13 +133,21 @@ export interface MessageOptions {
  * the ACP schema: the envelope against the schema's root, then `params` against the definition of
  * its method (`x-method`), or a response's `result`/`error` against `MessageOptions.method`'s
  * response definition or `$defs/Error`. Unknown methods are errors unless they are extension
- * methods (leading `_`).
+ * methods (leading `_`) or methods of an ACP draft no schema has yet ({@link DRAFT_METHODS}).
  */
 export function validateAcpMessage(message: unknown, options: MessageOptions = {}): string[] {
   if (options.schema !== 'auto') return validateWith(message, options)
   const errors = validateWith(message, options)
   if (errors.length === 0) return errors
   return validateWith(message, { ...options, schema: 'unstable' }).length === 0 ? [] : errors
+}
+
+/** Methods of ACP drafts no published schema defines (the workspace-trust RFD's `trust/apply`). */
+const DRAFT_METHODS: ReadonlySet<string> = new Set(['trust/apply'])
+
+/** A method the schema cannot say anything about: an extension's or a draft's. */
+function isUnschemedMethod(method: string): boolean {
+  return method.startsWith('_') || DRAFT_METHODS.has(method)
 }
 
 function validateWith(message: unknown, options: MessageOptions): string[] {
@@ -155,7 +163,7 @@ function validateWith(message: unknown, options: MessageOptions): string[] {
     const defs = schema.methods.get(called)
     const def = hasId ? defs?.request : defs?.notification
     if (def) errors.push(...check(schema, `#/$defs/${def}`, message.params, `${called} params`))
-    else if (!called.startsWith('_')) {
+    else if (!isUnschemedMethod(called)) {
       errors.push(`message.method: ${called} is not an ACP ${hasId ? 'request' : 'notification'}`)
     }
     if (rootErrors.length > 0 && errors.length === 0) errors.push(...rootErrors)
@@ -171,7 +179,7 @@ function validateWith(message: unknown, options: MessageOptions): string[] {
     const def = schema.methods.get(options.method)?.response
     if (def)
       return [...errors, ...check(schema, `#/$defs/${def}`, message.result, `${options.method} result`)]
-    if (!options.method.startsWith('_')) {
+    if (!isUnschemedMethod(options.method)) {
       return [...errors, `options.method: ${options.method} has no ACP response definition`]
     }
     return errors
