@@ -140,6 +140,25 @@ export function tempDir(prefix = 'dsh-persist-'): { dir: string; cleanup(): void
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
 }
 
+/** A fresh temp directory for each test of the calling file, removed after it; `dir` is the running test's. */
+export function tempDirPerTest(prefix?: string): { readonly dir: string } {
+  let current: ReturnType<typeof tempDir> | undefined
+  beforeEach(() => {
+    current = tempDir(prefix)
+  })
+  afterEach(() => {
+    current?.cleanup()
+    current = undefined
+  })
+  return {
+    get dir() {
+      if (current === undefined)
+        throw new Error('tempDirPerTest: the directory exists only while a test runs')
+      return current.dir
+    },
+  }
+}
+
 /** The events of one clean turn: a user message, one step with an answered tool call, an answer. */
 export function cleanTurn(turn: number, text = `question ${turn}`): AnyEventInput[] {
   const callId = `call_${turn}`
