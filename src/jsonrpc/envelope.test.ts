@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
+import { describe, expect, it } from 'vitest'
+import { type TestServer, testServers } from '../../test/support/wire/test-server.js'
 import { classify } from './envelope.js'
 
-const servers: TestServer[] = []
-function start(): TestServer {
-  const server = startTestServer()
-  servers.push(server)
-  return server
-}
-afterEach(() => {
-  for (const server of servers.splice(0)) server.connection.dispose()
-})
+const start = testServers()
 
 /** Sends raw lines, syncs, and returns every message received except the sync answer. */
 async function answersTo(server: TestServer, ...lines: string[]): Promise<Array<Record<string, unknown>>> {

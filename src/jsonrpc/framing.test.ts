@@ -1,16 +1,8 @@
 import { setImmediate as nextTick } from 'node:timers/promises'
-import { afterEach, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
+import { describe, expect, it } from 'vitest'
+import { type TestServer, testServers } from '../../test/support/wire/test-server.js'
 
-const servers: TestServer[] = []
-function start(options: { maxLineBytes?: number } = {}): TestServer {
-  const server = startTestServer(options)
-  servers.push(server)
-  return server
-}
-afterEach(() => {
-  for (const server of servers.splice(0)) server.connection.dispose()
-})
+const start = testServers()
 
 const ping = (id: number | string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping"}`
 

@@ -1,15 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
+import { describe, expect, it } from 'vitest'
+import { type TestServer, testServers } from '../../test/support/wire/test-server.js'
 
-const servers: TestServer[] = []
-function start(): TestServer {
-  const server = startTestServer()
-  servers.push(server)
-  return server
-}
-afterEach(() => {
-  for (const server of servers.splice(0)) server.connection.dispose()
-})
+const start = testServers()
 
 const wait = (id: number | string, key: string) => ({ jsonrpc: '2.0', id, method: 'wait', params: { key } })
 const cancel = (requestId: unknown) => ({ jsonrpc: '2.0', method: '$/cancel_request', params: { requestId } })

@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { ErrorCodes, ResponseError } from 'vscode-jsonrpc'
-import { startTestServer, type TestServer } from '../../test/support/wire/test-server.js'
+import { type TestServer, testServers } from '../../test/support/wire/test-server.js'
 
-const servers: TestServer[] = []
-function start(options: Parameters<typeof startTestServer>[0] = {}): TestServer {
-  const server = startTestServer(options)
-  servers.push(server)
-  return server
-}
-afterEach(() => {
-  for (const server of servers.splice(0)) server.connection.dispose()
-})
+const start = testServers()
 
 const outbound = (server: TestServer) => server.peer.messages.filter((m) => 'method' in m)
 

@@ -20,7 +20,7 @@ says with what FILE holds, after normalization. Exit status: 0 equal, 1 differen
 start errors.
 
 Options:
-  --rules FILE       more normalization rules (JSON; repeatable; see the README)
+  --rules FILE       more normalization rules (JSON; repeatable; see docs/record-and-replay.md)
   --set NAME=VALUE   put VALUE where the transcript says <NAME> in what is sent to the agent,
                      and compare VALUE as <NAME> (repeatable; e.g. --set work=$PWD)
   --loose-order      notifications of different sessions may interleave differently

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
 const CWD = PROJECT_DIR
@@ -31,18 +32,11 @@ writeFileSync(
   }),
 )
 
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-})
+const { start } = testResources()
 afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
 
 async function startWithSession(script: string, args: string[] = []) {
-  const agent = new AgentProcess({ args: ['--model', `script:${script}`, ...args] })
-  agents.push(agent)
+  const agent = start({ args: ['--model', `script:${script}`, ...args] })
   await agent.initialize()
   const { sessionId } = await agent.agent.request('session/new', { cwd: CWD, mcpServers: [] })
   return { agent, sessionId }
@@ -144,8 +138,7 @@ describe('cancellation and concurrency over real stdio', () => {
   })
 
   it('stdin EOF right after a request: the request is still answered', async () => {
-    const agent = new AgentProcess()
-    agents.push(agent)
+    const agent = start()
     agent.writeRaw(
       `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1 } })}\n`,
     )
@@ -162,8 +155,7 @@ describe('cancellation and concurrency over real stdio', () => {
     const code = await new Promise<number | null>((resolve) => agent.child.once('exit', resolve))
     expect(code).toBe(0)
     expect(agent.stderr).toContain('stdout closed')
-    const after = new AgentProcess({ storeDir: agent.storeDir })
-    agents.push(after)
+    const after = start({ storeDir: agent.storeDir })
     await after.initialize()
     await after.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
     expect(agentText(after.updates)).toContain('drop 0')

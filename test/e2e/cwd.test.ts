@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
+import { testResources } from '../support/test-resources.js'
 
 /**
  * ACP makes `cwd` the session's working directory (the file tools confine to it): `session/new`,
@@ -11,22 +11,12 @@ import { AgentProcess } from '../support/agent-process.js'
  * and loads again once the directory is back.
  */
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
-function tempDir(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `dsh-acp-cwd-${name}-`))
-  dirs.push(dir)
-  return dir
-}
+const tempDir = (name: string): string => resources.tempDir(`dsh-acp-cwd-${name}-`)
 
 async function started(storeDir: string): Promise<AgentProcess> {
-  const agent = new AgentProcess({ storeDir })
-  agents.push(agent)
+  const agent = resources.start({ storeDir })
   await agent.initialize()
   return agent
 }

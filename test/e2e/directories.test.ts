@@ -1,18 +1,10 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
+import { testResources } from '../support/test-resources.js'
 
-const dirs: string[] = []
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
 /** A scripted model that reads `path` with the real read_text_file tool on each of two turns. */
 function readingModel(base: string, paths: readonly string[]): string {
@@ -32,8 +24,7 @@ const toolOutputs = (agent: AgentProcess) =>
 
 describe('additionalDirectories', () => {
   it('are advertised, checked, stored with the session, and used by the file tools', async () => {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-dirs-')))
-    dirs.push(base)
+    const base = realpathSync(resources.tempDir('dsh-acp-dirs-'))
     const cwd = join(base, 'project')
     const extra = join(base, 'library')
     const elsewhere = join(base, 'elsewhere')
@@ -42,11 +33,7 @@ describe('additionalDirectories', () => {
     writeFileSync(join(elsewhere, 'secret.txt'), 'not yours')
     const model = readingModel(base, [join(extra, 'notes.txt'), join(elsewhere, 'secret.txt')])
     const storeDir = join(base, 'store')
-    const start = () => {
-      const agent = new AgentProcess({ storeDir, args: ['--model', model] })
-      agents.push(agent)
-      return agent
-    }
+    const start = () => resources.start({ storeDir, args: ['--model', model] })
 
     const agent = start()
     const init = await agent.initialize()

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
 const CWD = PROJECT_DIR
@@ -22,19 +23,7 @@ writeFileSync(
 )
 afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
 
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-})
-
-function start(options: ConstructorParameters<typeof AgentProcess>[0] = {}): AgentProcess {
-  const agent = new AgentProcess(options)
-  agents.push(agent)
-  return agent
-}
+const { start } = testResources()
 
 async function withSession(options: ConstructorParameters<typeof AgentProcess>[0] = {}) {
   const agent = start(options)

@@ -1,30 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText, foldUpdates, fromLog, seqOf } from './updates.js'
 
 const CWD = PROJECT_DIR
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
-
-function start(options: ConstructorParameters<typeof AgentProcess>[0] = {}): AgentProcess {
-  const agent = new AgentProcess(options)
-  agents.push(agent)
-  return agent
-}
+const { start, tempDir } = testResources()
 
 function updatesOf(agent: AgentProcess, sessionId: string, from = 0): acp.SessionNotification[] {
   return agent.updates.slice(from).filter((u) => u.sessionId === sessionId)
@@ -133,8 +117,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
   it('session/list pages with an opaque cursor, filters by cwd, and refuses a bad cursor with -32602', async () => {
     const agent = start()
     await agent.initialize()
-    const other = mkdtempSync(join(tmpdir(), 'dsh-acp-other-'))
-    dirs.push(other)
+    const other = tempDir('dsh-acp-other-')
     const made: string[] = []
     for (let i = 0; i < 53; i++) {
       const cwd = i % 2 === 0 ? CWD : other
@@ -162,8 +145,7 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
   })
 
   it('a restarted process loads the same history from the store', async () => {
-    const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-restart-'))
-    dirs.push(storeDir)
+    const storeDir = tempDir('dsh-acp-restart-')
     const first = start({ storeDir })
     await first.initialize()
     const { sessionId } = await first.agent.request('session/new', { cwd: CWD, mcpServers: [] })

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 
 const ID = 'replay_bytes'
 const TIME = '2026-01-01T00:00:00.000Z'
@@ -39,15 +39,7 @@ function storedLines(): string[] {
   return lines
 }
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const { start, tempDir } = testResources()
 
 /**
  * The raw lines the agent wrote while answering `request`: a load writes everything of the
@@ -69,11 +61,9 @@ describe('session/load of a stored session', () => {
   ])(
     'writes the same bytes to %s whether its updates are copied from the file or serialized from memory',
     async (_who, capabilities) => {
-      const storeDir = mkdtempSync(join(tmpdir(), 'dsh-acp-replay-bytes-'))
-      dirs.push(storeDir)
+      const storeDir = tempDir('dsh-acp-replay-bytes-')
       writeFileSync(join(storeDir, `${ID}.jsonl`), `${storedLines().join('\n')}\n`, { mode: 0o600 })
-      const agent = new AgentProcess({ storeDir })
-      agents.push(agent)
+      const agent = start({ storeDir })
       await agent.initialize(capabilities as never)
       const load = () =>
         agent.agent.request('session/load', { sessionId: ID, cwd: PROJECT_DIR, mcpServers: [] })

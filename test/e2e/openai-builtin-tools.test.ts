@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
-import { completionStream, type FakeReply } from '../support/fake-openai.js'
+import { call, calls, say, toolResults } from '../support/fake-replies.js'
 import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
-import { agentRequests, messagesOf, updatesOfKind } from '../support/openai-wire.js'
+import { agentRequests, updatesOfKind } from '../support/openai-wire.js'
 
 /**
  * The built-in tools end to end through the official client, without the client's `fs` and
@@ -14,25 +14,6 @@ import { agentRequests, messagesOf, updatesOfKind } from '../support/openai-wire
  */
 
 const start = openAiAgents()
-
-const call = (id: string, name: string, args: unknown): FakeReply => ({
-  stream: completionStream({ toolCalls: [{ id, name, arguments: JSON.stringify(args) }] }),
-})
-const calls = (list: [string, string, unknown][]): FakeReply => ({
-  stream: completionStream({
-    toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: JSON.stringify(args) })),
-  }),
-})
-const say = (text: string): FakeReply => ({ stream: completionStream({ text }) })
-
-/** The tool messages of a model request, by call id. */
-function toolResults(request: Parameters<typeof messagesOf>[0]): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const m of messagesOf(request) as { role: string; tool_call_id?: string; content?: string }[]) {
-    if (m.role === 'tool' && m.tool_call_id) out[m.tool_call_id] = String(m.content)
-  }
-  return out
-}
 
 function answering(kinds: acp.PermissionOptionKind[]) {
   const asked: acp.RequestPermissionRequest[] = []

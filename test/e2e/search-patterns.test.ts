@@ -1,9 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it, vi } from 'vitest'
-import { completionStream, type FakeReply } from '../support/fake-openai.js'
+import { calls, say, toolResults } from '../support/fake-replies.js'
 import { expectCleanExit, openAiAgents } from '../support/openai-agent.js'
-import { messagesOf, updatesOfKind } from '../support/openai-wire.js'
+import { updatesOfKind } from '../support/openai-wire.js'
 
 /**
  * Issue 28 #1 end to end: a model-supplied pattern never holds the event loop. The patterns that
@@ -12,21 +12,6 @@ import { messagesOf, updatesOfKind } from '../support/openai-wire.js'
  */
 
 const start = openAiAgents()
-
-const calls = (list: [string, string, unknown][]): FakeReply => ({
-  stream: completionStream({
-    toolCalls: list.map(([id, name, args]) => ({ id, name, arguments: JSON.stringify(args) })),
-  }),
-})
-const say = (text: string): FakeReply => ({ stream: completionStream({ text }) })
-
-function toolResults(request: Parameters<typeof messagesOf>[0]): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const m of messagesOf(request) as { role: string; tool_call_id?: string; content?: string }[]) {
-    if (m.role === 'tool' && m.tool_call_id) out[m.tool_call_id] = String(m.content)
-  }
-  return out
-}
 
 const LINE_44 = 'abcdefghij_klmnopqrst-uvwxyz0123456789ABCDEF'
 const HOSTILE_GLOB = '**/*?*?*?*?*?*?*?*?*?*?*?*?#'

@@ -1,29 +1,15 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 
 const CWD = PROJECT_DIR
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
-function start(storeDir: string): AgentProcess {
-  const agent = new AgentProcess({ storeDir })
-  agents.push(agent)
-  return agent
-}
-
-function store(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-store-errors-'))
-  dirs.push(dir)
-  return dir
-}
+const start = (storeDir: string): AgentProcess => resources.start({ storeDir })
+const store = (): string => resources.tempDir('dsh-acp-store-errors-')
 
 describe('store failures over the wire', () => {
   it('a session open (idle) in another process loads, forks and takes a prompt here; free of locks while idle', async () => {

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import type { AgentProcess } from '../support/agent-process.js'
 import { completionStream, type FakeOpenAi, fakeModelArgs, startFakeOpenAi } from '../support/fake-openai.js'
 import { dsh, newSession, prompt } from '../support/snapshot-client.js'
 import { waitForUpdate } from '../support/snapshot-scenario.js'
+import { testResources } from '../support/test-resources.js'
 
 /**
  * Usage, cost and notices through the built server: the cost a session not loaded lists comes from
@@ -13,30 +13,19 @@ import { waitForUpdate } from '../support/snapshot-scenario.js'
  * only logged for a client that does not.
  */
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
 let fake: FakeOpenAi | undefined
 afterEach(async () => {
-  for (const agent of agents.splice(0)) {
-    if (agent.child.exitCode === null) await agent.kill()
-    agent.cleanup()
-  }
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   await fake?.close()
   fake = undefined
 })
+// Registered after the fake server's hook, so it runs first: the agents end before the server.
+const resources = testResources()
 
 function start(args: readonly string[], storeDir?: string): AgentProcess {
-  const agent = new AgentProcess({ args, ...(storeDir !== undefined && { storeDir }) })
-  agents.push(agent)
-  return agent
+  return resources.start({ args, ...(storeDir !== undefined && { storeDir }) })
 }
 
-function scratch(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-usage-'))
-  dirs.push(dir)
-  return dir
-}
+const scratch = (): string => resources.tempDir('dsh-acp-usage-')
 
 const PRICES = ['--price-input', '2', '--price-output', '10', '--price-currency', 'EUR']
 

@@ -1,13 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { processMemory } from '../../src/process/memory-release.js'
 import { projectHistory, type Session } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
 

@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type SessionEvent, storedLineOf } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 describe('the line a stored event was parsed from', () => {
   it('is lent to the load listener with each event, exactly as stored, and only during that call', async () => {

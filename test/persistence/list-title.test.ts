@@ -1,20 +1,16 @@
 import { appendFileSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { type FileSystem, nodeFileSystem } from '../../src/persistence/index.js'
 import type { Session } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
 /**
  * `list` of a stored, unloaded session shows the title it would have live: the last own
  * `session/title` event (a `/title` before a restart), else the header's, else the first prompt's.
  */
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 const setTitle = (session: Session, title: string) =>
   (session.append as (input: unknown) => unknown)({ type: 'session/title', data: { title } })

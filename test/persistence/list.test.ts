@@ -1,14 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createSequentialIdGenerator } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 function steppingClock(start = Date.parse('2024-05-01T00:00:00.000Z')): () => number {
   let now = start

@@ -1,14 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { projectHistory, SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 /** A stored session with small events and large ones (prompts and answers far above 4 KiB). */
 async function writeSession(dir: string) {

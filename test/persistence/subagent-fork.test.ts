@@ -1,14 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { SessionErrorCode } from '../../src/session/index.js'
-import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+import { appendTurn, startStore, tempDirPerTest } from '../support/session-store.js'
 
-let store: ReturnType<typeof tempDir>
-beforeEach(() => {
-  store = tempDir()
-})
-afterEach(() => store.cleanup())
+const store = tempDirPerTest()
 
 describe('a subagent fork on disk', () => {
   it('is durable while the parent’s turn is open: its header keeps the marker, its seed the parent’s closed prefix', async () => {

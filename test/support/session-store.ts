@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Context } from 'cordis'
+import { afterEach, beforeEach } from 'vitest'
 import { type FileSystem, JsonlPersistence, persistencePlugin } from '../../src/persistence/index.js'
 import { createSequentialIdGenerator, systemClock } from '../../src/session/ids.js'
 import type { AnyEventInput } from '../../src/session/log/events.js'
@@ -85,10 +86,77 @@ export async function startStore(
   }
 }
 
+/**
+ * A fresh in-memory store (see {@link startStore}) for each test of the calling file: started
+ * before the test, stopped after it. The fixture returned reads the running test's store, so it is
+ * used inside tests only.
+ */
+export function storePerTest(config?: SessionStoreConfig): StoreFixture {
+  let current: StoreFixture | undefined
+  beforeEach(async () => {
+    current = await startStore(config)
+  })
+  afterEach(async () => {
+    await current?.stop()
+    current = undefined
+  })
+  const now = (): StoreFixture => {
+    if (current === undefined) throw new Error('storePerTest: the store exists only while a test runs')
+    return current
+  }
+  return {
+    get ctx() {
+      return now().ctx
+    },
+    get sessions() {
+      return now().sessions
+    },
+    get internalErrors() {
+      return now().internalErrors
+    },
+    tick: (ms) => now().tick(ms),
+    stop: () => now().stop(),
+  }
+}
+
+/**
+ * Writes into a new `session`: turn 1 closed (seq 1-11), a title (12), a plugin event (13), then
+ * turn 2 left open in its first step, which calls the tool `tool` as call `c` (14-17).
+ */
+export function withOpenSecondTurn(session: Session, tool: string): Session {
+  appendAll(session, cleanTurn(1))
+  session.append({ type: 'session/title', data: { title: 'Busy' } })
+  session.append({ type: 'metrics:sample', data: { tokens: 12 } })
+  session.append({ type: 'turn/start', data: { turn: 2 } })
+  session.append({ type: 'user/message', data: { turn: 2, content: [{ type: 'text', text: 'more' }] } })
+  session.append({ type: 'step/start', data: { turn: 2, step: 1 } })
+  session.append({ type: 'tool/call', data: { turn: 2, step: 1, callId: 'c', name: tool, input: {} } })
+  return session
+}
+
 /** A fresh directory under the OS temp dir; `cleanup` removes it. */
 export function tempDir(prefix = 'dsh-persist-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix))
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** A fresh temp directory for each test of the calling file, removed after it; `dir` is the running test's. */
+export function tempDirPerTest(prefix?: string): { readonly dir: string } {
+  let current: ReturnType<typeof tempDir> | undefined
+  beforeEach(() => {
+    current = tempDir(prefix)
+  })
+  afterEach(() => {
+    current?.cleanup()
+    current = undefined
+  })
+  return {
+    get dir() {
+      if (current === undefined)
+        throw new Error('tempDirPerTest: the directory exists only while a test runs')
+      return current.dir
+    },
+  }
 }
 
 /** The events of one clean turn: a user message, one step with an answered tool call, an answer. */

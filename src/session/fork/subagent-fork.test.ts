@@ -1,32 +1,19 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   appendAll,
   cleanTurn,
-  type StoreFixture,
-  startStore,
+  storePerTest,
   thrown,
+  withOpenSecondTurn,
 } from '../../../test/support/session-store.js'
 import { SessionErrorCode, SessionForkError } from '../errors.js'
 import type { Session } from '../session.js'
 
-let f: StoreFixture
-beforeEach(async () => {
-  f = await startStore()
-})
-afterEach(async () => {
-  await f.stop()
-})
+const f = storePerTest()
 
 /** Turn 1 closed (1-11), a title (12), a plugin event (13), turn 2 open with a call `c` (14-17). */
 function delegating(id = 'src'): Session {
-  const s = appendAll(f.sessions.create(id, { meta: { cwd: '/repo/a' } }), cleanTurn(1))
-  s.append({ type: 'session/title', data: { title: 'Busy' } })
-  s.append({ type: 'metrics:sample', data: { tokens: 12 } })
-  s.append({ type: 'turn/start', data: { turn: 2 } })
-  s.append({ type: 'user/message', data: { turn: 2, content: [{ type: 'text', text: 'more' }] } })
-  s.append({ type: 'step/start', data: { turn: 2, step: 1 } })
-  s.append({ type: 'tool/call', data: { turn: 2, step: 1, callId: 'c', name: 'delegate', input: {} } })
-  return s
+  return withOpenSecondTurn(f.sessions.create(id, { meta: { cwd: '/repo/a' } }), 'delegate')
 }
 
 function forkError(fn: () => unknown): SessionForkError {

@@ -1,21 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import {
-  appendAll,
-  cleanTurn,
-  type StoreFixture,
-  startStore,
-  thrown,
-} from '../../../test/support/session-store.js'
+import { describe, expect, it } from 'vitest'
+import { appendAll, cleanTurn, storePerTest, thrown } from '../../../test/support/session-store.js'
 import { SessionError, SessionErrorCode } from '../errors.js'
 import type { AnyEventInput } from './events.js'
 
-let f: StoreFixture
-beforeEach(async () => {
-  f = await startStore()
-})
-afterEach(async () => {
-  await f.stop()
-})
+const f = storePerTest()
 
 const text = (t: string) => [{ type: 'text', text: t }]
 

@@ -1,15 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import { describe, expect, it } from 'vitest'
+import { appendAll, cleanTurn, storePerTest } from '../../../test/support/session-store.js'
 import type { AnyEventInput } from '../log/events.js'
 import { projectHistory, unansweredCallResult } from './history.js'
 
-let f: StoreFixture
-beforeEach(async () => {
-  f = await startStore()
-})
-afterEach(async () => {
-  await f.stop()
-})
+const f = storePerTest()
 
 const text = (t: string) => [{ type: 'text' as const, text: t }]
 

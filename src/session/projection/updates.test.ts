@@ -1,17 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { validateAcpDefinition, validateAcpMessage } from '../../../test/support/acp-schema.js'
-import { appendAll, cleanTurn, type StoreFixture, startStore } from '../../../test/support/session-store.js'
+import { appendAll, cleanTurn, storePerTest } from '../../../test/support/session-store.js'
 import type { AnyEventInput, SessionEvent } from '../log/events.js'
 import { unansweredCallResult } from './history.js'
 import { projectUpdates, type SessionUpdateNotification } from './updates.js'
 
-let f: StoreFixture
-beforeEach(async () => {
-  f = await startStore()
-})
-afterEach(async () => {
-  await f.stop()
-})
+const f = storePerTest()
 
 /** Every projected notification must be a valid ACP session/update, as params and as a message. */
 function expectAcpValid(updates: readonly SessionUpdateNotification[]): void {

@@ -1,10 +1,10 @@
 import { Context } from 'cordis'
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import {
   appendAll,
   cleanTurn,
-  type StoreFixture,
   startStore,
+  storePerTest,
   T0,
   thrown,
 } from '../../../test/support/session-store.js'
@@ -13,13 +13,7 @@ import type { SessionEvent } from '../log/events.js'
 import type { Session } from '../session.js'
 import { SessionStore, sessionsPlugin } from './store.js'
 
-let f: StoreFixture
-beforeEach(async () => {
-  f = await startStore()
-})
-afterEach(async () => {
-  await f.stop()
-})
+const f = storePerTest()
 
 function code(fn: () => unknown): string {
   const error = thrown(fn)

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream'
+import { afterEach } from 'vitest'
 import { type CancellationToken, ResponseError } from 'vscode-jsonrpc'
 import {
   createNdjsonConnection,
@@ -98,5 +99,21 @@ export function startTestServer(
     notes,
     started: (key) => started.get(key).promise,
     cancelled: (key) => cancelled.get(key).promise,
+  }
+}
+
+/**
+ * The shared set-up of the wire tests: a `startTestServer` whose servers are disposed after each
+ * test of the calling file.
+ */
+export function testServers(): typeof startTestServer {
+  const servers: TestServer[] = []
+  afterEach(() => {
+    for (const server of servers.splice(0)) server.connection.dispose()
+  })
+  return (options) => {
+    const server = startTestServer(options)
+    servers.push(server)
+    return server
   }
 }
