@@ -6,8 +6,8 @@ import {
   startFakeOpenAi,
 } from '../../../test/support/fake-openai.js'
 import type { ModelRequest } from '../../agent/types.js'
+import type { ConfiguredModel } from './file-models.js'
 import { createFileProvider } from './file-provider.js'
-import type { ConfiguredModel } from './resolve.js'
 
 const servers: FakeOpenAi[] = []
 afterEach(async () => {

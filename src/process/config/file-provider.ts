@@ -1,7 +1,7 @@
 import { knownContextWindow, type ModelPricing, REASONING_EFFORTS } from '../../agent/providers/index.js'
 import { type ModelTables, openAiProviderFromOptions } from '../../agent/providers/openai/index.js'
 import type { ModelProvider } from '../../agent/types.js'
-import type { ConfiguredModel } from './resolve.js'
+import type { ConfiguredModel } from './file-models.js'
 
 /** What every model's requests share: the retry and timeout limits. */
 export interface RequestLimits {
