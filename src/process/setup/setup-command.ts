@@ -80,7 +80,7 @@ export async function runSetupCommand(
     if (values.provider !== undefined) {
       choice = await fromFlags(values, io)
     } else if (io.stdin.isTTY === true || values.interactive) {
-      prompter = new Prompter(io.stdin as never, io.stdout as never)
+      prompter = new Prompter(io.stdin, io.stdout)
       choice = await interactively(prompter, io.env)
     } else {
       io.stderr.write('dsh-acp setup: stdin is not a terminal: give --provider (see --help)\n')
@@ -267,7 +267,7 @@ function withProvider(current: UserConfigFile, choice: SetupChoice): UserConfigF
     baseUrl: choice.baseUrl,
     ...(choice.keyEnv !== undefined && { apiKeyEnv: choice.keyEnv }),
     ...(!choice.keyRequired && { keyRequired: false }),
-    models: choice.models,
+    models: [...choice.models],
   }
   return {
     $schema: CONFIG_FILE_SCHEMA_ID,
