@@ -1,4 +1,4 @@
-import type { CliOptions } from './cli-args.js'
+import { parseArgs } from 'node:util'
 
 /**
  * One command-line option of `dsh-acp [serve|sessions]`: `parseArgs` reads it (`parseOptions`),
@@ -18,8 +18,8 @@ export interface CliOption {
   readonly minimum?: number
   /** Its description in the usage text, one entry per line. */
   readonly help: readonly string[]
-  /** The configuration property (`CliOptions`) it sets. */
-  readonly sets: keyof CliOptions
+  /** The configuration property (`CliOptions`) it sets (given-flags.ts checks it is one). */
+  readonly sets: string
 }
 
 /** The commands given as the first positional argument (absent: serve). */
@@ -273,6 +273,14 @@ export function parseOptions(): ParseOptions {
     },
   ])
   return Object.fromEntries(entries) as ParseOptions
+}
+
+/**
+ * The command line read against the table: the options' values, the positionals and the tokens
+ * (which options were given). Throws a TypeError for an unknown option or a missing value.
+ */
+export function readArgv(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], allowPositionals: true, options: parseOptions(), tokens: true })
 }
 
 /** The smallest value `--name` accepts. */
