@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import type { ModelPricing, SubagentConfig } from '../agent/index.js'
+import type { ModelPricing } from '../agent/index.js'
 import { isCurrency } from '../agent/providers/model-terms.js'
 import { SANDBOX_MODES, type SandboxMode } from '../agent/tools/command/sandbox-mode.js'
 import {
