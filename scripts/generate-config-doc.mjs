@@ -3,7 +3,7 @@
 // configuration files' schemas (src/process/config/file-schema.ts) and setup's options table
 // (src/process/setup/setup-options.ts). A flag or property added there appears here.
 // Usage: node scripts/generate-config-doc.mjs [--check]   (--check: fail if the file would change)
-import { importTs, writeGenerated } from './ts-module.mjs'
+import { biomeFormatted, importTs, writeGenerated } from './ts-module.mjs'
 
 const { CLI_OPTIONS } = await importTs('src/process/cli-options.ts')
 const { configSchema } = await importTs('src/process/config-schema.ts')
@@ -143,7 +143,7 @@ ${optionsTable(SETUP_OPTIONS, false)}
 `
 
 const current = writeGenerated(
-  [['docs/configuration.md', text]],
+  [['docs/configuration.md', biomeFormatted(text, 'docs/configuration.md')]],
   process.argv.includes('--check'),
   'node scripts/generate-config-doc.mjs',
 )

@@ -3,11 +3,9 @@
 // schemas/config-file.schema.json and schemas/project-config.schema.json
 // (src/process/config/file-schema.ts), formatted as Biome formats them.
 // Usage: node scripts/generate-config-schema.mjs [--check]   (--check: fail if the file would change)
-import { execFileSync } from 'node:child_process'
-import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import standaloneCodeModule from 'ajv/dist/standalone/index.js'
-import { importTs, root, writeGenerated } from './ts-module.mjs'
+import { biomeFormatted, importTs, writeGenerated } from './ts-module.mjs'
 
 const standaloneCode = standaloneCodeModule.default
 /** Each generated file, the module that makes it and the function's name. */
@@ -32,11 +30,7 @@ async function generated({ entry, make }) {
 
 /** The schema's text as `biome format` writes it. */
 function formatted(schema, out) {
-  return execFileSync(join(root, 'node_modules', '.bin', 'biome'), ['format', `--stdin-file-path=${out}`], {
-    cwd: root,
-    input: `${JSON.stringify(schema, null, 2)}\n`,
-    encoding: 'utf8',
-  })
+  return biomeFormatted(`${JSON.stringify(schema, null, 2)}\n`, out)
 }
 
 /**

@@ -1,5 +1,6 @@
 // Helpers of the schema generators: a TypeScript module of src/ loaded in memory (bundled with
 // esbuild, no build of dist/ needed), and a generated file compared with or written over its old text.
+import { execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -40,4 +41,13 @@ export function writeGenerated(texts, check, regenerate) {
     } else writeFileSync(join(root, out), text)
   }
   return current
+}
+
+/** `text` as `biome format` writes a file at `out` (its extension chooses the language). */
+export function biomeFormatted(text, out) {
+  return execFileSync(join(root, 'node_modules', '.bin', 'biome'), ['format', `--stdin-file-path=${out}`], {
+    cwd: root,
+    input: text,
+    encoding: 'utf8',
+  })
 }
