@@ -1,12 +1,10 @@
 import { modelNameList } from '../../agent/providers/index.js'
+import type { ConfiguredModel as ServerConfiguredModel } from '../../agent/providers/openai/index.js'
 import type { CliOptions } from '../cli-args.js'
 import type { ModelEntry, ProviderEntry } from './file-types.js'
 
-/** One model a session may choose, from the configuration files. */
-export interface ConfiguredModel {
-  /** `provider/name`: the session's `model` option value. */
-  readonly id: string
-  readonly providerId: string
+/** One model a session may choose, from the configuration files (what the provider is made of). */
+export interface ConfiguredModel extends ServerConfiguredModel {
   readonly provider: ProviderEntry
   readonly model: ModelEntry
 }
