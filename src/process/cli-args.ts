@@ -1,58 +1,26 @@
 import { parseArgs } from 'node:util'
-import type { ModelPricing, SubagentConfig } from '../agent/index.js'
+import type { ModelPricing } from '../agent/index.js'
 import { isCurrency } from '../agent/providers/model-terms.js'
 import { SANDBOX_MODES, type SandboxMode } from '../agent/tools/command/sandbox-mode.js'
-import { COMMANDS, type IntegerOptionName, minimumOf, parseOptions, usageText } from './cli-options.js'
+import {
+  COMMANDS,
+  type IntegerOptionName,
+  minimumOf,
+  parseOptions,
+  readArgv,
+  usageText,
+} from './cli-options.js'
+import type { CliOptions } from './config-schema.js'
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
 
-export interface CliOptions {
-  readonly command: 'serve' | 'sessions' | 'config' | 'help' | 'version'
-  readonly storeDir: string | null | undefined
-  readonly model: string
-  readonly baseUrl?: string
-  readonly modelName?: string
-  /** openai: the model accepts image prompts. */
-  readonly imageInput?: true
-  readonly fork: boolean
-  /** run_command: how local commands are confined. */
-  readonly sandbox: SandboxMode
-  /** Sandboxed commands may reach the network. */
-  readonly sandboxNetwork: boolean
-  readonly transcript?: string
-  readonly logLevel: LogLevelName
-  readonly maxLineBytes?: number
-  /** Model requests per turn before it ends with max_turn_requests. */
-  readonly maxSteps?: number
-  /** The delegate tool: `false` (--no-subagents), else its bounds. */
-  readonly subagents: false | SubagentConfig
-  /** Every model's context window in tokens (`usage_update.size`); absent: the built-in table. */
-  readonly contextWindow?: number
-  /** Every model's price per million tokens (`--price-*`); absent: no cost is reported. */
-  readonly prices?: ModelPricing
-  /** Compact before a request estimated above this fraction of the window; `false`: only on demand. */
-  readonly compactAt?: number | false
-  /** openai: retries of 429/5xx/connection failures before the turn fails. */
-  readonly maxRetries?: number
-  /** openai: the longest silence from the server, in seconds, before the request fails. */
-  readonly requestTimeout?: number
-  /** MCP servers: milliseconds allowed for connecting, listing tools and each tool call. */
-  readonly mcpTimeoutMs?: number
-  /** Reproducible runs: every time stamp is this instant (ms since the epoch). */
-  readonly fakeClock?: number
-  /** Reproducible runs: session ids are this prefix + 1, 2, 3, ... */
-  readonly idPrefix?: string
-}
+export type { CliOptions }
 
 /** The `--help` text (generated from the options table, cli-options.ts). */
 export const USAGE = usageText()
 
 /** Parses the command line; throws a TypeError with a message for the user on bad input. */
 export function parseCli(argv: readonly string[]): CliOptions {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: parseOptions(),
-  })
+  const { values, positionals } = readArgv(argv)
   const [first, ...rest] = positionals
   if (rest.length > 0) throw new TypeError(`unexpected argument ${JSON.stringify(rest[0])}`)
   if (first !== undefined && !isCommand(first))
@@ -92,7 +60,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const command = values.help ? 'help' : values.version ? 'version' : (first ?? 'serve')
   return {
     command,
-    storeDir: values.memory ? null : values.store,
+    ...(values.memory ? { storeDir: null } : values.store !== undefined && { storeDir: values.store }),
     model: values.model,
     ...(values['base-url'] !== undefined && { baseUrl: values['base-url'] }),
     ...(values['model-name'] !== undefined && { modelName: values['model-name'] }),

@@ -1,11 +1,10 @@
-import type { CliOptions } from './cli-args.js'
+import { parseArgs } from 'node:util'
 
 /**
- * One command-line option of `dsh-acp [serve|sessions]`: `parseArgs` reads it (`parseOptions`),
- * `--help` lists it (`usageText`), and schemas/config.schema.json names it in `x-cli` under the
- * configuration property it sets (config-schema.ts).
+ * One command-line option of a table (`dsh-acp`'s, `dsh-acp setup`'s): `parseArgs` reads it
+ * (`parseOptionsOf`), `--help` lists it (`optionLines`).
  */
-export interface CliOption {
+export interface OptionRow {
   /** The long form, without `--`. */
   readonly name: string
   readonly type: 'string' | 'boolean'
@@ -16,10 +15,17 @@ export interface CliOption {
   readonly default?: string
   /** Integer options (given as strings): the smallest value accepted. */
   readonly minimum?: number
-  /** Its description in the usage text, one entry per line. */
+  /** Its description in the usage text, one entry per line; none: not listed. */
   readonly help: readonly string[]
-  /** The configuration property (`CliOptions`) it sets. */
-  readonly sets: keyof CliOptions
+}
+
+/**
+ * One option of `dsh-acp [serve|sessions|config]`: besides its row, schemas/config.schema.json
+ * names it in `x-cli` under the configuration property it sets (config-schema.ts).
+ */
+export interface CliOption extends OptionRow {
+  /** The configuration property (`CliOptions`) it sets (given-flags.ts checks it is one). */
+  readonly sets: string
 }
 
 /** The commands given as the first positional argument (absent: serve). */
@@ -251,18 +257,18 @@ type Row = (typeof CLI_OPTIONS)[number]
 /** The names of the options that take an integer. */
 export type IntegerOptionName = Extract<Row, { minimum: number }>['name']
 
-/** `parseArgs`'s description of each option: its type, short form and default. */
-export type ParseOptions = {
-  readonly [R in Row as R['name']]: R extends { type: 'string' }
-    ? R extends { default: string }
+/** `parseArgs`'s description of each option of a table: its type, short form and default. */
+export type ParseOptions<R extends OptionRow> = {
+  readonly [O in R as O['name']]: O extends { type: 'string' }
+    ? O extends { default: string }
       ? { readonly type: 'string'; readonly default: string }
       : { readonly type: 'string' }
     : { readonly type: 'boolean'; readonly default: boolean; readonly short?: string }
 }
 
-/** The options as `parseArgs` takes them. */
-export function parseOptions(): ParseOptions {
-  const entries = CLI_OPTIONS.map((option: CliOption) => [
+/** The options of `table` as `parseArgs` takes them. */
+export function parseOptionsOf<const T extends readonly OptionRow[]>(table: T): ParseOptions<T[number]> {
+  const entries = table.map((option: OptionRow) => [
     option.name,
     {
       type: option.type,
@@ -272,7 +278,20 @@ export function parseOptions(): ParseOptions {
         : option.default !== undefined && { default: option.default }),
     },
   ])
-  return Object.fromEntries(entries) as ParseOptions
+  return Object.fromEntries(entries) as ParseOptions<T[number]>
+}
+
+/** The options of `dsh-acp` as `parseArgs` takes them. */
+export function parseOptions(): ParseOptions<Row> {
+  return parseOptionsOf(CLI_OPTIONS)
+}
+
+/**
+ * The command line read against the table: the options' values, the positionals and the tokens
+ * (which options were given). Throws a TypeError for an unknown option or a missing value.
+ */
+export function readArgv(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], allowPositionals: true, options: parseOptions(), tokens: true })
 }
 
 /** The smallest value `--name` accepts. */
@@ -283,7 +302,7 @@ export function minimumOf(name: IntegerOptionName): number {
 }
 
 /** How the usage text and `x-cli` write the option: `--store DIR`, `--memory`. */
-export function optionForm(option: CliOption): string {
+export function optionForm(option: OptionRow): string {
   return option.value === undefined ? `--${option.name}` : `--${option.name} ${option.value}`
 }
 
@@ -306,15 +325,21 @@ Options:
 /** Where an option's description starts; a longer form puts it on the next line. */
 const HELP_COLUMN = 23
 
-/** The `--help` text: the commands, then every option with its description. */
-export function usageText(): string {
+/** The usage text's lines for `table`: each listed option's forms, then its description. */
+export function optionLines(table: readonly OptionRow[]): string {
   const lines: string[] = []
-  for (const option of CLI_OPTIONS as readonly CliOption[]) {
+  for (const option of table) {
     const form = `  ${option.short === undefined ? '' : `-${option.short}, `}${optionForm(option)}`
+    if (option.help.length === 0) continue
     const [first = '', ...rest] = option.help
     if (form.length < HELP_COLUMN - 1) lines.push(form.padEnd(HELP_COLUMN) + first)
     else lines.push(form, ' '.repeat(HELP_COLUMN) + first)
     for (const line of rest) lines.push(' '.repeat(HELP_COLUMN) + line)
   }
-  return `${USAGE_HEAD}${lines.join('\n')}\n`
+  return `${lines.join('\n')}\n`
+}
+
+/** The `--help` text: the commands, then every option with its description. */
+export function usageText(): string {
+  return `${USAGE_HEAD}${optionLines(CLI_OPTIONS)}`
 }

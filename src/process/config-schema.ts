@@ -1,7 +1,7 @@
+import type { FromSchema } from 'json-schema-to-ts'
 import { SANDBOX_MODES } from '../agent/tools/command/sandbox-mode.js'
-import type { CliOptions } from './cli-args.js'
 import { CLI_OPTIONS, type CliOption, COMMANDS, minimumOf, optionForm } from './cli-options.js'
-import { LOG_LEVELS } from './log-levels.js'
+import { LOG_LEVEL_NAMES } from './log-levels.js'
 
 type Json = { readonly [key: string]: unknown }
 
@@ -16,10 +16,10 @@ interface ConfigProperty {
   readonly required?: true
 }
 
-const integer = (minimum: number) => ({ type: 'integer', minimum })
+const integer = (minimum: number) => ({ type: 'integer', minimum }) as const
 
-/** Every property of `CliOptions`, in the order the schema lists them. */
-const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } = {
+/** Every property of the parsed configuration ({@link CliOptions}), in the order the schema lists them. */
+const CONFIG_PROPERTIES = {
   command: {
     description:
       'serve ACP on stdin/stdout (what an editor starts), print the stored sessions as a lineage tree, print the effective configuration, or print help or the version.',
@@ -80,7 +80,7 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
   sandbox: {
     description:
       'run_command, local commands: auto confines them with bubblewrap where it works and otherwise runs them unconfined (said at start and in each result); bwrap requires the sandbox (commands fail without it); off runs them unconfined.',
-    schema: { enum: [...SANDBOX_MODES] },
+    schema: { enum: SANDBOX_MODES },
     default: 'auto',
     required: true,
   },
@@ -96,7 +96,7 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
   },
   logLevel: {
     description: 'How much the agent logs (to stderr only).',
-    schema: { enum: Object.keys(LOG_LEVELS) },
+    schema: { enum: LOG_LEVEL_NAMES },
     default: 'info',
     required: true,
   },
@@ -157,17 +157,33 @@ const CONFIG_PROPERTIES: { readonly [K in keyof CliOptions]-?: ConfigProperty } 
     description: 'Reproducible runs: session ids are this prefix followed by 1, 2, 3, ...',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
   },
-}
+} as const satisfies { readonly [name: string]: ConfigProperty }
+
+type Properties = typeof CONFIG_PROPERTIES
+type RequiredName = {
+  [K in keyof Properties]: Properties[K] extends { required: true } ? K : never
+}[keyof Properties]
+
+/**
+ * The configuration of one run as the command line gives it (`parseCli`) and the files complete it
+ * (config/resolve.ts): the type json-schema-to-ts infers from the schema of {@link CONFIG_PROPERTIES}.
+ */
+export type CliOptions = FromSchema<{
+  type: 'object'
+  additionalProperties: false
+  required: RequiredName[]
+  properties: { [K in keyof Properties]: Properties[K]['schema'] }
+}>
 
 /** The command-line forms that set `property`: the commands, then its options in usage order. */
-function formsOf(property: keyof CliOptions): string[] {
+function formsOf(property: string): string[] {
   const options = (CLI_OPTIONS as readonly CliOption[]).filter((option) => option.sets === property)
   return [...(property === 'command' ? COMMANDS : []), ...options.map(optionForm)]
 }
 
 /** schemas/config.schema.json, as scripts/generate-config-schema.mjs writes it. */
 export function configSchema(): Json {
-  const properties = Object.entries(CONFIG_PROPERTIES) as [keyof CliOptions, ConfigProperty][]
+  const properties: [string, ConfigProperty][] = Object.entries(CONFIG_PROPERTIES)
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'https://dsh-acp.dev/schemas/config.schema.json',

@@ -13,20 +13,10 @@ import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
 import { openSession } from '../requests/session-access.js'
 import { announceRewind } from './announce.js'
+import type { AirRewindParams } from './wire-schema.js'
 
 /** A message as AIR names it: `_session/rewind`'s `beforeMessage` and `resumeAtMessage`. */
-export interface HistoryPoint {
-  readonly messageId: string
-  readonly messageFingerprint?: string
-  readonly messageOccurrence?: number
-}
-
-export interface AirRewindParams {
-  readonly sessionId: string
-  readonly beforeMessage: HistoryPoint
-  readonly resumeAtMessage?: HistoryPoint
-  readonly interruptIfRunning?: boolean
-}
+type HistoryPoint = AirRewindParams['beforeMessage']
 
 export type AirRewindResult = { rewound: true; sessionId: string } | { rewound: false; reason: string }
 

@@ -11,15 +11,7 @@ import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
 import { openSession } from '../requests/session-access.js'
 import { announceRewind } from './announce.js'
-
-export type RewindMode = 'files' | 'conversation' | 'both'
-
-export interface ModeRewindParams {
-  readonly sessionId: string
-  readonly messageId: string
-  readonly mode?: RewindMode
-  readonly dryRun?: boolean
-}
+import type { ModeRewindParams } from './wire-schema.js'
 
 export interface FilesHalf {
   canRewind: boolean
@@ -115,7 +107,7 @@ async function conversationHalf(
 function refusalOf(
   call: CallContext,
   session: Session,
-  mode: RewindMode,
+  mode: NonNullable<ModeRewindParams['mode']>,
   plan: RewindPlan,
 ): string | undefined {
   if (turnRunning(call.agent, session)) return 'a turn is running: cancel it first'

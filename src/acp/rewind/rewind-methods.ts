@@ -1,20 +1,24 @@
 import type { Context } from 'cordis'
 import { isObject } from '../../lib/is.js'
+import type { SchemaValidator } from '../../lib/schema-validator.js'
 import { messageIdOf, rewindPoints } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
 import type { AcpServer } from '../server.js'
-import { type AirRewindParams, airRewind } from './air-rewind.js'
-import { type ModeRewindParams, modeRewind } from './mode-rewind.js'
-import { type RewindWireDef, rewindWireErrors } from './wire-schema.js'
+import { airRewind } from './air-rewind.js'
+import { modeRewind } from './mode-rewind.js'
+import {
+  validateAirRewindParams,
+  validateModeRewindParams,
+  validateRewindPointsParams,
+} from './wire-validators.gen.js'
 
-function checked<T>(method: string, def: RewindWireDef, params: unknown): T {
-  const errors = rewindWireErrors(def, params)
-  if (errors.length > 0) {
-    throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
-  }
-  return params as T
+/** `params` when `validate` proves it well formed, else -32602 with each error as `path: message`. */
+function checked<T>(method: string, validate: SchemaValidator<T>, params: unknown): T {
+  if (validate(params)) return params
+  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
+  throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
 }
 
 /**
@@ -32,8 +36,8 @@ export const sessionRewindMethod = defineMethod({
         '_session/rewind: give beforeMessage (the JetBrains AIR contract) or messageId (with mode: files, conversation or both), not both',
       )
     }
-    if (air) return airRewind(checked<AirRewindParams>('_session/rewind', 'airRewindParams', params), call)
-    return modeRewind(checked<ModeRewindParams>('_session/rewind', 'modeRewindParams', params), call)
+    if (air) return airRewind(checked('_session/rewind', validateAirRewindParams, params), call)
+    return modeRewind(checked('_session/rewind', validateModeRewindParams, params), call)
   },
 })
 
@@ -45,11 +49,7 @@ export const sessionRewindMethod = defineMethod({
 export const sessionRewindPointsMethod = defineMethod({
   name: '_session/rewind_points',
   async handle(params: unknown, call) {
-    const { sessionId } = checked<{ sessionId: string }>(
-      '_session/rewind_points',
-      'rewindPointsParams',
-      params,
-    )
+    const { sessionId } = checked('_session/rewind_points', validateRewindPointsParams, params)
     const session = await openSession(call, sessionId)
     return {
       points: rewindPoints(session).map((point, i) => ({

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
+import type { FromSchema } from 'json-schema-to-ts'
 
 /**
  * The JSON schema of the rewind extension methods (they have no SDK schema), from their contract
@@ -214,10 +215,23 @@ export const REWIND_WIRE_SCHEMA = {
 /** A definition of {@link REWIND_WIRE_SCHEMA}. */
 export type RewindWireDef = keyof (typeof REWIND_WIRE_SCHEMA)['$defs']
 
+type Defs = (typeof REWIND_WIRE_SCHEMA)['$defs']
+
+/**
+ * The params of each method, as the schema types them (json-schema-to-ts); the generated validators
+ * (wire-validators.gen.ts, scripts/generate-rewind-validators.mjs) prove a value has that type.
+ */
+export type AirRewindParams = FromSchema<{ $ref: '#/$defs/airRewindParams'; $defs: Defs }>
+export type ModeRewindParams = FromSchema<{ $ref: '#/$defs/modeRewindParams'; $defs: Defs }>
+export type RewindPointsParams = FromSchema<{ $ref: '#/$defs/rewindPointsParams'; $defs: Defs }>
+
 let ajv: Ajv | undefined
 const compiled = new Map<RewindWireDef, ValidateFunction>()
 
-/** The errors of `value` against definition `def` (empty when it is valid), as `path: message`. */
+/**
+ * The errors of `value` against definition `def` (empty when it is valid), as `path: message`,
+ * with the schema compiled on first use (the tests check results and `initialize` with it).
+ */
 export function rewindWireErrors(def: RewindWireDef, value: unknown): string[] {
   let validate = compiled.get(def)
   if (!validate) {

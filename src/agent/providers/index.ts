@@ -5,23 +5,15 @@ import { modelNameList } from './choices.js'
 import { createEchoProvider } from './echo.js'
 import { modelTermsOf, withModelTerms } from './model-terms.js'
 import { openAiProviderFromOptions } from './openai/index.js'
+import type { ProviderOptions } from './provider-options.js'
 import { createScriptProvider, loadScriptFile } from './script.js'
 
 export { modelNameList, REASONING_EFFORTS } from './choices.js'
 export { createEchoProvider, echoAnswer, echoAnswerPieces, userTexts } from './echo.js'
 export { contextWindowFor, knownContextWindow, type ModelPricing, pricingFor } from './model-table.js'
+export type { ProviderOptions } from './provider-options.js'
 export { createScriptProvider, loadScriptFile, scriptPosition } from './script.js'
 export * from './script-format.js'
-
-/**
- * Options every provider factory receives. Providers read what they need and ignore the rest
- * (the OpenAI-compatible one: base URL, model name, the environment holding its key).
- */
-export interface ProviderOptions {
-  /** Relative paths in a spec (a script file) resolve against it. Default: the process's cwd. */
-  readonly cwd?: string
-  readonly [option: string]: unknown
-}
 
 /** Makes a provider from the part of the spec after `name:` (empty when there is none). */
 export type ProviderFactory = (argument: string, options: ProviderOptions) => ModelProvider

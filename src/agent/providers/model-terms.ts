@@ -7,7 +7,12 @@ import { contextWindowFor, type ModelPricing, type ModelTerms, pricingFor } from
  * `prices` (`--price-*`), and the config file's `modelContextWindows` and `modelPrices` (keyed by
  * model id). Throws a TypeError naming the option for a value of the wrong shape.
  */
-export function modelTermsOf(options: { readonly [option: string]: unknown }): ModelTerms {
+export function modelTermsOf(options: {
+  readonly contextWindow?: unknown
+  readonly prices?: unknown
+  readonly modelContextWindows?: unknown
+  readonly modelPrices?: unknown
+}): ModelTerms {
   const { contextWindow, prices, modelContextWindows, modelPrices } = options
   if (contextWindow !== undefined && !isWindow(contextWindow)) {
     throw new TypeError('contextWindow must be a positive integer (tokens)')

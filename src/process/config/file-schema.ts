@@ -1,8 +1,6 @@
 import { SANDBOX_MODES } from '../../agent/tools/command/sandbox-mode.js'
 import { minimumOf } from '../cli-options.js'
-import { LOG_LEVELS } from '../log-levels.js'
-
-type Json = { readonly [key: string]: unknown }
+import { LOG_LEVEL_NAMES } from '../log-levels.js'
 
 /** The published identifier of the user configuration file's schema. */
 export const CONFIG_FILE_SCHEMA_ID = 'https://dsh-acp.dev/schemas/config-file.schema.json'
@@ -12,9 +10,10 @@ export const PROVIDER_ID_PATTERN = '^[a-z0-9][a-z0-9._-]{0,63}$'
 /** A name of an environment variable. */
 const ENV_NAME_PATTERN = '^[A-Za-z_][A-Za-z0-9_]*$'
 
-const integer = (minimum: number, description: string) => ({ type: 'integer', minimum, description })
+const integer = <D extends string>(minimum: number, description: D) =>
+  ({ type: 'integer', minimum, description }) as const
 
-const PRICE = { type: 'number', minimum: 0 }
+const PRICE = { type: 'number', minimum: 0 } as const
 
 const MODEL = {
   type: 'object',
@@ -42,7 +41,7 @@ const MODEL = {
       description: "The reasoning effort sent when the session leaves it at 'default'.",
     },
   },
-}
+} as const
 
 const PROVIDER = {
   type: 'object',
@@ -69,14 +68,14 @@ const PROVIDER = {
     },
     models: { type: 'array', minItems: 1, items: MODEL, description: 'The models a session may choose.' },
   },
-}
+} as const
 
 const SECRET_PAIR = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'value'],
   properties: { name: { type: 'string', minLength: 1 }, value: { type: 'string' } },
-}
+} as const
 
 const MCP_SERVER = {
   description:
@@ -106,7 +105,7 @@ const MCP_SERVER = {
       },
     },
   ],
-}
+} as const
 
 const LIMITS = {
   type: 'object',
@@ -133,78 +132,87 @@ const LIMITS = {
       'Model requests per subagent turn (--subagent-max-steps).',
     ),
   },
-}
+} as const
 
-const MODE = { enum: ['ask', 'accept-edits', 'read-only'], description: 'The mode a new session starts in.' }
+const MODE = {
+  enum: ['ask', 'accept-edits', 'read-only'],
+  description: 'The mode a new session starts in.',
+} as const
 const DEFAULT_MODEL = {
   type: 'string',
   pattern: '^[^/]+/.+$',
   description: 'The model a new session starts with, as provider/model (e.g. deepseek/deepseek-chat).',
-}
+} as const
 
 /** schemas/config-file.schema.json: `$XDG_CONFIG_HOME/dsh-acp/config.json`. */
-export function configFileSchema(): Json {
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: CONFIG_FILE_SCHEMA_ID,
-    $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
-    title: 'dsh-acp configuration file',
-    description:
-      "The user's configuration ($XDG_CONFIG_HOME/dsh-acp/config.json, else ~/.config/dsh-acp/config.json). Command-line flags override it; it overrides the built-in defaults. API keys never go here: they come from the environment variable a provider names or from credentials.json beside this file (mode 0600).",
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      $schema: { type: 'string' },
-      providers: {
-        type: 'object',
-        description: 'OpenAI-compatible model servers, by id (the part of a model id before /).',
-        propertyNames: { pattern: PROVIDER_ID_PATTERN },
-        additionalProperties: PROVIDER,
-      },
-      defaultModel: DEFAULT_MODEL,
-      defaultMode: MODE,
-      mcpServers: { type: 'array', items: MCP_SERVER, description: 'MCP servers offered to every session.' },
-      limits: LIMITS,
-      sandbox: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          mode: { enum: [...SANDBOX_MODES], description: 'run_command confinement (--sandbox).' },
-          network: {
-            type: 'boolean',
-            description: 'Sandboxed commands reach the network (--sandbox-network).',
-          },
+export const USER_FILE_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: CONFIG_FILE_SCHEMA_ID,
+  $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
+  title: 'dsh-acp configuration file',
+  description:
+    "The user's configuration ($XDG_CONFIG_HOME/dsh-acp/config.json, else ~/.config/dsh-acp/config.json). Command-line flags override it; it overrides the built-in defaults. API keys never go here: they come from the environment variable a provider names or from credentials.json beside this file (mode 0600).",
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    providers: {
+      type: 'object',
+      description: 'OpenAI-compatible model servers, by id (the part of a model id before /).',
+      propertyNames: { pattern: PROVIDER_ID_PATTERN },
+      additionalProperties: PROVIDER,
+    },
+    defaultModel: DEFAULT_MODEL,
+    defaultMode: MODE,
+    mcpServers: { type: 'array', items: MCP_SERVER, description: 'MCP servers offered to every session.' },
+    limits: LIMITS,
+    sandbox: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        mode: { enum: SANDBOX_MODES, description: 'run_command confinement (--sandbox).' },
+        network: {
+          type: 'boolean',
+          description: 'Sandboxed commands reach the network (--sandbox-network).',
         },
       },
-      logLevel: { enum: Object.keys(LOG_LEVELS), description: 'How much is logged to stderr (--log-level).' },
     },
-  }
+    logLevel: { enum: LOG_LEVEL_NAMES, description: 'How much is logged to stderr (--log-level).' },
+  },
+} as const
+
+/** The schema npm run generate:config publishes as schemas/config-file.schema.json. */
+export function configFileSchema(): typeof USER_FILE_SCHEMA {
+  return USER_FILE_SCHEMA
 }
 
 /** The identifier of the project file's schema. */
 export const PROJECT_FILE_SCHEMA_ID = 'https://dsh-acp.dev/schemas/project-config.schema.json'
 
 /** schemas/project-config.schema.json: `.dsh-acp/config.json` in a project's root. Never keys. */
-export function projectFileSchema(): Json {
-  return {
-    $schema: 'https://json-schema.org/draft/2020-12/schema',
-    $id: PROJECT_FILE_SCHEMA_ID,
-    $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
-    title: 'dsh-acp project configuration',
-    description:
-      "A project's own settings (.dsh-acp/config.json in its root): MCP servers its sessions get and defaults. It overrides the user's file for these and never holds providers or keys.",
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      $schema: { type: 'string' },
-      defaultModel: DEFAULT_MODEL,
-      defaultMode: MODE,
-      mcpServers: {
-        type: 'array',
-        items: MCP_SERVER,
-        description: "MCP servers offered to this project's sessions.",
-      },
-      limits: LIMITS,
+export const PROJECT_FILE_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: PROJECT_FILE_SCHEMA_ID,
+  $comment: 'Generated from src/process/config/file-schema.ts by npm run generate:config.',
+  title: 'dsh-acp project configuration',
+  description:
+    "A project's own settings (.dsh-acp/config.json in its root): MCP servers its sessions get and defaults. It overrides the user's file for these and never holds providers or keys.",
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    defaultModel: DEFAULT_MODEL,
+    defaultMode: MODE,
+    mcpServers: {
+      type: 'array',
+      items: MCP_SERVER,
+      description: "MCP servers offered to this project's sessions.",
     },
-  }
+    limits: LIMITS,
+  },
+} as const
+
+/** The schema npm run generate:config publishes as schemas/project-config.schema.json. */
+export function projectFileSchema(): typeof PROJECT_FILE_SCHEMA {
+  return PROJECT_FILE_SCHEMA
 }

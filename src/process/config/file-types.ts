@@ -1,72 +1,20 @@
-import type { SandboxMode } from '../../agent/tools/command/sandbox-mode.js'
-import type { LogLevelName } from '../log-levels.js'
+import type { FromSchema } from 'json-schema-to-ts'
+import type { PROJECT_FILE_SCHEMA, USER_FILE_SCHEMA } from './file-schema.js'
 
-/** The types of a valid configuration file (file-schema.ts says the same in JSON Schema). */
-
-export interface ModelEntry {
-  readonly name: string
-  readonly title?: string
-  readonly contextWindow?: number
-  readonly prices?: {
-    readonly input: number
-    readonly cachedInput?: number
-    readonly output: number
-    readonly currency?: string
-  }
-  readonly imageInput?: boolean
-  readonly reasoningEffort?: 'low' | 'medium' | 'high'
-}
-
-export interface ProviderEntry {
-  readonly title?: string
-  readonly baseUrl: string
-  readonly apiKeyEnv?: string
-  readonly keyRequired?: boolean
-  readonly models: readonly ModelEntry[]
-}
-
-interface Pair {
-  readonly name: string
-  readonly value: string
-}
-
-export type McpServerEntry =
-  | {
-      readonly type?: 'stdio'
-      readonly name: string
-      readonly command: string
-      readonly args?: readonly string[]
-      readonly env?: readonly Pair[]
-    }
-  | { readonly type: 'http'; readonly name: string; readonly url: string; readonly headers?: readonly Pair[] }
-
-export interface LimitsEntry {
-  readonly maxSteps?: number
-  readonly mcpTimeoutMs?: number
-  readonly maxRetries?: number
-  readonly requestTimeout?: number
-  readonly maxLineBytes?: number
-  readonly maxSubagents?: number
-  readonly subagentMaxSteps?: number
-}
-
-export type ModeName = 'ask' | 'accept-edits' | 'read-only'
+/** The types of a valid configuration file, inferred from its schema (file-schema.ts). */
 
 /** `config.json` in the user's config directory. */
-export interface UserConfigFile {
-  readonly providers?: Readonly<Record<string, ProviderEntry>>
-  readonly defaultModel?: string
-  readonly defaultMode?: ModeName
-  readonly mcpServers?: readonly McpServerEntry[]
-  readonly limits?: LimitsEntry
-  readonly sandbox?: { readonly mode?: SandboxMode; readonly network?: boolean }
-  readonly logLevel?: LogLevelName
-}
+export type UserConfigFile = FromSchema<typeof USER_FILE_SCHEMA>
 
 /** `.dsh-acp/config.json` in a project's root. */
-export interface ProjectConfigFile {
-  readonly defaultModel?: string
-  readonly defaultMode?: ModeName
-  readonly mcpServers?: readonly McpServerEntry[]
-  readonly limits?: LimitsEntry
-}
+export type ProjectConfigFile = FromSchema<typeof PROJECT_FILE_SCHEMA>
+
+export type ProviderEntry = NonNullable<UserConfigFile['providers']>[string]
+
+export type ModelEntry = ProviderEntry['models'][number]
+
+export type McpServerEntry = NonNullable<UserConfigFile['mcpServers']>[number]
+
+export type LimitsEntry = NonNullable<UserConfigFile['limits']>
+
+export type ModeName = NonNullable<UserConfigFile['defaultMode']>

@@ -1,4 +1,5 @@
-import type { ErrorObject, ValidateFunction } from 'ajv'
+import type { ErrorObject } from 'ajv'
+import type { SchemaValidator } from '../../lib/schema-validator.js'
 import type { ProjectConfigFile, UserConfigFile } from './file-types.js'
 import type { ConfigProblem } from './problems.js'
 import { readSmallFile } from './small-file.js'
@@ -11,16 +12,21 @@ export type ReadResult<T> =
 
 type Kind = 'user' | 'project'
 
-let validators: Promise<Record<Kind, ValidateFunction>> | undefined
+interface Validators {
+  readonly user: SchemaValidator<UserConfigFile>
+  readonly project: SchemaValidator<ProjectConfigFile>
+}
+
+let validators: Promise<Validators> | undefined
 
 /**
  * The validators, generated from file-schema.ts (no schema is compiled at start), loaded only
  * when a file exists: a run without configuration files does not read their code.
  */
-function loadValidators(): Promise<Record<Kind, ValidateFunction>> {
+function loadValidators(): Promise<Validators> {
   validators ??= import('./file-validators.gen.js').then((module) => ({
-    user: module.validateUserFile as unknown as ValidateFunction,
-    project: module.validateProjectFile as unknown as ValidateFunction,
+    user: module.validateUserFile,
+    project: module.validateProjectFile,
   }))
   return validators
 }

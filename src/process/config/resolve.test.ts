@@ -116,10 +116,28 @@ describe('the effective configuration: flags over the project file over the user
       'deepseek/deepseek-reasoner',
     ])
     expect(resolved.fileModels?.defaultSource.kind).toBe('project-file')
-    const flags = await s.resolve(['--model-name', 'echo,echo-large'])
+    const flags = await s.resolve(['--model', 'echo', '--model-name', 'echo,echo-large'])
     expect(flags.fileModels).toBeUndefined()
     expect(flags.options.model).toBe('echo')
-    expect(flags.sources.get('model')).toEqual({ kind: 'flag', flag: '--model-name' })
+    expect(flags.sources.get('model')).toEqual({ kind: 'flag', flag: '--model' })
+  })
+
+  it("applies a model flag over the files' models field by field; only a server flag replaces them", async () => {
+    const s = scene({ providers: PROVIDERS, defaultModel: 'deepseek/deepseek-chat' })
+    const named = await s.resolve(['--model-name', 'other,qwen,deepseek/deepseek-reasoner', '--image-input'])
+    expect(named.options.model).toBe('openai')
+    expect(named.fileModels?.models.map((m) => [m.id, m.provider.baseUrl, m.model.imageInput])).toEqual([
+      ['deepseek/other', PROVIDERS.deepseek.baseUrl, true],
+      ['local/qwen', PROVIDERS.local.baseUrl, true],
+      ['deepseek/deepseek-reasoner', PROVIDERS.deepseek.baseUrl, true],
+    ])
+    expect(named.fileModels?.defaultSource).toEqual({ kind: 'flag', flag: '--model-name' })
+    expect(named.sources.get('model')).toEqual({ kind: 'flag', flag: '--model-name' })
+    const windowOnly = await s.resolve(['--context-window', '1000'])
+    expect(windowOnly.fileModels?.models[0]?.id).toBe('deepseek/deepseek-chat')
+    const server = await s.resolve(['--model', 'openai', '--base-url', 'http://127.0.0.1:1/v1'])
+    expect(server.fileModels).toBeUndefined()
+    expect(server.sources.get('model')).toEqual({ kind: 'flag', flag: '--model' })
   })
 
   it('says when the default model names no configured model, and uses the first', async () => {

@@ -2,13 +2,18 @@ import type { CliOptions } from '../cli-args.js'
 import { trustFile } from '../trust/trust-store.js'
 import { createWorkspaceTrust, type ProcessTrust, type ProjectAccess } from '../trust/workspace-trust.js'
 import { readCredentials } from './credentials.js'
+import {
+  type ConfiguredModel,
+  configuredModels,
+  namedModels,
+  namesAnotherServer,
+  withImageInput,
+} from './file-models.js'
 import type {
   LimitsEntry,
   McpServerEntry,
-  ModelEntry,
   ModeName,
   ProjectConfigFile,
-  ProviderEntry,
   UserConfigFile,
 } from './file-types.js'
 import { givenProperties } from './given-flags.js'
@@ -23,15 +28,6 @@ export type ValueSource =
   | { readonly kind: 'project-file'; readonly file: string }
   | { readonly kind: 'default' }
 
-/** One model a session may choose, from the configuration files. */
-export interface ConfiguredModel {
-  /** `provider/name`: the session's `model` option value. */
-  readonly id: string
-  readonly providerId: string
-  readonly provider: ProviderEntry
-  readonly model: ModelEntry
-}
-
 /** The models of the configuration files, the default one first. */
 export interface FileModels {
   readonly models: readonly ConfiguredModel[]
@@ -45,7 +41,7 @@ export interface ResolvedConfig {
   readonly options: CliOptions
   /** Where each value came from, by its name in `dsh-acp config` (e.g. `limits.maxSteps`). */
   readonly sources: ReadonlyMap<string, ValueSource>
-  /** The models from the files; undefined when the command line chose the model, or no file has providers. */
+  /** The models from the files; undefined when the command line named a server, or no file has providers. */
   readonly fileModels: FileModels | undefined
   /** The mode new sessions start in, when a file says. */
   readonly defaultMode: ModeName | undefined
@@ -76,7 +72,7 @@ export interface ResolveInput {
 }
 
 const LIMIT_OPTIONS = ['maxSteps', 'mcpTimeoutMs', 'maxRetries', 'requestTimeout', 'maxLineBytes'] as const
-/** The options that choose the model: any of them given means the command line chose it. */
+/** The options about the model: without configured providers, the first given is the model's source. */
 const MODEL_OPTIONS = ['model', 'baseUrl', 'modelName', 'imageInput', 'contextWindow'] as const
 
 /** Reads the files and merges them under the flags (see {@link ResolvedConfig}). */
@@ -171,13 +167,10 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   const defaultMode = pick('defaultMode', undefined, project.defaultMode, user.defaultMode)
 
   let fileModels: FileModels | undefined
-  const modelFlag = MODEL_OPTIONS.map(flag).find((source) => source !== undefined)
-  const providers = Object.entries(user.providers ?? {})
-  if (modelFlag) sources.set('model', modelFlag)
-  else if (providers.length > 0) {
-    const all = providers.flatMap(([providerId, provider]) =>
-      provider.models.map((model) => ({ id: `${providerId}/${model.name}`, providerId, provider, model })),
-    )
+  const all = configuredModels(user.providers ?? {})
+  if (namesAnotherServer(given, parsed) || all.length === 0) {
+    sources.set('model', MODEL_OPTIONS.map(flag).find(Boolean) ?? { kind: 'default' })
+  } else {
     const wanted = project.defaultModel ?? user.defaultModel
     const wantedSource = project.defaultModel !== undefined ? fromProject : fromUser
     const chosen = wanted === undefined ? undefined : all.find((m) => m.id === wanted)
@@ -189,13 +182,18 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
       })
     }
     const first = chosen ?? (all[0] as ConfiguredModel)
+    const byName = flag('modelName')
+    const models =
+      byName && parsed.modelName !== undefined
+        ? namedModels(parsed.modelName, all, first)
+        : [first, ...all.filter((m) => m !== first)]
     fileModels = {
-      models: [first, ...all.filter((m) => m !== first)],
-      defaultSource: chosen ? wantedSource : { kind: 'default' },
+      models: parsed.imageInput ? withImageInput(models) : models,
+      defaultSource: byName ?? (chosen ? wantedSource : { kind: 'default' }),
     }
     merged.model = 'openai'
-    sources.set('model', fromUser)
-  } else sources.set('model', { kind: 'default' })
+    sources.set('model', byName ?? fromUser)
+  }
 
   const mcpServers = user.mcpServers ?? []
   return { options: merged, sources, fileModels, defaultMode, mcpServers, problems, files, trust }

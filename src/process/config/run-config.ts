@@ -1,10 +1,10 @@
 import type { AgentSetup } from '../../acp/setup-port.js'
 import type { SessionModeId } from '../../agent/config/modes.js'
 import { createProvider, type ProviderOptions } from '../../agent/providers/index.js'
+import { createConfiguredProvider } from '../../agent/providers/openai/index.js'
 import type { ModelProvider } from '../../agent/types.js'
 import type { CliOptions } from '../cli-args.js'
 import { createAgentSetup } from './agent-setup.js'
-import { createFileProvider } from './file-provider.js'
 import { describeProblem } from './problems.js'
 import { findKey } from './provider-keys.js'
 import { type ResolvedConfig, resolveConfig } from './resolve.js'
@@ -42,7 +42,7 @@ export async function runConfig(argv: readonly string[], parsed: CliOptions): Pr
   }
   if (fileModels) {
     const providers = new Map(fileModels.models.map((m) => [m.providerId, m.provider]))
-    provider = createFileProvider(
+    provider = createConfiguredProvider(
       fileModels.models,
       (id) => {
         const entry = providers.get(id)

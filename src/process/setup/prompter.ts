@@ -1,5 +1,3 @@
-import type { Readable, Writable } from 'node:stream'
-
 /** The user ended the set-up (Ctrl-C, or the input ended before an answer). */
 export class SetupCancelled extends Error {}
 
@@ -14,8 +12,11 @@ export class Prompter {
   private waiting: (() => void) | undefined
 
   constructor(
-    private readonly input: Readable & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown },
-    private readonly output: Writable,
+    private readonly input: NodeJS.ReadableStream & {
+      isTTY?: boolean
+      setRawMode?: (raw: boolean) => unknown
+    },
+    private readonly output: NodeJS.WritableStream,
   ) {
     input.setEncoding('utf8')
     input.on('data', (chunk: string) => {

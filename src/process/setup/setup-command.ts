@@ -11,24 +11,7 @@ import { readConfigFile } from '../config/read-file.js'
 import { checkConnection, listModels } from './check-connection.js'
 import { PROVIDER_PRESETS, type ProviderPreset, presetById } from './presets.js'
 import { Prompter, SetupCancelled } from './prompter.js'
-
-const SETUP_USAGE = `Usage: dsh-acp setup                       interactive: choose a provider, enter its key, pick models
-       dsh-acp setup --provider ID [options]  the same from flags (for scripts)
-
-Writes the provider to $XDG_CONFIG_HOME/dsh-acp/config.json (else ~/.config/dsh-acp/) as the
-default model, and a key to credentials.json beside it (mode 0600), after one small request checks
-that the server answers.
-
-Options:
-  --provider ID        ${PROVIDER_PRESETS.map((p) => p.id).join(', ')} (or your own id, with --base-url)
-  --base-url URL       the OpenAI-compatible API root (default: the provider's)
-  --models NAMES       comma-separated model names, the first the default (default: the provider's)
-  --key-stdin          read the API key from stdin and store it in credentials.json
-  --key-env NAME       the key stays in $NAME: the configuration names the variable, nothing is stored
-  --no-key             the server needs no key
-  --no-check           do not send the check request
-  -h, --help           this text
-`
+import { SETUP_PARSE_OPTIONS, SETUP_USAGE } from './setup-options.js'
 
 interface SetupChoice {
   readonly id: string
@@ -80,7 +63,7 @@ export async function runSetupCommand(
     if (values.provider !== undefined) {
       choice = await fromFlags(values, io)
     } else if (io.stdin.isTTY === true || values.interactive) {
-      prompter = new Prompter(io.stdin as never, io.stdout as never)
+      prompter = new Prompter(io.stdin, io.stdout)
       choice = await interactively(prompter, io.env)
     } else {
       io.stderr.write('dsh-acp setup: stdin is not a terminal: give --provider (see --help)\n')
@@ -127,17 +110,7 @@ export async function runSetupCommand(
 function parseSetupArgs(args: readonly string[]) {
   const { values } = parseArgs({
     args: [...args],
-    options: {
-      provider: { type: 'string' },
-      'base-url': { type: 'string' },
-      models: { type: 'string' },
-      'key-stdin': { type: 'boolean', default: false },
-      'key-env': { type: 'string' },
-      'no-key': { type: 'boolean', default: false },
-      'no-check': { type: 'boolean', default: false },
-      interactive: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
+    options: SETUP_PARSE_OPTIONS,
   })
   const keyWays = [values['key-stdin'], values['key-env'] !== undefined, values['no-key']].filter(Boolean)
   if (keyWays.length > 1) throw new TypeError('--key-stdin, --key-env and --no-key exclude each other')
@@ -267,7 +240,7 @@ function withProvider(current: UserConfigFile, choice: SetupChoice): UserConfigF
     baseUrl: choice.baseUrl,
     ...(choice.keyEnv !== undefined && { apiKeyEnv: choice.keyEnv }),
     ...(!choice.keyRequired && { keyRequired: false }),
-    models: choice.models,
+    models: [...choice.models],
   }
   return {
     $schema: CONFIG_FILE_SCHEMA_ID,

@@ -5,6 +5,13 @@ export {
   toChatMessages,
   toChatTools,
 } from './chat-messages.js'
+export {
+  type ConfiguredModel,
+  createConfiguredProvider,
+  type ModelServer,
+  type RequestLimits,
+  type ServerModel,
+} from './configured.js'
 export { type ModelTables, openAiProviderFromOptions } from './from-options.js'
 export { missingKeyNotice } from './key-notice.js'
 export { buildRequestBody, createOpenAiProvider, type OpenAiProviderOptions } from './provider.js'

@@ -4,10 +4,9 @@ import {
   completionStream,
   type FakeOpenAi,
   startFakeOpenAi,
-} from '../../../test/support/fake-openai.js'
-import type { ModelRequest } from '../../agent/types.js'
-import { createFileProvider } from './file-provider.js'
-import type { ConfiguredModel } from './resolve.js'
+} from '../../../../test/support/fake-openai.js'
+import type { ModelRequest } from '../../types.js'
+import { type ConfiguredModel, createConfiguredProvider } from './configured.js'
 
 const servers: FakeOpenAi[] = []
 afterEach(async () => {
@@ -35,16 +34,16 @@ describe("the configuration files' models as one provider", () => {
   it("sends each model's request to its own server with its own key, name and default reasoning effort", async () => {
     const [a, b] = [await server(), await server()]
     const models: ConfiguredModel[] = [
-      { id: 'a/small', providerId: 'a', provider: { baseUrl: a.url, models: [] }, model: { name: 'small' } },
+      { id: 'a/small', providerId: 'a', provider: { baseUrl: a.url }, model: { name: 'small' } },
       {
         id: 'b/vendor/big',
         providerId: 'b',
-        provider: { baseUrl: b.url, title: 'B', models: [] },
+        provider: { baseUrl: b.url, title: 'B' },
         model: { name: 'vendor/big', title: 'Big', reasoningEffort: 'high', imageInput: true },
       },
     ]
     const keys: Record<string, string | undefined> = { a: 'key-a', b: 'key-b' }
-    const provider = createFileProvider(models, (id) => keys[id], { maxRetries: 0 })
+    const provider = createConfiguredProvider(models, (id) => keys[id], { maxRetries: 0 })
     expect(provider.models).toEqual([
       { id: 'a/small', name: 'small', description: 'a' },
       { id: 'b/vendor/big', name: 'Big', description: 'B' },
@@ -76,12 +75,12 @@ describe('a failure of a configured model', () => {
   it("names the configuration's settings, not the command line's flags", async () => {
     const fake = await startFakeOpenAi(() => ({ status: 401, body: { error: { message: 'bad key' } } }))
     servers.push(fake)
-    const provider = createFileProvider(
+    const provider = createConfiguredProvider(
       [
         {
           id: 'ds/chat',
           providerId: 'ds',
-          provider: { baseUrl: fake.url, apiKeyEnv: 'DS_KEY', models: [] },
+          provider: { baseUrl: fake.url, apiKeyEnv: 'DS_KEY' },
           model: { name: 'chat' },
         },
       ],
@@ -104,19 +103,19 @@ describe("the configuration files' models: system prompt, windows and prices", (
     {
       id: 'd/deepseek-chat',
       providerId: 'd',
-      provider: { baseUrl: 'http://127.0.0.1:9', models: [] },
+      provider: { baseUrl: 'http://127.0.0.1:9' },
       model: { name: 'deepseek-chat' },
     },
     {
       id: 'x/own',
       providerId: 'x',
-      provider: { baseUrl: 'http://127.0.0.1:9', models: [] },
+      provider: { baseUrl: 'http://127.0.0.1:9' },
       model: { name: 'own', contextWindow: 4000, prices: price },
     },
   ]
 
   it('takes the system prompt, and answers each model’s window (the file’s, else the table’s by its name) and price', () => {
-    const provider = createFileProvider(models, () => undefined, {})
+    const provider = createConfiguredProvider(models, () => undefined, {})
     expect(provider.takesSystemPrompt).toBe(true)
     expect(provider.contextWindow?.('x/own')).toBe(4000)
     expect(provider.contextWindow?.('d/deepseek-chat')).toBeGreaterThan(4000)
@@ -126,7 +125,7 @@ describe("the configuration files' models: system prompt, windows and prices", (
 
   it('lets --context-window and --price-* win over the file', () => {
     const flags = { input: 5, output: 6 }
-    const provider = createFileProvider(models, () => undefined, { contextWindow: 1234, prices: flags })
+    const provider = createConfiguredProvider(models, () => undefined, { contextWindow: 1234, prices: flags })
     expect(provider.contextWindow?.('x/own')).toBe(1234)
     expect(provider.pricing?.('d/deepseek-chat')).toEqual(flags)
   })

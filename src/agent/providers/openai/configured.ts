@@ -1,7 +1,35 @@
-import { knownContextWindow, type ModelPricing, REASONING_EFFORTS } from '../../agent/providers/index.js'
-import { type ModelTables, openAiProviderFromOptions } from '../../agent/providers/openai/index.js'
-import type { ModelProvider } from '../../agent/types.js'
-import type { ConfiguredModel } from './resolve.js'
+import type { ModelProvider } from '../../types.js'
+import { REASONING_EFFORTS } from '../choices.js'
+import type { ModelPricing, ModelTerms } from '../model-table.js'
+import { withModelTerms } from '../model-terms.js'
+import { type ModelTables, openAiProviderFromOptions } from './from-options.js'
+
+/** An OpenAI-compatible server a configuration names (the config file's `providers.<id>`). */
+export interface ModelServer {
+  readonly title?: string
+  readonly baseUrl: string
+  /** The variable holding its key (said in failure messages). */
+  readonly apiKeyEnv?: string
+}
+
+/** One model of such a server, with what the configuration says of it. */
+export interface ServerModel {
+  readonly name: string
+  readonly title?: string
+  readonly contextWindow?: number
+  readonly prices?: ModelPricing
+  readonly imageInput?: boolean
+  readonly reasoningEffort?: 'low' | 'medium' | 'high'
+}
+
+/** One model a session may choose: `provider/name` on its server. */
+export interface ConfiguredModel {
+  /** `provider/name`: the session's `model` option value. */
+  readonly id: string
+  readonly providerId: string
+  readonly provider: ModelServer
+  readonly model: ServerModel
+}
 
 /** What every model's requests share: the retry and timeout limits. */
 export interface RequestLimits {
@@ -19,7 +47,7 @@ export interface RequestLimits {
  * every request (`keyOf`), so one stored by `dsh-acp setup` or removed by `logout` after the start
  * applies at once; each model's client is made again only when its key changed.
  */
-export function createFileProvider(
+export function createConfiguredProvider(
   models: readonly ConfiguredModel[],
   keyOf: (providerId: string) => string | undefined,
   limits: RequestLimits,
@@ -47,7 +75,7 @@ export function createFileProvider(
       baseUrl: `${providerPath}.baseUrl`,
       noKeySent: `No API key was sent (none is set for ${configured.providerId}): run dsh-acp setup in a terminal to store one (no restart needed)`,
     }
-    const provider = openAiProviderFromOptions({
+    const client = openAiProviderFromOptions({
       ...tables,
       settings,
       baseUrl: configured.provider.baseUrl,
@@ -58,11 +86,11 @@ export function createFileProvider(
       ...(limits.maxRetries !== undefined && { maxRetries: limits.maxRetries }),
       ...(limits.timeoutMs !== undefined && { timeoutMs: limits.timeoutMs }),
     })
-    clients.set(configured.id, { key, provider })
-    return provider
+    clients.set(configured.id, { key, provider: client })
+    return client
   }
   const first = models[0] as ConfiguredModel
-  return {
+  const provider: ModelProvider = {
     name: 'openai',
     promptCapabilities: {
       image: models.some((m) => m.model.imageInput === true),
@@ -75,17 +103,7 @@ export function createFileProvider(
       description: m.provider.title ?? m.providerId,
     })),
     thoughtLevels: REASONING_EFFORTS,
-    // The system prompt, windows and prices of the configured models (flags first; a window the
-    // file does not give comes from the built-in table, by the model's own name).
     takesSystemPrompt: true,
-    contextWindow(id) {
-      const configured = byId.get(id)
-      if (!configured) return limits.contextWindow
-      return (
-        limits.contextWindow ?? configured.model.contextWindow ?? knownContextWindow(configured.model.name)
-      )
-    },
-    pricing: (id) => limits.prices ?? byId.get(id)?.model.prices,
     stream(request, signal) {
       const configured = (request.model !== undefined && byId.get(request.model)) || first
       const effort = request.thoughtLevel
@@ -102,5 +120,24 @@ export function createFileProvider(
         signal,
       )
     },
+  }
+  // The windows and prices: as every provider's (flags first, then each model's own, then the
+  // built-in table of windows by the model's name).
+  return withModelTerms(provider, termsOf(models, limits))
+}
+
+/** The flags' window and prices, and each configured model's own, by model id. */
+function termsOf(models: readonly ConfiguredModel[], limits: RequestLimits): ModelTerms {
+  const windows = models.flatMap((m) =>
+    m.model.contextWindow === undefined ? [] : [[m.id, m.model.contextWindow] as const],
+  )
+  const prices = models.flatMap((m) =>
+    m.model.prices === undefined ? [] : [[m.id, m.model.prices] as const],
+  )
+  return {
+    ...(limits.contextWindow !== undefined && { contextWindow: limits.contextWindow }),
+    ...(limits.prices !== undefined && { prices: limits.prices }),
+    modelContextWindows: Object.fromEntries(windows),
+    modelPrices: Object.fromEntries(prices),
   }
 }
