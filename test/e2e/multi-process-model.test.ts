@@ -104,7 +104,11 @@ async function runModel(processes: number, seed: number): Promise<ModelRun> {
   const cut = new Set<string>()
 
   const trace: string[] = []
-  const promptIn = async (proc: Proc, sessionId: string, view: OpenView): Promise<'ok' | 'busy' | 'changed'> => {
+  const promptIn = async (
+    proc: Proc,
+    sessionId: string,
+    view: OpenView,
+  ): Promise<'ok' | 'busy' | 'changed'> => {
     const text = `prompt ${++texts}`
     view.own.add(text)
     try {
@@ -248,7 +252,8 @@ async function runModel(processes: number, seed: number): Promise<ModelRun> {
         promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView),
         promptIn(other, sessionId, other.open.get(sessionId) as OpenView),
       ])
-      if (!outcomes.includes('ok') && !outcomes.includes('changed')) problems.push(`op ${op}: two prompts at once, neither wrote`)
+      if (!outcomes.includes('ok') && !outcomes.includes('changed'))
+        problems.push(`op ${op}: two prompts at once, neither wrote`)
       trace.push(`race ${sessionId}: ${outcomes.join(' ')}`)
     } else if (roll < 0.8) {
       const source = pick(sessions)
