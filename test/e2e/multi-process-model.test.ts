@@ -108,8 +108,9 @@ async function runModel(processes: number, seed: number): Promise<ModelRun> {
     proc: Proc,
     sessionId: string,
     view: OpenView,
+    more = '',
   ): Promise<'ok' | 'busy' | 'changed'> => {
-    const text = `prompt ${++texts}`
+    const text = `prompt ${++texts}${more}`
     view.own.add(text)
     try {
       const answer = await proc.agent.agent.request('session/prompt', {
@@ -222,12 +223,21 @@ async function runModel(processes: number, seed: number): Promise<ModelRun> {
       // A rewind (a cut), sometimes while another process writes the same session.
       const sessionId = pick(openIds)
       const other = pick(procs.filter((p) => p !== proc))
-      if (rand() < 0.5 && other.open.has(sessionId)) {
+      const how = rand()
+      if (how < 0.4 && other.open.has(sessionId)) {
         const [rewound, prompted] = await Promise.all([
           rewindIn(proc, sessionId),
           promptIn(other, sessionId, other.open.get(sessionId) as OpenView),
         ])
         trace.push(`rewind ${sessionId} ${rewound} while prompting elsewhere: ${prompted}`)
+      } else if (how < 0.8) {
+        // Another process holds a view of it; this one rewinds and writes the turn again, a little
+        // longer (the file now ends just past that view); then the other one writes.
+        if (!other.open.has(sessionId)) await reload(other, sessionId)
+        const rewound = await rewindIn(proc, sessionId)
+        const again = await promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView, ' again')
+        const then = await promptIn(other, sessionId, other.open.get(sessionId) as OpenView)
+        trace.push(`rewind ${sessionId} ${rewound}, prompt ${again}, elsewhere ${then}`)
       } else trace.push(`rewind ${sessionId} ${await rewindIn(proc, sessionId)}`)
     } else if (roll < 0.62 && sessions.length > 0) {
       // A fork of a session another process is writing (its prompt in flight).
