@@ -112,6 +112,11 @@ export class AgentService {
         permissionsOf: (sessionId) => this.permissionsOf(sessionId),
       }),
     })
+    // A session this process made fresh holds the cwd and directories its request named.
+    ctx.on('session/created', (session) => {
+      if (session.header.parentSession === undefined)
+        this.files.openedIn(session.id, [session.cwd, ...session.additionalDirectories])
+    })
     ctx.on('session/disposed', (session) => {
       this.files.forget(session.id)
       void this.mcp.close(session.id)

@@ -17,6 +17,7 @@ import { SessionCatalog } from './catalog/session-catalog.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
 import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
+import { readAppended } from './read/read-appended.js'
 import { readSessionFile, type TailRepair } from './read/read-session-file.js'
 import { visitSessionFile } from './read/visit-session-file.js'
 import { liveHolder, releaseLock, takeLock, tryLock } from './session-lock.js'
@@ -214,20 +215,27 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   /**
-   * Opening takes no lock, so a torn tail is cut only when the lock is free (its writer died) and
-   * the file did not grow since it was read; otherwise its writer is still at work there, and the
-   * view simply ends at the last complete line.
+   * Opening takes no lock, so a torn tail is cut only under the lock (the pen: its writer died, or
+   * let go), and only when the file itself proves it then: it still ends where the read found it,
+   * and what follows the cut is still no complete event (another process may have cut the tail and
+   * written its own lines since). Otherwise the view simply ends at the last complete line.
    */
   private tailRepair(id: SessionId): TailRepair {
     const path = this.paths.sessionFile(id)
     const lock = this.paths.lockFile(id)
-    return async (file, cut, end, what) => {
+    return async (file, torn) => {
       if (!tryLock(lock, id)) return
       try {
-        if ((await file.stat()).size !== end) return
-        this.env.warn(`${path}: torn tail (${what}), truncating ${end - cut} bytes at offset ${cut}`)
-        await file.truncate(cut)
+        const now = readAppended(file, path, torn.cut, torn.nextSeq)
+        if (now.end !== torn.end || now.events.length > 0 || now.tornAt !== torn.cut) return
+        this.env.warn(
+          `${path}: torn tail (${torn.what}), truncating ${torn.end - torn.cut} bytes at offset ${torn.cut}`,
+        )
+        await file.truncate(torn.cut)
         await file.datasync()
+      } catch (error) {
+        // Unprovable (a line that does not fit after the cut): left for the next writer to judge.
+        this.env.warn(`${path}: torn tail left in place: ${(error as Error).message}`)
       } finally {
         releaseLock(lock)
       }

@@ -31,17 +31,31 @@ type LockContent = Holder | { readonly notRegular: string }
 /** A lock file is a few bytes; more is garbage. */
 const MAX_LOCK_BYTES = 128
 
-/** The start time of `pid` (Linux `/proc/<pid>/stat` field 22); undefined where unknown or gone. */
-export function processStartTime(pid: number): string | undefined {
+/** The fields of `/proc/<pid>/stat` after the command name (field 3 first); undefined where unknown. */
+function statFields(pid: number): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     // The command name (field 2) is in parentheses and may hold spaces: count fields after it.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    const start = fields[19]
-    return start !== undefined && /^\d+$/.test(start) ? start : undefined
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   } catch {
     return undefined
   }
+}
+
+/** The start time of `pid` (Linux `/proc/<pid>/stat` field 22); undefined where unknown or gone. */
+export function processStartTime(pid: number): string | undefined {
+  const start = statFields(pid)?.[19]
+  return start !== undefined && /^\d+$/.test(start) ? start : undefined
+}
+
+/**
+ * Whether `pid` is a process that died and was not reaped yet (state Z or X in `/proc/<pid>/stat`):
+ * a killed holder whose parent has not waited for it still answers `kill(pid, 0)`, but writes
+ * nothing any more.
+ */
+function isZombie(pid: number): boolean {
+  const state = statFields(pid)?.[0]
+  return state === 'Z' || state === 'X'
 }
 
 const ownStart = processStartTime(process.pid)
@@ -83,13 +97,13 @@ function parseLock(text: string): Holder {
   return match[2] !== undefined ? { pid, start: match[2] } : { pid }
 }
 
-/** Whether `pid` names a live process (EPERM: alive, owned by someone else). */
+/** Whether `pid` names a live process (EPERM: alive, owned by someone else; a zombie is dead). */
 export function isAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   if (pid === process.pid) return true
   try {
     process.kill(pid, 0)
-    return true
+    return !isZombie(pid)
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== 'ESRCH'
   }

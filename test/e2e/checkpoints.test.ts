@@ -148,6 +148,8 @@ describe('file checkpoints through the built binary', () => {
     writeFileSync(at('small.txt'), 'the user was here\n')
     const ctx = await openStore(storeDir)
     const session = await ctx.sessions.load(sessionId)
+    // A restore acts only where a request named the session's directory (as session/load does).
+    ctx.agent.files.openedIn(sessionId, [cwd])
     const request = { session, boundary: ends[0] as number }
     const dry = await ctx.agent.restoreFiles({ ...request, dryRun: true })
     const expected = {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
@@ -8,15 +8,22 @@ import { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 
 // A model-based test of several agent processes on one store: random opens, prompts (some at once
-// from two processes), forks, loads, closes and SIGKILLs (some in the middle of a prompt), then:
-// every acknowledged turn is in its file exactly once, in order; every file loads; and every
-// client saw every event of the sessions it had open (live, replayed or caught up) exactly once,
-// as a replay projects it. `DSH_MULTI_OPS` (default 24) sets the operations per run and
-// `DSH_MULTI_SEED` the first seed; `npm run stress` runs a longer one.
+// from two processes), forks (some of a session another process is writing), rewinds (`mode:
+// conversation`, some while another process has the session open), loads, closes and SIGKILLs
+// (some in the middle of a prompt or a rewind), then: every acknowledged turn is in exactly one
+// live file (or, rewound away, in its rewind branch), in order; every file of the store is one
+// event per line and loads; and every client saw every event of the sessions it had open (live,
+// replayed or caught up) exactly once, as a replay projects it (sessions rewound are left out of
+// that last check: their other views are stale by design, -32015). `DSH_MULTI_OPS` (default 24)
+// sets the operations per run, `DSH_MULTI_SEED` the first seed, `DSH_MULTI_PROCS` (default 2, then
+// 3) the processes of an extra run and `DSH_MULTI_RUNS` (default 0) how many extra runs (seeds
+// in a row); `npm run stress` runs longer ones and prints files checked, kills and rewinds.
 
 const CWD = PROJECT_DIR
 const OPS = Number(process.env.DSH_MULTI_OPS ?? 24)
 const SEED = Number(process.env.DSH_MULTI_SEED ?? 27)
+const PROCS = Number(process.env.DSH_MULTI_PROCS ?? 4)
+const RUNS = Number(process.env.DSH_MULTI_RUNS ?? 0)
 const TIMEOUT_MS = 60_000 + OPS * 2_000
 
 /** mulberry32: a small seeded PRNG, so a failing run can be replayed from its seed. */
@@ -68,7 +75,19 @@ function code(error: unknown): { code?: number; data?: { code?: string } } {
   return error as { code?: number; data?: { code?: string } }
 }
 
-async function runModel(processes: number, seed: number): Promise<{ acks: number; kills: number }> {
+interface ModelRun {
+  readonly acks: number
+  readonly kills: number
+  readonly rewinds: number
+  readonly files: number
+}
+
+/** The seq a `msg_<seq>` message id names. */
+function seqOfId(messageId: string): number {
+  return Number(messageId.slice('msg_'.length))
+}
+
+async function runModel(processes: number, seed: number): Promise<ModelRun> {
   const rand = random(seed)
   const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T
   const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-multi-model-'))
@@ -80,10 +99,18 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
   const problems: string[] = []
   let texts = 0
   let kills = 0
+  let rewinds = 0
+  /** Sessions cut by a rewind (or maybe, by a killed one): other views of them are stale by design. */
+  const cut = new Set<string>()
 
   const trace: string[] = []
-  const promptIn = async (proc: Proc, sessionId: string, view: OpenView): Promise<'ok' | 'busy'> => {
-    const text = `prompt ${++texts}`
+  const promptIn = async (
+    proc: Proc,
+    sessionId: string,
+    view: OpenView,
+    more = '',
+  ): Promise<'ok' | 'busy' | 'changed'> => {
+    const text = `prompt ${++texts}${more}`
     view.own.add(text)
     try {
       const answer = await proc.agent.agent.request('session/prompt', {
@@ -96,6 +123,78 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
       return 'ok'
     } catch (error) {
       if (code(error).code === -32010) return 'busy'
+      if (code(error).code === -32015 && cut.has(sessionId)) {
+        // Rewound in another process: this view is stale; the client loads it again.
+        await reload(proc, sessionId)
+        return 'changed'
+      }
+      throw error
+    }
+  }
+  const reload = async (proc: Proc, sessionId: string) => {
+    const since = proc.agent.updates.length
+    await proc.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    proc.open.set(sessionId, { since, from: 1, own: new Set() })
+  }
+  const forkIn = async (proc: Proc, source: string): Promise<string> => {
+    try {
+      const forked = await proc.agent.agent.request('session/fork', {
+        sessionId: source,
+        cwd: CWD,
+        mcpServers: [],
+      })
+      const seedLength = (forked._meta as { dsh: { seedLength: number } }).dsh.seedLength
+      sessions.push(forked.sessionId)
+      proc.open.set(forked.sessionId, {
+        since: proc.agent.updates.length,
+        from: seedLength + 1,
+        own: new Set(),
+      })
+      return `-> ${forked.sessionId}`
+    } catch (error) {
+      // A source whose writer died mid-turn (or is writing) ends inside that turn; one rewound
+      // elsewhere since this process read it is stale (-32015).
+      if (code(error).data?.code === 'OPEN_TURN') return 'open turn'
+      if (code(error).code === -32015 && cut.has(source)) return 'changed'
+      throw error
+    }
+  }
+  /** Rewinds `sessionId` in `proc` to before its last prompt: resolves the branch, or a reason it did not. */
+  const rewindIn = async (proc: Proc, sessionId: string): Promise<string> => {
+    let points: { messageId: string }[]
+    try {
+      ;({ points } = await proc.agent.agent.request<{ points: { messageId: string }[] }>(
+        '_session/rewind_points',
+        { sessionId },
+      ))
+    } catch (error) {
+      if (code(error).code !== -32015) throw error
+      await reload(proc, sessionId)
+      return 'changed'
+    }
+    const point = points[points.length - 1]
+    if (!point) return 'no prompt'
+    cut.add(sessionId)
+    try {
+      const answer = await proc.agent.agent.request<{
+        conversation?: { rewound: boolean; branchSessionId?: string }
+      }>('_session/rewind', { sessionId, messageId: point.messageId, mode: 'conversation' })
+      const branch = answer.conversation?.branchSessionId
+      if (!answer.conversation?.rewound || branch === undefined) return 'not rewound'
+      rewinds++
+      const from = seqOfId(point.messageId)
+      for (const ack of acks) {
+        if (ack.sessionId === sessionId && ack.seq > from) Object.assign(ack, { sessionId: branch })
+      }
+      sessions.push(branch)
+      return `-> ${branch}`
+    } catch (error) {
+      // Busy elsewhere, a turn open (its writer died), or its file changed: nothing was cut here.
+      const known = [-32010, -32015]
+      if (known.includes(code(error).code ?? 0) || code(error).data?.code === 'OPEN_TURN') {
+        if (code(error).code === -32015) await reload(proc, sessionId)
+        return `refused ${code(error).code}`
+      }
       throw error
     }
   }
@@ -115,11 +214,41 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
       await proc.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
       proc.open.set(sessionId, { since, from: 1, own: new Set() })
       trace.push(`load ${sessionId}`)
-    } else if (roll < 0.55) {
+    } else if (roll < 0.47) {
       const sessionId = pick(openIds)
       trace.push(
         `prompt ${sessionId}: ${await promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView)}`,
       )
+    } else if (roll < 0.55) {
+      // A rewind (a cut), sometimes while another process writes the same session.
+      const sessionId = pick(openIds)
+      const other = pick(procs.filter((p) => p !== proc))
+      const how = rand()
+      if (how < 0.4 && other.open.has(sessionId)) {
+        const [rewound, prompted] = await Promise.all([
+          rewindIn(proc, sessionId),
+          promptIn(other, sessionId, other.open.get(sessionId) as OpenView),
+        ])
+        trace.push(`rewind ${sessionId} ${rewound} while prompting elsewhere: ${prompted}`)
+      } else if (how < 0.8) {
+        // Another process holds a view of it; this one rewinds and writes the turn again, a little
+        // longer (the file now ends just past that view); then the other one writes.
+        if (!other.open.has(sessionId)) await reload(other, sessionId)
+        const rewound = await rewindIn(proc, sessionId)
+        const again = await promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView, ' again')
+        const then = await promptIn(other, sessionId, other.open.get(sessionId) as OpenView)
+        trace.push(`rewind ${sessionId} ${rewound}, prompt ${again}, elsewhere ${then}`)
+      } else trace.push(`rewind ${sessionId} ${await rewindIn(proc, sessionId)}`)
+    } else if (roll < 0.62 && sessions.length > 0) {
+      // A fork of a session another process is writing (its prompt in flight).
+      const sessionId = pick(openIds)
+      const other = pick(procs.filter((p) => p !== proc))
+      if (!other.open.has(sessionId)) await reload(other, sessionId)
+      const [prompted, forked] = await Promise.all([
+        promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView),
+        forkIn(other, sessionId),
+      ])
+      trace.push(`fork ${sessionId} while written: ${prompted} ${forked}`)
     } else if (roll < 0.7) {
       // Two processes prompt one session at once: the pen lets one write, the other is told it is busy.
       const sessionId = pick(openIds)
@@ -133,29 +262,12 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
         promptIn(proc, sessionId, proc.open.get(sessionId) as OpenView),
         promptIn(other, sessionId, other.open.get(sessionId) as OpenView),
       ])
-      if (!outcomes.includes('ok')) problems.push(`op ${op}: two prompts at once, neither wrote`)
+      if (!outcomes.includes('ok') && !outcomes.includes('changed'))
+        problems.push(`op ${op}: two prompts at once, neither wrote`)
       trace.push(`race ${sessionId}: ${outcomes.join(' ')}`)
     } else if (roll < 0.8) {
       const source = pick(sessions)
-      try {
-        const forked = await proc.agent.agent.request('session/fork', {
-          sessionId: source,
-          cwd: CWD,
-          mcpServers: [],
-        })
-        const seedLength = (forked._meta as { dsh: { seedLength: number } }).dsh.seedLength
-        sessions.push(forked.sessionId)
-        proc.open.set(forked.sessionId, {
-          since: proc.agent.updates.length,
-          from: seedLength + 1,
-          own: new Set(),
-        })
-        trace.push(`fork ${source} -> ${forked.sessionId}`)
-      } catch (error) {
-        // A source whose writer died mid-turn ends inside that turn until someone writes it.
-        if (code(error).data?.code !== 'OPEN_TURN') throw error
-        trace.push(`fork ${source}: open turn`)
-      }
+      trace.push(`fork ${source} ${await forkIn(proc, source)}`)
     } else if (roll < 0.88 && openIds.length > 0) {
       const sessionId = pick(openIds)
       await proc.agent.agent.request('session/close', { sessionId })
@@ -163,12 +275,20 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
       trace.push(`close ${sessionId}`)
     } else {
       // SIGKILL, sometimes with a prompt in flight; a new process takes its place.
-      if (openIds.length > 0 && rand() < 0.6) {
+      const during = rand()
+      if (openIds.length > 0 && during < 0.4) {
         const sessionId = pick(openIds)
         void proc.agent.agent
           .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: `killed ${++texts}` }] })
           .catch(() => {})
         trace.push(`kill during a prompt of ${sessionId}`)
+      } else if (openIds.length > 0 && during < 0.7) {
+        // Killed while cutting: the rewind may be whole, not begun, or have its branch only.
+        const sessionId = pick(openIds)
+        cut.add(sessionId)
+        void rewindIn(proc, sessionId).catch(() => {})
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 40)))
+        trace.push(`kill during a rewind of ${sessionId}`)
       } else trace.push('kill')
       // The prompt's line may meet the pipe closed: EPIPE then is expected, not an error.
       proc.agent.child.stdin.on('error', () => {})
@@ -181,7 +301,7 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
   // Every client saw every event of its open sessions exactly once, as a replay shows it.
   for (const proc of procs) {
     for (const [sessionId, view] of proc.open) {
-      if (view.lastAck === undefined) continue
+      if (view.lastAck === undefined || cut.has(sessionId)) continue
       const { header, events } = readStore(dir, sessionId)
       const projector = new UpdateProjector(sessionId, {
         ...(header.title !== undefined && { headerTitle: header.title }),
@@ -213,31 +333,43 @@ async function runModel(processes: number, seed: number): Promise<{ acks: number
   for (const proc of procs) expect(await proc.agent.stop()).toBe(0)
   for (const proc of procs) expect(proc.agent.audit.problems).toEqual([])
 
-  // Every acknowledged turn is in its file exactly once, in order; every file is whole and loads.
+  // Every file of the store is whole (one event per line, seqs in order) and loads. Every
+  // acknowledged turn is in exactly one live file, at its seq, or (rewound away) in a rewind branch.
+  const files = readdirSync(dir)
+    .filter((name) => name.endsWith('.jsonl'))
+    .map((name) => name.slice(0, -'.jsonl'.length))
   const own = new Map<string, SessionEvent[]>()
-  for (const sessionId of sessions) {
+  const branches = new Set<string>()
+  for (const sessionId of files) {
     const { header, events } = readStore(dir, sessionId)
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
-    own.set(sessionId, events.slice(header.seedLength ?? 0))
+    const mine = events.slice(header.seedLength ?? 0)
+    own.set(sessionId, mine)
+    if (mine.some((e) => e.type === 'session/archived')) branches.add(sessionId)
   }
   for (const ack of acks) {
-    const events = own.get(ack.sessionId) as SessionEvent[]
+    const holders = [...own].filter(([, events]) =>
+      events.some((e) => e.type === 'user/message' && textOf(e.data as { content: unknown }) === ack.text),
+    )
+    const live = holders.filter(([id]) => !branches.has(id))
+    expect(live.length, `ack ${ack.text} in ${holders.map(([id]) => id)}`).toBeLessThanOrEqual(1)
+    expect(holders.length, `ack ${ack.text}`).toBeGreaterThan(0)
+    const [holder, events] = (live[0] ?? holders[0]) as [string, SessionEvent[]]
+    const prompt = events.find(
+      (e) => e.type === 'user/message' && textOf(e.data as { content: unknown }) === ack.text,
+    )
     const end = events.find((e) => e.seq === ack.seq)
-    expect(end?.type, `ack ${ack.text} at ${ack.sessionId}:${ack.seq}`).toBe('turn/end')
-    const prompts = [...own.values()]
-      .flat()
-      .filter((e) => e.type === 'user/message' && textOf(e.data as { content: unknown }) === ack.text)
-    expect(prompts, ack.text).toHaveLength(1)
-    expect(prompts[0]?.data).toMatchObject({ turn: (end?.data as { turn?: number } | undefined)?.turn })
+    expect(end?.type, `ack ${ack.text} at ${holder}:${ack.seq}`).toBe('turn/end')
+    expect(prompt?.data).toMatchObject({ turn: (end?.data as { turn?: number } | undefined)?.turn })
   }
   const checker = await startProc(dir)
-  for (const sessionId of sessions) {
+  for (const sessionId of files) {
     await checker.agent.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
   }
   expect(await checker.agent.stop()).toBe(0)
   expect(checker.agent.audit.problems).toEqual([])
   expect(problems, `seed ${seed}:\n${trace.join('\n')}`).toEqual([])
-  return { acks: acks.length, kills }
+  return { acks: acks.length, kills, rewinds, files: files.length }
 }
 
 /** What message chunks show: per kind, the text they add up to and their message ids. */
@@ -287,5 +419,24 @@ describe('several agent processes on one store (model-based)', () => {
       expect(acks).toBeGreaterThan(0)
     },
     TIMEOUT_MS,
+  )
+
+  it.runIf(RUNS > 0)(
+    `stress: ${RUNS} runs of ${PROCS} processes, ${OPS} operations each`,
+    async () => {
+      const total = { acks: 0, kills: 0, rewinds: 0, files: 0 }
+      const started = Date.now()
+      for (let run = 0; run < RUNS; run++) {
+        const one = await runModel(PROCS, SEED + 100 + run)
+        for (const key of Object.keys(total) as (keyof typeof total)[]) total[key] += one[key]
+        for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+      }
+      const seconds = Math.round((Date.now() - started) / 1000)
+      console.error(
+        `multi-process stress: ${RUNS} runs x ${PROCS} processes x ${OPS} ops in ${seconds}s: ${total.files} files checked, ${total.acks} acknowledged turns, ${total.kills} kills, ${total.rewinds} rewinds, 0 corrupt`,
+      )
+      expect(total.acks).toBeGreaterThan(0)
+    },
+    TIMEOUT_MS * Math.max(1, RUNS),
   )
 })

@@ -42,6 +42,8 @@ export async function recordDirectories(
   session: Session,
   directories: readonly string[] | undefined,
 ): Promise<void> {
+  // What this request named is where a restore of the session may act (not what its file names).
+  call.agent.files.openedIn(session.id, [session.cwd, ...(directories ?? [])])
   if (directories === undefined) return
   const current = session.additionalDirectories
   if (current.length === directories.length && current.every((d, i) => d === directories[i])) return

@@ -105,13 +105,16 @@ describe('checkpoint blobs are collected when no session names them', () => {
     expect(await dir.collect(async () => [log], 0)).toMatchObject({ removed: 0, kept: 1 })
   })
 
-  it('a temp file a crash left in the blob directory is removed once past the grace', async () => {
+  it('a temp file a live process is writing is spared while young; one a killed process left goes at once', async () => {
     const dir = new BlobDirectory(path.join(base, 'blobs'))
     await dir.put(Buffer.from('x'))
-    const temp = path.join(dir.dir, `.${'a'.repeat(64)}.12345.${'b'.repeat(12)}.tmp`)
-    await writeFile(temp, 'half a blob')
+    const temp = (pid: number) => path.join(dir.dir, `.${'a'.repeat(64)}.${pid}.${'b'.repeat(12)}.tmp`)
+    await writeFile(temp(process.pid), 'a blob being written')
+    // No pid reaches 999999999 (Linux caps pids at 2^22): its writer is gone.
+    await writeFile(temp(999_999_999), 'half a blob')
     await dir.collect(async () => [], 60_000)
-    expect(existsSync(temp)).toBe(true)
+    expect(existsSync(temp(process.pid))).toBe(true)
+    expect(existsSync(temp(999_999_999))).toBe(false)
     await dir.collect(async () => [], 0)
     expect(readdirSync(dir.dir)).toEqual([])
   })

@@ -244,7 +244,10 @@ describe('restoring files to a boundary', () => {
     })
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
     expect(report.conflicts).toEqual([
-      { path: outside, reason: `${outside} is outside the session's working directory ${ws.cwd}: refused` },
+      {
+        path: outside,
+        reason: `not restored: outside the workspace this session was opened in (${ws.cwd}); a restore acts only there`,
+      },
     ])
     expect(await readFile(outside, 'utf8')).toBe('x')
   })

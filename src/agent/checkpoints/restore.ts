@@ -1,5 +1,5 @@
 import { resolveForkBoundary } from '../../session/index.js'
-import { allowedRoots } from '../tools/files/confine.js'
+import { type AllowedRoots, resolveInside } from '../tools/files/confine.js'
 import { type BlobName, blobNameOf, type CheckpointBlobs, isBlobName } from './blob-port.js'
 import { ABSENT, type FileCheckpoint } from './checkpoint-event.js'
 import { fileHistory, type VisitSession } from './file-history.js'
@@ -19,6 +19,11 @@ export const RESTORE_CALL_ID = 'restore'
 
 export interface RestoreDeps {
   readonly blobs: CheckpointBlobs
+  /**
+   * The directories a request named for the session (its cwd first): the only ones a restore acts
+   * in. Absent: no request named any, and nothing is restored (every file is reported refused).
+   */
+  readonly roots?: AllowedRoots
   /** Where the restore's own changes are recorded (the session's checkpoints); absent: not recorded. */
   readonly record?: FileCheckpoints
   /** The editor's file methods for the session (absent or empty: the local disk). */
@@ -53,7 +58,7 @@ export async function restoreSessionFiles(
   const signal = deps.signal ?? new AbortController().signal
   const editor = deps.editor ?? {}
   const history = await fileHistory(session.eventsAfter(boundary), deps.visit)
-  const roots = allowedRoots(session)
+  const roots = deps.roots
   const steps: Step[] = []
   for (const [path, { first, last }] of history.files) {
     steps.push(await plan(path, first, last, { ...deps, roots, editor, signal, force }))
@@ -102,8 +107,8 @@ async function apply(
   await (context.record ? context.record.record(change, run) : run())
 }
 
-interface PlanContext extends RestoreDeps {
-  readonly roots: ReturnType<typeof allowedRoots>
+interface PlanContext extends Omit<RestoreDeps, 'roots'> {
+  readonly roots: AllowedRoots | undefined
   readonly editor: EditorFiles
   readonly signal: AbortSignal
   readonly force: boolean
@@ -116,10 +121,21 @@ async function plan(
   context: PlanContext,
 ): Promise<Step> {
   const conflict = (reason: string): Step => ({ kind: 'conflict', path, reason })
+  const roots = context.roots
+  if (roots === undefined) {
+    return conflict(
+      "not restored: no request named this session's directory in this process (session/load or session/resume it with its cwd first); a path its stored file names alone is never acted on",
+    )
+  }
+  if (!insideRoots(roots, path)) {
+    return conflict(
+      `not restored: outside the workspace this session was opened in (${roots.join(', ')}); a restore acts only there`,
+    )
+  }
   let target: string
   let current: CurrentFile
   try {
-    target = await confinedAgain(context.roots, path)
+    target = await confinedAgain(roots, path)
     current = await readCurrent(target, context.editor, context.signal)
   } catch (error) {
     return conflict(messageOf(error))
@@ -154,4 +170,14 @@ async function contentOf(change: FileCheckpoint, blobs: CheckpointBlobs): Promis
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
+}
+
+/** Whether `path` (absolute, as recorded) is one of `roots` or under one, lexically. */
+function insideRoots(roots: AllowedRoots, path: string): boolean {
+  try {
+    resolveInside(roots, path)
+    return true
+  } catch {
+    return false
+  }
 }

@@ -1,4 +1,5 @@
 import type { Session, SessionStore } from '../../session/index.js'
+import type { AllowedRoots } from '../tools/files/confine.js'
 import type { ClientBridge } from '../types.js'
 import { type CheckpointBlobs, memoryBlobs } from './blob-port.js'
 import { type FileCheckpoints, fileCheckpoints } from './recorder.js'
@@ -14,6 +15,12 @@ import type { EditorFiles } from './restore-io.js'
 export class SessionFiles {
   readonly blobs: CheckpointBlobs
   private readonly editors = new Map<string, EditorFiles>()
+  /**
+   * The directories a restore may act in, per session: those a request named for it (the cwd and
+   * additional directories of `session/new`, `load`, `resume` or `fork`, or a session this process
+   * created), never those its stored file names alone (a header is data, not authority).
+   */
+  private readonly workspaces = new Map<string, AllowedRoots>()
   /** The restore running on each session: a second waits for the first (they would interleave). */
   private readonly restoring = new Map<string, Promise<unknown>>()
 
@@ -38,9 +45,15 @@ export class SessionFiles {
     })
   }
 
+  /** A request named `roots` (its cwd first, then its additional directories) for the session. */
+  openedIn(sessionId: string, roots: AllowedRoots): void {
+    this.workspaces.set(sessionId, roots)
+  }
+
   /** Forgets a session that was let go. */
   forget(sessionId: string): void {
     this.editors.delete(sessionId)
+    this.workspaces.delete(sessionId)
   }
 
   /**
@@ -62,8 +75,10 @@ export class SessionFiles {
   private async restoreNow(request: FileRestoreRequest, editor?: EditorFiles): Promise<FileRestoreReport> {
     const chosen = editor ?? this.editors.get(request.session.id)
     const before = request.session.lastSeq
+    const roots = this.workspaces.get(request.session.id)
     const report = await restoreSessionFiles(request, {
       blobs: this.blobs,
+      ...(roots && { roots }),
       record: this.recorder(request.session),
       ...(chosen && { editor: chosen }),
       visit: (id, from, visit) => this.sessions().visitEvents(id, from, visit),

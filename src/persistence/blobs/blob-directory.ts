@@ -2,11 +2,12 @@ import { createHash, randomBytes } from 'node:crypto'
 import { constants } from 'node:fs'
 import { lstat, mkdir, open, readdir, rename, unlink, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
+import { isAlive } from '../session-lock.js'
 
 /** A blob's name: `sha256:` and the 64 hex digits of its bytes' SHA-256. Its file is named by the digits. */
 const NAME = /^sha256:([0-9a-f]{64})$/
 const FILE = /^[0-9a-f]{64}$/
-const TEMP = /^\.[0-9a-f]{64}\.\d+\.[0-9a-f]{12}\.tmp$/
+const TEMP = /^\.[0-9a-f]{64}\.(\d+)\.[0-9a-f]{12}\.tmp$/
 
 /**
  * Content-addressed blobs beside the sessions (`<store>/blobs/<hex>`, 0600 in a 0700 directory):
@@ -91,7 +92,8 @@ export class BlobDirectory {
    * Removes every blob that no file `referencing()` lists names (as `sha256:<hex>` anywhere in its bytes)
    * and that is older than `graceMs`: a blob is written before the event naming it reaches its
    * session file, so a young one may be named by an event still on its way (here or in another
-   * process). Leftover temp files past the grace go too. Resolves what was removed and kept.
+   * process). Leftover temp files go too: at once when the process named in their name is gone (a
+   * kill mid-put), else past the grace. Resolves what was removed and kept.
    */
   async collect(referencing: () => Promise<readonly string[]>, graceMs: number): Promise<BlobCollection> {
     const started = Date.now()
@@ -117,7 +119,8 @@ export class BlobDirectory {
       if (!isBlob && !TEMP.test(name)) continue
       const info = await lstatOrUndefined(join(this.dir, name))
       if (!info?.isFile()) continue
-      const young = info.mtimeMs > started - graceMs
+      // A temp file of a process that is gone (a kill mid-put) is nobody's work in progress.
+      const young = info.mtimeMs > started - graceMs && (isBlob || writerAlive(name))
       if ((isBlob && named.has(name)) || young) {
         if (isBlob) {
           result.kept++
@@ -206,4 +209,10 @@ async function syncDirectory(dir: string): Promise<void> {
   } finally {
     await handle.close()
   }
+}
+
+/** Whether the process that named a blob temp file (`.<hex>.<pid>.<random>.tmp`) still runs. */
+function writerAlive(tempName: string): boolean {
+  const pid = Number(TEMP.exec(tempName)?.[1])
+  return isAlive(pid)
 }

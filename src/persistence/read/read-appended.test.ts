@@ -1,4 +1,4 @@
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -21,7 +21,8 @@ function read(view: string, tail: string, firstSeq: number) {
   writeFileSync(path, view + tail)
   const fd = openSync(path, 'r')
   try {
-    return readAppended(fd, path, Buffer.byteLength(view), firstSeq)
+    const file = { readSync: (b: Uint8Array, o: number, l: number, p: number) => readSync(fd, b, o, l, p) }
+    return readAppended(file, path, Buffer.byteLength(view), firstSeq)
   } finally {
     closeSync(fd)
   }

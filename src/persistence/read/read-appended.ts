@@ -1,6 +1,6 @@
-import { readSync } from 'node:fs'
 import type { SessionEvent } from '../../session/log/events.js'
 import { corruptLine } from '../file-format.js'
+import type { OpenFile } from '../fs/file-system.js'
 
 const CHUNK = 1 << 20
 const NEWLINE = 0x0a
@@ -28,7 +28,12 @@ export interface AppendedLines {
  * naming `path` and the seq). Synchronous because the store takes a pen inside an append: the
  * event loop waits about 7 ms per MB appended elsewhere.
  */
-export function readAppended(fd: number, path: string, from: number, firstSeq: number): AppendedLines {
+export function readAppended(
+  file: Pick<OpenFile, 'readSync'>,
+  path: string,
+  from: number,
+  firstSeq: number,
+): AppendedLines {
   const events: SessionEvent[] = []
   const ends: number[] = []
   let bad: { offset: number; message: string } | undefined
@@ -37,7 +42,7 @@ export function readAppended(fd: number, path: string, from: number, firstSeq: n
   let carry: Buffer[] = []
   const chunk = Buffer.allocUnsafe(CHUNK)
   for (;;) {
-    const read = readSync(fd, chunk, 0, CHUNK, position)
+    const read = file.readSync(chunk, 0, CHUNK, position)
     if (read === 0) break
     let at = 0
     for (;;) {

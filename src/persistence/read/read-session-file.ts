@@ -10,11 +10,21 @@ import { scanLines } from './line-scanner.js'
 /** Stands in for an event line read from `offset` (`length` bytes without the `\n`), or declines. */
 export type StandIn = (event: SessionEvent, offset: number, length: number) => SessionEvent | undefined
 
+/** A torn tail as a read found it: the file is to end at `cut` (a line start); it ended at `end`. */
+export interface TornTail {
+  readonly cut: number
+  readonly end: number
+  /** The seq an event line starting at `cut` would have. */
+  readonly nextSeq: number
+  /** What is torn, for the warning. */
+  readonly what: string
+}
+
 /**
- * Cuts a torn tail away (the file is to end at `cut`; it ended at `end` when read), or leaves it
- * when another process may be writing those bytes. Default: cut, durably.
+ * Cuts a torn tail away, or leaves it when another process may be writing those bytes, or wrote
+ * there since it was read. Default: cut, durably.
  */
-export type TailRepair = (file: OpenFile, cut: number, end: number, what: string) => Promise<void>
+export type TailRepair = (file: OpenFile, torn: TornTail) => Promise<void>
 
 /** A session file as read: parsed header and events, and where each line ends. */
 export interface SessionFileContents {
@@ -93,7 +103,7 @@ export async function readSessionFile(
   const cut = unparsed?.offset ?? scan.completeEnd
   if (cut < scan.end) {
     const what = unparsed ? `unparsable last line ${unparsed.line}` : 'a last line without newline'
-    if (repair) await repair(file, cut, scan.end, what)
+    if (repair) await repair(file, { cut, end: scan.end, nextSeq: events.length + 1, what })
     else {
       warn(`${path}: torn tail (${what}), truncating ${scan.end - cut} bytes at offset ${cut}`)
       await file.truncate(cut)

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync } from 'node:fs'
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
@@ -13,6 +13,7 @@ import type { StorePaths } from '../store-paths.js'
 import { createSessionFile } from './create-file.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
 import type { PrefixSnapshot } from './prefix-copy.js'
+import { replaceWithPrefix } from './replace-file.js'
 import type { SlowDiskValve } from './slow-disk-valve.js'
 
 /**
@@ -42,8 +43,9 @@ export interface WriterEnv {
  * close) runs in order through a promise queue. Appends are written in batches as the queue gets
  * to them (one `pwritev` per batch: a process crash loses nothing written); `flush` writes what is
  * pending and fdatasyncs once for everything before it (group commit). After a failed write or
- * fsync the writer stops, reports the error once and rejects every flush; a failed append is cut
- * back to the last complete line so the file stays loadable.
+ * fsync the writer stops, reports the error once and rejects every flush; what a failed append
+ * tore is cut by the next writer to take the pen. Nothing is written, and nothing cut, without the
+ * pen, and nothing is ever cut before the end of the last complete line of the file (see `truncate`).
  */
 export class SessionWriter {
   private file: OpenFile | undefined
@@ -64,6 +66,12 @@ export class SessionWriter {
   private lockHeld = false
   /** True while the store holds the pen; a release queued before it was taken again leaves the lock. */
   private penWanted = false
+  /**
+   * How many times the pen was taken: a queued release lets the lock go only if the pen was not
+   * taken again since it was queued (else what that later hold appends could be written after the
+   * lock is gone, where another process may write too).
+   */
+  private penTakes = 0
 
   constructor(
     readonly id: SessionId,
@@ -116,6 +124,7 @@ export class SessionWriter {
    */
   takePen(): SessionEvent[] {
     if (this.failure) throw this.failure
+    this.penTakes++
     if (this.lockHeld) {
       this.penWanted = true
       return []
@@ -140,8 +149,10 @@ export class SessionWriter {
    */
   releasePen(): Promise<void> {
     this.penWanted = false
+    const takes = this.penTakes
+    const stillMine = () => !this.penWanted && this.lockHeld && this.penTakes === takes
     return this.enqueue(async () => {
-      if (this.penWanted || !this.lockHeld) return
+      if (!stillMine()) return
       await this.drain()
       if (this.file && !this.failure && this.synced < this.size) {
         const size = this.size
@@ -152,7 +163,7 @@ export class SessionWriter {
           this.failWith('fdatasync', this.path, error)
         }
       }
-      if (this.penWanted || !this.lockHeld) return
+      if (!stillMine()) return
       this.lockHeld = false
       releaseLock(this.lockPath)
     })
@@ -218,7 +229,11 @@ export class SessionWriter {
     try {
       fd = openSync(this.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
       if (fstatSync(fd).ino !== this.ino) throw this.changed('was replaced')
-      return readAppended(fd, this.path, this.size, this.ends.length + 1)
+      const file = {
+        readSync: (b: Uint8Array, o: number, l: number, p: number) => readSync(fd as number, b, o, l, p),
+      }
+      if (!endsALine(file, this.size)) throw this.changed('no longer has a line end where this view ends')
+      return readAppended(file, this.path, this.size, this.ends.length + 1)
     } catch (error) {
       throw persistenceError(this.id, 'read', this.path, error)
     } finally {
@@ -282,29 +297,45 @@ export class SessionWriter {
       if (this.failure || !this.file || this.ends.length < count) return undefined
       const file = await this.env.fs.open(this.path, 'r')
       const end = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      // Another process replaced the file (a rewind): its bytes are not this view's.
+      if ((file.opened ?? (await file.stat())).ino !== this.ino) {
+        await file.close()
+        return undefined
+      }
       return { file, start: this.headerEnd, end, ends: this.ends.slice(0, count) }
     }).catch(() => undefined)
   }
 
   /**
-   * Queues cutting the file back to its first `count` events (a rewind; nothing is appended
-   * meanwhile): everything pending is written first, then the file is truncated after event
-   * `count` and fdatasynced. A crash leaves the old length or the new one, both whole logs.
-   * Rejects (and the session becomes read-only) when that failed.
+   * Queues cutting the session back to its first `count` events (a rewind), which must hold the
+   * pen: everything pending is written first, then the file is replaced by a copy of its bytes
+   * through event `count` (`replaceWithPrefix`: temp file, fdatasync, rename, directory fsync),
+   * never cut in place, so no other process's view of the file can meet bytes it did not read at
+   * an offset it did (issue 34: such a view took them for a torn tail, and cut into them). A crash
+   * leaves the old file or the new one, both whole logs. Rejects (and the session becomes
+   * read-only) when that failed.
    */
   truncate(count: number): Promise<void> {
     return this.enqueue(async () => {
       await this.drain()
       if (this.failure) throw this.failure
       if (!this.file || this.ends.length < count) return
-      const size = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
-      try {
-        await this.file.truncate(size)
-        await this.file.datasync()
-      } catch (error) {
-        this.failWith('truncate', this.path, error)
+      if (!this.lockHeld) {
+        this.failWith('cut without the pen', this.path, new Error('the pen is not held'))
         throw this.failure
       }
+      const size = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      let replaced: OpenFile
+      try {
+        replaced = await replaceWithPrefix(this.env, this.id, this.ino, size)
+      } catch (error) {
+        this.fail(error instanceof SessionError ? error : persistenceError(this.id, 'cut', this.path, error))
+        throw this.failure
+      }
+      const old = this.file
+      this.file = replaced
+      this.ino = replaced.opened?.ino ?? (await replaced.stat()).ino
+      await old.close().catch(noop)
       this.ends.length = count
       this.size = size
       this.synced = size
@@ -339,6 +370,10 @@ export class SessionWriter {
     this.drainQueued = false
     const file = this.file
     if (this.pending.isEmpty || this.failure || !file) return
+    if (!this.lockHeld) {
+      this.failWith('write without the pen to', this.path, new Error('the pen is not held'))
+      return
+    }
     const batch = this.takeBatch()
     try {
       const started = performance.now()
@@ -349,9 +384,8 @@ export class SessionWriter {
         await writeAllFully(file, batch.pieces, this.size)
       }
     } catch (error) {
-      await file.truncate(this.size).catch((cut) => {
-        this.env.warn(`${this.path}: could not cut back to ${this.size} (${cut}); open will repair the tail`)
-      })
+      // Not cut back here: a reader without the pen may have taken in the batch's complete lines
+      // already. What is torn is cut by the next pen taken (or open), proven from the file then.
       this.failWith('write', this.path, error)
       return
     }
@@ -439,8 +473,13 @@ export class SessionWriter {
   }
 
   private failWith(op: string, path: string, error: unknown): void {
+    this.fail(persistenceError(this.id, op, path, error))
+  }
+
+  /** Stops the writer: the first failure is reported once and rejects every later flush. */
+  private fail(error: SessionError): void {
     if (this.failure) return
-    this.failure = persistenceError(this.id, op, path, error)
+    this.failure = error
     this.pending.clear()
     this.env.fail(this.id, this.failure)
   }
@@ -449,4 +488,14 @@ export class SessionWriter {
 /** The pieces as one buffer (the piece itself when there is one). */
 function joined(pieces: readonly Buffer[]): Buffer {
   return pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces)
+}
+
+/**
+ * Whether the byte before `offset` is a newline (or `offset` is 0): a view of the file ending there
+ * still ends at a line end. Cheap proof against a view that another process's cut made stale.
+ */
+function endsALine(file: Pick<OpenFile, 'readSync'>, offset: number): boolean {
+  if (offset === 0) return true
+  const byte = Buffer.alloc(1)
+  return file.readSync(byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a
 }
