@@ -49,6 +49,7 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
     setup,
     modelsFromFile: run.modelsFromFile,
     configProblems: run.problems,
+    commandEnv: run.resolved.commandEnv,
     ...(run.defaultMode !== undefined && { defaultMode: run.defaultMode }),
   }
   if (options.transcript === undefined) {

@@ -174,6 +174,12 @@ export function configFileSchema(): Json {
             type: 'boolean',
             description: 'Sandboxed commands reach the network (--sandbox-network).',
           },
+          passEnv: {
+            type: 'array',
+            items: { type: 'string', pattern: ENV_NAME_PATTERN },
+            description:
+              "Variables of the agent's environment run_command's commands also see, sandboxed or not, besides PATH, HOME, USER, LOGNAME, SHELL, TERM, COLORTERM, LANG, LANGUAGE, LC_*, TZ and TMPDIR. Naming one whose name says key, token, secret, password, auth or credential passes it; a provider's apiKeyEnv or a configured MCP server's variable never passes.",
+          },
         },
       },
       logLevel: { enum: Object.keys(LOG_LEVELS), description: 'How much is logged to stderr (--log-level).' },

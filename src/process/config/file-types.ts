@@ -59,7 +59,11 @@ export interface UserConfigFile {
   readonly defaultMode?: ModeName
   readonly mcpServers?: readonly McpServerEntry[]
   readonly limits?: LimitsEntry
-  readonly sandbox?: { readonly mode?: SandboxMode; readonly network?: boolean }
+  readonly sandbox?: {
+    readonly mode?: SandboxMode
+    readonly network?: boolean
+    readonly passEnv?: readonly string[]
+  }
   readonly logLevel?: LogLevelName
 }
 

@@ -49,6 +49,11 @@ export interface ResolvedConfig {
   readonly defaultMode: ModeName | undefined
   /** MCP servers of the user's file (a project's are added per session cwd, see `projectServers`). */
   readonly mcpServers: readonly McpServerEntry[]
+  /**
+   * Which variables of the agent's environment commands see: the user file's `sandbox.passEnv`,
+   * never the names the files give to secrets (providers' `apiKeyEnv`, MCP servers' variables).
+   */
+  readonly commandEnv: { readonly pass: readonly string[]; readonly deny: readonly string[] }
   /** Every problem found: the files they concern were ignored (or the part named). */
   readonly problems: readonly ConfigProblem[]
   readonly files: {
@@ -184,7 +189,20 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   } else sources.set('model', { kind: 'default' })
 
   const mcpServers = user.mcpServers ?? []
-  return { options: merged, sources, fileModels, defaultMode, mcpServers, problems, files }
+  const commandEnv = { pass: user.sandbox?.passEnv ?? [], deny: secretEnvNames(user, project) }
+  return { options: merged, sources, fileModels, defaultMode, mcpServers, commandEnv, problems, files }
+}
+
+/** The variables the files name as holding secrets: the agent's own key, providers' keys, MCP servers' variables. */
+function secretEnvNames(user: UserConfigFile, project: ProjectConfigFile): string[] {
+  const names = new Set(['DSH_API_KEY'])
+  for (const provider of Object.values(user.providers ?? {}))
+    if (provider.apiKeyEnv !== undefined) names.add(provider.apiKeyEnv)
+  for (const server of [...(user.mcpServers ?? []), ...(project.mcpServers ?? [])]) {
+    if (server.type === 'http') continue
+    for (const pair of server.env ?? []) names.add(pair.name)
+  }
+  return [...names]
 }
 
 /** `base` with each of `over` replacing the one of the same name, or added after them. */
