@@ -75,7 +75,15 @@ const SECRET_PAIR = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'value'],
-  properties: { name: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    value: { type: 'string' },
+    secret: {
+      type: 'boolean',
+      description:
+        "true: mask this value in the server's results although the name does not say key, token, secret, password, auth or credential (header values are always masked).",
+    },
+  },
 }
 
 const MCP_SERVER = {

@@ -28,6 +28,7 @@ export interface ProviderEntry {
 interface Pair {
   readonly name: string
   readonly value: string
+  readonly secret?: boolean
 }
 
 export type McpServerEntry =

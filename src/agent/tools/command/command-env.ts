@@ -1,3 +1,5 @@
+import { SECRET_NAME } from '../../../lib/secret-names.js'
+
 /**
  * The variables a command gets from the agent's environment when nobody configured more: what a
  * shell and common tools need to find programs, the user, the locale and the terminal. Everything
@@ -19,9 +21,6 @@ export const COMMAND_ENV_ALLOWED = [
 
 /** Locale variables (`LC_ALL`, `LC_CTYPE`, ...) pass like the allowed names. */
 const LOCALE = /^LC_[A-Z_]+$/
-
-/** A name that says it holds a secret: it passes only when the user names it. */
-export const SECRET_NAME = /key|token|secret|password|passwd|auth|credential/i
 
 /** Which variables of the agent's environment a command may see. */
 export interface CommandEnvPolicy {
@@ -53,6 +52,7 @@ export function commandEnvironment(
   for (const [name, value] of Object.entries(source)) {
     if (value === undefined || denied.has(name) || AGENT_OWN.test(name)) continue
     const wanted = passed.has(name) || allowed.has(name) || LOCALE.test(name)
+    // A secret-looking name passes only when the user named it.
     if (wanted && (passed.has(name) || !SECRET_NAME.test(name))) env[name] = value
   }
   return env
