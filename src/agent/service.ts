@@ -66,6 +66,8 @@ export interface AgentConfig {
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
   readonly mcpTimeoutMs?: number
+  /** MCP servers: sampling requests one server may make per turn. Default 10. */
+  readonly mcpSamplingPerTurn?: number
   /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
   readonly checkpointBlobs?: CheckpointBlobs
   /**
@@ -157,6 +159,7 @@ export class AgentService {
       logger: ctx.logger('mcp'),
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
+      ...(config.mcpSamplingPerTurn !== undefined && { samplingPerTurn: config.mcpSamplingPerTurn }),
       sampler: modelSampler({
         provider: this.provider,
         sessions: () => this.ctx.sessions,

@@ -32,6 +32,8 @@ export interface ServeStart {
   readonly modelsFromFile?: boolean
   /** What was wrong with the configuration files, logged at start (and told each session). */
   readonly configProblems?: readonly string[]
+  /** MCP servers: sampling requests one server may make per turn (the configuration's limit). */
+  readonly mcpSamplingPerTurn?: number
   /** Which variables of this process commands see (the configuration's pass and deny lists). */
   readonly commandEnv?: CommandEnvPolicy
   /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
@@ -66,6 +68,7 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     provider: start.provider,
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
+    ...(start.mcpSamplingPerTurn !== undefined && { mcpSamplingPerTurn: start.mcpSamplingPerTurn }),
     subagents: options.subagents,
     compaction: {
       ...(options.compactAt !== undefined && { compactAt: options.compactAt }),

@@ -140,6 +140,10 @@ const LIMITS = {
       minimumOf('subagent-max-steps'),
       'Model requests per subagent turn (--subagent-max-steps).',
     ),
+    mcpSamplingPerTurn: integer(
+      0,
+      'Sampling requests (uses of the model) one MCP server may make per turn; later ones are refused and the user told. Default 10; 0 refuses all.',
+    ),
   },
 }
 

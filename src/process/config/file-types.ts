@@ -49,6 +49,7 @@ export interface LimitsEntry {
   readonly maxLineBytes?: number
   readonly maxSubagents?: number
   readonly subagentMaxSteps?: number
+  readonly mcpSamplingPerTurn?: number
 }
 
 export type ModeName = 'ask' | 'accept-edits' | 'read-only'

@@ -54,6 +54,8 @@ export interface ResolvedConfig {
    * never the names the files give to secrets (providers' `apiKeyEnv`, MCP servers' variables).
    */
   readonly commandEnv: { readonly pass: readonly string[]; readonly deny: readonly string[] }
+  /** `limits.mcpSamplingPerTurn` (the project's over the user's); absent: the default. */
+  readonly mcpSamplingPerTurn?: number
   /** Every problem found: the files they concern were ignored (or the part named). */
   readonly problems: readonly ConfigProblem[]
   readonly files: {
@@ -190,7 +192,23 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
 
   const mcpServers = user.mcpServers ?? []
   const commandEnv = { pass: user.sandbox?.passEnv ?? [], deny: secretEnvNames(user, project) }
-  return { options: merged, sources, fileModels, defaultMode, mcpServers, commandEnv, problems, files }
+  const sampling = pick(
+    'limits.mcpSamplingPerTurn',
+    undefined,
+    limits(project).mcpSamplingPerTurn,
+    limits(user).mcpSamplingPerTurn,
+  )
+  return {
+    options: merged,
+    sources,
+    fileModels,
+    defaultMode,
+    mcpServers,
+    commandEnv,
+    ...(sampling !== undefined && { mcpSamplingPerTurn: sampling }),
+    problems,
+    files,
+  }
 }
 
 /** The variables the files name as holding secrets: the agent's own key, providers' keys, MCP servers' variables. */
