@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { completionStream, type FakeReply } from '../support/fake-openai.js'
 import { eventually, serverReady } from '../support/mcp/servers.js'
 import { type OpenAiAgent, openAiAgents } from '../support/openai-agent.js'
-import { agentRequests, updatesOfKind } from '../support/openai-wire.js'
+import { agentRequests, chunkTexts, updatesOfKind } from '../support/openai-wire.js'
 
 /**
  * Issue 34 #9: an MCP server's sampling requests are bounded. One server has at most one sampling
@@ -61,9 +61,7 @@ function toolOutput(run: OpenAiAgent, sessionId: string): unknown {
 
 /** The text of every agent message of the session. */
 function agentText(run: OpenAiAgent, sessionId: string): string {
-  return updatesOfKind(run.updatesOf(sessionId), 'agent_message_chunk')
-    .map(({ update }) => (update.content.type === 'text' ? update.content.text : ''))
-    .join('')
+  return chunkTexts(run.updatesOf(sessionId), 'agent_message_chunk').join('')
 }
 
 const allowEach = (app: acp.ClientApp) =>
