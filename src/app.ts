@@ -30,6 +30,8 @@ export interface AppConfig {
   readonly maxSteps?: number
   /** MCP servers: ms allowed to connect, list tools and answer each call. */
   readonly mcpTimeoutMs?: number
+  /** MCP servers: sampling requests one server may make per turn (default 10). */
+  readonly mcpSamplingPerTurn?: number
   /** The `delegate` tool (fork-based subagents); `false` leaves it out. Default on. */
   readonly subagents?: false | SubagentConfig
   /** When conversations are compacted by themselves (the context window, the threshold). */
@@ -74,6 +76,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(checkpointBlobs && { checkpointBlobs }),
     ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
+    ...(config.mcpSamplingPerTurn !== undefined && { mcpSamplingPerTurn: config.mcpSamplingPerTurn }),
     ...(config.subagents !== undefined && { subagents: config.subagents }),
     ...(config.compaction !== undefined && { compaction: config.compaction }),
     ...(config.defaultMode !== undefined && { defaultMode: config.defaultMode }),

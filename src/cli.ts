@@ -49,6 +49,10 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
     setup,
     modelsFromFile: run.modelsFromFile,
     configProblems: run.problems,
+    commandEnv: run.resolved.commandEnv,
+    ...(run.resolved.mcpSamplingPerTurn !== undefined && {
+      mcpSamplingPerTurn: run.resolved.mcpSamplingPerTurn,
+    }),
     ...(run.defaultMode !== undefined && { defaultMode: run.defaultMode }),
   }
   if (options.transcript === undefined) {

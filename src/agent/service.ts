@@ -105,6 +105,7 @@ export class AgentService {
       logger: ctx.logger('mcp'),
       timeoutMs: config.mcpTimeoutMs ?? 60_000,
       isBusy: (sessionId) => this.isRunning(sessionId),
+      ...(config.mcpSamplingPerTurn !== undefined && { samplingPerTurn: config.mcpSamplingPerTurn }),
       sampler: modelSampler({
         provider: this.provider,
         sessions: () => this.ctx.sessions,

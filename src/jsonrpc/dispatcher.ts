@@ -1,5 +1,6 @@
 import type { CancellationToken, NotificationMessage, RequestMessage, ResponseMessage } from 'vscode-jsonrpc'
 import { ResponseError } from 'vscode-jsonrpc'
+import { boundedError } from './bounded-error.js'
 import type { WireId } from './envelope.js'
 import { InboundToken } from './inbound-token.js'
 
@@ -206,9 +207,10 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function'
 }
 
+/** The error sent for what a handler threw: bounded in size (see `boundedError`). */
 function errorOf(method: string, error: unknown): NonNullable<ResponseMessage['error']> {
-  if (error instanceof ResponseError) return error.toJson()
-  return { code: -32603, message: `Request ${method} failed with message: ${describe(error)}` }
+  if (error instanceof ResponseError) return boundedError(error.toJson())
+  return boundedError({ code: -32603, message: `Request ${method} failed with message: ${describe(error)}` })
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,5 @@
 import type { ResponseMessage } from 'vscode-jsonrpc'
+import { boundedError } from './bounded-error.js'
 import type { WireId } from './envelope.js'
 
 /** JSON-RPC 2.0 codes the wire layer answers with itself. */
@@ -7,7 +8,7 @@ export const WireErrorCode = {
   InvalidRequest: -32600,
 } as const
 
-/** An error response as the wire layer writes it: single-line message, optional data. */
+/** An error response as the wire layer writes it: single-line message, optional data, bounded in size. */
 export function errorResponse(
   id: WireId | null,
   code: number,
@@ -17,7 +18,7 @@ export function errorResponse(
   return {
     jsonrpc: '2.0',
     id,
-    error: data === undefined ? { code, message } : { code, message, data },
+    error: boundedError(data === undefined ? { code, message } : { code, message, data }),
   }
 }
 

@@ -6,6 +6,7 @@ import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
 import { missingKeyNotice } from '../agent/providers/openai/index.js'
+import type { CommandEnvPolicy } from '../agent/tools/command/command-env.js'
 import { CommandSandbox } from '../agent/tools/command/sandbox.js'
 import { createApp } from '../app.js'
 import { resolveStoreDir } from '../persistence/index.js'
@@ -30,6 +31,10 @@ export interface ServeStart {
   readonly modelsFromFile?: boolean
   /** What was wrong with the configuration files, logged at start (and told each session). */
   readonly configProblems?: readonly string[]
+  /** MCP servers: sampling requests one server may make per turn (the configuration's limit). */
+  readonly mcpSamplingPerTurn?: number
+  /** Which variables of this process commands see (the configuration's pass and deny lists). */
+  readonly commandEnv?: CommandEnvPolicy
   /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
   readonly early?: { readonly client: ClientState }
 }
@@ -44,6 +49,7 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
   const sandbox = new CommandSandbox({
     mode: options.sandbox,
     network: options.sandboxNetwork,
+    ...(start.commandEnv && { env: start.commandEnv }),
     hidden: privatePaths({
       storeDir,
       defaultStore: options.storeDir === undefined,
@@ -61,6 +67,7 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     provider: start.provider,
     ...(options.maxSteps !== undefined && { maxSteps: options.maxSteps }),
     ...(options.mcpTimeoutMs !== undefined && { mcpTimeoutMs: options.mcpTimeoutMs }),
+    ...(start.mcpSamplingPerTurn !== undefined && { mcpSamplingPerTurn: start.mcpSamplingPerTurn }),
     subagents: options.subagents,
     compaction: {
       ...(options.compactAt !== undefined && { compactAt: options.compactAt }),

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { noticeUpdate } from '../../agent/index.js'
-import type { McpServerConfig } from '../../agent/mcp/server-config.js'
+import type { McpServerConfig, SecretPair } from '../../agent/mcp/server-config.js'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
@@ -33,7 +33,7 @@ export function mcpServerConfigs(
     }
     if (type === 'http') {
       const http = server as acp.McpServerHttp
-      configs.push({ transport: 'http', name: http.name, url: http.url, headers: http.headers })
+      configs.push({ transport: 'http', name: http.name, url: http.url, headers: http.headers.map(pairOf) })
     } else {
       const stdio = server as acp.McpServerStdio
       configs.push({
@@ -41,11 +41,18 @@ export function mcpServerConfigs(
         name: stdio.name,
         command: stdio.command,
         args: stdio.args,
-        env: stdio.env,
+        env: stdio.env.map(pairOf),
       })
     }
   }
   return configs
+}
+
+/** A variable or header as the agent keeps it: `_meta.dsh.secret: true` marks its value a secret. */
+function pairOf(pair: acp.EnvVariable | acp.HttpHeader): SecretPair {
+  const dsh = pair._meta?.dsh
+  const marked = typeof dsh === 'object' && dsh !== null && 'secret' in dsh && dsh.secret === true
+  return { name: pair.name, value: pair.value, ...(marked && { secret: true }) }
 }
 
 /**

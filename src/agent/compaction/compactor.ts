@@ -57,7 +57,7 @@ export type CompactionResult =
   | { readonly status: 'nothing'; readonly reason: string }
 
 /** Tokens kept free for the summary itself when the window is known. */
-function summaryReserve(window: number): number {
+export function summaryReserve(window: number): number {
   return Math.min(8192, Math.floor(window / 4))
 }
 

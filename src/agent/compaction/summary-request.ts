@@ -21,6 +21,12 @@ export const SUMMARY_INSTRUCTION = [
 export const DROPPED_OUTPUT =
   '[This tool output was left out of the summary request to fit the context window.]'
 
+/**
+ * Tokens the automatic trigger keeps free for the summary instruction, over-counted (a token for
+ * every 3 characters): a conversation just under the trigger fits its summary request whole.
+ */
+export const SUMMARY_INSTRUCTION_TOKENS = Math.ceil(SUMMARY_INSTRUCTION.length / 3)
+
 /** The instruction, with the user's own (`/compact <instructions>`) after it. */
 export function summaryInstruction(instructions?: string): string {
   const own = instructions?.trim()
@@ -40,9 +46,10 @@ export interface FittedRequest {
 /**
  * `messages` (the conversation to summarize, then the instruction last) cut to fit `limit` tokens:
  * first the oldest tool outputs are replaced by {@link DROPPED_OUTPUT}, one at a time; if every one
- * is and it still does not fit, the oldest messages go (a leading summary stays, and no tool result
- * is left without its call). The instruction always stays. It may still not fit then: the caller
- * sends it anyway and the server decides.
+ * is and it still does not fit, the oldest messages go, but never the first one when it is the
+ * earlier summary or the user's first request (usually the goal), and no tool result is left
+ * without its call. The instruction always stays. It may still not fit then: the caller sends it
+ * anyway and the server decides.
  */
 export async function fitSummaryRequest(
   messages: readonly ModelMessage[],
@@ -67,7 +74,7 @@ export async function fitSummaryRequest(
     tokens = await size()
   }
   let droppedMessages = 0
-  const first = out[0]?.role === 'summary' ? 1 : 0
+  const first = out[0]?.role === 'summary' || out[0]?.role === 'user' ? 1 : 0
   while (tokens > limit && out.length - first > 1) {
     out.splice(first, 1)
     droppedMessages++

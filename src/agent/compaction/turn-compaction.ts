@@ -1,8 +1,9 @@
 import type { CoreEvent } from '../../session/index.js'
 import { modelHistory } from '../turn/model-step.js'
 import type { TurnScope } from '../turn/turn-scope.js'
-import type { ToolSpec } from '../types.js'
-import { type CompactionResult, type CompactionTrigger, compact } from './compactor.js'
+import type { ModelProvider, ToolSpec } from '../types.js'
+import { type CompactionResult, type CompactionTrigger, compact, summaryReserve } from './compactor.js'
+import { SUMMARY_INSTRUCTION_TOKENS } from './summary-request.js'
 import { estimateTokens, upperBound } from './token-estimate.js'
 
 /** The default of `--compact-at`: compact before a request estimated above 80 % of the window. */
@@ -93,7 +94,7 @@ export class TurnCompaction {
       messages: modelHistory(this.scope.session),
       tools: shape.tools,
     }
-    const limit = Math.floor(window * at)
+    const limit = triggerLimit(window, at)
     if (upperBound(request) <= limit) return undefined
     return estimateTokens(request).then(async (tokens) => {
       if (tokens <= limit) return undefined
@@ -101,4 +102,17 @@ export class TurnCompaction {
       return result.status === 'nothing' ? undefined : result
     })
   }
+}
+
+/**
+ * The request size (tokens) above which a turn compacts: `at` of the window, but never more than
+ * what the summary request may hold (the window less the summary's reserve and its instruction),
+ * so on a small window (under about 40k tokens at 0.8) the conversation is summarized whole, its
+ * first request included, rather than cut from the start to fit.
+ */
+export function triggerLimit(window: number, at: number): number {
+  return Math.max(
+    1,
+    Math.min(Math.floor(window * at), window - summaryReserve(window) - SUMMARY_INSTRUCTION_TOKENS),
+  )
 }

@@ -22,6 +22,8 @@ export interface AgentConfig {
   readonly modeOf?: (session: Session) => SessionMode
   /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
   readonly mcpTimeoutMs?: number
+  /** MCP servers: sampling requests one server may make per turn. Default 10. */
+  readonly mcpSamplingPerTurn?: number
   /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
   readonly checkpointBlobs?: CheckpointBlobs
   /**

@@ -10,8 +10,8 @@ import {
   AskingCalls,
   answerAsks,
   type ElicitationModes,
-  type McpSampler,
   mcpClientCapabilities,
+  type ServerSampling,
 } from './asks/mcp-asks.js'
 import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
@@ -44,8 +44,8 @@ export interface McpConnectOptions {
   readonly signal?: AbortSignal
   /** The modes the session's client shows questions in: the server may ask in those. Absent: none. */
   readonly elicitation?: ElicitationModes
-  /** Answers the server's sampling requests. Absent: sampling is not advertised. */
-  readonly sampler?: McpSampler
+  /** Answers the server's sampling requests, within its bounds. Absent: sampling is not advertised. */
+  readonly sampling?: ServerSampling
 }
 
 /** The MCP SDK client for one server. Its capabilities are declared here (mcp-asks.ts). */
@@ -55,7 +55,7 @@ function createClient(options: McpConnectOptions): Client {
   return new Client(
     { name: 'dsh-acp', version: packageVersion() },
     {
-      capabilities: options.sampler ? capabilities : withoutSampling,
+      capabilities: options.sampling ? capabilities : withoutSampling,
       jsonSchemaValidator: outputValidator(),
     },
   )
@@ -95,7 +95,7 @@ export class McpConnection {
     const client = createClient(options)
     answerRoots(client, options.directories ?? (() => [options.cwd]))
     const connection = new McpConnection(config, client, transport, options)
-    answerAsks(client, config.name, connection.calls, options.elicitation, options.sampler)
+    answerAsks(client, config.name, connection.calls, options.elicitation, options.sampling)
     client.onclose = () => connection.lost('the connection closed')
     const onAbort = () => void connection.shutdown()
     options.signal?.addEventListener('abort', onAbort, { once: true })

@@ -76,6 +76,22 @@ export class McpNotices {
     this.queue.push({ kind: 'said', said })
   }
 
+  /** The server spent its sampling budget of the turn: its further requests of the turn are refused. */
+  samplingRefused(server: string, perTurn: number): void {
+    this.logger.warn(
+      'MCP server %s of %s: sampling refused after %d requests this turn',
+      server,
+      this.session.id,
+      perTurn,
+    )
+    const description = `It asked for the model more than ${perTurn} times in this turn: its further requests in this turn are refused.`
+    const said = {
+      notice: { severity: 'warning', title: `MCP server "${server}": sampling refused`, description },
+      text: `MCP server "${server}" asked for the model more than ${perTurn} times in this turn: its further sampling requests in this turn are refused.\n`,
+    } as const
+    this.queue.push({ kind: 'said', said })
+  }
+
   connected(connection: McpConnection, told: boolean): void {
     const { name: server, tools } = connection
     this.logger.info('MCP server %s of %s: %d tools', server, this.session.id, tools.length)

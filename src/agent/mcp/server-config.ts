@@ -1,7 +1,14 @@
-/** A name/value pair whose value is a secret: it never reaches a log, the transcript or the store. */
+import { SECRET_NAME } from '../../lib/secret-names.js'
+
+/**
+ * A variable or header given to an MCP server. Its value never reaches a log, the transcript or
+ * the store; it is masked in the server's results when it is a secret (see {@link secretsOf}).
+ */
 export interface SecretPair {
   readonly name: string
   readonly value: string
+  /** The user marked the value a secret although its name does not say so. */
+  readonly secret?: true
 }
 
 /** An MCP server a session connects to (ACP `McpServer`: stdio or streamable HTTP). */
@@ -20,9 +27,17 @@ export type McpServerConfig =
       readonly headers: readonly SecretPair[]
     }
 
-/** The secret values of a server's config (env values, header values). */
+/**
+ * The secret values of a server's config, masked in what it answers: every header value; the value
+ * of a variable whose name says key, token, secret, password, auth or credential, or that the user
+ * marked. Other variables (`ROOT=/home/me/project`) are settings, shown as they are. Values under 4
+ * characters are never masked (they would mask every word).
+ */
 export function secretsOf(config: McpServerConfig): string[] {
-  const pairs = config.transport === 'stdio' ? config.env : config.headers
+  const pairs =
+    config.transport === 'stdio'
+      ? config.env.filter((pair) => pair.secret === true || SECRET_NAME.test(pair.name))
+      : config.headers
   return pairs.map((pair) => pair.value).filter((value) => value.length >= 4)
 }
 

@@ -3,6 +3,7 @@ import { errorMessage } from '../../lib/error-message.js'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { ElicitationModes, McpSampler } from './asks/mcp-asks.js'
+import { DEFAULT_SAMPLING_PER_TURN, SamplingBounds } from './asks/sampling-bounds.js'
 import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
@@ -47,6 +48,8 @@ export interface McpSessionsOptions {
   readonly isBusy: (sessionId: string) => boolean
   /** Answers servers' sampling requests (mcp-asks.ts). Absent: servers are not offered sampling. */
   readonly sampler?: McpSampler
+  /** Sampling requests one server may make per turn. Default {@link DEFAULT_SAMPLING_PER_TURN}. */
+  readonly samplingPerTurn?: number
 }
 
 /**
@@ -263,7 +266,7 @@ export class McpSessions {
         signal,
         onLost: (reason) => this.lost(entry, slot, reason),
         ...(slot.elicitation && { elicitation: slot.elicitation }),
-        ...(this.options.sampler && { sampler: this.options.sampler }),
+        ...(this.options.sampler && { sampling: this.sampling(this.options.sampler, entry, config.name) }),
         trackGroup: (pgid, alive) => (alive ? this.groups.add(pgid) : this.groups.delete(pgid)),
       })
     } catch (error) {
@@ -281,6 +284,15 @@ export class McpSessions {
     slot.state = 'ready'
     notices.connected(connection, slot.told)
     this.flushIdle(entry)
+  }
+
+  /** How `server` of the session samples: by `sampler`, bounded, the user told when its budget is spent. */
+  private sampling(sampler: McpSampler, entry: SessionServers, server: string) {
+    const perTurn = this.options.samplingPerTurn ?? DEFAULT_SAMPLING_PER_TURN
+    return {
+      sampler,
+      bounds: new SamplingBounds(perTurn, () => entry.notices.samplingRefused(server, perTurn)),
+    }
   }
 
   /** Stops `slots` (an opening is aborted, a connection closed); resolves once all are stopped. */

@@ -113,13 +113,22 @@ export function createAgentSetup(resolved: ResolvedConfig, context: SetupContext
 
 function toAcpServer(entry: McpServerEntry): acp.McpServer {
   if (entry.type === 'http') {
-    return { type: 'http', name: entry.name, url: entry.url, headers: [...(entry.headers ?? [])] }
+    return { type: 'http', name: entry.name, url: entry.url, headers: (entry.headers ?? []).map(toAcpPair) }
   }
   return {
     name: entry.name,
     command: entry.command,
     args: [...(entry.args ?? [])],
-    env: [...(entry.env ?? [])],
+    env: (entry.env ?? []).map(toAcpPair),
+  }
+}
+
+/** A configured pair as ACP gives it; `secret: true` becomes `_meta.dsh.secret` (see mcpServerConfigs). */
+function toAcpPair(pair: { name: string; value: string; secret?: boolean }): acp.EnvVariable {
+  return {
+    name: pair.name,
+    value: pair.value,
+    ...(pair.secret === true && { _meta: { dsh: { secret: true } } }),
   }
 }
 

@@ -74,7 +74,15 @@ const SECRET_PAIR = {
   type: 'object',
   additionalProperties: false,
   required: ['name', 'value'],
-  properties: { name: { type: 'string', minLength: 1 }, value: { type: 'string' } },
+  properties: {
+    name: { type: 'string', minLength: 1 },
+    value: { type: 'string' },
+    secret: {
+      type: 'boolean',
+      description:
+        "true: mask this value in the server's results although the name does not say key, token, secret, password, auth or credential (header values are always masked).",
+    },
+  },
 } as const
 
 const MCP_SERVER = {
@@ -131,6 +139,10 @@ const LIMITS = {
       minimumOf('subagent-max-steps'),
       'Model requests per subagent turn (--subagent-max-steps).',
     ),
+    mcpSamplingPerTurn: integer(
+      0,
+      'Sampling requests (uses of the model) one MCP server may make per turn; later ones are refused and the user told. Default 10; 0 refuses all.',
+    ),
   },
 } as const
 
@@ -174,6 +186,12 @@ export const USER_FILE_SCHEMA = {
         network: {
           type: 'boolean',
           description: 'Sandboxed commands reach the network (--sandbox-network).',
+        },
+        passEnv: {
+          type: 'array',
+          items: { type: 'string', pattern: ENV_NAME_PATTERN },
+          description:
+            "Variables of the agent's environment run_command's commands also see, sandboxed or not, besides PATH, HOME, USER, LOGNAME, SHELL, TERM, COLORTERM, LANG, LANGUAGE, LC_*, TZ and TMPDIR. Naming one whose name says key, token, secret, password, auth or credential passes it; a provider's apiKeyEnv or a configured MCP server's variable never passes.",
         },
       },
     },

@@ -47,6 +47,13 @@ export interface ResolvedConfig {
   readonly defaultMode: ModeName | undefined
   /** MCP servers of the user's file (a project's are added per session cwd, see `projectServers`). */
   readonly mcpServers: readonly McpServerEntry[]
+  /**
+   * Which variables of the agent's environment commands see: the user file's `sandbox.passEnv`,
+   * never the names the files give to secrets (providers' `apiKeyEnv`, MCP servers' variables).
+   */
+  readonly commandEnv: { readonly pass: readonly string[]; readonly deny: readonly string[] }
+  /** `limits.mcpSamplingPerTurn` (the project's over the user's); absent: the default. */
+  readonly mcpSamplingPerTurn?: number
   /** Every problem found: the files they concern were ignored (or the part named). */
   readonly problems: readonly ConfigProblem[]
   readonly files: {
@@ -196,7 +203,37 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   }
 
   const mcpServers = user.mcpServers ?? []
-  return { options: merged, sources, fileModels, defaultMode, mcpServers, problems, files, trust }
+  const commandEnv = { pass: user.sandbox?.passEnv ?? [], deny: secretEnvNames(user, project) }
+  const sampling = pick(
+    'limits.mcpSamplingPerTurn',
+    undefined,
+    limits(project).mcpSamplingPerTurn,
+    limits(user).mcpSamplingPerTurn,
+  )
+  return {
+    options: merged,
+    sources,
+    fileModels,
+    defaultMode,
+    mcpServers,
+    commandEnv,
+    ...(sampling !== undefined && { mcpSamplingPerTurn: sampling }),
+    problems,
+    files,
+    trust,
+  }
+}
+
+/** The variables the files name as holding secrets: the agent's own key, providers' keys, MCP servers' variables. */
+function secretEnvNames(user: UserConfigFile, project: ProjectConfigFile): string[] {
+  const names = new Set(['DSH_API_KEY'])
+  for (const provider of Object.values(user.providers ?? {}))
+    if (provider.apiKeyEnv !== undefined) names.add(provider.apiKeyEnv)
+  for (const server of [...(user.mcpServers ?? []), ...(project.mcpServers ?? [])]) {
+    if (server.type === 'http') continue
+    for (const pair of server.env ?? []) names.add(pair.name)
+  }
+  return [...names]
 }
 
 /** `base` with each of `over` replacing the one of the same name, or added after them. */

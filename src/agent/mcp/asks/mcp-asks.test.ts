@@ -12,6 +12,7 @@ import {
   type McpSampler,
   mcpClientCapabilities,
 } from './mcp-asks.js'
+import { DEFAULT_SAMPLING_PER_TURN, SamplingBounds } from './sampling-bounds.js'
 
 const closing: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -22,7 +23,8 @@ afterEach(async () => {
 async function linked(modes: { form: boolean; url: boolean } | undefined, sampler?: McpSampler) {
   const calls = new AskingCalls()
   const client = new Client({ name: 'dsh-acp', version: '0' }, { capabilities: mcpClientCapabilities(modes) })
-  answerAsks(client, 'srv', calls, modes, sampler)
+  const bounds = new SamplingBounds(DEFAULT_SAMPLING_PER_TURN, () => {})
+  answerAsks(client, 'srv', calls, modes, sampler && { sampler, bounds })
   const server = new Server({ name: 'srv', version: '0' }, { capabilities: {} })
   const [a, b] = InMemoryTransport.createLinkedPair()
   await Promise.all([client.connect(a), server.connect(b)])
@@ -34,6 +36,7 @@ function call(client: ClientBridge, signal = new AbortController().signal): Aski
   return {
     sessionId: 's1',
     callId: 'call_1',
+    turn: 1,
     tool: 'mcp__srv__t',
     title: 'srv: t',
     kind: 'other',

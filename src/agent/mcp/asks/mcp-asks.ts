@@ -19,11 +19,18 @@ import type {
 } from '../../types.js'
 import { acpFormSchema } from './elicitation-schema.js'
 import { type SamplingMessages, samplingMessages, samplingPreview } from './mcp-sampling.js'
+import type { SamplingBounds } from './sampling-bounds.js'
 
 /** The elicitation modes a session's client shows: what its MCP servers are told they may ask in. */
 export interface ElicitationModes {
   readonly form: boolean
   readonly url: boolean
+}
+
+/** How one server's sampling requests are answered: by `sampler`, within `bounds`. */
+export interface ServerSampling {
+  readonly sampler: McpSampler
+  readonly bounds: SamplingBounds
 }
 
 /** What answering a server's sampling request needs from the agent. */
@@ -45,6 +52,8 @@ export interface McpSampler {
 export interface AskingCall {
   readonly sessionId: string
   readonly callId: string
+  /** The turn of the session the call belongs to (sampling is bounded per turn). */
+  readonly turn: number
   /** The registered tool name and the call's title and input, as the editor shows the call. */
   readonly tool: string
   readonly title: string
@@ -118,7 +127,8 @@ export function askedBy(server: string, message: string): string {
  *   message naming the server; a form whose schema ACP cannot state (see `acpFormSchema`), a
  *   mode the client does not show, or no call to name is declined. The user's answer is the
  *   server's; a cancelled turn cancels the question (MCP's `cancel`).
- * - A completion is refused in read-only mode; otherwise, unless a standing answer decides, the
+ * - A completion is refused in read-only mode or beyond the server's bounds (one open question,
+ *   a budget per turn: see `SamplingBounds`); otherwise, unless a standing answer decides, the
  *   user is asked (`session/request_permission` about the call, naming the server, with what it
  *   asks), then the session's model answers the server's messages with its system prompt and
  *   limits. A refusal is MCP's "user rejected" error (-1).
@@ -128,7 +138,7 @@ export function answerAsks(
   server: string,
   calls: AskingCalls,
   modes: ElicitationModes | undefined,
-  sampler: McpSampler | undefined,
+  sampling: ServerSampling | undefined,
 ): void {
   if (modes?.form || modes?.url) {
     // URL questions the user accepted, by id: the server's `notifications/elicitation/complete`
@@ -159,9 +169,9 @@ export function answerAsks(
         : { action: answer.action }
     })
   }
-  if (sampler) {
+  if (sampling) {
     client.setRequestHandler(CreateMessageRequestSchema, (request, extra) =>
-      sample(server, calls, sampler, request.params, extra.signal),
+      sample(server, calls, sampling, request.params, extra.signal),
     )
   }
 }
@@ -195,12 +205,14 @@ function elicitationOf(
 async function sample(
   server: string,
   calls: AskingCalls,
-  sampler: McpSampler,
+  { sampler, bounds }: ServerSampling,
   params: CreateMessageRequest['params'],
   serverSignal: AbortSignal,
 ): Promise<CreateMessageResult> {
   const call = calls.current()
   if (typeof call === 'string') throw new SamplingRefused(`Sampling refused: ${call}`)
+  const overBudget = bounds.take(call)
+  if (overBudget !== undefined) throw new SamplingRefused(`Sampling refused: ${overBudget}`)
   if (params.tools !== undefined && params.tools.length > 0) {
     throw new SamplingRefused('Sampling refused: sampling with tools is not supported')
   }
@@ -214,7 +226,11 @@ async function sample(
   const signal = AbortSignal.any([call.signal, serverSignal])
   const standing = permissions.standing().get(scope)
   if (standing === false) throw new SamplingRefused('User rejected sampling request')
-  if (standing === undefined) await askToSample(server, call, sampler, scope, params, signal)
+  if (standing === undefined) {
+    const asked = await bounds.question(() => askToSample(server, call, sampler, scope, params, signal))
+    if (asked === undefined)
+      throw new SamplingRefused('Sampling refused: another sampling request of this server awaits the user')
+  }
   const limits: SamplingLimits = {
     maxTokens: params.maxTokens,
     ...(params.systemPrompt !== undefined && { systemPrompt: params.systemPrompt }),

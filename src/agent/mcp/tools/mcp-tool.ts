@@ -53,6 +53,7 @@ export function mcpTool(info: McpToolInfo, options: McpToolOptions): Tool {
       const done = options.calls?.track({
         sessionId: context.sessionId,
         callId: context.callId,
+        turn: context.turn,
         tool: options.registeredName,
         title: `${options.server}: ${label}`,
         kind: readOnly ? 'read' : 'other',

@@ -15,8 +15,8 @@ export interface LocalRunOptions {
   /** Most bytes of stdout and stderr (together, interleaved) kept. */
   readonly outputLimit: number
   readonly signal: AbortSignal
-  /** Variables set for the command on top of the inherited ones. */
-  readonly env?: Readonly<Record<string, string>>
+  /** The command's whole environment: nothing of this process's is inherited beyond it. */
+  readonly env: Readonly<Record<string, string>>
   /**
    * The command is bubblewrap writing its `--info-fd 3` JSON (`child-pid`: the sandbox's PID 1):
    * ending the run SIGKILLs that process, which ends every process of the sandbox's PID namespace
@@ -24,15 +24,11 @@ export interface LocalRunOptions {
    * command yet); the group still gets SIGKILL after the grace period.
    */
   readonly sandboxInfoFd?: true
+  /** Arguments given to the command on fd 4, NUL-terminated each, then closed (bubblewrap's `--args 4`). */
+  readonly argsFd4?: readonly string[]
   /** Grace between SIGTERM and SIGKILL. Default 2 s. */
   readonly killGraceMs?: number
 }
-
-/**
- * Variables of this process that a command does not inherit: the agent's own settings and its
- * provider key (`DSH_*`, `OPENAI_*`), so a command cannot print them into the model's context.
- */
-const PRIVATE_ENV = /^(DSH_|OPENAI_)/
 
 /**
  * Runs `command args` as a child process in its own process group, with stdin closed. It resolves
@@ -51,14 +47,19 @@ export async function runLocalCommand(
   const { spawn } = await import('node:child_process')
   options.signal.throwIfAborted()
   return new Promise<LocalRun>((resolve, reject) => {
-    const inherited = Object.entries(process.env).filter(([name]) => !PRIVATE_ENV.test(name))
-    const env = { ...Object.fromEntries(inherited), ...options.env }
     const child = spawn(command, args, {
       cwd: options.cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe', options.sandboxInfoFd ? 'pipe' : 'ignore'],
+      env: { ...options.env },
+      stdio: [
+        'ignore',
+        'pipe',
+        'pipe',
+        options.sandboxInfoFd ? 'pipe' : 'ignore',
+        options.argsFd4 ? 'pipe' : 'ignore',
+      ],
       detached: true,
     })
+    if (options.argsFd4) writeArgs(child.stdio[4], options.argsFd4)
     const sandbox = options.sandboxInfoFd ? sandboxInit(child.stdio[3]) : undefined
     // Bubblewrap exits only after the sandbox's PID 1: its pid may then belong to someone else.
     child.once('exit', () => sandbox?.forget())
@@ -156,6 +157,17 @@ function sandboxInit(stream: unknown): { kill(): void; forget(): void } {
       pid = undefined
     },
   }
+}
+
+/** Writes `args` NUL-terminated to `stream` and ends it; a child that died first just misses them. */
+function writeArgs(stream: unknown, args: readonly string[]): void {
+  if (!isWritable(stream)) return
+  stream.on('error', () => {})
+  stream.end(args.map((arg) => `${arg}\0`).join(''))
+}
+
+function isWritable(stream: unknown): stream is NodeJS.WritableStream {
+  return typeof stream === 'object' && stream !== null && 'end' in stream && 'on' in stream
 }
 
 function isReadable(stream: unknown): stream is NodeJS.ReadableStream & { setEncoding(e: 'utf8'): void } {

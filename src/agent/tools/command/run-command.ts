@@ -52,8 +52,9 @@ export function createRunCommandTool(sandbox: CommandSandbox): Tool {
         timeoutMs,
         outputLimit: COMMAND_OUTPUT_LIMIT,
         signal: context.signal,
-        ...(launch.env && { env: launch.env }),
+        env: launch.env,
         ...(launch.sandboxInfoFd && { sandboxInfoFd: true }),
+        ...(launch.sandboxArgs && { argsFd4: launch.sandboxArgs }),
       })
       const result = commandResult(
         run.output,

@@ -3,6 +3,7 @@ import { lstat, realpath } from 'node:fs/promises'
 import path from 'node:path'
 import { ToolFailure } from '../tool.js'
 import { bwrapArgs, type Confinement } from './bwrap-args.js'
+import { type CommandEnvPolicy, commandEnvironment } from './command-env.js'
 import type { SandboxMode } from './sandbox-mode.js'
 
 export interface SandboxConfig {
@@ -14,6 +15,8 @@ export interface SandboxConfig {
   readonly hidden?: readonly string[]
   /** The bubblewrap executable. Default: `bwrap` on PATH. */
   readonly bwrap?: string
+  /** Which of the agent's variables a command sees (sandboxed or not); default: the allow-list only. */
+  readonly env?: CommandEnvPolicy
 }
 
 /** Whether commands are confined: the bubblewrap to run them with, or why they are not. */
@@ -27,10 +30,15 @@ export interface CommandLaunch {
   readonly args: readonly string[]
   /** Said in the command's result when it ran unconfined. */
   readonly unsandboxedNote?: string
-  /** Variables set for the command (its private /tmp as TMPDIR). */
-  readonly env?: Readonly<Record<string, string>>
+  /** The command's whole environment (see `commandEnvironment`). */
+  readonly env: Readonly<Record<string, string>>
   /** It is bubblewrap, writing its info JSON to fd 3 (see `runLocalCommand`). */
   readonly sandboxInfoFd?: true
+  /**
+   * Bubblewrap's confinement arguments, read from fd 4 (`--args 4`) rather than its command line,
+   * which the sandbox's PID 1 shows in `/proc/1/cmdline`: the hidden paths stay unnamed inside.
+   */
+  readonly sandboxArgs?: readonly string[]
 }
 
 const PROBE_TIMEOUT_MS = 10_000
@@ -45,6 +53,7 @@ export class CommandSandbox {
   readonly network: boolean
   private readonly hidden: readonly string[]
   private readonly bwrap: string | undefined
+  private readonly env: CommandEnvPolicy
   private state: Promise<SandboxState> | undefined
 
   constructor(config: SandboxConfig = {}) {
@@ -52,6 +61,7 @@ export class CommandSandbox {
     this.network = config.network ?? true
     this.hidden = (config.hidden ?? []).map((p) => path.resolve(p))
     this.bwrap = config.bwrap
+    this.env = config.env ?? {}
   }
 
   /** Whether commands run confined; probes on the first call only. */
@@ -64,15 +74,22 @@ export class CommandSandbox {
   async launch(command: string, cwd: string, additional: readonly string[] = []): Promise<CommandLaunch> {
     const shell = ['-c', command]
     const state = await this.probe()
+    const env = commandEnvironment(this.env)
     if (!state.sandboxed) {
       if (this.mode === 'bwrap') throw new ToolFailure(`not run: the sandbox is required but ${state.reason}`)
-      return { file: '/bin/sh', args: shell, unsandboxedNote: `[ran without a sandbox: ${state.reason}]` }
+      return {
+        file: '/bin/sh',
+        args: shell,
+        env,
+        unsandboxedNote: `[ran without a sandbox: ${state.reason}]`,
+      }
     }
     const confinement = await this.confinement(cwd, additional)
     return {
       file: state.bwrap,
-      args: ['--info-fd', '3', ...bwrapArgs(confinement), '--', '/bin/sh', ...shell],
-      env: { TMPDIR: '/tmp' },
+      args: ['--info-fd', '3', '--args', '4', '--', '/bin/sh', ...shell],
+      sandboxArgs: bwrapArgs(confinement),
+      env: { ...env, TMPDIR: '/tmp' },
       sandboxInfoFd: true,
     }
   }
@@ -100,7 +117,8 @@ export class CommandSandbox {
     const { execFile } = await import('node:child_process')
     const args = bwrapArgs({ cwd: '/', writable: [], hidden: [], network: this.network })
     return new Promise<SandboxState>((resolve) => {
-      execFile(bwrap, [...args, '--', '/bin/true'], { timeout: PROBE_TIMEOUT_MS }, (error, _out, stderr) => {
+      const options = { timeout: PROBE_TIMEOUT_MS, env: commandEnvironment(this.env) }
+      execFile(bwrap, [...args, '--', '/bin/true'], options, (error, _out, stderr) => {
         if (!error) resolve({ sandboxed: true, bwrap })
         else {
           const why = String(stderr).trim().split('\n')[0] || error.message
