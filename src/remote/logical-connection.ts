@@ -39,6 +39,8 @@ export class LogicalConnection {
   private carry: Buffer | undefined
   private diverted = new Map<string, (line: string) => void>()
   private closing: Promise<void> | undefined
+  /** The id (as JSON) of the client's `initialize`, whose answer gets `transport` added. */
+  private initializeId: string | undefined
   private readonly companions = new Set<() => void>()
   /** Set once a transport was attached: a stream opened without a cursor then starts live. */
   attachedBefore = false
@@ -65,7 +67,10 @@ export class LogicalConnection {
 
   /** One message of the client's (JSON text without line breaks). */
   deliver(json: string): void {
-    if (!this.closing) this.input.write(`${json}\n`)
+    if (this.closing) return
+    if (this.initializeId === undefined && json.includes('"initialize"'))
+      this.initializeId = requestIdOf(json)
+    this.input.write(`${json}\n`)
   }
 
   /**
@@ -145,25 +150,57 @@ export class LogicalConnection {
     if (data.length > 0) this.carry = Buffer.from(data)
   }
 
-  private emit(line: string): void {
+  private emit(text: string): void {
+    const line = this.initializeId === undefined ? text : this.advertised(text)
     if (this.diverted.size > 0 && this.takeDiverted(line)) return
     this.log.append(line)
   }
 
-  private takeDiverted(line: string): boolean {
-    let id: unknown
-    try {
-      const message = JSON.parse(line) as { id?: unknown; method?: unknown }
-      if (message.method !== undefined) return false
-      id = message.id
-    } catch {
-      return false
+  /**
+   * The answer to `initialize` with `agentCapabilities.transport.resumable` (what this transport
+   * keeps for a resume), any other line as it is.
+   */
+  private advertised(line: string): string {
+    const message = parse(line)
+    const result = message?.result as { agentCapabilities?: Record<string, unknown> } | undefined
+    if (message?.method !== undefined || JSON.stringify(message?.id) !== this.initializeId) return line
+    this.initializeId = undefined
+    if (!result?.agentCapabilities) return line
+    result.agentCapabilities.transport = {
+      resumable: { retentionMessages: this.retention.messages, retentionSeconds: this.retention.seconds },
     }
-    const key = JSON.stringify(id)
+    return JSON.stringify(message)
+  }
+
+  private takeDiverted(line: string): boolean {
+    const message = parse(line)
+    if (!message || message.method !== undefined) return false
+    const key = JSON.stringify(message.id)
     const resolve = this.diverted.get(key)
     if (!resolve) return false
     this.diverted.delete(key)
     resolve(line)
     return true
   }
+}
+
+interface Parsed {
+  readonly id?: unknown
+  readonly method?: unknown
+  readonly result?: unknown
+}
+
+function parse(line: string): Parsed | undefined {
+  try {
+    const value: unknown = JSON.parse(line)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The id (as JSON) of an `initialize` request, else undefined. */
+function requestIdOf(json: string): string | undefined {
+  const message = parse(json)
+  return message?.method === 'initialize' && message.id !== undefined ? JSON.stringify(message.id) : undefined
 }
