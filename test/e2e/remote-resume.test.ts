@@ -16,7 +16,7 @@ const DROPS = Number(process.env.DSH_REMOTE_DROPS ?? 50)
 const WORDS = 30
 const words = (turn: number) => Array.from({ length: WORDS }, (_, i) => `t${turn}w${i} `)
 
-let cleanup: Array<() => Promise<unknown> | undefined> = []
+let cleanup: Array<() => unknown> = []
 afterEach(async () => {
   for (const step of cleanup.reverse()) await step()
   cleanup = []
@@ -78,6 +78,14 @@ class Received {
   }
 }
 
+/** The session id answered to request 1 (`session/new`), once it arrived. */
+async function sessionOf(received: Received): Promise<string> {
+  await until(() => received.answer(1) !== undefined)
+  const result = received.answer(1)?.result as { sessionId?: string } | undefined
+  if (result?.sessionId === undefined) throw new Error('session/new failed')
+  return result.sessionId
+}
+
 const initialize = {
   jsonrpc: '2.0',
   id: 0,
@@ -124,8 +132,7 @@ describe('resumable streams', () => {
       method: 'session/new',
       params: { cwd: process.cwd(), mcpServers: [] },
     })
-    await until(() => received.answer(1) !== undefined)
-    const sessionId = (received.answer(1)?.result as { sessionId: string }).sessionId
+    const sessionId = await sessionOf(received)
     const next = random(37)
     let drops = 0
     for (let turn = 0; drops < DROPS; turn++) {
@@ -171,8 +178,7 @@ describe('resumable streams', () => {
         params: { cwd: process.cwd(), mcpServers: [] },
       }),
     )
-    await until(() => received.answer(1) !== undefined)
-    const sessionId = (received.answer(1)?.result as { sessionId: string }).sessionId
+    const sessionId = await sessionOf(received)
     const next = random(11)
     let drops = 0
     for (let turn = 0; drops < DROPS / 2; turn++) {
@@ -238,8 +244,7 @@ describe('resumable streams', () => {
       method: 'session/new',
       params: { cwd: process.cwd(), mcpServers: [] },
     })
-    await until(() => received.answer(1) !== undefined)
-    const sessionId = (received.answer(1)?.result as { sessionId: string }).sessionId
+    const sessionId = await sessionOf(received)
     await post({
       jsonrpc: '2.0',
       id: 2,
