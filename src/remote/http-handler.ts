@@ -94,7 +94,10 @@ function get(hub: Hub, request: IncomingMessage, response: ServerResponse, id: s
       reason: `the stream after event ${lastEventId} is no longer kept: resume the session with session/load`,
     })
   }
-  const sink = openSse(response, hub.limits, () => connection.detach(sink))
+  const sink = openSse(response, hub.limits, (cutBecause) => {
+    if (cutBecause) hub.log(`connection ${connection.id}: stream cut off: ${cutBecause}`)
+    connection.detach(sink)
+  })
   connection.attach(sink, backlog)
   hub.log(`connection ${connection.id}: stream attached after cursor ${lastEventId ?? 'start'}`)
 }

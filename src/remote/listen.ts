@@ -32,16 +32,23 @@ export interface Listening {
 export async function listen(serve: ServeStreams, options: ListenOptions): Promise<Listening> {
   const hub = new Hub(serve, options.limits, options.log)
   const handler = httpHandler(hub, options.gate)
+  // How often Node checks for requests past their header or request timeout (default 30 s).
+  const checking = { connectionsCheckingInterval: Math.min(1000, options.limits.headersTimeoutMs) }
   const server: Server = options.tls
-    ? createHttpsServer({ cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) }, handler)
-    : createHttpServer(handler)
+    ? createHttpsServer(
+        { ...checking, cert: readFileSync(options.tls.cert), key: readFileSync(options.tls.key) },
+        handler,
+      )
+    : createHttpServer(checking, handler)
   server.headersTimeout = options.limits.headersTimeoutMs
   server.requestTimeout = options.limits.headersTimeoutMs * 3
   server.keepAliveTimeout = 5_000
   server.maxHeadersCount = 100
   server.on('upgrade', wsUpgradeHandler(hub, options.gate))
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n')
+  // A request that broke the parser, or whose headers did not arrive in time (a half-open socket).
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
+    if (socket.writable) socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\n\r\n`)
     else socket.destroy()
   })
   await new Promise<void>((resolve, reject) => {

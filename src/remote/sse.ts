@@ -10,7 +10,11 @@ import type { Sink } from './logical-connection.js'
  * `maxOutputStallMs`, is cut off (its messages stay kept for a resume). `onGone` runs once when
  * the response ends, whoever ended it.
  */
-export function openSse(response: ServerResponse, limits: RemoteLimits, onGone: () => void): Sink {
+export function openSse(
+  response: ServerResponse,
+  limits: RemoteLimits,
+  onGone: (cutBecause?: string) => void,
+): Sink {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache, no-transform',
@@ -19,8 +23,10 @@ export function openSse(response: ServerResponse, limits: RemoteLimits, onGone: 
   response.flushHeaders()
   let queued = 0
   let stalledSince: number | undefined
+  let cutBecause: string | undefined
   const cut = (why: string) => {
-    response.destroy(new Error(why))
+    cutBecause = why
+    response.destroy()
   }
   const timer = setInterval(() => {
     const now = Date.now()
@@ -38,7 +44,7 @@ export function openSse(response: ServerResponse, limits: RemoteLimits, onGone: 
     if (gone) return
     gone = true
     clearInterval(timer)
-    onGone()
+    onGone(cutBecause)
   }
   response.once('close', finish)
   return {

@@ -58,6 +58,8 @@ function serveSocket(hub: Hub, ws: WebSocket, fresh: LogicalConnection): void {
   let connection = fresh
   let first = true
   const sink = socketSink(ws, hub, () => connection.detach(sink))
+  // A frame over the cap, a bad frame: `ws` closes the socket (1009, 1002) and reports it here.
+  ws.on('error', (error) => hub.log(`connection ${connection.id}: socket closed: ${error.message}`))
   connection.attach(sink, [])
   ws.on('message', (data: RawData, binary: boolean) => {
     if (binary) return void ws.close(1003, 'text frames only')
