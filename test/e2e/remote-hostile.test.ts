@@ -41,6 +41,7 @@ const post = (headers: Record<string, string>, body = initialize) =>
 
 /** A full session round trip through the SDK's client: the server still serves others. */
 async function stillServes(): Promise<void> {
+  const before = await connectionCount()
   const client = server.client('http')
   await client.initialize()
   const { sessionId } = await client.agent.request('session/new', { cwd: process.cwd(), mcpServers: [] })
@@ -50,6 +51,11 @@ async function stillServes(): Promise<void> {
   })
   expect(answer.stopReason).toBe('end_turn')
   client.close()
+  await until(async () => (await connectionCount()) === before)
+}
+
+async function connectionCount(): Promise<number> {
+  return JSON.parse((await send(server.port, { method: 'GET', path: '/healthz' })).body).connections
 }
 
 function upgradeStatus(headers: Record<string, string>): Promise<number> {
@@ -133,14 +139,13 @@ describe('serve --listen against hostile input', () => {
   })
 
   it(`more than ${MAX_CONNECTIONS} connections at once: the rest get 503, a freed slot is reusable`, async () => {
-    const health = async () => JSON.parse((await send(server.port, { method: 'GET', path: '/healthz' })).body)
-    const before: number = (await health()).connections
+    const before = await connectionCount()
     const answers = await Promise.all(Array.from({ length: 200 }, () => post(bearer())))
     const opened = answers.filter((a) => a.status === 200)
     expect(opened.length).toBeLessThanOrEqual(MAX_CONNECTIONS)
     expect(answers.filter((a) => a.status === 503).length).toBe(200 - opened.length)
     expect(opened.length).toBe(MAX_CONNECTIONS - before)
-    expect((await health()).connections).toBe(MAX_CONNECTIONS)
+    expect(await connectionCount()).toBe(MAX_CONNECTIONS)
     for (const answer of opened) {
       const id = String(answer.headers['acp-connection-id'])
       expect(
@@ -148,7 +153,7 @@ describe('serve --listen against hostile input', () => {
           .status,
       ).toBe(204)
     }
-    await until(async () => (await health()).connections === before)
+    await until(async () => (await connectionCount()) === before)
     await stillServes()
   })
 
