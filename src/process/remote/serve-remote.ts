@@ -39,6 +39,9 @@ export async function serveRemote(
   const token = serverToken(tokenFile, remote.rotateToken, say)
   const { app, logger, recorder } = await buildServer(options, start)
   const log = app.ctx.logger('remote')
+  app.ctx.on('session/created', (session) => log.info(`session ${session.id} created`))
+  app.ctx.on('session/loaded', (session) => log.info(`session ${session.id} loaded`))
+  app.ctx.on('session/disposed', (session, reason) => log.info(`session ${session.id} closed (${reason})`))
   const listening = await listen(
     (input, output) => app.ctx.acp.serve(input, output, recorder ? { onWireLine: recorder.tap } : {}),
     {
