@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WebSocket } from 'ws'
-import { openStream, send } from '../support/raw-remote.js'
+import { send } from '../support/raw-remote.js'
 import { RemoteServer } from '../support/remote-server.js'
 
 /**
