@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -277,5 +277,61 @@ describe('resumable streams', () => {
     const replayed = client.updates.filter((n) => n.update.sessionUpdate === 'user_message_chunk')
     expect(JSON.stringify(replayed)).toContain('remember me')
     client.close()
+  })
+})
+
+describe('a dropped connection loses nothing', () => {
+  it('a permission asked while no stream is attached waits; the resumed client answers it and the edit lands', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-resume-perm-'))
+    const project = join(dir, 'project')
+    mkdirSync(project)
+    writeFileSync(join(project, 'app.ts'), 'const answer = 41\n')
+    const edit = { path: 'app.ts', edits: [{ oldText: 'const answer = 41', newText: 'const answer = 42' }] }
+    const turns = [[[{ toolCall: { name: 'edit_text_file', input: edit } }], [{ text: 'Fixed.' }]]]
+    writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns }))
+    const server = await RemoteServer.start(['--memory', '--model', `script:${join(dir, 'model.json')}`])
+    cleanup.push(
+      () => server.stop(),
+      () => rmSync(dir, { recursive: true, force: true }),
+    )
+    const auth = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' }
+    const opened = await send(server.port, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify(initialize),
+    })
+    const headers = { ...auth, 'acp-connection-id': String(opened.headers['acp-connection-id']) }
+    const post = (message: object) =>
+      send(server.port, { method: 'POST', headers, body: JSON.stringify(message) })
+    const received = new Received()
+    let stream = await openStream(server.port, headers, received.add)
+    await post({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: project, mcpServers: [] } })
+    const sessionId = await sessionOf(received)
+    stream.close()
+    await stream.ended
+    await post({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'session/prompt',
+      params: { sessionId, prompt: [{ type: 'text', text: 'fix' }] },
+    })
+    stream = await openStream(
+      server.port,
+      { ...headers, 'last-event-id': String(received.last) },
+      received.add,
+    )
+    await until(() => received.all.some((d) => d.message.method === 'session/request_permission'))
+    const asked = received.all.find((d) => d.message.method === 'session/request_permission')?.message
+    expect(received.answer(2)).toBeUndefined()
+    await post({
+      jsonrpc: '2.0',
+      id: asked?.id,
+      result: { outcome: { outcome: 'selected', optionId: 'allow_once' } },
+    })
+    await until(() => received.answer(2) !== undefined)
+    expect(received.answer(2)?.result).toMatchObject({ stopReason: 'end_turn' })
+    expect(readFileSync(join(project, 'app.ts'), 'utf8')).toBe('const answer = 42\n')
+    stream.close()
+    expectExactlyOnceInOrder(received)
   })
 })
