@@ -2,6 +2,7 @@
 //
 //   lib  <-  session  <-  persistence
 //                    <-  agent  <-  acp  ->  jsonrpc  ->  lib
+//   remote  ->  lib     (ACP over HTTP/WebSocket: streams in, streams out; it knows no ACP method)
 //   process, cli.ts, app.ts, index.ts: the composition root, may import everything
 //   replay: a tool beside the server; it speaks the wire and the transcript format only
 //
@@ -80,6 +81,16 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/acp/' },
       to: ourCodeExcept('acp', 'agent', 'session', 'jsonrpc', 'lib'),
+    },
+    {
+      name: 'remote-imports-only-lib',
+      comment:
+        'src/remote/ carries a JSON-RPC message stream over HTTP and WebSocket (cursors, resumption, ' +
+        'tokens, limits): it is handed a function that serves ACP on a pair of streams, and may import ' +
+        'src/lib and packages only, never the agent, the session, the protocol engine or the process.',
+      severity: 'error',
+      from: { path: '^src/remote/' },
+      to: ourCodeExcept('remote', 'lib'),
     },
     {
       name: 'replay-imports-only-wire-and-transcript',

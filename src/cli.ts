@@ -8,6 +8,7 @@ import { type CliOptions, parseCli, setupArguments, USAGE } from './process/cli-
 import { runConfig } from './process/config/run-config.js'
 import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
+import { REMOTE_USAGE, type RemoteOptions, takeRemoteArguments } from './process/remote/remote-args.js'
 import type { ServeStart } from './process/serve.js'
 
 const version = packageVersion()
@@ -98,7 +99,12 @@ async function main(): Promise<void> {
     process.exitCode = runTrustCommand(process.argv.slice(3), terminal)
     return
   }
-  const argv = process.argv.slice(2)
+  if (process.argv[2] === 'connect') {
+    const { runConnect } = await import('./process/remote/connect-command.js')
+    process.exitCode = await runConnect(process.argv.slice(3))
+    return
+  }
+  let argv = process.argv.slice(2)
   const setupArgs = setupArguments(argv)
   if (setupArgs !== undefined) {
     const { runSetupCommand } = await import('./process/setup/setup-command.js')
@@ -106,7 +112,11 @@ async function main(): Promise<void> {
     return
   }
   let options: CliOptions
+  let remote: RemoteOptions | undefined
   try {
+    const taken = takeRemoteArguments(argv)
+    argv = taken.rest
+    remote = taken.options
     options = parseCli(argv)
   } catch (error) {
     process.stderr.write(`dsh-acp: ${(error as Error).message}\n\n${USAGE}`)
@@ -114,7 +124,7 @@ async function main(): Promise<void> {
     return
   }
   if (options.command === 'help') {
-    printToTerminal(USAGE)
+    printToTerminal(remote ? `${USAGE}\n${REMOTE_USAGE}` : USAGE)
     return
   }
   if (options.command === 'version') {
@@ -137,7 +147,26 @@ async function main(): Promise<void> {
     await printConfig(argv, options, printToTerminal)
     return
   }
+  if (remote && options.command === 'serve') {
+    await serveOnNetwork(argv, options, remote)
+    return
+  }
+  if (remote) throw new Error('--listen and the other remote options go with serve only')
   await serve(argv, options)
+}
+
+/** `dsh-acp serve --listen`: no stdin to hold, no early initialize; see process/remote/. */
+async function serveOnNetwork(argv: readonly string[], parsed: CliOptions, remote: RemoteOptions) {
+  const run = await runConfig(argv, parsed)
+  const { serveRemote } = await import('./process/remote/serve-remote.js')
+  await serveRemote(run.options, remote, {
+    provider: run.provider,
+    agentInfo: { name: 'dsh-acp', title: 'dsh-acp', version },
+    setup: run.setup,
+    modelsFromFile: run.modelsFromFile,
+    configProblems: run.problems,
+    ...(run.defaultMode !== undefined && { defaultMode: run.defaultMode }),
+  })
 }
 
 main().catch((error: unknown) => {

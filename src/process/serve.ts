@@ -39,11 +39,59 @@ export interface ServeStart {
   readonly early?: { readonly client: ClientState }
 }
 
+/** What building the server needs of the start: everything but stdio's input. */
+export type AppStart = Omit<ServeStart, 'takeInput' | 'early'>
+
 /**
  * Builds the server (cordis app, store, agent) and serves ACP on stdio until the input ends, the
  * output closes or a signal arrives; then settles, flushes every session and stops.
  */
 export async function serve(options: CliOptions, start: ServeStart): Promise<void> {
+  const { app, logger, recorder } = await buildServer(options, start)
+  const input = start.takeInput()
+  const connection = app.ctx.acp.serve(input, process.stdout, {
+    ...(recorder && { onWireLine: recorder.tap }),
+    ...(start.early && { client: start.early.client }),
+  })
+  input.resume()
+  // Forced collections only when asked for by starting Node with --expose-gc.
+  if (exposedCollector()) app.ctx.on('session/disposed', releaseMemoryOnClose())
+  let stopping = false
+  const shutdown = async (why: string) => {
+    if (stopping) return
+    stopping = true
+    logger.info(`shutting down: ${why}`)
+    await app.ctx.agent.cancelAll()
+    await connection.settle()
+    try {
+      await app.ctx.sessions.closeAll()
+    } catch (error) {
+      logger.error(`some sessions could not be flushed: ${(error as Error).message}`)
+      process.exitCode = 1
+    }
+    await connection.drain()
+    connection.dispose()
+    await app.ctx.stop()
+    await recorder?.close()
+    process.stdin.destroy()
+  }
+  // SIGHUP: the editor closed its terminal. Every ending cancels running turns (recorded, and
+  // answered when stdout is still open): the client is gone, nobody waits for a turn's end.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => void shutdown(signal))
+  }
+  const reason = await Promise.race([
+    connection.closed.then(() => 'stdin closed'),
+    connection.outputClosed.then(() => 'stdout closed'),
+  ])
+  await shutdown(reason)
+}
+
+/**
+ * Builds the cordis app (store, agent, ACP methods) from the options, logs what the start found
+ * wrong, and opens the transcript when asked (`recorder.tap` records a connection's wire lines).
+ */
+export async function buildServer(options: CliOptions, start: AppStart) {
   routeLogsToStderr(LOG_LEVELS[options.logLevel])
   const storeDir = options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir
   const sandbox = new CommandSandbox({
@@ -107,43 +155,6 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
             logger.warn(`the transcript stopped recording (${error.message}); serving goes on`),
         })
       : undefined
-  const input = start.takeInput()
-  const connection = app.ctx.acp.serve(input, process.stdout, {
-    ...(recorder && {
-      onWireLine: recorder.record,
-    }),
-    ...(start.early && { client: start.early.client }),
-  })
-  input.resume()
-  // Forced collections only when asked for by starting Node with --expose-gc.
-  if (exposedCollector()) app.ctx.on('session/disposed', releaseMemoryOnClose())
-  let stopping = false
-  const shutdown = async (why: string) => {
-    if (stopping) return
-    stopping = true
-    logger.info(`shutting down: ${why}`)
-    await app.ctx.agent.cancelAll()
-    await connection.settle()
-    try {
-      await app.ctx.sessions.closeAll()
-    } catch (error) {
-      logger.error(`some sessions could not be flushed: ${(error as Error).message}`)
-      process.exitCode = 1
-    }
-    await connection.drain()
-    connection.dispose()
-    await app.ctx.stop()
-    await recorder?.close()
-    process.stdin.destroy()
-  }
-  // SIGHUP: the editor closed its terminal. Every ending cancels running turns (recorded, and
-  // answered when stdout is still open): the client is gone, nobody waits for a turn's end.
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    process.once(signal, () => void shutdown(signal))
-  }
-  const reason = await Promise.race([
-    connection.closed.then(() => 'stdin closed'),
-    connection.outputClosed.then(() => 'stdout closed'),
-  ])
-  await shutdown(reason)
+  const tap = (direction: 'in' | 'out', line: string) => recorder?.record(direction, line)
+  return { app, logger, recorder: recorder && { tap, close: () => recorder.close() } }
 }
