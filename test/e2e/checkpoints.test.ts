@@ -163,6 +163,9 @@ describe('file checkpoints through the built binary', () => {
         },
       ],
       commandsRan: false,
+      // new.txt and big.txt each had a line changed; deep.txt (one line) was created.
+      insertions: 3,
+      deletions: 2,
     }
     expect(dry).toEqual(expected)
     expect(existsSync(at('made/deep.txt'))).toBe(true)
