@@ -163,6 +163,9 @@ describe('file checkpoints through the built binary', () => {
         },
       ],
       commandsRan: false,
+      // new.txt and big.txt each had a line changed; deep.txt (one line) was created.
+      insertions: 3,
+      deletions: 2,
     }
     expect(dry).toEqual(expected)
     expect(existsSync(at('made/deep.txt'))).toBe(true)
@@ -178,6 +181,9 @@ describe('file checkpoints through the built binary', () => {
       removed: [at('new.txt')],
       conflicts: [],
       commandsRan: false,
+      // A line each of big.txt and small.txt (now the user's) changes back; new.txt (one line) goes.
+      insertions: 3,
+      deletions: 2,
     })
     expect(readFileSync(at('big.txt'), 'utf8')).toBe(BIG)
     expect(readFileSync(at('small.txt'), 'utf8')).toBe('small\n')

@@ -77,7 +77,7 @@ describe('dsh-acp replay on hostile input', () => {
     // 60,000 agent messages a side with a change every 24: more differences than the alignment
     // searches, at the size a long transcript has between its equal prefix and suffix.
     const script = [
-      `import { align } from ${JSON.stringify(pathToFileURL(join(dirname(CLI), 'replay/compare/align.js')).href)}`,
+      `import { align } from ${JSON.stringify(pathToFileURL(join(dirname(CLI), 'lib/align.js')).href)}`,
       "const a = Array.from({ length: 60000 }, (_, i) => 'm' + i)",
       "const b = a.map((x, i) => (i % 24 === 5 ? x + '!' : x))",
       'const steps = align(a, b)',

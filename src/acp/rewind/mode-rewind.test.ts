@@ -9,6 +9,8 @@ const clean: FileRestoreReport = {
   removed: ['/w/new.ts'],
   conflicts: [],
   commandsRan: false,
+  insertions: 3,
+  deletions: 1,
 }
 
 /** A call on an in-memory store whose agent restores files as `restore` says, recording each request. */
@@ -67,7 +69,12 @@ describe('_session/rewind with modes', () => {
     const { store, call, requests } = await setup(() => ({ ...clean, commandsRan: true }))
     const result = await modeRewind({ sessionId: 's', messageId: 'msg_8', mode: 'both', dryRun: true }, call)
     expect(requests.map((r) => r.dryRun)).toEqual([true])
-    expect(result.files).toMatchObject({ commandsRan: true, warning: expect.stringMatching(/not restored/) })
+    expect(result.files).toMatchObject({
+      commandsRan: true,
+      warning: expect.stringMatching(/not restored/),
+      insertions: 3,
+      deletions: 1,
+    })
     expect(result.conversation).toEqual({ rewound: false, messagesDropped: 4 })
     expect(store.sessions.require('s').length).toBe(18)
     await store.stop()

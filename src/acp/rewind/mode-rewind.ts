@@ -16,6 +16,8 @@ import type { ModeRewindParams } from './wire-schema.js'
 export interface FilesHalf {
   canRewind: boolean
   filesChanged: string[]
+  insertions?: number
+  deletions?: number
   removed?: string[]
   conflicts?: { path: string; reason: string }[]
   commandsRan?: boolean
@@ -43,6 +45,8 @@ function filesHalfOf(report: FileRestoreReport): FilesHalf {
   return {
     canRewind: report.conflicts.length === 0,
     filesChanged: [...report.restored, ...report.removed],
+    insertions: report.insertions,
+    deletions: report.deletions,
     removed: [...report.removed],
     conflicts: report.conflicts.map(({ path, reason }) => ({ path, reason })),
     commandsRan: report.commandsRan,

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { isObject } from '../../lib/is.js'
 import type { SchemaValidator } from '../../lib/schema-validator.js'
-import { messageIdOf, rewindPoints } from '../../session/index.js'
+import { messageIdOf, undoablePrompts } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
@@ -43,7 +43,8 @@ export const sessionRewindMethod = defineMethod({
 
 /**
  * `_session/rewind_points {sessionId}` → `{points: [{messageId, resumeAtMessageId, text, index}]}`:
- * every prompt of the session, oldest first (read from its log, so a loaded session's too);
+ * the prompts `/rewind N` counts (not a slash command's), oldest first (read from its log, so a
+ * loaded session's too);
  * `resumeAtMessageId` is the agent message before it (null when none).
  */
 export const sessionRewindPointsMethod = defineMethod({
@@ -52,7 +53,7 @@ export const sessionRewindPointsMethod = defineMethod({
     const { sessionId } = checked('_session/rewind_points', validateRewindPointsParams, params)
     const session = await openSession(call, sessionId)
     return {
-      points: rewindPoints(session).map((point, i) => ({
+      points: undoablePrompts(session).map((point, i) => ({
         messageId: point.messageId,
         resumeAtMessageId: point.resumeAt ? messageIdOf(point.resumeAt.seq) : null,
         text: point.text,

@@ -20,6 +20,13 @@ export interface FileRestoreReport {
   readonly conflicts: readonly { readonly path: string; readonly reason: string }[]
   /** run_command or MCP tools ran after the boundary: what they changed is not restored. */
   readonly commandsRan: boolean
+  /**
+   * Lines the changes undone had added and removed: over the files restored and removed, the line
+   * diff from each file's content at the boundary to its content now (a removed file's lines all
+   * count as added). Files left (conflicts) do not count.
+   */
+  readonly insertions: number
+  readonly deletions: number
 }
 
 export type RestoreFiles = (request: FileRestoreRequest) => Promise<FileRestoreReport>

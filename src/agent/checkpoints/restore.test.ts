@@ -39,6 +39,8 @@ describe('restoring files to a boundary', () => {
       removed: [at('c/new.txt')],
       conflicts: [],
       commandsRan: false,
+      insertions: 3,
+      deletions: 2,
     })
     expect(await text('a.txt')).toBe('one\n')
     expect(await text('big.txt')).toBe(BIG.replace('original', 'first'))
@@ -59,6 +61,8 @@ describe('restoring files to a boundary', () => {
       removed: [at('a.txt')],
       conflicts: [],
       commandsRan: false,
+      insertions: 2,
+      deletions: 1,
     })
     expect(await text('big.txt')).toBe(BIG)
     expect(existsSync(at('a.txt'))).toBe(false)
@@ -70,7 +74,14 @@ describe('restoring files to a boundary', () => {
     const [end1] = await turns(context, session, 2)
     await writeFile(at('b.txt'), 'untouched\n')
     const dry = await context.agent.restoreFiles({ session, boundary: 0, dryRun: true })
-    expect(dry).toEqual({ restored: [], removed: [at('a.txt')], conflicts: [], commandsRan: false })
+    expect(dry).toEqual({
+      restored: [],
+      removed: [at('a.txt')],
+      conflicts: [],
+      commandsRan: false,
+      insertions: 1,
+      deletions: 0,
+    })
     expect(await text('a.txt')).toBe('two\n')
     const dryToTurn1 = await context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: true })
     expect(dryToTurn1.restored).toEqual([at('a.txt')])
@@ -139,6 +150,8 @@ describe('restoring files to a boundary', () => {
         },
       ],
       commandsRan: false,
+      insertions: 0,
+      deletions: 0,
     })
     expect(await text('b.txt')).toBe('mine now\n')
     const forced = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false, force: true })
@@ -147,6 +160,8 @@ describe('restoring files to a boundary', () => {
       removed: [at('b.txt')],
       conflicts: [],
       commandsRan: false,
+      insertions: 1,
+      deletions: 1,
     })
     expect(existsSync(at('b.txt'))).toBe(false)
     expect(await text('old.txt')).toBe('old\n')
@@ -177,6 +192,8 @@ describe('restoring files to a boundary', () => {
       removed: [],
       conflicts: [],
       commandsRan: false,
+      insertions: 0,
+      deletions: 0,
     })
     // The conversation goes on from the restored files; then everything goes back to the start.
     await context.agent.runTurn(session, request('three'))
@@ -187,6 +204,8 @@ describe('restoring files to a boundary', () => {
       removed: [at('a.txt')],
       conflicts: [],
       commandsRan: false,
+      insertions: 2,
+      deletions: 1,
     })
     expect(await text('big.txt')).toBe(BIG)
   })
@@ -198,7 +217,14 @@ describe('restoring files to a boundary', () => {
     const restore = () => context.agent.restoreFiles({ session, boundary: end1 as number, dryRun: false })
     const [first, second] = await Promise.all([restore(), restore()])
     expect(first.restored).toEqual([at('a.txt')])
-    expect(second).toEqual({ restored: [], removed: [], conflicts: [], commandsRan: false })
+    expect(second).toEqual({
+      restored: [],
+      removed: [],
+      conflicts: [],
+      commandsRan: false,
+      insertions: 0,
+      deletions: 0,
+    })
   })
 
   it('says when run_command or an MCP tool ran after the boundary', async () => {
@@ -217,6 +243,8 @@ describe('restoring files to a boundary', () => {
       removed: [],
       conflicts: [],
       commandsRan: true,
+      insertions: 0,
+      deletions: 0,
     })
     expect((await restore(session.lastSeq)).commandsRan).toBe(false)
   })
@@ -272,7 +300,14 @@ describe('restoring files to a boundary', () => {
     const session = context.sessions.create(undefined, { meta: { cwd: ws.cwd } })
     await turns(context, session, 1, editor)
     const report = await context.agent.restoreFiles({ session, boundary: 0, dryRun: false })
-    expect(report).toEqual({ restored: [at('a.txt')], removed: [], conflicts: [], commandsRan: false })
+    expect(report).toEqual({
+      restored: [at('a.txt')],
+      removed: [],
+      conflicts: [],
+      commandsRan: false,
+      insertions: 1,
+      deletions: 1,
+    })
     expect(writes).toEqual([at('a.txt'), at('a.txt')])
     expect(buffers.get(at('a.txt'))).toBe('unsaved buffer\n')
   })

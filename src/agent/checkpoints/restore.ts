@@ -1,3 +1,4 @@
+import { lineChanges } from '../../lib/line-changes.js'
 import { resolveForkBoundary } from '../../session/index.js'
 import { type AllowedRoots, resolveInside } from '../tools/files/confine.js'
 import { type BlobName, blobNameOf, type CheckpointBlobs, isBlobName } from './blob-port.js'
@@ -64,6 +65,8 @@ export async function restoreSessionFiles(
     steps.push(await plan(path, first, last, { ...deps, roots, editor, signal, force }))
   }
   const report = {
+    insertions: 0,
+    deletions: 0,
     restored: [] as string[],
     removed: [] as string[],
     conflicts: [] as FileRestoreReport['conflicts'][number][],
@@ -77,11 +80,15 @@ export async function restoreSessionFiles(
     try {
       if (!dryRun) await apply(step, { turn: session.lastTurn, record: deps.record, editor, signal })
       ;(step.kind === 'write' ? report.restored : report.removed).push(step.path)
+      const lines = lineChanges(step.kind === 'write' ? step.bytes : null, step.current.bytes)
+      report.insertions += lines.insertions
+      report.deletions += lines.deletions
     } catch (error) {
       report.conflicts.push({ path: step.path, reason: `could not be restored: ${messageOf(error)}` })
     }
   }
-  return { ...report, commandsRan: history.commandsRan }
+  const { insertions, deletions, ...files } = report
+  return { ...files, commandsRan: history.commandsRan, insertions, deletions }
 }
 
 /**

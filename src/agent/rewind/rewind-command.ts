@@ -1,4 +1,4 @@
-import { planRewind, rewindPoints, type Session, type SessionStore } from '../../session/index.js'
+import { planRewind, type Session, type SessionStore, undoablePrompts } from '../../session/index.js'
 import type { FileRestoreReport, RestoreFiles } from '../checkpoints/restore-contract.js'
 import { afterTurnEnds } from './after-turn.js'
 
@@ -34,7 +34,7 @@ export const rewindCommand = {
       return `Usage: /rewind [N], N a positive number of prompts. ${JSON.stringify(text)} is not one.`
     }
     const count = text === '' ? 1 : Number(text)
-    const prompts = rewindPoints(session).filter((p) => !p.command && p.seq < turnStart)
+    const prompts = undoablePrompts(session, turnStart)
     if (prompts.length === 0) return 'Nothing to rewind: there is no prompt before this one.'
     if (count > prompts.length) {
       return `Cannot undo ${count} prompts: there ${prompts.length === 1 ? 'is 1' : `are ${prompts.length}`} (try /rewind ${prompts.length}).`

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util'
+import { align } from '../../lib/align.js'
 import { isObject } from '../../lib/is.js'
 import type { LiveEntry } from '../engine/live-wire.js'
 import type { ScriptLine } from '../script.js'
-import { align } from './align.js'
 
 /** One place where the live run differs from the transcript. */
 export interface Difference {

@@ -62,6 +62,15 @@ export function rewindPoints(session: Session): RewindPoint[] {
   return points
 }
 
+/**
+ * The prompts a user can undo, oldest first: every prompt but a slash command's (a `/compact` or a
+ * `/rewind` turn is not one). `_session/rewind_points` lists these and `/rewind N` counts them, so
+ * its N-th last is the listing's N-th from the end. `before`: only prompts before that seq.
+ */
+export function undoablePrompts(session: Session, before = Number.POSITIVE_INFINITY): RewindPoint[] {
+  return rewindPoints(session).filter((point) => !point.command && point.seq < before)
+}
+
 /** The rewind point of the prompt a message id names (a `:segment:<n>` suffix is dropped), if any. */
 export function rewindPointOf(points: readonly RewindPoint[], messageId: string): RewindPoint | undefined {
   for (const candidate of [messageId, messageId.replace(/:segment:\d+$/, '')]) {

@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest'
+import { appendAll, appendTurn, startStore } from '../../../test/support/session-store.js'
+import { rewindCommand } from '../../agent/rewind/rewind-command.js'
+import type { CallContext } from '../call-context.js'
+import { sessionRewindPointsMethod } from './rewind-methods.js'
+
+/** A `/compact` turn: a slash command's prompt and answer. */
+function appendCompactTurn(session: Parameters<typeof appendTurn>[0]): void {
+  const turn = session.lastTurn + 1
+  appendAll(session, [
+    { type: 'turn/start', data: { turn, command: 'compact' } },
+    { type: 'user/message', data: { turn, content: [{ type: 'text', text: '/compact' }] } },
+    { type: 'turn/end', data: { turn, reason: 'completed' } },
+  ])
+}
+
+describe('_session/rewind_points and /rewind N', () => {
+  it('agree: a /compact turn is neither listed nor counted, and the N-th last listed is what /rewind N undoes', async () => {
+    const store = await startStore()
+    const session = store.sessions.create('s')
+    appendTurn(session, 'one')
+    appendCompactTurn(session)
+    appendTurn(session, 'two')
+    const call = { sessions: store.sessions } as Pick<CallContext, 'sessions'> as CallContext
+    const { points } = (await sessionRewindPointsMethod.handle({ sessionId: 's' }, call)) as {
+      points: { text: string; index: number }[]
+    }
+    expect(points.map((p) => [p.index, p.text])).toEqual([
+      [1, 'one'],
+      [2, 'two'],
+    ])
+    const turnStart = session.lastSeq + 1
+    const run = (args: string) => rewindCommand.run({ session, sessions: store.sessions, args, turnStart })
+    expect(await run('3')).toBe('Cannot undo 3 prompts: there are 2 (try /rewind 2).')
+    expect(await run('2')).toContain('from before "one"')
+    await store.stop()
+  })
+})
