@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync } from 'node:fs'
+import { once } from 'node:events'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -116,7 +118,7 @@ describe('checkpoint blobs are collected when no session names them', () => {
     expect(existsSync(temp(process.pid))).toBe(true)
     expect(existsSync(temp(999_999_999))).toBe(false)
     await dir.collect(async () => [], 0)
-    expect(readdirSync(dir.dir)).toEqual([])
+    expect(readdirSync(dir.dir).filter((name) => !name.startsWith('.process.'))).toEqual([])
   })
 
   it('put writes a damaged blob again', async () => {
@@ -133,8 +135,88 @@ describe('checkpoint blobs are collected when no session names them', () => {
     const first = await dir.put(Buffer.from('same'))
     const second = await dir.put(Buffer.from('same'))
     expect(second).toBe(first)
-    expect(readdirSync(dir.dir)).toEqual([first.slice('sha256:'.length)])
+    expect(readdirSync(dir.dir).filter((name) => !name.startsWith('.process.'))).toEqual([
+      first.slice('sha256:'.length),
+    ])
     expect(existsSync(path.join(dir.dir, first.slice('sha256:'.length)))).toBe(true)
+  })
+})
+
+describe('a deleted session’s blobs go at once when no other process has the store open', () => {
+  /** A store written by an earlier process: one session naming a blob made just now (young). */
+  async function storeWithOneSession(): Promise<{ id: string; hex: string }> {
+    const id = 'gone-soon'
+    const content = Buffer.from(BIG('old content'))
+    const hex = createHash('sha256').update(content).digest('hex')
+    await mkdir(path.join(store, 'blobs'), { recursive: true, mode: 0o700 })
+    await writeFile(path.join(store, 'blobs', hex), content, { mode: 0o600 })
+    const header = { version: 1, id, createdAt: new Date().toISOString(), cwd }
+    const event = {
+      seq: 1,
+      type: 'x/named',
+      time: new Date().toISOString(),
+      data: { before: `sha256:${hex}` },
+    }
+    await writeFile(
+      path.join(store, `${id}.jsonl`),
+      `${JSON.stringify(header)}\n${JSON.stringify(event)}\n`,
+      {
+        mode: 0o600,
+      },
+    )
+    return { id, hex }
+  }
+
+  async function startWithGrace(): Promise<{ context: Context; persistence: JsonlPersistence }> {
+    const context = new Context()
+    ctx = context
+    context.plugin(sessionsPlugin)
+    context.plugin(persistencePlugin, { dir: store, blobGraceMs: 60 * 60 * 1000 })
+    await context.start()
+    return { context, persistence: context.get('persistence') as JsonlPersistence }
+  }
+
+  it('removes a young blob only the deleted session named when this process is alone', async () => {
+    const { id, hex } = await storeWithOneSession()
+    const { context, persistence } = await startWithGrace()
+    expect(blobs()).toEqual([hex])
+    await context.sessions.delete(id)
+    await persistence.blobCollector.idle()
+    expect(blobs()).toEqual([])
+  })
+
+  it('spares it while another live process has the store open, not when that process is gone', async () => {
+    const { id, hex } = await storeWithOneSession()
+    const other = spawn(process.execPath, ['-e', 'process.stdin.resume()'], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    })
+    const pid = other.pid as number
+    const start = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19] ?? '0'
+    await writeFile(path.join(store, 'blobs', `.process.${pid}.${start}`), '')
+    try {
+      const { context, persistence } = await startWithGrace()
+      await context.sessions.delete(id)
+      await persistence.blobCollector.idle()
+      expect(blobs()).toEqual([hex])
+    } finally {
+      const exited = once(other, 'exit')
+      other.kill('SIGKILL')
+      await exited
+    }
+    // The other process is gone (its marker stays, stale): the next collection removes the blob.
+    const persistence = ctx?.get('persistence') as JsonlPersistence
+    await persistence.blobCollector.soon()
+    expect(blobs()).toEqual([])
+    expect(existsSync(path.join(store, 'blobs', `.process.${pid}.${start}`))).toBe(false)
+  })
+
+  it('a process marks the blob directory before its first blob there', async () => {
+    const dir = new BlobDirectory(path.join(base, 'blobs'))
+    await dir.put(Buffer.from('x'))
+    const marker = readdirSync(dir.dir).filter((name) => name.startsWith(`.process.${process.pid}.`))
+    expect(marker).toHaveLength(1)
+    // This process's own marker never makes it spare its own blobs past their put.
+    expect(await dir.collect(async () => [], 0)).toMatchObject({ removed: 1 })
   })
 })
 

@@ -3,11 +3,34 @@ import { constants } from 'node:fs'
 import { lstat, mkdir, open, readdir, rename, unlink, utimes } from 'node:fs/promises'
 import { join } from 'node:path'
 import { isAlive } from '../session-lock.js'
+import { markWriter, otherWriters } from './blob-writers.js'
 
 /** A blob's name: `sha256:` and the 64 hex digits of its bytes' SHA-256. Its file is named by the digits. */
 const NAME = /^sha256:([0-9a-f]{64})$/
 const FILE = /^[0-9a-f]{64}$/
 const TEMP = /^\.[0-9a-f]{64}\.(\d+)\.[0-9a-f]{12}\.tmp$/
+
+/**
+ * When this process last put each blob, per blob directory (the agent and the backend each have
+ * an instance): a blob this process put may be named by an event still on its way to a file.
+ */
+const ownPuts = new Map<string, Map<string, number>>()
+
+function recordPut(dir: string, hex: string): void {
+  const puts = ownPuts.get(dir) ?? new Map<string, number>()
+  ownPuts.set(dir, puts)
+  puts.set(hex, Date.now())
+}
+
+/** Whether this process put blob `hex` of `dir` since `since` (older records are dropped). */
+function putSince(dir: string, hex: string, since: number): boolean {
+  const puts = ownPuts.get(dir)
+  const at = puts?.get(hex)
+  if (at === undefined) return false
+  if (at > since) return true
+  puts?.delete(hex)
+  return false
+}
 
 /**
  * Content-addressed blobs beside the sessions (`<store>/blobs/<hex>`, 0600 in a 0700 directory):
@@ -23,13 +46,16 @@ export class BlobDirectory {
   async put(bytes: Uint8Array): Promise<`sha256:${string}`> {
     const hex = createHash('sha256').update(bytes).digest('hex')
     const file = join(this.dir, hex)
+    recordPut(this.dir, hex)
     if (await this.holds(hex, bytes.length)) {
+      markWriter(this.dir)
       // Fresh again, so a collection running now (which spares young blobs) keeps it.
       const now = new Date()
       await utimes(file, now, now)
       return `sha256:${hex}`
     }
     await mkdir(this.dir, { recursive: true, mode: 0o700 })
+    markWriter(this.dir)
     const temp = join(this.dir, `.${hex}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`)
     const handle = await open(
       temp,
@@ -90,10 +116,12 @@ export class BlobDirectory {
 
   /**
    * Removes every blob that no file `referencing()` lists names (as `sha256:<hex>` anywhere in its bytes)
-   * and that is older than `graceMs`: a blob is written before the event naming it reaches its
-   * session file, so a young one may be named by an event still on its way (here or in another
-   * process). Leftover temp files go too: at once when the process named in their name is gone (a
-   * kill mid-put), else past the grace. Resolves what was removed and kept.
+   * and that is not spared by the grace: a blob is written before the event naming it reaches its
+   * session file, so one younger than `graceMs` may be named by an event still on its way. Only a
+   * live writer can have such an event on its way: a young blob is spared when this process put it
+   * within the grace, or while another live process writes blobs here (its marker, see
+   * `blob-writers.ts`); with no other writer, what only a deleted session named goes at once. Leftover temp files go too: at once when the process named in their name is
+   * gone (a kill mid-put), else past the grace. Resolves what was removed and kept.
    */
   async collect(referencing: () => Promise<readonly string[]>, graceMs: number): Promise<BlobCollection> {
     const started = Date.now()
@@ -114,13 +142,18 @@ export class BlobDirectory {
         await scanNames(file, named)
       }
     }
+    // Checked after the scan: a writer marks itself before its blob, and its blob before its event.
+    const othersWriting = otherWriters(this.dir)
     for (const name of names) {
       const isBlob = FILE.test(name)
       if (!isBlob && !TEMP.test(name)) continue
       const info = await lstatOrUndefined(join(this.dir, name))
       if (!info?.isFile()) continue
       // A temp file of a process that is gone (a kill mid-put) is nobody's work in progress.
-      const young = info.mtimeMs > started - graceMs && (isBlob || writerAlive(name))
+      const since = started - graceMs
+      const young = isBlob
+        ? info.mtimeMs > since && (othersWriting || putSince(this.dir, name, since))
+        : info.mtimeMs > since && writerAlive(name)
       if ((isBlob && named.has(name)) || young) {
         if (isBlob) {
           result.kept++
