@@ -2,7 +2,9 @@ import type { CancellationToken, Disposable } from 'vscode-jsonrpc'
 import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
-import type { SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
+import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
+import { seatAfter } from './attach/attach-seat.js'
+import type { Seat, SessionAudience } from './attach/session-audience.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -53,6 +55,19 @@ export interface CallContext {
    * decides (see `openSubagentChannel`).
    */
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
+  /**
+   * Attaches this connection to `session`: from now on it is sent every update of the session
+   * its own calls do not show (another client's prompt, a title set elsewhere), as a replay
+   * projects it. `seat`: the projection that showed it the history (a load's); default: one fed
+   * the whole log (the client was shown it another way).
+   */
+  attach(session: Session, seat?: Seat): void
+  /** Detaches this connection from `sessionId`; returns how many connections stay attached. */
+  detach(sessionId: string): number
+  /** Whether another connection of this process has `sessionId` open. */
+  sharedWithOthers(sessionId: string): boolean
+  /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
+  streamToOthers(update: SessionUpdateNotification, seq: number): void
 }
 
 /** What the calls of one connection share; made once per connection. */
@@ -60,6 +75,8 @@ export interface CallScope {
   readonly sessions: SessionStore
   readonly agent: AgentService
   readonly setup: AgentSetup
+  /** The connections of this process attached to each session. */
+  readonly audience: SessionAudience
   /** Set by `initialize` (or by an `initialize` answered before the connection existed). */
   client: ClientState | undefined
   /** Made with {@link client}, anew at each `initialize`. */
@@ -153,6 +170,22 @@ export class Call implements CallContext {
         }),
     )
     return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
+  }
+
+  attach(session: Session, seat?: Seat): void {
+    this.scope.audience.attach(session.id, this.scope, seat ?? seatAfter(this, session))
+  }
+
+  detach(sessionId: string): number {
+    return this.scope.audience.detach(sessionId, this.scope)
+  }
+
+  sharedWithOthers(sessionId: string): boolean {
+    return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  streamToOthers(update: SessionUpdateNotification, seq: number): void {
+    this.scope.audience.streamed(update.sessionId, this.scope, update, seq)
   }
 
   /** What `afterResponse` collected (emptied). */

@@ -4,7 +4,7 @@ import type { CancellationToken } from 'vscode-jsonrpc'
 import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../jsonrpc/index.js'
 import { Call, type CallScope } from './call-context.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
-import type { ClientState } from './method.js'
+import type { AcpMethod, ClientState } from './method.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { NO_SETUP } from './setup-port.js'
@@ -90,6 +90,7 @@ export class AcpConnection {
       sessions: server.services.sessions,
       agent: server.services.agent,
       setup: server.config.setup ?? NO_SETUP,
+      audience: server.audience,
       client: options.client,
       view: new ClientView(options.client),
       wire,
@@ -99,6 +100,10 @@ export class AcpConnection {
       warn: (message) => this.logger.warn(message),
     }
     this.closed = wire.closed
+    const scope = this.scope
+    const detach = () => scope.audience.detachAll(scope)
+    void wire.closed.then(detach, detach)
+    void wire.outputClosed.then(detach, detach)
     this.outputClosed = wire.outputClosed.then(() => {
       this.outputGone = true
     })
@@ -175,8 +180,8 @@ export class AcpConnection {
       if (!method) return undefined
       const checked = acpMethod ? validateParams(acpMethod, params) : params
       const result = isPromiseLike(checked)
-        ? Promise.resolve(checked).then((value) => method.handle(value, call))
-        : method.handle(checked, call)
+        ? Promise.resolve(checked).then((value) => this.handle(method, value, call))
+        : this.handle(method, checked, call)
       if (!isPromiseLike(result)) {
         this.runAfterResponse(call.takeAfterResponse())
         if (this.scope.client !== undefined) this.warmUpWhenIdle()
@@ -189,6 +194,16 @@ export class AcpConnection {
     } finally {
       if (!settlesLater) this.release(call)
     }
+  }
+
+  /**
+   * Runs the handler; a call that writes a session and shows what it writes (a prompt, a title or
+   * option set) does so while the session's other attached connections are sent it as updates.
+   */
+  private handle(method: AcpMethod, params: unknown, call: Call): unknown {
+    const sessionId = WRITES_AND_SHOWS.has(method.name) ? sessionIdOf(params) : undefined
+    if (sessionId === undefined) return method.handle(params, call)
+    return this.scope.audience.writing(sessionId, this.scope, async () => method.handle(params, call))
   }
 
   /** The method `name` names, or undefined for an unknown notification; throws for a request. */
@@ -263,6 +278,19 @@ export class AcpConnection {
       }
     })
   }
+}
+
+/** Methods that send their caller the updates of what they append to `params.sessionId`. */
+const WRITES_AND_SHOWS: ReadonlySet<string> = new Set([
+  'session/prompt',
+  'session/set_mode',
+  'session/set_config_option',
+  'session/set_title',
+])
+
+function sessionIdOf(params: unknown): string | undefined {
+  if (typeof params !== 'object' || params === null || !('sessionId' in params)) return undefined
+  return typeof params.sessionId === 'string' ? params.sessionId : undefined
 }
 
 function isAcpMethod(name: string): name is AcpMethodName {

@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
+import { SessionAudience } from './attach/session-audience.js'
 import type { CallContext } from './call-context.js'
 import { type AgentCapabilities, agentCapabilities } from './capabilities.js'
 import { AcpConnection, type ConnectionOptions } from './connection.js'
@@ -33,6 +34,7 @@ export interface AcpServerConfig {
  */
 export class AcpServer {
   private readonly methods = new Map<string, AcpMethod>()
+  private sessionAudience: SessionAudience | undefined
 
   constructor(
     private readonly ctx: Context,
@@ -40,6 +42,12 @@ export class AcpServer {
     /** The services every call gets, resolved once: a cordis service read costs tens of µs. */
     readonly services: Pick<CallContext, 'sessions' | 'agent'>,
   ) {}
+
+  /** The connections attached to each session, shared by every connection this server serves. */
+  get audience(): SessionAudience {
+    this.sessionAudience ??= new SessionAudience(this.services.sessions)
+    return this.sessionAudience
+  }
 
   /** Adds a method; the returned function removes it. A name can be registered once. */
   register(method: AcpMethod): () => void {

@@ -1,4 +1,5 @@
 import type { SessionEvent, SessionHeader, UpdateProjector } from '../../session/index.js'
+import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
@@ -20,8 +21,23 @@ import { announceLoadedSession } from '../views/session-announce.js'
  * chunk's updates at most). Should a later line turn out
  * corrupt, the load fails (-32012 naming file and line) after the updates before it were sent,
  * and the session is not loaded: the client drops what it was shown, as for any failed load. The
- * answer carries the session's `configOptions` and `modes` as its log left them.
+ * answer carries the session's `configOptions` and `modes` as its log left them. With
+ * `_meta.dsh.afterSeq` N only the events after N are replayed. The connection is then attached
+ * (see `SessionAudience`): whatever another client of this process makes the session do reaches
+ * it live.
  */
+/** `_meta.dsh.afterSeq`: the last event the client has seen; 0 (replay everything) when absent. */
+function afterSeqOf(meta: unknown): number {
+  if (typeof meta !== 'object' || meta === null || !('dsh' in meta)) return 0
+  const dsh = meta.dsh
+  if (typeof dsh !== 'object' || dsh === null || !('afterSeq' in dsh)) return 0
+  const seq = dsh.afterSeq
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+    throw ProtocolError.invalidParams('session/load: _meta.dsh.afterSeq must be a non-negative integer')
+  }
+  return seq
+}
+
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
   async handle(params, call) {
@@ -29,6 +45,7 @@ export const sessionLoadMethod = defineMethod({
     assertWorkingDirectory('session/load', 'cwd', params.cwd)
     const servers = mcpServerConfigs('session/load', params.mcpServers)
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
+    const seen = afterSeqOf(params._meta)
     let projector: UpdateProjector | undefined
     let replayed = 0
     let lastSent: Promise<void> | undefined
@@ -37,7 +54,8 @@ export const sessionLoadMethod = defineMethod({
     const send = (event: SessionEvent, header: SessionHeader) => {
       projector ??= replayProjector(call, header)
       // A stored line is lent during the read's call only: its long strings are copied now or never.
-      lastSent = turnEnds.push(event, projector.updatesFor(event)) ?? lastSent
+      const updates = projector.updatesFor(event)
+      if (event.seq > seen) lastSent = turnEnds.push(event, updates) ?? lastSent
       replayed = event.seq
     }
     // A file another process cut (a rewind) or replaced is read anew: the client loads it to see it.
@@ -57,6 +75,12 @@ export const sessionLoadMethod = defineMethod({
     for (const event of session.eventsAfter(replayed)) send(event, session.header)
     // The replay showed everything this process caught up on, too.
     call.sessions.takeCaughtUp(session)
+    // From here on, what any client appends reaches this one live (before the answer, too).
+    call.attach(session, {
+      projector: projector ?? replayProjector(call, session.header),
+      turnEnds,
+      notify: (update) => call.notify(update),
+    })
     turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)

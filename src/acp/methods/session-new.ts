@@ -22,6 +22,7 @@ export const sessionNewMethod = defineMethod({
     const servers = mcpServerConfigs('session/new', params.mcpServers)
     const directories = await checkedDirectories('session/new', params.additionalDirectories)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
+    call.attach(session)
     await recordDirectories(call, session, directories)
     await call.agent.prepareSession(session)
     const trust = await connectMcpServers(call, session, servers)

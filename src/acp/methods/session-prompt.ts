@@ -38,7 +38,12 @@ export const sessionPromptMethod = defineMethod({
       outcome = await call.agent.runTurn(session, {
         prompt,
         signal: call.signal,
-        sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+        sendUpdate: (update, seq) => {
+          const notification = { sessionId, update, _meta: { dsh: { seq } } }
+          // Chunks come before their event: the other attached clients see them as they come.
+          if (seq > session.lastSeq) call.streamToOthers(notification, seq)
+          return call.notify(notification)
+        },
         client: call.clientBridge(sessionId),
         commands: true,
       })

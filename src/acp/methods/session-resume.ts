@@ -7,7 +7,11 @@ import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
 
-/** `session/resume`: makes the session live without replaying anything, and connects its MCP servers. */
+/**
+ * `session/resume`: makes the session live without replaying anything, connects its MCP servers,
+ * and attaches the connection: what another client of this process makes the session do from now
+ * on reaches it live.
+ */
 export const sessionResumeMethod = defineMethod({
   name: 'session/resume',
   async handle(params, call) {
@@ -15,6 +19,7 @@ export const sessionResumeMethod = defineMethod({
     const directories = await checkedDirectories('session/resume', params.additionalDirectories)
     if (isValidSessionId(params.sessionId)) call.sessions.letGoIfChanged(params.sessionId)
     const session = await openSessionInCwd(params, 'session/resume', call)
+    call.attach(session)
     await recordDirectories(call, session, directories)
     const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)
