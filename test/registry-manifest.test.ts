@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { Ajv } from 'ajv'
@@ -32,5 +33,16 @@ describe('the ACP Registry manifest (registry/dsh-acp/agent.json)', () => {
     expect(icon).toMatch(/^<svg [^>]*width="16" height="16"/)
     expect(icon).toContain('currentColor')
     expect(icon).not.toMatch(/#[0-9a-f]{3,6}\b|rgb\(/i)
+  })
+})
+
+describe('the release number has one source: package.json', () => {
+  it('`npm version` rewrites the manifest from package.json, and the manifest is what it writes', () => {
+    const pkg = JSON.parse(read('package.json'))
+    expect(pkg.scripts.version).toContain('scripts/sync-registry-version.mjs')
+    const before = read('registry/dsh-acp/agent.json')
+    execFileSync(process.execPath, [resolve(root, 'scripts/sync-registry-version.mjs')])
+    expect(read('registry/dsh-acp/agent.json')).toBe(before)
+    expect(JSON.parse(before).version).toBe(pkg.version)
   })
 })

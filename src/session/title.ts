@@ -30,10 +30,17 @@ export function normalizeTitle(text: string): string {
   return [...text.replace(/\s+/g, ' ').trim()].slice(0, MAX_TITLE_LENGTH).join('')
 }
 
-/** A fork child's own title: its parent's, marked as a fork. */
+/**
+ * A fork child's own title: its parent's, marked as a fork. A fork of a fork keeps the mark once
+ * ("x (fork)", not "x (fork) (fork)"): siblings share their title anyway, so a count would not
+ * tell them apart, and the lineage is in the listing's `parentSession`.
+ */
 export function forkTitle(parentTitle: string | undefined): string | undefined {
-  return parentTitle === undefined ? undefined : `${parentTitle} (fork)`
+  if (parentTitle === undefined) return undefined
+  return parentTitle.endsWith(FORK_MARK) ? parentTitle : `${parentTitle}${FORK_MARK}`
 }
+
+const FORK_MARK = ' (fork)'
 
 /** A title from a prompt's content: the first text block that yields one. */
 export function titleFromContent(content: readonly ContentBlock[]): string | undefined {

@@ -33,7 +33,13 @@ export function mcpServerConfigs(
     }
     if (type === 'http') {
       const http = server as acp.McpServerHttp
-      configs.push({ transport: 'http', name: http.name, url: http.url, headers: http.headers.map(pairOf) })
+      configs.push({
+        transport: 'http',
+        name: http.name,
+        url: http.url,
+        headers: http.headers.map(pairOf),
+        ...rootsOf(http),
+      })
     } else {
       const stdio = server as acp.McpServerStdio
       configs.push({
@@ -42,10 +48,18 @@ export function mcpServerConfigs(
         command: stdio.command,
         args: stdio.args,
         env: stdio.env.map(pairOf),
+        ...rootsOf(stdio),
       })
     }
   }
   return configs
+}
+
+/** `_meta.dsh.roots: false` on a server: it is not offered MCP roots (see server-config.ts). */
+function rootsOf(server: { readonly _meta?: { readonly [key: string]: unknown } | null }): { roots?: false } {
+  const dsh = server._meta?.dsh
+  const off = typeof dsh === 'object' && dsh !== null && 'roots' in dsh && dsh.roots === false
+  return off ? { roots: false } : {}
 }
 
 /** A variable or header as the agent keeps it: `_meta.dsh.secret: true` marks its value a secret. */

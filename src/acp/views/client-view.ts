@@ -16,6 +16,8 @@ export class ClientView {
   readonly features: ClientFeatures
   private readonly renderer: UpdateRenderer
   private configNoticesSaid = false
+  /** The title this client was last sent for each session. */
+  private readonly titles = new Map<string, string>()
 
   constructor(client: ClientState | undefined) {
     this.features = clientFeatures(client)
@@ -24,7 +26,16 @@ export class ClientView {
 
   /** The wire `session/update` params of one canonical notification, for this client. */
   render(notification: SessionUpdateNotification): WireNotification[] {
+    const update = notification.update
+    if (update.sessionUpdate === 'session_info_update' && typeof update.title === 'string') {
+      this.titles.set(notification.sessionId, update.title)
+    }
     return this.renderer.render(notification, this.features)
+  }
+
+  /** Whether this client was sent `title` as the session's title last: then it need not hear it again. */
+  knowsTitle(sessionId: string, title: string): boolean {
+    return this.titles.get(sessionId) === title
   }
 
   /**

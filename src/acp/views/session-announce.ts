@@ -58,7 +58,9 @@ function announcement(
     },
   ]
   const title = session.titleOrigin
-  if (title !== undefined) {
+  // A title is sent when it changes for this client, once (a resume or fork right after another
+  // announcement does not repeat it); a load's replay shows it whole.
+  if (title !== undefined && !(withEventTitle && call.view.knowsTitle(session.id, title.title))) {
     const update = titleUpdate(title.title, session.updatedAt)
     if (title.seq === undefined) updates.push({ sessionId: session.id, update })
     else if (withEventTitle)

@@ -15,7 +15,7 @@ import {
 } from './asks/mcp-asks.js'
 import { GroupStdioTransport, STOP_GRACE_MS } from './group-stdio-transport.js'
 import { cappedFetch, MCP_MESSAGE_LIMIT } from './mcp-limits.js'
-import { answerRoots } from './mcp-roots.js'
+import { answerRoots, replacedDirectories } from './mcp-roots.js'
 import { type McpServerConfig, namespacedToolName, redact, secretsOf } from './server-config.js'
 import { type McpToolInfo, mcpTool } from './tools/mcp-tool.js'
 import { listToolsPage } from './tools/mcp-tool-list.js'
@@ -46,11 +46,13 @@ export interface McpConnectOptions {
   readonly elicitation?: ElicitationModes
   /** Answers the server's sampling requests, within its bounds. Absent: sampling is not advertised. */
   readonly sampling?: ServerSampling
+  /** Called once when the server asked for roots that leave out directories of its own args. */
+  readonly onRootsReplaced?: (directories: readonly string[]) => void
 }
 
 /** The MCP SDK client for one server. Its capabilities are declared here (mcp-asks.ts). */
-function createClient(options: McpConnectOptions): Client {
-  const capabilities = mcpClientCapabilities(options.elicitation)
+function createClient(config: McpServerConfig, options: McpConnectOptions): Client {
+  const capabilities = mcpClientCapabilities(options.elicitation, config.roots !== false)
   const { sampling: _sampling, ...withoutSampling } = capabilities
   return new Client(
     { name: 'dsh-acp', version: packageVersion() },
@@ -92,8 +94,11 @@ export class McpConnection {
   /** Connects and registers the server's tools; rejects (with a secret-free reason) when it cannot. */
   static async open(config: McpServerConfig, options: McpConnectOptions): Promise<McpConnection> {
     const transport = createTransport(config, options)
-    const client = createClient(options)
-    answerRoots(client, options.directories ?? (() => [options.cwd]))
+    const client = createClient(config, options)
+    if (config.roots !== false) {
+      const directories = options.directories ?? (() => [options.cwd])
+      answerRoots(client, directories, replacedDirectories(config, options.cwd, options.onRootsReplaced))
+    }
     const connection = new McpConnection(config, client, transport, options)
     answerAsks(client, config.name, connection.calls, options.elicitation, options.sampling)
     client.onclose = () => connection.lost('the connection closed')

@@ -76,6 +76,30 @@ export class McpNotices {
     this.queue.push({ kind: 'said', said })
   }
 
+  /**
+   * The server asked for roots and they leave out `directories` it was started with (in its args):
+   * a server such as server-filesystem serves the roots instead, so those are out of its reach.
+   */
+  rootsReplaced(server: string, directories: readonly string[]): void {
+    const list = directories.join(', ')
+    this.logger.warn(
+      'MCP server %s of %s took the session roots in place of %s',
+      server,
+      this.session.id,
+      list,
+    )
+    const description = `It asked for the session's directories (MCP roots), which replace the directories it was started with: ${list} may be out of its reach. To keep them, set "roots": false on this server in the configuration file (or _meta.dsh.roots: false in mcpServers).`
+    const said = {
+      notice: {
+        severity: 'warning',
+        title: `MCP server "${server}" uses the session's directories`,
+        description,
+      },
+      text: `MCP server "${server}" uses the session's directories (MCP roots) in place of the ones it was started with (${list}). To keep those, set "roots": false on this server in the configuration file.\n`,
+    } as const
+    this.queue.push({ kind: 'said', said })
+  }
+
   /** The server spent its sampling budget of the turn: its further requests of the turn are refused. */
   samplingRefused(server: string, perTurn: number): void {
     this.logger.warn(

@@ -19,12 +19,16 @@ export type McpServerConfig =
       readonly command: string
       readonly args: readonly string[]
       readonly env: readonly SecretPair[]
+      /** `false`: the server is not offered MCP roots (it keeps the directories of its own args). */
+      readonly roots?: false
     }
   | {
       readonly transport: 'http'
       readonly name: string
       readonly url: string
       readonly headers: readonly SecretPair[]
+      /** `false`: the server is not offered MCP roots. */
+      readonly roots?: false
     }
 
 /**

@@ -267,6 +267,10 @@ export class McpSessions {
         onLost: (reason) => this.lost(entry, slot, reason),
         ...(slot.elicitation && { elicitation: slot.elicitation }),
         ...(this.options.sampler && { sampling: this.sampling(this.options.sampler, entry, config.name) }),
+        onRootsReplaced: (directories) => {
+          notices.rootsReplaced(config.name, directories)
+          this.flushIdle(entry)
+        },
         trackGroup: (pgid, alive) => (alive ? this.groups.add(pgid) : this.groups.delete(pgid)),
       })
     } catch (error) {

@@ -111,15 +111,24 @@ export function createAgentSetup(resolved: ResolvedConfig, context: SetupContext
   }
 }
 
+/** A configured server as ACP gives it; `roots: false` becomes `_meta.dsh.roots` (see mcpServerConfigs). */
 function toAcpServer(entry: McpServerEntry): acp.McpServer {
+  const meta = entry.roots === false ? { _meta: { dsh: { roots: false } } } : {}
   if (entry.type === 'http') {
-    return { type: 'http', name: entry.name, url: entry.url, headers: (entry.headers ?? []).map(toAcpPair) }
+    return {
+      type: 'http',
+      name: entry.name,
+      url: entry.url,
+      headers: (entry.headers ?? []).map(toAcpPair),
+      ...meta,
+    }
   }
   return {
     name: entry.name,
     command: entry.command,
     args: [...(entry.args ?? [])],
     env: (entry.env ?? []).map(toAcpPair),
+    ...meta,
   }
 }
 

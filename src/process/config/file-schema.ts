@@ -85,6 +85,12 @@ const SECRET_PAIR = {
   },
 } as const
 
+const ROOTS = {
+  type: 'boolean',
+  description:
+    "false: do not offer this server MCP roots (the session's directories). A server such as server-filesystem then keeps the directories given in its args instead of replacing them with the session's. Absent: true.",
+} as const
+
 const MCP_SERVER = {
   description:
     'An MCP server, as ACP session/new gives one: stdio (command) or streamable HTTP (type http). A server the client sends with the same name replaces it.',
@@ -99,6 +105,7 @@ const MCP_SERVER = {
         command: { type: 'string', minLength: 1 },
         args: { type: 'array', items: { type: 'string' } },
         env: { type: 'array', items: SECRET_PAIR },
+        roots: ROOTS,
       },
     },
     {
@@ -110,6 +117,7 @@ const MCP_SERVER = {
         name: { type: 'string', minLength: 1 },
         url: { type: 'string', pattern: '^https?://' },
         headers: { type: 'array', items: SECRET_PAIR },
+        roots: ROOTS,
       },
     },
   ],

@@ -4,6 +4,7 @@ import { readCredentials } from './credentials.js'
 import type { McpServerEntry } from './file-types.js'
 import { describeProblem } from './problems.js'
 import { findKey, needsKey } from './provider-keys.js'
+import { reportLines } from './report-table.js'
 import { projectServers, type ResolvedConfig, resolveConfig, type ValueSource } from './resolve.js'
 
 /** What `dsh-acp config` shows of a secret: never a character of it. */
@@ -113,13 +114,7 @@ export async function configReport(
     '',
   ])
   for (const [server, from] of servers) rows.push([`  ${server.name}`, serverText(server), from])
-  const width = Math.max(...rows.map(([name]) => name.length)) + 2
-  const valueWidth = Math.min(60, Math.max(...rows.map(([, value]) => value.length)) + 2)
-  for (const [name, value, from] of rows) {
-    lines.push(
-      `${name.padEnd(width)}${from === '' ? value : `${value}${' '.repeat(Math.max(2, valueWidth - value.length))}${from}`}`.trimEnd(),
-    )
-  }
+  lines.push(...reportLines(rows))
   const problems = [...resolved.problems, ...project.problems]
   if (problems.length > 0) {
     lines.push('', `problems (${problems.length}):`, ...problems.map((p) => `  ${describeProblem(p)}`))

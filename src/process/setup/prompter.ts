@@ -75,6 +75,9 @@ export class Prompter {
       const answer = (await this.ask(`${question} (y/n)`, fallback ? 'y' : 'n')).toLowerCase()
       if (answer === 'y' || answer === 'yes') return true
       if (answer === 'n' || answer === 'no') return false
+      this.say(
+        `${JSON.stringify(answer)} is neither yes nor no: answer y or n (Enter: ${fallback ? 'y' : 'n'}).`,
+      )
     }
   }
 

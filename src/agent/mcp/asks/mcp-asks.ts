@@ -88,17 +88,17 @@ export class AskingCalls {
 }
 
 /**
- * The MCP client capabilities dsh-acp serves: `roots`; `elicitation` in the modes the session's
+ * The MCP client capabilities dsh-acp serves: `roots` (unless the server's config turns them off); `elicitation` in the modes the session's
  * client shows (none: not advertised); `sampling` (answered by the session's model once the user
  * allows it). Nothing else is advertised.
  */
-export function mcpClientCapabilities(modes: ElicitationModes | undefined) {
+export function mcpClientCapabilities(modes: ElicitationModes | undefined, roots = true) {
   const elicitation = {
     ...(modes?.form && { form: {} }),
     ...(modes?.url && { url: {} }),
   }
   return {
-    roots: { listChanged: false },
+    ...(roots && { roots: { listChanged: false } }),
     ...(Object.keys(elicitation).length > 0 && { elicitation }),
     sampling: {},
   }
