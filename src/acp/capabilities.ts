@@ -85,6 +85,8 @@ export function agentCapabilities(
     else if ('auth' in entry) logout = true
     else loadSession = true
   }
+  // Served with session/new: the client's system prompt, in both modes (requests/system-prompt.ts).
+  if (serves('session/new')) sessionCapabilities.systemPrompt = { mode: { override: {} } }
   return {
     promptCapabilities: withoutFalse(promptCapabilities),
     mcpCapabilities: { http: true },
