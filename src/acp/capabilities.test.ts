@@ -9,7 +9,8 @@ describe('the capability table', () => {
       '{"promptCapabilities":{"embeddedContext":true},' +
         '"mcpCapabilities":{"http":true},' +
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{},' +
-        '"archive":{},"status":{},"title":{},"workspaceTrust":{}},' +
+        '"archive":{},"status":{},"title":{},"workspaceTrust":{},"options":{},' +
+        '"systemPrompt":{"mode":{"override":{}}}},' +
         '"loadSession":true,"auth":{"logout":{}}}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
@@ -22,6 +23,8 @@ describe('the capability table', () => {
       status: {},
       title: {},
       workspaceTrust: {},
+      options: {},
+      systemPrompt: { mode: { override: {} } },
     })
   })
 

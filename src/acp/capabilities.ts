@@ -12,14 +12,23 @@ export type AgentCapabilities = acp.AgentCapabilities & {
 }
 
 /** The SDK's session capabilities and the workspace-trust RFD's (a draft no schema has yet). */
-type SessionCapabilities = acp.SessionCapabilities & { workspaceTrust?: Record<string, never> }
+type SessionCapabilities = acp.SessionCapabilities & {
+  workspaceTrust?: Record<string, never>
+  options?: Record<string, never>
+}
 
 /** The workspace-trust RFD's method (acp/trust/): served, it advertises `sessionCapabilities.workspaceTrust`. */
 export const TRUST_APPLY = 'trust/apply'
 
+/** Schema 1.31's `session/options` (no SDK schema has it yet): served, it advertises `sessionCapabilities.options`. */
+export const SESSION_OPTIONS = 'session/options'
+
 /** What serving one method adds to `agentCapabilities`. */
 type Advertised =
-  | { readonly method: AcpMethodName | typeof TRUST_APPLY; readonly session: keyof SessionCapabilities }
+  | {
+      readonly method: AcpMethodName | typeof TRUST_APPLY | typeof SESSION_OPTIONS
+      readonly session: keyof SessionCapabilities
+    }
   | { readonly method: AcpMethodName; readonly loadSession: true }
   | { readonly method: AcpMethodName; readonly auth: 'logout' }
 
@@ -39,6 +48,7 @@ const ADVERTISED: readonly Advertised[] = [
   { method: 'session/status', session: 'status' },
   { method: 'session/set_title', session: 'title' },
   { method: TRUST_APPLY, session: 'workspaceTrust' },
+  { method: SESSION_OPTIONS, session: 'options' },
   { method: 'session/load', loadSession: true },
   { method: 'logout', auth: 'logout' },
 ]
@@ -85,6 +95,8 @@ export function agentCapabilities(
     else if ('auth' in entry) logout = true
     else loadSession = true
   }
+  // Served with session/new: the client's system prompt, in both modes (requests/system-prompt.ts).
+  if (serves('session/new')) sessionCapabilities.systemPrompt = { mode: { override: {} } }
   return {
     promptCapabilities: withoutFalse(promptCapabilities),
     mcpCapabilities: { http: true },
@@ -112,7 +124,12 @@ export interface StartupFeatures {
  * `trust/apply`), and the fork plugin's when it runs.
  */
 export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilities {
-  const served = new Set<string>([...SERVER_METHODS, TRUST_APPLY, ...(features.fork ? FORK_METHODS : [])])
+  const served = new Set<string>([
+    ...SERVER_METHODS,
+    TRUST_APPLY,
+    SESSION_OPTIONS,
+    ...(features.fork ? FORK_METHODS : []),
+  ])
   return agentCapabilities((method) => served.has(method), features.promptCapabilities)
 }
 

@@ -5,9 +5,9 @@ export type { ClientState } from './client-state.js'
 
 /**
  * An extension method: ACP reserves names that start with `_` for them; or a method of an ACP draft
- * no SDK schema has yet (`trust/apply`, the workspace-trust RFD's). Either validates its own params.
+ * no SDK schema has yet (`trust/apply`, the workspace-trust RFD's; `session/options`, schema 1.31's). Either validates its own params.
  */
-export type ExtensionMethodName = `_${string}` | 'trust/apply'
+export type ExtensionMethodName = `_${string}` | 'trust/apply' | 'session/options'
 
 /** The params and result a method's handler takes and gives: the SDK's types for ACP methods. */
 export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M extends AcpMethodName

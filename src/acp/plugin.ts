@@ -12,6 +12,7 @@ import { sessionForkMethod } from './methods/session-fork.js'
 import { sessionListMethod } from './methods/session-list.js'
 import { sessionLoadMethod } from './methods/session-load.js'
 import { sessionNewMethod } from './methods/session-new.js'
+import { sessionOptionsMethod } from './methods/session-options.js'
 import { sessionPromptMethod } from './methods/session-prompt.js'
 import { sessionResumeMethod } from './methods/session-resume.js'
 import { sessionSetConfigOptionMethod } from './methods/session-set-config-option.js'
@@ -72,6 +73,7 @@ export const acpPlugin = {
     })
     registerRewindMethods(ctx, server)
     registerTrustMethods(ctx, server)
+    ctx.on('dispose', server.register(sessionOptionsMethod))
   },
 }
 

@@ -38,6 +38,8 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
       status: {},
       title: {},
       workspaceTrust: {},
+      options: {},
+      systemPrompt: { mode: { override: {} } },
     })
     await expectCleanExit(agent)
   })

@@ -36,6 +36,8 @@ describe('initialize and malformed input (transcript snapshots)', () => {
         status: {},
         title: {},
         workspaceTrust: {},
+        options: {},
+        systemPrompt: { mode: { override: {} } },
       })
     })
     await expectScenarioSnapshot('initialize-fork-enabled', output)

@@ -3,6 +3,7 @@ import { checkedDirectories, recordDirectories } from '../requests/directories.j
 import { forkBoundary } from '../requests/fork-point.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { openSessionInCwd } from '../requests/session-access.js'
+import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
@@ -22,9 +23,11 @@ export const sessionForkMethod = defineMethod({
   async handle(params, call) {
     const servers = mcpServerConfigs('session/fork', params.mcpServers)
     const directories = await checkedDirectories('session/fork', params.additionalDirectories)
+    const systemPrompt = clientSystemPrompt('session/fork', params)
     const source = await openSessionInCwd(params, 'session/fork', call)
     const child = await call.sessions.forkDurable(source, forkBoundary(source, params._meta))
     await recordDirectories(call, child, directories)
+    await recordSystemPrompt(call, child, systemPrompt)
     const trust = await connectMcpServers(call, child, servers)
     announceSession(call, child)
     const answer = {

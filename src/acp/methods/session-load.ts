@@ -5,6 +5,7 @@ import { checkedDirectories, recordDirectories } from '../requests/directories.j
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
 import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
+import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { replayOutput, replayProjector } from '../views/replay-output.js'
@@ -46,6 +47,7 @@ export const sessionLoadMethod = defineMethod({
     const servers = mcpServerConfigs('session/load', params.mcpServers)
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
     const seen = afterSeqOf(params._meta)
+    const systemPrompt = clientSystemPrompt('session/load', params)
     let projector: UpdateProjector | undefined
     let replayed = 0
     let lastSent: Promise<void> | undefined
@@ -84,6 +86,7 @@ export const sessionLoadMethod = defineMethod({
     turnEnds.flush()
     await subagents?.drained()
     await recordDirectories(call, session, directories)
+    await recordSystemPrompt(call, session, systemPrompt)
     const trust = await connectMcpServers(call, session, servers)
     await announceLoadedSession(call, session)
     return withWorkspaceTrust(sessionSetup(call.agent, session), trust)

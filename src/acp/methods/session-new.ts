@@ -3,6 +3,7 @@ import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
+import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
@@ -21,9 +22,11 @@ export const sessionNewMethod = defineMethod({
     if (missing !== undefined) throw ProtocolError.authRequired(missing)
     const servers = mcpServerConfigs('session/new', params.mcpServers)
     const directories = await checkedDirectories('session/new', params.additionalDirectories)
+    const systemPrompt = clientSystemPrompt('session/new', params)
     const session = await call.sessions.createDurable(undefined, { meta: { cwd } })
     call.attach(session)
     await recordDirectories(call, session, directories)
+    await recordSystemPrompt(call, session, systemPrompt)
     await call.agent.prepareSession(session)
     const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)

@@ -3,6 +3,7 @@ import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { openSessionInCwd } from '../requests/session-access.js'
+import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { announceSession } from '../views/session-announce.js'
@@ -17,10 +18,12 @@ export const sessionResumeMethod = defineMethod({
   async handle(params, call) {
     const servers = mcpServerConfigs('session/resume', params.mcpServers)
     const directories = await checkedDirectories('session/resume', params.additionalDirectories)
+    const systemPrompt = clientSystemPrompt('session/resume', params)
     if (isValidSessionId(params.sessionId)) call.sessions.letGoIfChanged(params.sessionId)
     const session = await openSessionInCwd(params, 'session/resume', call)
     call.attach(session)
     await recordDirectories(call, session, directories)
+    await recordSystemPrompt(call, session, systemPrompt)
     const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)
     return withWorkspaceTrust(sessionSetup(call.agent, session), trust)

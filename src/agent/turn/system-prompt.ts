@@ -1,6 +1,7 @@
 import type { InstructionFileData, Session } from '../../session/index.js'
 import { DEFAULT_MODE, SESSION_MODES } from '../config/modes.js'
 import { MAX_INSTRUCTION_BYTES } from '../instructions/agents-files.js'
+import { recordedClientPrompt, withClientPrompt } from '../instructions/client-prompt.js'
 import {
   type PromptInputs,
   type RecordedPromptInputs,
@@ -127,7 +128,11 @@ function cutNote(file: InstructionFileData): string {
   return `[Cut: only the first ${kept} of this file's ${file.bytes} bytes are here (the instructions' size limit is ${limit}). Read the file for the rest.]`
 }
 
-/** The system prompt of one request of `session` in `mode` offering `tools`, from its recorded inputs. */
+/**
+ * The system prompt of one request of `session` in `mode` offering `tools`, from its recorded
+ * inputs, with the client's own system prompt (its last `instructions:client`) appended or in its place.
+ */
 export function sessionSystemPrompt(session: Session, mode: string, tools: readonly ToolSpec[]): string {
-  return systemPrompt({ recorded: recordedPromptInputs(session), cwd: session.cwd, mode, tools })
+  const own = systemPrompt({ recorded: recordedPromptInputs(session), cwd: session.cwd, mode, tools })
+  return withClientPrompt(own, recordedClientPrompt(session))
 }

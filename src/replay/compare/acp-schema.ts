@@ -142,8 +142,8 @@ export function validateAcpMessage(message: unknown, options: MessageOptions = {
   return validateWith(message, { ...options, schema: 'unstable' }).length === 0 ? [] : errors
 }
 
-/** Methods of ACP drafts no published schema defines (the workspace-trust RFD's `trust/apply`). */
-const DRAFT_METHODS: ReadonlySet<string> = new Set(['trust/apply'])
+/** Methods of ACP drafts no published schema defines (the workspace-trust RFD's `trust/apply`; schema 1.31's `session/options`, after SDK 2.4.0). */
+const DRAFT_METHODS: ReadonlySet<string> = new Set(['trust/apply', 'session/options'])
 
 /** A method the schema cannot say anything about: an extension's or a draft's. */
 function isUnschemedMethod(method: string): boolean {

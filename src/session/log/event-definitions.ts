@@ -188,4 +188,10 @@ export const EXTENSION_EVENTS = {
     optional: { gitRoot: string, gitBranch: string },
     closed: true,
   },
+  'instructions:client': {
+    description:
+      'The client\'s own system prompt for this session (ACP `systemPrompt` on session/new, load, resume or fork): mode "append" adds content after dsh-acp\'s system prompt, "override" replaces it; content is the text of its blocks. The last one holds; a fork child and a subagent inherit it with the prefix. A reader that does not know the mode ignores the event; an older reader ignores it.',
+    required: { mode: nonEmptyString, content: string },
+    closed: true,
+  },
 } as const satisfies Readonly<Record<`${string}:${string}`, EventDefinition>>

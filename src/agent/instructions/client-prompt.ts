@@ -1,0 +1,62 @@
+import { type ExtensionEventDataMap, extensionData, type Session } from '../../session/index.js'
+
+/** The event that records the client's own system prompt (see event-definitions.ts). */
+export const CLIENT_PROMPT_SET = 'instructions:client' satisfies keyof ExtensionEventDataMap
+
+/** How a client's system prompt combines with ours: after it, or instead of it. */
+export const CLIENT_PROMPT_MODES = ['append', 'override'] as const
+export type ClientPromptMode = (typeof CLIENT_PROMPT_MODES)[number]
+
+/** A client's system prompt, as a session's log records it. */
+export interface ClientPrompt {
+  readonly mode: ClientPromptMode
+  readonly content: string
+}
+
+export function isClientPromptMode(mode: string): mode is ClientPromptMode {
+  return (CLIENT_PROMPT_MODES as readonly string[]).includes(mode)
+}
+
+interface Scan {
+  seen: number
+  found: ClientPrompt | undefined
+}
+
+/** Per live session: how far its log was scanned for the client's prompt, and the last one found. */
+const scans = new WeakMap<Session, Scan>()
+
+/** The client's system prompt the log of `session` records last (one of a known mode); undefined: none. */
+export function recordedClientPrompt(session: Session): ClientPrompt | undefined {
+  let scan = scans.get(session)
+  if (!scan || scan.seen > session.lastSeq) {
+    scan = { seen: 0, found: undefined }
+    scans.set(session, scan)
+  }
+  if (scan.seen < session.lastSeq) {
+    for (const event of session.eventsAfter(scan.seen)) {
+      const data = extensionData(event, CLIENT_PROMPT_SET)
+      if (data !== undefined && isClientPromptMode(data.mode))
+        scan.found = { mode: data.mode, content: data.content }
+    }
+    scan.seen = session.lastSeq
+  }
+  return scan.found
+}
+
+/**
+ * Records `prompt` as the session's client system prompt when it differs from what the log holds
+ * (nothing is written otherwise); returns whether it wrote. The caller flushes.
+ */
+export function recordClientPrompt(session: Session, prompt: ClientPrompt): boolean {
+  const recorded = recordedClientPrompt(session)
+  if (recorded?.mode === prompt.mode && recorded.content === prompt.content) return false
+  session.append({ type: CLIENT_PROMPT_SET, data: { mode: prompt.mode, content: prompt.content } })
+  return true
+}
+
+/** Our system prompt `own` with the client's applied: appended after a blank line, or replacing it. */
+export function withClientPrompt(own: string, prompt: ClientPrompt | undefined): string {
+  if (prompt === undefined) return own
+  if (prompt.mode === 'override') return prompt.content
+  return prompt.content === '' ? own : `${own}\n\n${prompt.content}`
+}
