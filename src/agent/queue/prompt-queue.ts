@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto'
 import type { ContentBlock } from '../../session/index.js'
 
 /** A prompt waiting for the session's running turn (and the prompts before it) to end. */
 export interface QueuedPrompt {
-  /** Its id while queued (`queued_<uuid>`): what `cancelQueuedMessage` names. */
+  /** Its id while queued (`queued_<n>`, unique in this process): what `cancelQueuedMessage` names. */
   readonly messageId: string
   readonly prompt: readonly ContentBlock[]
   /** 1 for the next to run. */
@@ -37,6 +36,7 @@ interface Place {
  */
 export class PromptQueues {
   private readonly lines = new Map<string, Place[]>()
+  private joined = 0
 
   /** Puts `prompt` at the end of the session's line. */
   join(sessionId: string, prompt: readonly ContentBlock[]): LinePlace {
@@ -46,7 +46,7 @@ export class PromptQueues {
     const ready = new Promise<PlaceOutcome>((resolve) => {
       settle = resolve
     })
-    const place: Place = { messageId: `queued_${randomUUID()}`, prompt, settle }
+    const place: Place = { messageId: `queued_${++this.joined}`, prompt, settle }
     const queued = line.length > 0
     line.push(place)
     if (!queued) settle('run')
