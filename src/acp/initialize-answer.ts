@@ -3,6 +3,7 @@ import { type AgentCapabilities, negotiateProtocolVersion } from './capabilities
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
+import { steeringInitializeMeta } from './steering/steering-methods.js'
 
 /**
  * The answer to a (schema-checked) `initialize`: the negotiated protocol version (ACP: the requested
@@ -28,7 +29,7 @@ export function answerInitialize(
       agentCapabilities: capabilities,
       authMethods: authMethods(params.clientCapabilities ?? undefined),
       agentInfo: { ...agentInfo },
-      _meta: { ...rewindInitializeMeta(params.clientCapabilities) },
+      _meta: { ...rewindInitializeMeta(params.clientCapabilities), ...steeringInitializeMeta() },
     },
   }
 }

@@ -22,6 +22,7 @@ import { sessionStatusMethod } from './methods/session-status.js'
 import { registerRewindMethods } from './rewind/rewind-methods.js'
 import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
+import { registerSteeringMethods } from './steering/steering-methods.js'
 import { registerTrustMethods } from './trust/trust-apply.js'
 
 /** One handler for each of `names`, each under its own name (so the names and the handlers cannot differ). */
@@ -72,6 +73,7 @@ export const acpPlugin = {
       'session/status': sessionStatusMethod,
     })
     registerRewindMethods(ctx, server)
+    registerSteeringMethods(ctx, server)
     registerTrustMethods(ctx, server)
     ctx.on('dispose', server.register(sessionOptionsMethod))
   },

@@ -28,14 +28,16 @@ import { modelSampler } from './mcp/asks/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
 import { updatePlanTool } from './plan/update-plan-tool.js'
+import { PromptQueues } from './queue/prompt-queue.js'
 import { runAfterTurn } from './rewind/after-turn.js'
 import { delegateTool } from './subagents/index.js'
 import { ToolRegistry } from './tools/registry.js'
+import { SteerInbox } from './turn/steer-inbox.js'
 import { sessionSystemPrompt } from './turn/system-prompt.js'
 import { finishTurn } from './turn/turn-end.js'
 import { TurnRun } from './turn/turn-run.js'
 import type { RunningTurn } from './turn/turn-scope.js'
-import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
+import type { ContentBlock, ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
 
 export type { AgentConfig, SubagentConfig } from './config/agent-config.js'
 
@@ -66,6 +68,8 @@ export class AgentService {
   /** See {@link AgentConfig.notices}. */
   readonly configNotices: readonly Notice[]
   readonly compaction: CompactionSettings
+  /** The prompts of each session waiting for its running turn (`session/prompt` queues there). */
+  readonly queue = new PromptQueues()
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -181,12 +185,22 @@ export class AgentService {
   }
 
   /**
-   * Cancels the turn running on this session, if any, and resolves once it has ended (its
-   * `turn/end` written and flushed, or its failure settled). Resolves at once when none runs.
+   * Steers the turn running on this session: `prompt` reaches its model at the next safe point
+   * (see `SteerInbox`). False, nothing kept, when no turn runs or it takes no more steers.
+   */
+  steer(sessionId: string, prompt: readonly ContentBlock[]): boolean {
+    return this.running.get(sessionId)?.steers?.offer(prompt) ?? false
+  }
+
+  /**
+   * Cancels the turn running on this session, if any (steers not yet delivered are dropped), and
+   * resolves once it has ended (its `turn/end` written and flushed, or its failure settled).
+   * Resolves at once when none runs. Queued prompts stay queued.
    */
   async cancel(sessionId: string): Promise<void> {
     const turn = this.running.get(sessionId)
     if (!turn) return
+    turn.steers?.close()
     turn.controller.abort()
     await turn.done.catch(() => {})
   }
@@ -226,13 +240,18 @@ export class AgentService {
       throw new TurnInProgressError(session.id)
     }
     const controller = new AbortController()
-    const onAbort = () => controller.abort()
-    if (request.signal.aborted || this.cancellingAll) controller.abort()
+    // A subagent's turn takes no steers: its parent's user steers the parent.
+    const steers = request.subagent ? undefined : new SteerInbox()
+    const onAbort = () => {
+      steers?.close()
+      controller.abort()
+    }
+    if (request.signal.aborted || this.cancellingAll) onAbort()
     else request.signal.addEventListener('abort', onAbort, { once: true })
     const permissions = cappedPermissions(this.ownPermissions(session), request.subagent?.ceiling)
     this.files.ranWith(session.id, request.client)
-    const done = this.drive(session, request, permissions, controller.signal)
-    this.running.set(session.id, { controller, done, permissions })
+    const done = this.drive(session, request, permissions, controller.signal, steers)
+    this.running.set(session.id, { controller, done, permissions, ...(steers && { steers }) })
     let outcome: TurnOutcome
     try {
       outcome = await done
@@ -267,6 +286,7 @@ export class AgentService {
     request: TurnRequest,
     permissions: LivePermissions,
     signal: AbortSignal,
+    steers: SteerInbox | undefined,
   ): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
     // Awaited only when it has work: a turn of a prepared session starts in the same tick.
@@ -288,6 +308,7 @@ export class AgentService {
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
         restoreFiles: (request) => this.restoreFiles(request),
+        ...(steers && { steers }),
       },
       signal,
     )

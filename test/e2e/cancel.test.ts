@@ -72,18 +72,18 @@ describe('cancellation and concurrency over real stdio', () => {
     expect(agent.audit.problems).toEqual([])
   })
 
-  it('a second prompt while one runs gets a clear error and leaves the running turn alone', async () => {
+  it('a second prompt while one runs is queued; a cancel of the running turn leaves it, and it runs next', async () => {
     const { agent, sessionId } = await startWithSession(SLOW_SCRIPT)
     const prompt = agent.agent.request('session/prompt', { sessionId, prompt: [text('go')] })
     await firstChunk(agent, sessionId)
-    await expect(
-      agent.agent.request('session/prompt', { sessionId, prompt: [text('too soon')] }),
-    ).rejects.toMatchObject({
-      code: -32013,
-      message: expect.stringContaining('already running'),
-    })
+    const queued = agent.agent.request('session/prompt', { sessionId, prompt: [text('after it')] })
+    while (!agent.updates.some((u) => u.update.sessionUpdate === 'session_info_update' && u.update._meta)) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
     await agent.agent.notify('session/cancel', { sessionId })
     expect((await prompt).stopReason).toBe('cancelled')
+    expect((await queued).stopReason).toBe('end_turn')
+    expect(agentText(agent.updates)).toContain('second turn answer')
     expect(await agent.stop()).toBe(0)
     expect(agent.audit.problems).toEqual([])
   })

@@ -1,11 +1,8 @@
-import type * as unstable from '@agentclientprotocol/sdk/unstable'
-import { ErrorCode, ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
+import { runInLine } from '../requests/prompt-line.js'
 import { openSession } from '../requests/session-access.js'
 import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
-import { sendCaughtUp } from '../views/caught-up.js'
-import { promptUsage } from '../views/usage.js'
 
 /**
  * `session/prompt`: runs one turn through the agent loop, streaming `session/update`s (each with
@@ -16,6 +13,8 @@ import { promptUsage } from '../views/usage.js'
  * answered with `ModelFailed` saying what failed. When other processes appended to the session
  * since this one last wrote it, their events are first sent as the updates a replay shows; while
  * another process writes it, the prompt is refused with -32010 (`SESSION_LOCKED`, `data.pid`).
+ * While a turn of this process runs on the session, the prompt is queued and runs after it (and
+ * the prompts queued before it) as its own turn; see `runInLine`.
  */
 export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',
@@ -29,39 +28,7 @@ export const sessionPromptMethod = defineMethod({
       await runTrustCommand(call, session, trustArgs)
       return { stopReason: 'end_turn' as const }
     }
-    // The pen first: what another process appended is shown, then the turn follows it. While
-    // another process writes the session (its turn runs), -32010 naming it; nothing is written.
-    const pen = call.sessions.takePen(session)
-    let outcome: Awaited<ReturnType<typeof call.agent.runTurn>>
-    try {
-      await sendCaughtUp(call, session)
-      outcome = await call.agent.runTurn(session, {
-        prompt,
-        signal: call.signal,
-        sendUpdate: (update, seq) => {
-          const notification = { sessionId, update, _meta: { dsh: { seq } } }
-          // Chunks come before their event: the other attached clients see them as they come.
-          if (seq > session.lastSeq) call.streamToOthers(notification, seq)
-          return call.notify(notification)
-        },
-        client: call.clientBridge(sessionId),
-        commands: true,
-      })
-    } finally {
-      await pen.release()
-    }
-    if (outcome.error !== undefined) {
-      throw new ProtocolError(ErrorCode.ModelFailed, `the model failed: ${outcome.error}`, {
-        sessionId,
-        seq: outcome.seq,
-      })
-    }
-    // `usage` is unstable: the stable PromptResponse type has no such field.
-    const answer: unstable.PromptResponse = {
-      stopReason: outcome.stopReason,
-      ...(outcome.usage !== undefined && { usage: promptUsage(outcome.usage) }),
-      _meta: { dsh: { seq: outcome.seq } },
-    }
-    return answer
+    const place = call.agent.queue.join(sessionId, prompt)
+    return runInLine(call, session, prompt, place, call.signal)
   },
 })

@@ -18,6 +18,8 @@ import type { ToolRegistry } from '../tools/registry.js'
 import type { ModelProvider, ToolSpec, TurnRequest } from '../types.js'
 import { parseCommand, type SlashCommand } from './commands.js'
 import { type StreamedStep, streamModelStep } from './model-step.js'
+import { deliverSteers } from './steer-delivery.js'
+import type { SteerInbox } from './steer-inbox.js'
 import { stepCost, usageUpdateOf, windowOf } from './step-usage.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 import { TurnCalls } from './turn-calls.js'
@@ -58,6 +60,13 @@ export interface TurnRunOptions {
   readonly restoreFiles?: RestoreFiles
   /** When the conversation is compacted by itself (compaction/turn-compaction.ts). Default: never. */
   readonly compaction?: CompactionSettings
+  /**
+   * Where the user's steers of this turn wait (`_session/steering`): each is recorded as a
+   * `user/message {steered: true}` before the next model request, after the step's tool results
+   * (a step that would end the turn gets a next one instead). Closed when the turn stops taking
+   * them. Absent: the turn takes none.
+   */
+  readonly steers?: SteerInbox
 }
 
 /**
@@ -116,12 +125,26 @@ export class TurnRun {
     if (titleBefore === undefined && session.title !== undefined) {
       this.send(titleUpdate(session.title, user.time), user.seq)
     }
-    if (invoked) return this.runCommand(invoked.command, invoked.args, start.seq)
+    try {
+      if (invoked) return await this.runCommand(invoked.command, invoked.args, start.seq)
+      return await this.runSteps()
+    } finally {
+      // Synchronously after the last step's decision: a steer is delivered or refused, never lost.
+      this.options.steers?.close()
+    }
+  }
+
+  private async runSteps(): Promise<TurnEnding> {
+    const steers = this.options.steers
     const maxSteps = this.request.subagent?.maxSteps ?? this.options.maxSteps
     for (let step = 1; step <= maxSteps; step++) {
       if (this.signal.aborted) return { reason: 'cancelled' }
+      if (step > 1 && steers) deliverSteers(this.scope, steers)
       const ending = await this.runStep(step)
-      if (ending) return ending
+      if (!ending) continue
+      // A steer that came during the last step is answered by one more step of this turn.
+      if (ending.reason === 'completed' && steers?.waiting && step < maxSteps) continue
+      return ending
     }
     return { reason: 'max-turn-requests' }
   }

@@ -3,6 +3,7 @@ import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type { LivePermissions } from '../config/permissions.js'
 import type { UpdateSender } from '../notices/notice.js'
 import type { ModelProvider, TurnRequest } from '../types.js'
+import type { SteerInbox } from './steer-inbox.js'
 
 /**
  * What every collaborator of one running turn shares (its tool calls, its compaction, its
@@ -28,6 +29,8 @@ export interface RunningTurn {
   readonly controller: AbortController
   readonly done: Promise<unknown>
   readonly permissions: LivePermissions
+  /** Where the user's steers wait for the turn's next safe point (absent: a subagent's turn). */
+  readonly steers?: SteerInbox
 }
 
 /** How the body of a turn ended: the `turn/end` reason still to be written. */

@@ -33,8 +33,10 @@ export const CORE_EVENTS = {
     optional: { command: nonEmptyString },
   },
   'user/message': {
-    description: "The user's prompt of the open turn.",
+    description:
+      "The user's prompt of the open turn. steered: a message the user sent while the turn ran (`_session/steering`), given to the model between two steps. An older reader ignores steered.",
     required: { turn: positiveInt, content: contentBlocks },
+    optional: { steered: boolean },
   },
   'step/start': {
     description: 'One model call of the open turn begins.',

@@ -192,6 +192,11 @@ export function replayContent(
 }
 
 /** What the projection needs from outside the log. */
+/** The `_meta` of a steered message's chunks (`user/message {steered: true}`), live and replayed. */
+export function steeredMeta(): { dsh: { steered: true } } {
+  return { dsh: { steered: true } }
+}
+
 export interface ProjectionOptions {
   /**
    * The title in the session's header (a fork child's own): with one, the first prompt derives
@@ -279,10 +284,12 @@ export class UpdateProjector {
     switch (event.type) {
       case 'user/message': {
         const messageId = messageIdOf(event.seq)
+        const steered = event.data.steered === true
         const out: AcpSessionUpdate[] = event.data.content.map((content) => ({
           sessionUpdate: 'user_message_chunk',
           content,
           messageId,
+          ...(steered && { _meta: steeredMeta() }),
         }))
         const first = !this.sawUserMessage
         this.sawUserMessage = true

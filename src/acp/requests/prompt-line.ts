@@ -1,0 +1,103 @@
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { LinePlace } from '../../agent/queue/prompt-queue.js'
+import type { ContentBlock } from '../../agent/types.js'
+import type { Session } from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
+import { ErrorCode, ProtocolError } from '../errors.js'
+import { sendCaughtUp } from '../views/caught-up.js'
+import { promptUsage } from '../views/usage.js'
+
+/** What `_meta.dsh.queued` of a `session_info_update` says about a queued prompt. */
+export interface QueuedState {
+  readonly messageId: string
+  readonly state: 'queued' | 'started' | 'cancelled'
+  readonly position?: number
+}
+
+/**
+ * Runs `prompt` on `session` as its own turn once `place` (its place in the session's line of
+ * prompts) comes to the head, and answers as `session/prompt` does. A queued prompt is shown
+ * (`session_info_update` with `_meta.dsh.queued`: queued with its position, then started or
+ * cancelled); taken back (`cancelQueuedMessage`, or `signal` aborting while it waits) it never
+ * runs and answers `cancelled`. The place is released when the turn ends, so the next one runs.
+ */
+export async function runInLine(
+  call: CallContext,
+  session: Session,
+  prompt: readonly ContentBlock[],
+  place: LinePlace,
+  signal: AbortSignal,
+): Promise<unstable.PromptResponse> {
+  try {
+    if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
+      return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
+    }
+    return await runPromptTurn(call, session, prompt, signal)
+  } finally {
+    place.release()
+  }
+}
+
+async function waitInLine(call: CallContext, sessionId: string, place: LinePlace, signal: AbortSignal) {
+  const { messageId } = place
+  const position = call.agent.queue.waiting(sessionId).findIndex((q) => q.messageId === messageId) + 1
+  void showQueued(call, sessionId, { messageId, state: 'queued', position })
+  const takeBack = () => call.agent.queue.takeBack(sessionId, messageId)
+  if (signal.aborted) takeBack()
+  else signal.addEventListener('abort', takeBack, { once: true })
+  const outcome = await place.ready
+  signal.removeEventListener('abort', takeBack)
+  void showQueued(call, sessionId, { messageId, state: outcome === 'run' ? 'started' : 'cancelled' })
+  return outcome
+}
+
+function showQueued(call: CallContext, sessionId: string, queued: QueuedState): Promise<void> {
+  return call.notify({
+    sessionId,
+    update: { sessionUpdate: 'session_info_update', _meta: { dsh: { queued: { ...queued } } } },
+  })
+}
+
+/**
+ * One prompt turn: what other processes appended is shown first, then the turn runs under the
+ * session's pen (-32010 `SESSION_LOCKED` while another process writes it; nothing is written).
+ */
+async function runPromptTurn(
+  call: CallContext,
+  session: Session,
+  prompt: readonly ContentBlock[],
+  signal: AbortSignal,
+): Promise<unstable.PromptResponse> {
+  const sessionId = session.id
+  const pen = call.sessions.takePen(session)
+  let outcome: Awaited<ReturnType<typeof call.agent.runTurn>>
+  try {
+    await sendCaughtUp(call, session)
+    outcome = await call.agent.runTurn(session, {
+      prompt,
+      signal,
+      sendUpdate: (update, seq) => {
+        const notification = { sessionId, update, _meta: { dsh: { seq } } }
+        // Chunks come before their event: the other attached clients see them as they come.
+        if (seq > session.lastSeq) call.streamToOthers(notification, seq)
+        return call.notify(notification)
+      },
+      client: call.clientBridge(sessionId),
+      commands: true,
+    })
+  } finally {
+    await pen.release()
+  }
+  if (outcome.error !== undefined) {
+    throw new ProtocolError(ErrorCode.ModelFailed, `the model failed: ${outcome.error}`, {
+      sessionId,
+      seq: outcome.seq,
+    })
+  }
+  // `usage` is unstable: the stable PromptResponse type has no such field.
+  return {
+    stopReason: outcome.stopReason,
+    ...(outcome.usage !== undefined && { usage: promptUsage(outcome.usage) }),
+    _meta: { dsh: { seq: outcome.seq } },
+  }
+}

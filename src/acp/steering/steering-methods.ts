@@ -1,0 +1,121 @@
+import type { Context } from 'cordis'
+import type { SchemaValidator } from '../../lib/schema-validator.js'
+import type { ContentBlock } from '../../session/index.js'
+import type { CallContext } from '../call-context.js'
+import { ProtocolError } from '../errors.js'
+import { defineMethod } from '../method.js'
+import { promptBlocks } from '../requests/content-blocks.js'
+import { runInLine } from '../requests/prompt-line.js'
+import { openSession } from '../requests/session-access.js'
+import type { AcpServer } from '../server.js'
+import { validateParams } from '../validate-params.js'
+import {
+  validateRuntimeControlParams,
+  validateRuntimeReadParams,
+  validateSteeringParams,
+} from './wire-validators.gen.js'
+
+/** `params` when `validate` proves it well formed, else -32602 with each error as `path: message`. */
+function checked<T>(method: string, validate: SchemaValidator<T>, params: unknown): T {
+  if (validate(params)) return params
+  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
+  throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
+}
+
+/** The prompt's blocks, each checked as `session/prompt`'s are (the SDK's schema, the capabilities). */
+async function steeringPrompt(
+  call: CallContext,
+  sessionId: string,
+  prompt: unknown,
+): Promise<readonly ContentBlock[]> {
+  let valid: { prompt: readonly ContentBlock[] }
+  try {
+    valid = await validateParams('session/prompt', { sessionId, prompt })
+  } catch (error) {
+    if (error instanceof ProtocolError) {
+      throw ProtocolError.invalidParams(
+        error.message.replace(/^session\/prompt/, '_session/steering'),
+        error.data,
+      )
+    }
+    throw error
+  }
+  return promptBlocks('_session/steering', valid.prompt, call.agent.promptCapabilities)
+}
+
+/**
+ * `_session/steering {sessionId, prompt, idleBehavior?}`: gives `prompt` to the session's running
+ * turn at its next safe point (`{outcome: "injected"}`; recorded and shown as a user message with
+ * `_meta.dsh.steered`). When no turn takes it: `{outcome: "promptRequired", reason:
+ * "noRunningTurn"}` if `idleBehavior` is `promptRequired` (nothing starts); otherwise it runs as a
+ * prompt of its own, `{outcome: "started"}`, or `{outcome: "queued", messageId}` behind the
+ * prompts already waiting. Unknown session: -32002; bad params: -32602.
+ */
+export const sessionSteeringMethod = defineMethod({
+  name: '_session/steering',
+  async handle(params: unknown, call) {
+    const {
+      sessionId,
+      prompt: raw,
+      idleBehavior,
+    } = checked('_session/steering', validateSteeringParams, params)
+    const prompt = await steeringPrompt(call, sessionId, raw)
+    const session = await openSession(call, sessionId)
+    if (call.agent.steer(sessionId, prompt)) return { outcome: 'injected' }
+    if (idleBehavior === 'promptRequired') return { outcome: 'promptRequired', reason: 'noRunningTurn' }
+    const place = call.agent.queue.join(sessionId, prompt)
+    // The turn outlives this request: its updates and its end are the session's, as any turn's.
+    void runInLine(call, session, prompt, place, new AbortController().signal).catch(() => {})
+    return place.queued ? { outcome: 'queued', messageId: place.messageId } : { outcome: 'started' }
+  },
+})
+
+/**
+ * `_session/runtime/control {sessionId, action: "cancelQueuedMessage", messageId}` →
+ * `{cancelled}`: takes a queued prompt back (its `session/prompt` answers `cancelled`; it never
+ * runs). `cancelled: false` when no prompt waits with that id (it already runs, or is unknown).
+ */
+export const sessionRuntimeControlMethod = defineMethod({
+  name: '_session/runtime/control',
+  async handle(params: unknown, call) {
+    const { sessionId, messageId } = checked('_session/runtime/control', validateRuntimeControlParams, params)
+    await openSession(call, sessionId)
+    return { cancelled: call.agent.queue.takeBack(sessionId, messageId) }
+  },
+})
+
+/**
+ * `_session/runtime/read {sessionId, resource: "queuedMessages"}` →
+ * `{queuedMessages: [{messageId, prompt, position}]}`: the prompts waiting, next first.
+ */
+export const sessionRuntimeReadMethod = defineMethod({
+  name: '_session/runtime/read',
+  async handle(params: unknown, call) {
+    const { sessionId } = checked('_session/runtime/read', validateRuntimeReadParams, params)
+    await openSession(call, sessionId)
+    return { queuedMessages: call.agent.queue.waiting(sessionId) }
+  },
+})
+
+/** What `initialize` answers in `_meta` about steering and the queue. */
+export function steeringInitializeMeta(): Record<string, unknown> {
+  return {
+    steering: { supported: true, method: '_session/steering' },
+    runtime: {
+      controlMethod: '_session/runtime/control',
+      readMethod: '_session/runtime/read',
+      actions: ['cancelQueuedMessage'],
+      resources: ['queuedMessages'],
+    },
+  }
+}
+
+/** Registers the three methods on `server` for as long as `ctx` lives. */
+export function registerSteeringMethods(ctx: Context, server: AcpServer): void {
+  const unregister = [sessionSteeringMethod, sessionRuntimeControlMethod, sessionRuntimeReadMethod].map(
+    (method) => server.register(method),
+  )
+  ctx.on('dispose', () => {
+    for (const remove of unregister) remove()
+  })
+}
