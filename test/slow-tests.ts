@@ -16,4 +16,9 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/fuzz.test.ts',
   // Several agent processes on one store: random prompts, forks, rewinds, loads and SIGKILLs.
   'test/e2e/multi-process-model.test.ts',
+  // Several agent processes sharing one store (pens, watches, kills), each a real server.
+  'test/e2e/multi-process.test.ts',
+  // The longest property runs: fork at every boundary of random logs; rewind on disk.
+  'src/session/fork/fork.property.test.ts',
+  'test/persistence/rewind.property.test.ts',
 ]
