@@ -1,0 +1,13 @@
+import { existsSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { SLOW_TESTS } from './slow-tests.js'
+
+describe('the slow tests npm test leaves to npm run test:full', () => {
+  it('each names an existing test file, once (a renamed file would else silently leave the suite)', () => {
+    for (const path of SLOW_TESTS) {
+      expect(path.endsWith('.test.ts'), path).toBe(true)
+      expect(existsSync(path), `${path} is missing: update test/slow-tests.ts`).toBe(true)
+    }
+    expect(new Set(SLOW_TESTS).size).toBe(SLOW_TESTS.length)
+  })
+})

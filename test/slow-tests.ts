@@ -1,0 +1,28 @@
+/**
+ * The test files `npm test` leaves to `npm run test:full` (which CI also runs, after `npm test`):
+ * each is slow because of what it proves (a packed install, long crash or fuzz loops, several
+ * processes racing on one store), not because it waits. vitest.config.ts builds its two projects
+ * from this one list: `fast` runs every test file but these, `full` runs exactly these, so the
+ * two together are the whole suite. A new slow test goes here, with its reason.
+ */
+export const SLOW_TESTS: readonly string[] = [
+  // `npm pack`, `npm install` of the tarball into a clean directory, then `npx dsh-acp`.
+  'test/e2e/packed.test.ts',
+  // SIGKILL crash loops: rounds of a writer (and of two writers taking turns) killed at random.
+  'test/persistence/crash-loop.test.ts',
+  // File checkpoints: rounds of agents killed at random moments of a turn.
+  'test/e2e/checkpoint-crash.test.ts',
+  // 2,000 seeded hostile frames against one built server, then every session loaded.
+  'test/e2e/fuzz.test.ts',
+  // Several agent processes on one store: random prompts, forks, rewinds, loads and SIGKILLs.
+  'test/e2e/multi-process-model.test.ts',
+  // Several agent processes sharing one store (pens, watches, kills), each a real server.
+  'test/e2e/multi-process.test.ts',
+  // The longest property runs: fork at every boundary of random logs; rewind on disk.
+  'src/session/fork/fork.property.test.ts',
+  'test/persistence/rewind.property.test.ts',
+  // The remote transports: 50 random drops of the SSE stream and 25 of the WebSocket mid-turn.
+  'test/e2e/remote-resume.test.ts',
+  // Two processes racing a rewind's cut against a stale view, with kills.
+  'test/e2e/multi-process-cuts.test.ts',
+]
