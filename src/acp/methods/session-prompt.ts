@@ -1,6 +1,7 @@
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { CallContext } from '../call-context.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
-import { defineMethod } from '../method.js'
+import { defineMethod, type MethodTypes } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { openSession } from '../requests/session-access.js'
 import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
@@ -20,7 +21,22 @@ import { promptUsage } from '../views/usage.js'
 export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',
   handlesCancellation: true,
-  async handle(params, call) {
+  handle: (params, call) => runPrompt(params, call),
+})
+
+/** `session/prompt`'s params, schema-checked. */
+export type PromptParams = MethodTypes<'session/prompt'>['params']
+
+/**
+ * One prompt turn, answered as v1 answers it; `onUserMessage` is told the user message's id once
+ * the prompt is in the log (ACP v2's acceptance, see v2/prompt-v2.ts).
+ */
+export async function runPrompt(
+  params: PromptParams,
+  call: CallContext,
+  onUserMessage?: (messageId: string) => void,
+): Promise<unstable.PromptResponse> {
+  {
     const sessionId = params.sessionId
     const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
@@ -41,6 +57,7 @@ export const sessionPromptMethod = defineMethod({
         sendUpdate: (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
         client: call.clientBridge(sessionId),
         commands: true,
+        ...(onUserMessage && { onUserMessage }),
       })
     } finally {
       await pen.release()
@@ -58,5 +75,5 @@ export const sessionPromptMethod = defineMethod({
       _meta: { dsh: { seq: outcome.seq } },
     }
     return answer
-  },
-})
+  }
+}
