@@ -5,9 +5,13 @@ import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../js
 import { Call, type CallScope } from './call-context.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { AcpMethod, ClientState } from './method.js'
+import type { PromptParams } from './methods/session-prompt.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { NO_SETUP } from './setup-port.js'
+import { PROTOCOL_V2 } from './v2/initialize-v2.js'
+import { promptV2 } from './v2/prompt-v2.js'
+import { readV2Request, type V2Route } from './v2/reader.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
 import { configUpdates } from './views/config-options.js'
@@ -175,13 +179,16 @@ export class AcpConnection {
     this.running++
     let settlesLater = false
     try {
-      const acpMethod = isAcpMethod(name) ? name : undefined
-      const method = this.methodFor(name, acpMethod, notification)
+      const route =
+        this.scope.client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
+      const target = route?.method ?? name
+      const acpMethod = isAcpMethod(target) ? target : undefined
+      const method = this.methodFor(target, acpMethod, notification)
       if (!method) return undefined
-      const checked = acpMethod ? validateParams(acpMethod, params) : params
-      const result = isPromiseLike(checked)
-        ? Promise.resolve(checked).then((value) => this.handle(method, value, call))
-        : this.handle(method, checked, call)
+      const checked = acpMethod ? validateParams(acpMethod, route?.params ?? params) : params
+      const handle = (value: unknown) =>
+        route === undefined ? this.handle(method, value, call) : this.handleV2(route, method, value, call)
+      const result = isPromiseLike(checked) ? Promise.resolve(checked).then(handle) : handle(checked)
       if (!isPromiseLike(result)) {
         this.runAfterResponse(call.takeAfterResponse())
         if (this.scope.client !== undefined) this.warmUpWhenIdle()
@@ -204,6 +211,28 @@ export class AcpConnection {
     const sessionId = WRITES_AND_SHOWS.has(method.name) ? sessionIdOf(params) : undefined
     if (sessionId === undefined) return method.handle(params, call)
     return this.scope.audience.writing(sessionId, this.scope, async () => method.handle(params, call))
+  }
+
+  /**
+   * A v2 request read into its v1 call: `session/prompt` runs ACP v2's prompt lifecycle (its turn
+   * counted as running until it ends); the others answer in v2's words.
+   */
+  private handleV2(route: V2Route, method: AcpMethod, params: unknown, call: Call): unknown {
+    if (route.method === 'session/prompt') {
+      const prompt = params as PromptParams
+      const send = (update: Record<string, unknown>) =>
+        this.scope.wire
+          .notify('session/update', { sessionId: prompt.sessionId, update })
+          .catch((error: Error) => {
+            this.logger.warn(`session/update not sent: ${error.message}`)
+          })
+      return promptV2(prompt, call, send, (turn) => {
+        this.running++
+        void turn.finally(() => this.finished())
+      })
+    }
+    const result = this.handle(method, params, call)
+    return isPromiseLike(result) ? Promise.resolve(result).then(route.answer) : route.answer(result)
   }
 
   /** The method `name` names, or undefined for an unknown notification; throws for a request. */

@@ -4,20 +4,32 @@ import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
 import { steeringInitializeMeta } from './steering/steering-methods.js'
+import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
 
 /**
- * The answer to a (schema-checked) `initialize`: the negotiated protocol version (ACP: the requested
- * version when supported, else the latest supported), `capabilities`, and what the connection
- * keeps of the client. One function for the `initialize` method and for the answer given before
- * the server is built (early-initialize.ts), so both say the same.
+ * The answer to a (schema-checked) `initialize`: the negotiated protocol version (the highest we
+ * serve at or below the requested one, or `pinned` when `--protocol` pins one), the capabilities
+ * in that version's words, and what the connection keeps of the client. One function for the
+ * `initialize` method and for the answer given before the server is built (early-initialize.ts),
+ * so both say the same.
  */
 export function answerInitialize(
   params: acp.InitializeRequest,
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
   authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
+  pinned?: number,
 ): { client: ClientState; result: acp.InitializeResponse } {
-  const protocolVersion = negotiateProtocolVersion(params.protocolVersion)
+  const protocolVersion = negotiateProtocolVersion(params.protocolVersion, pinned)
+  if (protocolVersion === PROTOCOL_V2) {
+    const info = (params as { info?: acp.Implementation }).info
+    // v2's answer (`capabilities`, `info`) under v1's type, which has its `protocolVersion`.
+    const result: acp.InitializeResponse = initializeV2Result(capabilities, agentInfo)
+    return {
+      client: { protocolVersion, capabilities: v2ClientCapabilities(), ...(info && { info }) },
+      result,
+    }
+  }
   return {
     client: {
       protocolVersion,

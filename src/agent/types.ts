@@ -234,6 +234,8 @@ export interface TurnRequest {
   readonly commands?: boolean
   /** Set for a subagent's turn: how it is bounded by the parent that delegated it. */
   readonly subagent?: SubagentTurn
+  /** Told once the prompt is in the log as a user message, with that message's id. */
+  readonly onUserMessage?: (messageId: string, seq: number) => void
 }
 
 /** What bounds a subagent's turn (a delegation of its parent's). */

@@ -44,11 +44,12 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await expectCleanExit(agent)
   })
 
-  it('initialize: a version we do not speak is answered with ours (v1); a malformed one is -32602', async () => {
+  it('initialize: the highest version we serve at or below the requested one (v2 for 2 and later, v1 below); a malformed one is -32602', async () => {
     const agent = start()
     const ask = (protocolVersion: unknown) =>
       agent.agent.request('initialize', { protocolVersion, clientCapabilities: {} } as never)
-    expect((await ask(2)).protocolVersion).toBe(1)
+    expect((await ask(2)).protocolVersion).toBe(2)
+    expect((await ask(3)).protocolVersion).toBe(2)
     expect((await ask(0)).protocolVersion).toBe(1)
     expect((await ask(1)).protocolVersion).toBe(1)
     for (const bad of ['1', 1.5, -1, 65536, null])

@@ -1,4 +1,6 @@
-import { defineMethod } from '../method.js'
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { CallContext } from '../call-context.js'
+import { defineMethod, type MethodTypes } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { runInLine } from '../requests/prompt-line.js'
 import { openSession } from '../requests/session-access.js'
@@ -19,7 +21,22 @@ import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
 export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',
   handlesCancellation: true,
-  async handle(params, call) {
+  handle: (params, call) => runPrompt(params, call),
+})
+
+/** `session/prompt`'s params, schema-checked. */
+export type PromptParams = MethodTypes<'session/prompt'>['params']
+
+/**
+ * One prompt turn, answered as v1 answers it; `onUserMessage` is told the user message's id once
+ * the prompt is in the log (ACP v2's acceptance, see v2/prompt-v2.ts).
+ */
+export async function runPrompt(
+  params: PromptParams,
+  call: CallContext,
+  onUserMessage?: (messageId: string) => void,
+): Promise<unstable.PromptResponse> {
+  {
     const sessionId = params.sessionId
     const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
@@ -29,6 +46,6 @@ export const sessionPromptMethod = defineMethod({
       return { stopReason: 'end_turn' as const }
     }
     const place = call.agent.queue.join(sessionId, prompt)
-    return runInLine(call, session, prompt, place, call.signal)
-  },
-})
+    return runInLine(call, session, prompt, place, call.signal, onUserMessage)
+  }
+}

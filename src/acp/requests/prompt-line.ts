@@ -27,12 +27,13 @@ export async function runInLine(
   prompt: readonly ContentBlock[],
   place: LinePlace,
   signal: AbortSignal,
+  onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
   try {
     if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
       return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
     }
-    return await runPromptTurn(call, session, prompt, signal)
+    return await runPromptTurn(call, session, prompt, signal, onUserMessage)
   } finally {
     place.release()
   }
@@ -67,6 +68,7 @@ async function runPromptTurn(
   session: Session,
   prompt: readonly ContentBlock[],
   signal: AbortSignal,
+  onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
   const sessionId = session.id
   const pen = call.sessions.takePen(session)
@@ -84,6 +86,7 @@ async function runPromptTurn(
       },
       client: call.clientBridge(sessionId),
       commands: true,
+      ...(onUserMessage && { onUserMessage }),
     })
   } finally {
     await pen.release()

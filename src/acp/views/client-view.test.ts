@@ -12,6 +12,7 @@ import {
 import type { ClientState } from '../client-state.js'
 import { type ClientFeatures, clientFeatures } from './client-features.js'
 import { ClientView } from './client-view.js'
+import { acpV1Renderer } from './v1/renderer.js'
 
 let stop: (() => Promise<void>) | undefined
 afterEach(async () => {
@@ -95,7 +96,9 @@ describe('ClientView: one session, three clients, live and in a load', () => {
     const loaded = projectUpdates(session.id, session.events())
     const shown = (name: keyof typeof CLIENTS, updates: readonly SessionUpdateNotification[]) => {
       const view = new ClientView(CLIENTS[name])
-      return kinds(updates.flatMap((n) => view.render(n))).filter((kind) => DECIDED.test(kind))
+      return kinds(updates.flatMap((n) => acpV1Renderer.render(n, view.features))).filter((kind) =>
+        DECIDED.test(kind),
+      )
     }
     // Live: `ok` answers come as agent messages to every client; the rest is the view's choice.
     expect(shown('none', live)).toEqual([

@@ -1,10 +1,11 @@
 import type { Notice } from '../../agent/index.js'
 import { noticeUpdate } from '../../agent/index.js'
-import type { SessionUpdateNotification, WireNotification } from '../../session/index.js'
+import type { SessionUpdateNotification } from '../../session/index.js'
 import type { ClientState } from '../client-state.js'
 import { type ClientFeatures, clientFeatures } from './client-features.js'
-import type { UpdateRenderer } from './renderer.js'
+import type { RenderedNotification, UpdateRenderer } from './renderer.js'
 import { acpV1Renderer } from './v1/renderer.js'
+import { acpV2Renderer } from './v2/renderer.js'
 
 /**
  * What one client sees: the only place that decides it, live and in a replay alike. Made from the
@@ -25,7 +26,7 @@ export class ClientView {
   }
 
   /** The wire `session/update` params of one canonical notification, for this client. */
-  render(notification: SessionUpdateNotification): WireNotification[] {
+  render(notification: SessionUpdateNotification): RenderedNotification[] {
     const update = notification.update
     if (update.sessionUpdate === 'session_info_update' && typeof update.title === 'string') {
       this.titles.set(notification.sessionId, update.title)
@@ -51,7 +52,7 @@ export class ClientView {
   }
 }
 
-/** The renderer of a protocol version (today ACP v1 for every client; ACP v2 plugs in here). */
-function rendererFor(_protocolVersion: number | undefined): UpdateRenderer {
-  return acpV1Renderer
+/** The renderer of a protocol version: ACP v2's for a client that negotiated v2, else ACP v1's. */
+function rendererFor(protocolVersion: number | undefined): UpdateRenderer {
+  return protocolVersion === 2 ? acpV2Renderer : acpV1Renderer
 }

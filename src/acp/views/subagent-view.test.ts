@@ -8,6 +8,7 @@ import type { ClientState } from '../method.js'
 import { clientFeatures } from './client-features.js'
 import { ClientView } from './client-view.js'
 import { openSubagentChannel } from './subagent-view.js'
+import { acpV1Renderer } from './v1/renderer.js'
 
 const LINK: SubagentLink = {
   sessionId: 'kid',
@@ -31,7 +32,7 @@ function wire(state: ClientState | undefined) {
   const call = {
     view: new ClientView(state),
     notify: async (n: SessionUpdateNotification) => {
-      sent.push(...call.view.render(n))
+      sent.push(...acpV1Renderer.render(n, call.view.features))
     },
     clientBridge: (sessionId: string, target?: PermissionTarget): ClientBridge => {
       bridges.push({ sessionId, target })

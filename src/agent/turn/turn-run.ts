@@ -117,6 +117,7 @@ export class TurnRun {
     )
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
+    this.request.onUserMessage?.(messageIdOf(user.seq), user.seq)
     if (this.request.subagent) {
       const messageId = messageIdOf(user.seq)
       for (const content of this.request.prompt)

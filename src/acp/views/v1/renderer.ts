@@ -26,7 +26,7 @@ export const PLAN_ID = 'plan'
  *
  * Everything else goes out as it is.
  */
-export const acpV1Renderer: UpdateRenderer = {
+export const acpV1Renderer: UpdateRenderer<WireNotification> = {
   render(notification: SessionUpdateNotification, features: ClientFeatures): WireNotification[] {
     const { update } = notification
     const as = (updates: readonly WireUpdate[]) => updates.map((wire) => ({ ...notification, update: wire }))

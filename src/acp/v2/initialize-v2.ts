@@ -1,0 +1,49 @@
+import type * as acp from '@agentclientprotocol/sdk'
+import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
+import type { AgentCapabilities } from '../capabilities.js'
+import type { AgentInfo } from '../server.js'
+
+/** ACP v2's protocol version number. */
+export const PROTOCOL_V2 = 2
+
+/**
+ * The v2 `initialize` answer: `capabilities` (support markers are objects, never booleans) and
+ * the required `info`. `capabilities.session` is advertised only when every baseline session
+ * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
+ * No `authMethods`: `auth/login` and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
+ */
+export function initializeV2Result(
+  capabilities: AgentCapabilities,
+  agentInfo: AgentInfo,
+): Omit<v2.InitializeResponse, 'authMethods'> {
+  const served = capabilities.sessionCapabilities
+  const baseline = served.list !== undefined && served.resume !== undefined && served.close !== undefined
+  return {
+    protocolVersion: PROTOCOL_V2,
+    info: { ...agentInfo },
+    capabilities: baseline
+      ? {
+          session: {
+            prompt: promptMarkers(capabilities.promptCapabilities),
+            mcp: { stdio: {}, http: {} },
+            ...(served.delete !== undefined && { delete: {} }),
+            ...(served.additionalDirectories !== undefined && { additionalDirectories: {} }),
+          },
+        }
+      : {},
+  }
+}
+
+/** v1's boolean prompt capabilities as v2's object markers (absent when not supported). */
+function promptMarkers(prompt: acp.PromptCapabilities): v2.PromptCapabilities {
+  return {
+    ...(prompt.image === true && { image: {} }),
+    ...(prompt.audio === true && { audio: {} }),
+    ...(prompt.embeddedContext === true && { embeddedContext: {} }),
+  }
+}
+
+/** What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no `terminal`. */
+export function v2ClientCapabilities(): acp.ClientCapabilities {
+  return {}
+}

@@ -1,0 +1,53 @@
+import { ErrorCode, ProtocolError } from '../errors.js'
+import { isRecord, sessionAnswerV2 } from './config-options-v2.js'
+
+/** A v2 request read into the v1 call that serves it, and its answer put back in v2's words. */
+export interface V2Route {
+  readonly method: string
+  readonly params: unknown
+  answer(result: unknown): unknown
+}
+
+/** v1 methods v2 removed: a v2 client calling one gets -32601. */
+const REMOVED = new Set(['session/load', 'session/set_mode', 'authenticate', 'logout'])
+const SESSION_ANSWERS = new Set([
+  'session/new',
+  'session/resume',
+  'session/load',
+  'session/set_config_option',
+])
+
+/**
+ * The second reader of requests: a v2 request as the v1 call serving it. `session/resume` with
+ * `replayFrom: {type: "start"}` is `session/load` (the replay); without it, plain resume; another
+ * cursor is refused (-32602). MCP servers lose their `type` marker for stdio (v1 has none).
+ */
+export function readV2Request(method: string, params: unknown): V2Route {
+  if (REMOVED.has(method)) throw ProtocolError.methodNotFound(method)
+  let target = method
+  let read = params
+  if (isRecord(params) && (method === 'session/new' || method === 'session/resume')) {
+    const { replayFrom, mcpServers, ...rest } = params
+    read = { ...rest, mcpServers: mcpServersV1(mcpServers) }
+    if (method === 'session/resume' && replayFrom !== undefined && replayFrom !== null) {
+      if (!isRecord(replayFrom) || replayFrom.type !== 'start')
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          'session/resume: replayFrom: only {"type":"start"} is served',
+        )
+      target = 'session/load'
+    }
+  }
+  const answer = SESSION_ANSWERS.has(target) ? sessionAnswerV2 : (result: unknown) => result
+  return { method: target, params: read, answer }
+}
+
+function mcpServersV1(servers: unknown): unknown {
+  if (servers === undefined || servers === null) return []
+  if (!Array.isArray(servers)) return servers
+  return servers.map((server: unknown) => {
+    if (!isRecord(server) || server.type !== 'stdio') return server
+    const { type: _type, ...stdio } = server
+    return { args: [], env: [], ...stdio }
+  })
+}

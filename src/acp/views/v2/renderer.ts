@@ -1,0 +1,68 @@
+import type { SessionUpdate, SessionUpdateNotification } from '../../../session/index.js'
+import { messageIdOf } from '../../../session/index.js'
+import { configOptionsV2 } from '../../v2/config-options-v2.js'
+import type { UpdateRenderer, V2Update } from '../renderer.js'
+import { PLAN_ID } from '../v1/renderer.js'
+import { toolCallV2 } from './tool-content.js'
+
+/**
+ * ACP v2 (the draft): every canonical update in v2's words, whatever the client advertised.
+ *
+ * - chunks carry a `messageId` (the canonical one; else the id of the event they came from);
+ * - a tool call is only ever `tool_call_update` (the first creates it), its diffs v2 `diff`s;
+ * - `plan` is `plan_update` (type `items`, id {@link PLAN_ID}; an empty list clears it);
+ * - config options use `configId`; modes are one of them, so `current_mode_update` is not sent;
+ * - commands' inputs are `{ type: "text", hint }`;
+ * - `notice`, compaction and usage as they are (v2 has them), a notice without its fallback;
+ * - `subagent_update` is not sent (v2 has no subagents yet).
+ */
+export const acpV2Renderer: UpdateRenderer<SessionUpdateNotification<V2Update>> = {
+  render(notification: SessionUpdateNotification): SessionUpdateNotification<V2Update>[] {
+    const update = updateV2(notification.update, notification._meta?.dsh?.seq)
+    return update === undefined ? [] : [{ ...notification, update }]
+  },
+}
+
+function updateV2(update: SessionUpdate, seq: number | undefined): V2Update | undefined {
+  switch (update.sessionUpdate) {
+    case 'user_message_chunk':
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk': {
+      const messageId = update.messageId ?? (seq === undefined ? undefined : messageIdOf(seq))
+      if (messageId === undefined) return undefined
+      return { sessionUpdate: update.sessionUpdate, messageId, content: update.content }
+    }
+    case 'tool_call':
+    case 'tool_call_update': {
+      const { sessionUpdate: _kind, ...call } = update
+      return { sessionUpdate: 'tool_call_update', ...toolCallV2(call) }
+    }
+    case 'plan':
+      return {
+        sessionUpdate: 'plan_update',
+        plan: { type: 'items', planId: PLAN_ID, entries: update.entries },
+      }
+    case 'available_commands_update':
+      return {
+        sessionUpdate: 'available_commands_update',
+        availableCommands: update.availableCommands.map(({ input, ...command }) => ({
+          type: 'command' as const,
+          ...command,
+          ...(input && 'hint' in input && { input: { type: 'text' as const, hint: input.hint } }),
+        })),
+      }
+    case 'config_option_update':
+      return { sessionUpdate: 'config_option_update', configOptions: configOptionsV2(update.configOptions) }
+    case 'notice': {
+      const { fallback: _fallback, ...notice } = update
+      return notice
+    }
+    case 'session_info_update':
+    case 'usage_update':
+    case 'compaction_update':
+    case 'compaction_summary_chunk':
+      return update
+    default:
+      return undefined
+  }
+}
