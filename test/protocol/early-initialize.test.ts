@@ -121,7 +121,9 @@ describe('initialize answered before the server is built', () => {
       fork: true,
       promptCapabilities: promptCapabilitiesOf(createProvider()),
     })
-    const answer = earlyInitialize(Buffer.from(lines[1] as string), capabilities, agentInfo)
+    // A v1 client (a version above 1 now negotiates v2, whose clients have no fs or terminal).
+    const v1Line = (lines[1] as string).replace('"protocolVersion":7', '"protocolVersion":1')
+    const answer = earlyInitialize(Buffer.from(v1Line), capabilities, agentInfo)
     expect(answer?.client).toEqual({
       protocolVersion: 1,
       capabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
