@@ -312,6 +312,7 @@ export class AcpConnection {
 /** Methods that send their caller the updates of what they append to `params.sessionId`. */
 const WRITES_AND_SHOWS: ReadonlySet<string> = new Set([
   'session/prompt',
+  '_session/goal',
   'session/set_mode',
   'session/set_config_option',
   'session/set_title',

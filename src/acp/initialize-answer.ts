@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { type AgentCapabilities, negotiateProtocolVersion } from './capabilities.js'
+import { goalInitializeMeta } from './goals/goal-method.js'
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
@@ -41,7 +42,11 @@ export function answerInitialize(
       agentCapabilities: capabilities,
       authMethods: authMethods(params.clientCapabilities ?? undefined),
       agentInfo: { ...agentInfo },
-      _meta: { ...rewindInitializeMeta(params.clientCapabilities), ...steeringInitializeMeta() },
+      _meta: {
+        ...rewindInitializeMeta(params.clientCapabilities),
+        ...steeringInitializeMeta(),
+        ...goalInitializeMeta(),
+      },
     },
   }
 }

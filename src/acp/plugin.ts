@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { FORK_METHODS, SERVER_METHODS } from './capabilities.js'
+import { registerGoalMethod } from './goals/goal-method.js'
 import type { AcpMethod } from './method.js'
 import { authenticateMethod } from './methods/authenticate.js'
 import { initializeMethod } from './methods/initialize.js'
@@ -74,6 +75,7 @@ export const acpPlugin = {
     })
     registerRewindMethods(ctx, server)
     registerSteeringMethods(ctx, server)
+    registerGoalMethod(ctx, server)
     registerTrustMethods(ctx, server)
     ctx.on('dispose', server.register(sessionOptionsMethod))
   },

@@ -23,6 +23,7 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
+import { SessionGoals } from './goals/session-goals.js'
 import { needsPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
 import { modelSampler } from './mcp/asks/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
@@ -70,6 +71,8 @@ export class AgentService {
   readonly compaction: CompactionSettings
   /** The prompts of each session waiting for its running turn (`session/prompt` queues there). */
   readonly queue = new PromptQueues()
+  /** Session goals: their limits, the `goal_status` tool, what follows a turn toward one. */
+  readonly goals: SessionGoals
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -85,6 +88,10 @@ export class AgentService {
     this.configSpecs = configOptionSpecs(this.provider, config.defaultMode)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.configNotices = config.notices ?? []
+    this.goals = new SessionGoals(this.tools, () => this.ctx.sessions, {
+      maxIterations: positive('goalMaxIterations', config.goalMaxIterations ?? 20),
+      maxSteps: this.maxSteps,
+    })
     this.compaction = config.compaction ?? {}
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
@@ -124,6 +131,7 @@ export class AgentService {
     })
     ctx.on('session/disposed', (session) => {
       this.files.forget(session.id)
+      void this.goals.forget(session.id)
       void this.mcp.close(session.id)
     })
     ctx.on('dispose', async () => {
@@ -195,9 +203,11 @@ export class AgentService {
   /**
    * Cancels the turn running on this session, if any (steers not yet delivered are dropped), and
    * resolves once it has ended (its `turn/end` written and flushed, or its failure settled).
-   * Resolves at once when none runs. Queued prompts stay queued.
+   * Resolves at once when none runs. Queued prompts stay queued; the turns the agent would start
+   * for the session's goal do not start (see `SessionGoals.noteCancel`).
    */
   async cancel(sessionId: string): Promise<void> {
+    this.goals.noteCancel(sessionId)
     const turn = this.running.get(sessionId)
     if (!turn) return
     turn.steers?.close()

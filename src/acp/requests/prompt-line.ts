@@ -4,6 +4,7 @@ import type { ContentBlock } from '../../agent/types.js'
 import type { Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
+import { keepToGoal, type RunTurn } from '../goals/goal-turns.js'
 import { sendCaughtUp } from '../views/caught-up.js'
 import { promptUsage } from '../views/usage.js'
 
@@ -20,6 +21,8 @@ export interface QueuedState {
  * (`session_info_update` with `_meta.dsh.queued`: queued with its position, then started or
  * cancelled); taken back (`cancelQueuedMessage`, or `signal` aborting while it waits) it never
  * runs and answers `cancelled`. The place is released when the turn ends, so the next one runs.
+ * While the session's goal is active, the agent's own turns toward it follow in the same place
+ * (see `keepToGoal`), and the answer is the last one's.
  */
 export async function runInLine(
   call: CallContext,
@@ -33,7 +36,8 @@ export async function runInLine(
     if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
       return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
     }
-    return await runPromptTurn(call, session, prompt, signal, onUserMessage)
+    const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
+    return await keepToGoal(call, session, prompt, runTurn, onUserMessage)
   } finally {
     place.release()
   }

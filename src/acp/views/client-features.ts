@@ -1,4 +1,5 @@
 import type { ClientState } from '../client-state.js'
+import { servesGoals } from '../goals/goal-gate.js'
 
 /**
  * What a client advertised at `initialize` that changes what it is shown: the one reading of its
@@ -16,6 +17,8 @@ export interface ClientFeatures {
   readonly subagents: boolean
   /** `session.workspaceTrust` (or `_meta.workspaceTrust`): it reads the answers' `workspaceTrust` and asks its user (else a notice and `/trust`). */
   readonly workspaceTrust: boolean
+  /** Offered the goal extension at `initialize` (`_meta.goal`, every ACP v1 answer): goal updates. */
+  readonly goals: boolean
 }
 
 /** The features of a client that advertised nothing (or has not said `initialize` yet). */
@@ -25,6 +28,7 @@ export const NO_FEATURES: ClientFeatures = {
   plan: false,
   subagents: false,
   workspaceTrust: false,
+  goals: false,
 }
 
 /** What `client`'s `initialize` advertised of the {@link ClientFeatures}. */
@@ -40,6 +44,7 @@ export function clientFeatures(client: ClientState | undefined): ClientFeatures 
     subagents: advertised(unstable.subagents),
     workspaceTrust:
       advertised(session?.workspaceTrust) || advertised(client.capabilities._meta?.workspaceTrust),
+    goals: servesGoals(client),
   }
 }
 

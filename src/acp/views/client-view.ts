@@ -1,6 +1,6 @@
 import type { Notice } from '../../agent/index.js'
 import { noticeUpdate } from '../../agent/index.js'
-import type { SessionUpdateNotification } from '../../session/index.js'
+import { isGoalUpdate, type SessionUpdateNotification } from '../../session/index.js'
 import type { ClientState } from '../client-state.js'
 import { type ClientFeatures, clientFeatures } from './client-features.js'
 import type { RenderedNotification, UpdateRenderer } from './renderer.js'
@@ -31,6 +31,8 @@ export class ClientView {
     if (update.sessionUpdate === 'session_info_update' && typeof update.title === 'string') {
       this.titles.set(notification.sessionId, update.title)
     }
+    // The goal extension is offered to ACP v1 clients only: the others are sent nothing of it.
+    if (!this.features.goals && isGoalUpdate(update)) return []
     return this.renderer.render(notification, this.features)
   }
 

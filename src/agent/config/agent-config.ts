@@ -40,6 +40,11 @@ export interface AgentConfig {
   readonly compaction?: CompactionSettings
   /** The mode a new session starts in (a configuration file's `defaultMode`). Default `ask`. */
   readonly defaultMode?: SessionModeId
+  /**
+   * Turns the agent works toward a session goal (`_session/goal`) from its last set or resume
+   * before the goal is `limited`. Default 20.
+   */
+  readonly goalMaxIterations?: number
 }
 
 export interface SubagentConfig {

@@ -21,6 +21,7 @@ import {
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
 import { type CompactionUpdate, compactionReplayed } from './compaction-updates.js'
+import { goalInfoUpdate, goalOfEvent } from './goal-updates.js'
 import { unansweredCallResult } from './history.js'
 
 /**
@@ -351,10 +352,12 @@ export class UpdateProjector {
     }
   }
 
-  /** Of the extension events, a plan shows, and a registered `subagent:spawned` on an open call. */
+  /** Of the extension events, a plan and a goal show, and a registered `subagent:spawned` on an open call. */
   private extensionVariants(event: ExtensionEvent): SessionUpdate[] {
     const plan = extensionData(event, PLAN_UPDATED)
     if (plan !== undefined) return [planUpdate(plan.entries)]
+    const goal = goalOfEvent(event)
+    if (goal !== undefined) return [goalInfoUpdate(goal)]
     const spawned = extensionData(event, SUBAGENT_SPAWNED)
     return spawned !== undefined && this.openCalls.has(spawned.callId)
       ? [subagentProgressUpdate(spawned)]
