@@ -28,8 +28,3 @@ export function currentGoal(session: Session): GoalData | null {
   }
   return state.goal
 }
-
-/** Whether the session's goal is one the agent works toward now. */
-export function goalIsActive(session: Session): boolean {
-  return currentGoal(session)?.status === 'active'
-}
