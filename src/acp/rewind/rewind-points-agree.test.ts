@@ -35,4 +35,30 @@ describe('_session/rewind_points and /rewind N', () => {
     expect(await run('2')).toContain('from before "one"')
     await store.stop()
   })
+
+  it('agree on a turn a message was steered into: the steer is neither listed nor counted, and /rewind 1 names the prompt it removes', async () => {
+    const store = await startStore()
+    const session = store.sessions.create('s')
+    appendTurn(session, 'one')
+    const turn = session.lastTurn + 1
+    appendAll(session, [
+      { type: 'turn/start', data: { turn } },
+      { type: 'user/message', data: { turn, content: [{ type: 'text', text: 'two' }] } },
+      { type: 'user/message', data: { turn, content: [{ type: 'text', text: 'in blue' }], steered: true } },
+      { type: 'turn/end', data: { turn, reason: 'completed' } },
+    ])
+    const call = { sessions: store.sessions } as Pick<CallContext, 'sessions'> as CallContext
+    const { points } = (await sessionRewindPointsMethod.handle({ sessionId: 's' }, call)) as {
+      points: { text: string; index: number }[]
+    }
+    expect(points.map((p) => [p.index, p.text])).toEqual([
+      [1, 'one'],
+      [2, 'two'],
+    ])
+    const turnStart = session.lastSeq + 1
+    const run = (args: string) => rewindCommand.run({ session, sessions: store.sessions, args, turnStart })
+    expect(await run('3')).toBe('Cannot undo 3 prompts: there are 2 (try /rewind 2).')
+    expect(await run('1')).toContain('from before "two"')
+    await store.stop()
+  })
 })

@@ -27,6 +27,11 @@ export interface RewindPoint {
   readonly textOnly: boolean
   /** True when the turn is a slash command's. */
   readonly command: boolean
+  /**
+   * True for a message the user steered into the running turn (`user/message {steered: true}`):
+   * it has its turn's boundary, so a rewind to before it is a rewind to before its turn's prompt.
+   */
+  readonly steered: boolean
 }
 
 /** A prompt's text blocks, concatenated, without normalization (the AIR fingerprint's input). */
@@ -57,18 +62,22 @@ export function rewindPoints(session: Session): RewindPoint[] {
       fingerprint: messageFingerprint(text),
       textOnly: text !== '' && event.data.content.every((block) => block.type === 'text'),
       command: commandTurn,
+      steered: event.data.steered === true,
     })
   }
   return points
 }
 
 /**
- * The prompts a user can undo, oldest first: every prompt but a slash command's (a `/compact` or a
- * `/rewind` turn is not one). `_session/rewind_points` lists these and `/rewind N` counts them, so
- * its N-th last is the listing's N-th from the end. `before`: only prompts before that seq.
+ * The prompts a user can undo, oldest first: every prompt that opened a turn but a slash command's
+ * (a `/compact` or a `/rewind` turn is not one). A steered message is not one either: no boundary
+ * lies between it and its turn's prompt, so undoing it undoes that prompt, which is listed (a
+ * rewind by a steered message's id still works, as the rewind to its turn). `_session/rewind_points`
+ * lists these and `/rewind N` counts them, so its N-th last is the listing's N-th from the end, and
+ * what each point names is exactly what a rewind to it removes. `before`: only prompts before that seq.
  */
 export function undoablePrompts(session: Session, before = Number.POSITIVE_INFINITY): RewindPoint[] {
-  return rewindPoints(session).filter((point) => !point.command && point.seq < before)
+  return rewindPoints(session).filter((point) => !point.command && !point.steered && point.seq < before)
 }
 
 /** The rewind point of the prompt a message id names (a `:segment:<n>` suffix is dropped), if any. */
