@@ -21,7 +21,7 @@ export const MAX_OBJECTIVE_LENGTH = 20_000
 /**
  * Applies `action` to the session's goal and returns the event it appended (`goal:updated` or
  * `goal:cleared`), or undefined when nothing changes (clearing no goal). The rules:
- * - `set {objective}`: a new goal, `active`, 0 iterations, `createdAt` now (it replaces any goal);
+ * - `set {objective}`: a new goal, `active`, 0 iterations, created now (it replaces any goal);
  * - `pause`: an `active` goal becomes `paused` (the agent starts no turn for it);
  * - `resume`: a `paused`, `blocked`, `limited` or `complete` goal becomes `active` again, with a
  *   new iteration budget (its iterations are kept);
@@ -33,7 +33,6 @@ export function applyGoalAction(
   session: Session,
   action: GoalAction,
   objective: string | undefined,
-  now: Date = new Date(),
 ): SessionEvent | undefined {
   const goal = currentGoal(session)
   switch (action) {
@@ -42,13 +41,16 @@ export function applyGoalAction(
       if (text === '') throw new GoalActionError('set needs a non-empty objective')
       if (text.length > MAX_OBJECTIVE_LENGTH)
         throw new GoalActionError(`the objective is longer than ${MAX_OBJECTIVE_LENGTH} characters`)
-      return record(session, {
-        objective: text,
-        status: 'active',
-        iterations: 0,
-        createdAt: now.toISOString(),
-        lastReason: 'set by the user',
-        budgetFrom: 0,
+      // No createdAt: the set's own event time (the store's clock) is when.
+      return session.append({
+        type: GOAL_UPDATED,
+        data: {
+          objective: text,
+          status: 'active',
+          iterations: 0,
+          lastReason: 'set by the user',
+          budgetFrom: 0,
+        },
       })
     }
     case 'pause':

@@ -198,14 +198,9 @@ export const EXTENSION_EVENTS = {
   },
   'goal:updated': {
     description:
-      "The session's goal (`_session/goal`) is now this: objective, status (active, paused, blocked, limited, complete), iterations (the turns worked toward it), createdAt (when it was set, ISO 8601), lastReason (why the status is what it is), budgetFrom (the iterations when it was last set or resumed: the iteration limit counts from there). Written by the goal control (anywhere), by the goal_status tool (inside a turn, between the call and its result) and after a turn worked toward it. The last goal event holds; a fork child inherits the goal of its prefix. An older reader ignores it.",
-    required: {
-      objective: nonEmptyString,
-      status: nonEmptyString,
-      iterations: count,
-      createdAt: nonEmptyString,
-    },
-    optional: { lastReason: string, budgetFrom: count },
+      "The session's goal (`_session/goal`) is now this: objective, status (active, paused, blocked, limited, complete), iterations (the turns worked toward it), createdAt (when it was set, ISO 8601; absent: this event is the set, and its time is when), lastReason (why the status is what it is), budgetFrom (the iterations when it was last set or resumed: the iteration limit counts from there). Written by the goal control (anywhere), by the goal_status tool (inside a turn, between the call and its result) and after a turn worked toward it. The last goal event holds; a fork child inherits the goal of its prefix. An older reader ignores it.",
+    required: { objective: nonEmptyString, status: nonEmptyString, iterations: count },
+    optional: { createdAt: nonEmptyString, lastReason: string, budgetFrom: count },
     closed: true,
   },
   'goal:cleared': {

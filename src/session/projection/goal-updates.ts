@@ -6,8 +6,8 @@ export const GOAL_UPDATED = 'goal:updated' satisfies keyof ExtensionEventDataMap
 /** The event a cleared goal is recorded as. */
 export const GOAL_CLEARED = 'goal:cleared' satisfies keyof ExtensionEventDataMap
 
-/** What a `goal:updated` event holds. */
-export type GoalData = ExtensionEventDataMap[typeof GOAL_UPDATED]
+/** A goal as a `goal:updated` event records it, with `createdAt` known (see {@link goalOfEvent}). */
+export type GoalData = ExtensionEventDataMap[typeof GOAL_UPDATED] & { readonly createdAt: string }
 
 /** The statuses dsh-acp writes (`status` is an open string in the log: another is read as paused). */
 export const GOAL_STATUSES = ['active', 'paused', 'blocked', 'limited', 'complete'] as const
@@ -39,12 +39,13 @@ export function goalView(data: GoalData): GoalView {
 }
 
 /**
- * What `event` says the session's goal now is: its data (`goal:updated`), null (`goal:cleared`),
- * or undefined when the event is no goal event.
+ * What `event` says the session's goal now is: its data (`goal:updated`; without `createdAt` the
+ * event is the goal's set, and its time is when), null (`goal:cleared`), or undefined when the
+ * event is no goal event.
  */
 export function goalOfEvent(event: SessionEvent): GoalData | null | undefined {
   const updated = extensionData(event, GOAL_UPDATED)
-  if (updated !== undefined) return updated
+  if (updated !== undefined) return { ...updated, createdAt: updated.createdAt ?? event.time }
   return extensionData(event, GOAL_CLEARED) !== undefined ? null : undefined
 }
 
