@@ -27,3 +27,14 @@ describe('the goal extension is gated on what initialize offered', () => {
     expect(new ClientView(client(2)).render({ sessionId: 's', update: title })).not.toEqual([])
   })
 })
+
+describe('_session/goal is served to the clients offered it', () => {
+  it('a v2 connection (and one before initialize) gets -32601, and nothing is read', async () => {
+    const { sessionGoalMethod } = await import('./goal-method.js')
+    const params = { sessionId: 'ses_1', action: 'clear' }
+    for (const state of [client(2), undefined]) {
+      const call = { client: state } as unknown as Parameters<typeof sessionGoalMethod.handle>[1]
+      await expect(sessionGoalMethod.handle(params, call)).rejects.toMatchObject({ code: -32601 })
+    }
+  })
+})
