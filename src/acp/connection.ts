@@ -11,6 +11,7 @@ import type { AcpServer } from './server.js'
 import { NO_SETUP } from './setup-port.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
 import { promptV2 } from './v2/prompt-v2.js'
+import { noteV2Request } from './v2/protocol-choice.js'
 import { readV2Request, type V2Route } from './v2/reader.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
@@ -179,8 +180,9 @@ export class AcpConnection {
     this.running++
     let settlesLater = false
     try {
-      const route =
-        this.scope.client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
+      const client = this.scope.client
+      if (client?.protocolVersion === PROTOCOL_V2 && !notification) noteV2Request(client, name)
+      const route = client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
       const target = route?.method ?? name
       const acpMethod = isAcpMethod(target) ? target : undefined
       const method = this.methodFor(target, acpMethod, notification)
