@@ -26,7 +26,11 @@ export function answerInitialize(
     // v2's answer (`capabilities`, `info`) under v1's type, which has its `protocolVersion`.
     const result: acp.InitializeResponse = initializeV2Result(capabilities, agentInfo)
     return {
-      client: { protocolVersion, capabilities: v2ClientCapabilities(), ...(info && { info }) },
+      client: {
+        protocolVersion,
+        capabilities: v2ClientCapabilities((params as { capabilities?: unknown }).capabilities),
+        ...(info && { info }),
+      },
       result,
     }
   }

@@ -30,7 +30,11 @@ async function serve(protocolVersion?: number) {
   }
 }
 
-const v2Init = (protocolVersion = 2) => ({ protocolVersion, info: { name: 't', version: '1' }, capabilities: {} })
+const v2Init = (protocolVersion = 2) => ({
+  protocolVersion,
+  info: { name: 't', version: '1' },
+  capabilities: {},
+})
 
 describe('the protocol version of a connection (--protocol, the SDK router rules)', () => {
   it('auto: the highest served at or below the requested one (v1 below 2, v2 from 2 on)', async () => {

@@ -43,7 +43,12 @@ function promptMarkers(prompt: acp.PromptCapabilities): v2.PromptCapabilities {
   }
 }
 
-/** What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no `terminal`. */
-export function v2ClientCapabilities(): acp.ClientCapabilities {
-  return {}
+/**
+ * What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no
+ * `terminal` (v2 has none); its `elicitation` modes as they are (the same objects in both).
+ */
+export function v2ClientCapabilities(capabilities: unknown): acp.ClientCapabilities {
+  const elicitation = (capabilities as { elicitation?: unknown } | null | undefined)?.elicitation
+  if (typeof elicitation !== 'object' || elicitation === null) return {}
+  return { elicitation: elicitation as acp.ElicitationCapabilities }
 }
