@@ -228,10 +228,13 @@ export class AcpConnection {
     if (route.method === 'session/prompt') {
       const prompt = params as PromptParams
       const send = (update: Record<string, unknown>) => this.notifyV2(prompt.sessionId, update)
-      return promptV2(prompt, call, send, (turn) => {
+      const track = (turn: Promise<unknown>) => {
         this.running++
         void turn.finally(() => this.finished())
-      })
+      }
+      return promptV2(prompt, call, send, track, (turn) =>
+        this.scope.audience.writing(prompt.sessionId, this.scope, turn),
+      )
     }
     const result = this.handle(method, params, call)
     return isPromiseLike(result) ? Promise.resolve(result).then(route.answer) : route.answer(result)
