@@ -220,4 +220,74 @@ describe('ACP v2 with the SDK v2 client', () => {
     expect(stores[0]?.size).toBeGreaterThan(0)
     expect(stores[1]).toEqual(stores[0])
   })
+
+  it('list, set_title, status, a mode as a config option, archive, rewind (both shapes), usage, close, delete: in v2 words', async () => {
+    const w = workspace()
+    const usage = { usage: { inputTokens: 120, outputTokens: 8 }, contextWindow: 1000 }
+    writeFileSync(
+      join(w.dir, 'model.json'),
+      JSON.stringify({
+        turns: [[[{ text: 'One.' }, usage]], [[{ text: 'Two.' }, usage]], [[{ text: 'Three.' }]]],
+      }),
+    )
+    const agent = new V2AgentProcess({ args: ['--store', w.store, '--model', w.model, ...REPRODUCIBLE] })
+    agents.push(agent)
+    const init = await agent.initialize()
+    expect(init.capabilities.session).toMatchObject({ fork: {}, archive: {}, status: {}, title: {} })
+    const { sessionId } = await agent.agent.request('session/new', { cwd: w.project })
+    const turn = async (text: string) => {
+      const from = agent.audit.updates().length
+      const ack = await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+      await agent.until((u) => u.sessionUpdate === 'state_update' && u.state === 'idle', from)
+      return ack.messageId
+    }
+    const first = await turn('one')
+    const second = await turn('two')
+    expect(agent.audit.updates().some((u) => u.sessionUpdate === 'usage_update')).toBe(true)
+    const request = (method: string, params: unknown) =>
+      agent.agent.request(method as never, params as never) as Promise<Record<string, unknown>>
+    await request('session/set_title', { sessionId, title: 'Renamed' })
+    expect(agent.audit.updates().at(-1)).toMatchObject({
+      sessionUpdate: 'session_info_update',
+      title: 'Renamed',
+    })
+    const list = await agent.agent.request('session/list', {})
+    expect(list.sessions.map((row) => row.title)).toEqual(['Renamed'])
+    expect(await request('session/status', { sessionId })).toBeDefined()
+    const mode = await agent.agent.request('session/set_config_option', {
+      sessionId,
+      configId: 'mode',
+      value: 'accept-edits',
+    })
+    expect(mode.configOptions?.find((o) => o.configId === 'mode')).toMatchObject({
+      category: 'mode',
+      currentValue: 'accept-edits',
+    })
+    await request('session/archive', { sessionId })
+    await request('session/unarchive', { sessionId })
+    // Rewind, claude-agent-acp's shape (messageId, mode) then JetBrains AIR's (beforeMessage).
+    await request('_session/rewind', { sessionId, messageId: second, mode: 'conversation' })
+    const third = await turn('three')
+    const { points } = (await request('_session/rewind_points', { sessionId })) as {
+      points: { messageId: string; resumeAtMessageId: string }[]
+    }
+    const point = points.find((p) => p.messageId === third)
+    await request('_session/rewind', {
+      sessionId,
+      beforeMessage: { messageId: third },
+      resumeAtMessage: { messageId: point?.resumeAtMessageId },
+    })
+    const replayFrom = agent.audit.updates().length
+    await agent.agent.request('session/resume', { sessionId, cwd: w.project, replayFrom: { type: 'start' } })
+    const replayed = agent.audit
+      .updates()
+      .slice(replayFrom)
+      .filter((u) => u.sessionUpdate === 'user_message_chunk')
+      .map((u) => u.messageId)
+    expect(replayed).toEqual([first])
+    await agent.agent.request('session/close', { sessionId })
+    await agent.agent.request('session/delete', { sessionId })
+    expect((await agent.agent.request('session/list', {})).sessions).toEqual([])
+    expect(agent.audit.problems).toEqual([])
+  })
 })

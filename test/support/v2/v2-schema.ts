@@ -12,11 +12,12 @@ ajv.addSchema(stable, 'stable')
 ajv.addSchema(unstable, 'unstable')
 
 /**
- * The definition that checks a method's params (`Request`/`Notification`) or result
- * (`Response`), in the SDK's stable v2 schema where the method is stable, else in its unstable
- * one; undefined for a method neither has.
+ * The definitions that check a method's params (`Request`/`Notification`) or result (`Response`):
+ * in the SDK's stable v2 schema where the method is stable, and in its unstable one (which every
+ * method is in, with the unstable fields); empty for a method neither has.
  */
-function definition(method: string, part: 'params' | 'result'): { schema: string; name: string } | undefined {
+function definitions(method: string, part: 'params' | 'result'): { schema: string; name: string }[] {
+  const found: { schema: string; name: string }[] = []
   for (const [schema, doc] of [
     ['stable', stable],
     ['unstable', unstable],
@@ -24,9 +25,9 @@ function definition(method: string, part: 'params' | 'result'): { schema: string
     const defs = doc.$defs as Defs
     const names = Object.keys(defs).filter((name) => defs[name]?.['x-method'] === method)
     const name = names.find((n) => (part === 'result' ? n.endsWith('Response') : !n.endsWith('Response')))
-    if (name) return { schema, name }
+    if (name) found.push({ schema, name })
   }
-  return undefined
+  return found
 }
 
 const compiled = new Map<string, ValidateFunction>()
@@ -41,18 +42,15 @@ function validator(schema: string, name: string): ValidateFunction {
   return check
 }
 
-/** Where a v2 message is checked: which schema (stable or unstable) and definition; for the report. */
+/** The problems of a method's params or result against each v2 schema that has the method. */
 export function checkV2(method: string, part: 'params' | 'result', value: unknown): string[] {
-  const where = definition(method, part)
-  if (!where) return [`${method} is in no v2 schema`]
-  const check = validator(where.schema, where.name)
-  if (check(value)) return []
-  return (check.errors ?? []).map((e) => `${where.schema} ${where.name}${e.instancePath} ${e.message}`)
-}
-
-/** Whether `method` is in the SDK's stable v2 schema. */
-export function isStableV2(method: string): boolean {
-  return definition(method, 'params')?.schema === 'stable'
+  const where = definitions(method, part)
+  if (where.length === 0) return [`${method} is in no v2 schema`]
+  return where.flatMap(({ schema, name }) => {
+    const check = validator(schema, name)
+    if (check(value)) return []
+    return (check.errors ?? []).map((e) => `${schema} ${name}${e.instancePath} ${e.message}`)
+  })
 }
 
 /**
@@ -82,11 +80,13 @@ export class V2WireAudit {
     const report = (errors: string[]) => {
       for (const error of errors) this.problems.push(`${error} in ${line.slice(0, 300)}`)
     }
-    if (typeof message.method === 'string') report(checkV2(message.method, 'params', message.params))
-    else if ('result' in message) {
+    // Extension methods (`_`-prefixed) are in no schema: their shapes are their own contracts.
+    if (typeof message.method === 'string') {
+      if (!message.method.startsWith('_')) report(checkV2(message.method, 'params', message.params))
+    } else if ('result' in message) {
       const method = this.asked.get(JSON.stringify(message.id))
       if (method === undefined) this.problems.push(`an answer to no request: ${line.slice(0, 200)}`)
-      else report(checkV2(method, 'result', message.result))
+      else if (!method.startsWith('_')) report(checkV2(method, 'result', message.result))
     }
   }
 
