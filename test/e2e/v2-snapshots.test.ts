@@ -101,4 +101,28 @@ describe('ACP v2 transcript snapshots', () => {
     })
     await expectV2Snapshot('v2-fork-story', output)
   })
+
+  it('v2-ask-user: a question (elicitation) waits as requires_action, back to running once answered', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const ask = { question: 'Which database?', options: ['SQLite', 'Postgres'] }
+      const model = s.scriptModel([
+        [[{ toolCall: { id: 'call_q', name: 'ask_user', input: ask } }], [{ text: 'Postgres it is.' }]],
+      ])
+      const agent = s.start({
+        args: ['--model', model],
+        setupClient: (app) =>
+          app.onRequest('elicitation/create', () => ({ action: 'accept', content: { answer: 'Postgres' } })),
+      })
+      await agent.initialize({ elicitation: { form: {} } })
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('set up the database') })
+      await agent.until(idle)
+      const states = agent.audit
+        .updates()
+        .filter((u) => u.sessionUpdate === 'state_update')
+        .map((u) => u.state)
+      expect(states).toEqual(['running', 'requires_action', 'running', 'idle'])
+    })
+    await expectV2Snapshot('v2-ask-user', output)
+  })
 })
