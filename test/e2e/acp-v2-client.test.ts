@@ -233,7 +233,7 @@ describe('ACP v2 with the SDK v2 client', () => {
     const agent = new V2AgentProcess({ args: ['--store', w.store, '--model', w.model, ...REPRODUCIBLE] })
     agents.push(agent)
     const init = await agent.initialize()
-    expect(init.capabilities.session).toMatchObject({ fork: {}, archive: {}, status: {}, title: {} })
+    expect(init.capabilities?.session).toMatchObject({ fork: {}, archive: {}, status: {}, title: {} })
     const { sessionId } = await agent.agent.request('session/new', { cwd: w.project })
     const turn = async (text: string) => {
       const from = agent.audit.updates().length
@@ -257,6 +257,7 @@ describe('ACP v2 with the SDK v2 client', () => {
     const mode = await agent.agent.request('session/set_config_option', {
       sessionId,
       configId: 'mode',
+      type: 'id',
       value: 'accept-edits',
     })
     expect(mode.configOptions?.find((o) => o.configId === 'mode')).toMatchObject({

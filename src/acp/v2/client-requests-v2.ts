@@ -12,7 +12,8 @@ const USER_ACTIONS: ReadonlySet<string> = new Set(['session/request_permission',
 
 /**
  * Our requests to a v2 client: a permission request in v2's shape (a required `title`, the tool
- * call as its `subject`); and, per session, `state_update requires_action` before the first
+ * call as its `subject`); answers with an outcome or action we do not know taken as no approval
+ * (v2's open enums, {@link knownAnswer}); and, per session, `state_update requires_action` before the first
  * request that waits on the user (a permission, an `ask_user` question, an MCP elicitation) and
  * `running` once none waits (unless the turn was cancelled meanwhile: its `idle` follows).
  */
@@ -26,7 +27,7 @@ export function v2ClientRequests(send: ClientRequestSender, notify: V2SessionNot
     waiting.set(sessionId, before + 1)
     if (before === 0) await notify(sessionId, { sessionUpdate: 'state_update', state: 'requires_action' })
     try {
-      return await send(method, body, signal)
+      return knownAnswer(method, await send(method, body, signal))
     } finally {
       const left = (waiting.get(sessionId) ?? 1) - 1
       if (left > 0) waiting.set(sessionId, left)
@@ -49,4 +50,21 @@ function permissionV2(params: unknown): unknown {
     subject: { type: 'tool_call', toolCall: toolCallV2(toolCall) },
   }
   return request
+}
+
+/**
+ * v2's enums are open: an answer with an outcome or action we do not know (a `_`-prefixed custom
+ * one, or a later version's) is kept from failing the request and taken as no approval: a
+ * permission as `reject_once` (never as approval), a question as `cancel`.
+ */
+function knownAnswer(method: string, result: unknown): unknown {
+  if (!isRecord(result)) return result
+  if (method === 'session/request_permission') {
+    const kind = isRecord(result.outcome) ? result.outcome.outcome : undefined
+    if (kind === 'selected' || kind === 'cancelled') return result
+    return { ...result, outcome: { outcome: 'selected', optionId: 'reject_once' } }
+  }
+  const action = result.action
+  if (action === 'accept' || action === 'decline' || action === 'cancel') return result
+  return { action: 'cancel' }
 }
