@@ -291,4 +291,56 @@ describe('ACP v2 with the SDK v2 client', () => {
     expect((await agent.agent.request('session/list', {})).sessions).toEqual([])
     expect(agent.audit.problems).toEqual([])
   })
+
+  it('one store for both: a session made over v1 resumes with a replay and forks over v2, then loads over v1 again', async () => {
+    const w = workspace()
+    writeFileSync(
+      join(w.dir, 'model.json'),
+      JSON.stringify({ turns: [[[{ text: 'One.' }]], [[{ text: 'Two.' }]]] }),
+    )
+    const args = ['--model', w.model, '--log-level', 'error']
+    const v1 = new AgentProcess({ storeDir: w.store, cwd: w.project, args })
+    await v1.initialize()
+    const { sessionId } = await v1.agent.request('session/new', { cwd: w.project, mcpServers: [] })
+    await v1.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'one' }] })
+    await v1.stop()
+
+    const v2 = new V2AgentProcess({ args: ['--store', w.store, ...args] })
+    agents.push(v2)
+    await v2.initialize()
+    await v2.agent.request('session/resume', { sessionId, cwd: w.project, replayFrom: { type: 'start' } })
+    const replayed = v2.audit.updates().map((u) => u.sessionUpdate)
+    expect(replayed).toEqual(expect.arrayContaining(['user_message_chunk', 'agent_message_chunk']))
+    const ack = await v2.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'two' }],
+    })
+    await v2.until((u) => u.sessionUpdate === 'state_update' && u.state === 'idle')
+    const child = (await v2.agent.request(
+      'session/fork' as never,
+      {
+        sessionId,
+        cwd: w.project,
+        _meta: { dsh: { messageId: ack.messageId } },
+      } as never,
+    )) as { sessionId: string }
+    expect(v2.audit.problems).toEqual([])
+    await v2.stop()
+    agents.splice(agents.indexOf(v2), 1)
+
+    const again = new AgentProcess({ storeDir: w.store, cwd: w.project, args })
+    await again.initialize()
+    await again.agent.request('session/load', { sessionId, cwd: w.project, mcpServers: [] })
+    const texts = again.updates
+      .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'agent_message_chunk')
+      .map((n) => (n.update as { content: { text: string } }).content.text)
+    expect(texts).toEqual(['One.', 'Two.'])
+    await again.agent.request('session/load', { sessionId: child.sessionId, cwd: w.project, mcpServers: [] })
+    const childTexts = again.updates
+      .filter((n) => n.sessionId === child.sessionId && n.update.sessionUpdate === 'agent_message_chunk')
+      .map((n) => (n.update as { content: { text: string } }).content.text)
+    expect(childTexts).toEqual(['One.'])
+    expect(again.audit.problems).toEqual([])
+    await again.stop()
+  })
 })
