@@ -343,4 +343,28 @@ describe('ACP v2 with the SDK v2 client', () => {
     expect(again.audit.problems).toEqual([])
     await again.stop()
   })
+
+  it('a plan (plan_update) and a compaction (/compact) in v2 words', async () => {
+    const w = workspace()
+    const agent = new V2AgentProcess({ args: ['--store', w.store, '--model', 'echo', ...REPRODUCIBLE] })
+    agents.push(agent)
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: w.project })
+    const turn = async (text: string) => {
+      const from = agent.audit.updates().length
+      await agent.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text }] })
+      await agent.until((u) => u.sessionUpdate === 'state_update' && u.state === 'idle', from)
+      return agent.audit.updates().slice(from)
+    }
+    const planned = await turn('plan: read the code; write the fix')
+    const plans = planned.filter((u) => u.sessionUpdate === 'plan_update')
+    expect(plans.length).toBeGreaterThan(1)
+    expect(plans.at(-1)?.plan).toMatchObject({
+      type: 'items',
+      entries: [{ status: 'completed' }, { status: 'completed' }],
+    })
+    const compacted = await turn('/compact')
+    expect(compacted.map((u) => u.sessionUpdate)).toContain('compaction_update')
+    expect(agent.audit.problems).toEqual([])
+  })
 })
