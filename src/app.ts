@@ -27,6 +27,8 @@ export interface AppConfig {
   /** Serve `session/fork` and advertise it. Default true. */
   readonly fork?: boolean
   readonly maxLineBytes?: number
+  /** `--protocol`: the one ACP version served (1 or 2); absent: both, chosen per connection. */
+  readonly protocolVersion?: number
   readonly maxSteps?: number
   /** MCP servers: ms allowed to connect, list tools and answer each call. */
   readonly mcpTimeoutMs?: number
@@ -87,6 +89,7 @@ export async function createApp(config: AppConfig): Promise<App> {
     agentInfo: config.agentInfo,
     ...(config.setup && { setup: config.setup }),
     ...(config.maxLineBytes !== undefined && { maxLineBytes: config.maxLineBytes }),
+    ...(config.protocolVersion !== undefined && { protocolVersion: config.protocolVersion }),
   })
   const fork = config.fork === false ? undefined : ctx.plugin(forkPlugin)
   await ctx.start()

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
+import { pinnedVersion } from './acp/v2/protocol-choice.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
 import { packageVersion } from './lib/package-version.js'
@@ -64,7 +65,14 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
       promptCapabilities: promptCapabilitiesOf(provider),
     })
     const answer =
-      line && earlyInitialize(line, capabilities, agentInfo, (client) => setup.authMethods(client))
+      line &&
+      earlyInitialize(
+        line,
+        capabilities,
+        agentInfo,
+        (client) => setup.authMethods(client),
+        pinnedVersion(options.protocol),
+      )
     // Until the connection's writer listens, an EPIPE must not become an uncaught exception.
     const ignore = () => {}
     process.stdout.on('error', ignore)

@@ -132,19 +132,3 @@ export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilitie
   ])
   return agentCapabilities((method) => served.has(method), features.promptCapabilities)
 }
-
-/** The protocol version every client gets unless it asks for a later one we serve (ACP v1). */
-export const SUPPORTED_PROTOCOL_VERSION = 1
-
-/** The latest protocol version this agent serves (ACP v2, the draft: see docs/acp-v2.md). */
-export const LATEST_PROTOCOL_VERSION = 2
-
-/**
- * ACP version negotiation: the highest version we serve at or below the requested one (a v1
- * client gets v1, a v2 client v2, a later one v2); a request below v1 gets v1 (the client then
- * decides whether to go on). `pinned` (`--protocol v1|v2`) serves that version alone.
- */
-export function negotiateProtocolVersion(requested: number, pinned?: number): number {
-  if (pinned !== undefined) return pinned
-  return Math.max(SUPPORTED_PROTOCOL_VERSION, Math.min(requested, LATEST_PROTOCOL_VERSION))
-}

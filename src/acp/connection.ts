@@ -3,14 +3,17 @@ import type { Context } from 'cordis'
 import type { CancellationToken } from 'vscode-jsonrpc'
 import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../jsonrpc/index.js'
 import { Call, type CallScope } from './call-context.js'
+import type { ClientRequestSender } from './client/client-requests.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { AcpMethod, ClientState } from './method.js'
 import type { PromptParams } from './methods/session-prompt.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import type { AcpServer } from './server.js'
 import { NO_SETUP } from './setup-port.js'
+import { v2ClientRequests } from './v2/client-requests-v2.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
 import { promptV2 } from './v2/prompt-v2.js'
+import { noteV2Request } from './v2/protocol-choice.js'
 import { readV2Request, type V2Route } from './v2/reader.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
@@ -90,6 +93,9 @@ export class AcpConnection {
       },
     })
     this.wire = wire
+    const request: ClientRequestSender = (method, params, signal) =>
+      wire.request(method, params, signal, CANCELLED_ON_THE_WIRE.has(method) && ACP_OUTBOUND_CANCEL)
+    const v2Request = v2ClientRequests(request, (sessionId, update) => this.notifyV2(sessionId, update))
     this.scope = {
       sessions: server.services.sessions,
       agent: server.services.agent,
@@ -99,7 +105,7 @@ export class AcpConnection {
       view: new ClientView(options.client),
       wire,
       send: (method, params, signal) =>
-        wire.request(method, params, signal, CANCELLED_ON_THE_WIRE.has(method) && ACP_OUTBOUND_CANCEL),
+        (this.scope.client?.protocolVersion === PROTOCOL_V2 ? v2Request : request)(method, params, signal),
       capabilities: () => server.capabilities(),
       warn: (message) => this.logger.warn(message),
     }
@@ -179,8 +185,9 @@ export class AcpConnection {
     this.running++
     let settlesLater = false
     try {
-      const route =
-        this.scope.client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
+      const client = this.scope.client
+      if (client?.protocolVersion === PROTOCOL_V2 && !notification) noteV2Request(client, name)
+      const route = client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
       const target = route?.method ?? name
       const acpMethod = isAcpMethod(target) ? target : undefined
       const method = this.methodFor(target, acpMethod, notification)
@@ -220,19 +227,24 @@ export class AcpConnection {
   private handleV2(route: V2Route, method: AcpMethod, params: unknown, call: Call): unknown {
     if (route.method === 'session/prompt') {
       const prompt = params as PromptParams
-      const send = (update: Record<string, unknown>) =>
-        this.scope.wire
-          .notify('session/update', { sessionId: prompt.sessionId, update })
-          .catch((error: Error) => {
-            this.logger.warn(`session/update not sent: ${error.message}`)
-          })
-      return promptV2(prompt, call, send, (turn) => {
+      const send = (update: Record<string, unknown>) => this.notifyV2(prompt.sessionId, update)
+      const track = (turn: Promise<unknown>) => {
         this.running++
         void turn.finally(() => this.finished())
-      })
+      }
+      return promptV2(prompt, call, send, track, (turn) =>
+        this.scope.audience.writing(prompt.sessionId, this.scope, turn),
+      )
     }
     const result = this.handle(method, params, call)
     return isPromiseLike(result) ? Promise.resolve(result).then(route.answer) : route.answer(result)
+  }
+
+  /** Sends a v2 `session/update` of `sessionId` as it is (already in v2's words); never rejects. */
+  private notifyV2(sessionId: string, update: Record<string, unknown>): Promise<void> {
+    return this.wire.notify('session/update', { sessionId, update }).catch((error: Error) => {
+      this.logger.warn(`session/update not sent: ${error.message}`)
+    })
   }
 
   /** The method `name` names, or undefined for an unknown notification; throws for a request. */

@@ -1,15 +1,16 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import { type AgentCapabilities, negotiateProtocolVersion } from './capabilities.js'
+import type { AgentCapabilities } from './capabilities.js'
 import { goalInitializeMeta } from './goals/goal-method.js'
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
 import { steeringInitializeMeta } from './steering/steering-methods.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
+import { selectVersion } from './v2/protocol-choice.js'
 
 /**
- * The answer to a (schema-checked) `initialize`: the negotiated protocol version (the highest we
- * serve at or below the requested one, or `pinned` when `--protocol` pins one), the capabilities
+ * The answer to a (schema-checked) `initialize`: the protocol version the caller chose (default:
+ * the highest we serve at or below the requested one, v2/protocol-choice.ts), the capabilities
  * in that version's words, and what the connection keeps of the client. One function for the
  * `initialize` method and for the answer given before the server is built (early-initialize.ts),
  * so both say the same.
@@ -19,15 +20,18 @@ export function answerInitialize(
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
   authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
-  pinned?: number,
+  protocolVersion: number = selectVersion(params.protocolVersion, undefined),
 ): { client: ClientState; result: acp.InitializeResponse } {
-  const protocolVersion = negotiateProtocolVersion(params.protocolVersion, pinned)
   if (protocolVersion === PROTOCOL_V2) {
     const info = (params as { info?: acp.Implementation }).info
     // v2's answer (`capabilities`, `info`) under v1's type, which has its `protocolVersion`.
     const result: acp.InitializeResponse = initializeV2Result(capabilities, agentInfo)
     return {
-      client: { protocolVersion, capabilities: v2ClientCapabilities(), ...(info && { info }) },
+      client: {
+        protocolVersion,
+        capabilities: v2ClientCapabilities((params as { capabilities?: unknown }).capabilities),
+        ...(info && { info }),
+      },
       result,
     }
   }

@@ -55,7 +55,7 @@ export const acpPlugin = {
     const server = new AcpServer(ctx, config, { sessions: ctx.sessions, agent: ctx.agent })
     ctx.set('acp', server)
     registerAll(ctx, server, SERVER_METHODS, {
-      initialize: initializeMethod(config.agentInfo),
+      initialize: initializeMethod(config.agentInfo, config.protocolVersion),
       authenticate: authenticateMethod,
       logout: logoutMethod,
       'session/new': sessionNewMethod,

@@ -23,6 +23,8 @@ export interface AcpServerConfig {
   readonly agentInfo: AgentInfo
   /** Largest accepted line in bytes. Default: the wire layer's. */
   readonly maxLineBytes?: number
+  /** `--protocol`: the one ACP version served (1 or 2); absent: both, chosen per connection. */
+  readonly protocolVersion?: number
   /** Auth methods, stored keys and the MCP servers every session is offered. Default: none. */
   readonly setup?: AgentSetup
 }

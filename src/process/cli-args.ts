@@ -35,6 +35,9 @@ export function parseCli(argv: readonly string[]): CliOptions {
   const sandboxNetwork = values['sandbox-network']
   if (sandboxNetwork !== 'on' && sandboxNetwork !== 'off')
     throw new TypeError('--sandbox-network must be on or off')
+  const protocol = values.protocol
+  if (protocol !== 'auto' && protocol !== 'v1' && protocol !== 'v2')
+    throw new TypeError('--protocol must be auto, v1 or v2')
   const maxLineBytes = integerOption(values, 'max-line-bytes')
   const maxSteps = integerOption(values, 'max-steps')
   const maxSubagents = integerOption(values, 'max-subagents')
@@ -68,6 +71,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     fork: !values['no-fork'],
     sandbox,
     sandboxNetwork: sandboxNetwork === 'on',
+    protocol,
     subagents: values['no-subagents']
       ? false
       : {

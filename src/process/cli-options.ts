@@ -213,6 +213,17 @@ export const CLI_OPTIONS = [
     sets: 'sandboxNetwork',
   },
   {
+    name: 'protocol',
+    type: 'string',
+    value: 'VERSION',
+    default: 'auto',
+    help: [
+      'ACP versions served: auto (default: the highest at or below',
+      "the client's, v1 or the v2 draft), v1 or v2 (that one alone)",
+    ],
+    sets: 'protocol',
+  },
+  {
     name: 'transcript',
     type: 'string',
     value: 'FILE',

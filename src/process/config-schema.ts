@@ -90,6 +90,13 @@ const CONFIG_PROPERTIES = {
     default: true,
     required: true,
   },
+  protocol: {
+    description:
+      'The ACP versions served: auto gives each connection the highest version served at or below the one its initialize asks for (v1, or the v2 draft); v1 serves v1 alone (a v2 client is answered v1); v2 serves v2 alone (a client asking for less gets -32022, unsupported protocol version).',
+    schema: { enum: ['auto', 'v1', 'v2'] },
+    default: 'auto',
+    required: true,
+  },
   transcript: {
     description: 'A file that records every wire message, both directions, one {dir, msg} per line.',
     schema: { type: 'string' },

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream'
 import type { ClientState } from '../acp/method.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { AgentSetup } from '../acp/setup-port.js'
+import { type ProtocolChoice, pinnedVersion } from '../acp/v2/protocol-choice.js'
 import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
@@ -126,6 +127,7 @@ export async function buildServer(options: CliOptions, start: AppStart) {
     ...(start.setup && { setup: start.setup }),
     ...(start.defaultMode !== undefined && { defaultMode: start.defaultMode }),
     fork: options.fork,
+    ...protocolVersionOf(options.protocol),
     ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
     agentInfo: start.agentInfo,
     notices,
@@ -157,4 +159,10 @@ export async function buildServer(options: CliOptions, start: AppStart) {
       : undefined
   const tap = (direction: 'in' | 'out', line: string) => recorder?.record(direction, line)
   return { app, logger, recorder: recorder && { tap, close: () => recorder.close() } }
+}
+
+/** `--protocol` as the app's `protocolVersion` (nothing for `auto`). */
+function protocolVersionOf(choice: ProtocolChoice): { protocolVersion?: number } {
+  const pinned = pinnedVersion(choice)
+  return pinned === undefined ? {} : { protocolVersion: pinned }
 }

@@ -18,12 +18,12 @@ const valid = (def: string, value: unknown) => {
 }
 
 /** Drives dist/cli.js over stdio as a v2 client; `lines` is every message it wrote. */
-function agent(turns: unknown) {
+function agent(turns: unknown, args: readonly string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-v2-'))
   writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns }))
   const child = spawn(
     'node',
-    ['dist/cli.js', '--model', `script:${join(dir, 'model.json')}`, '--store', join(dir, 's')],
+    ['dist/cli.js', '--model', `script:${join(dir, 'model.json')}`, '--store', join(dir, 's'), ...args],
     {
       stdio: ['pipe', 'pipe', 'ignore'],
       env: { ...process.env, HOME: dir },
@@ -102,6 +102,22 @@ describe('ACP v2 over stdio', () => {
     const init = await a.request('initialize', { protocolVersion: 1 })
     expect(init.result.protocolVersion).toBe(1)
     expect(init.result.agentCapabilities).toBeDefined()
+    a.end()
+  })
+
+  it('--protocol v2 serves v2 alone: a v1 first initialize gets -32022, then a v2 one is answered', async () => {
+    const a = agent([], ['--protocol', 'v2'])
+    const refused = await a.request('initialize', { protocolVersion: 1 })
+    expect(refused.error).toMatchObject({ code: -32022, data: { requested: 1, supported: [2] } })
+    const init = await a.request('initialize', { protocolVersion: 2, info: { name: 't', version: '1' } })
+    expect(init.result.protocolVersion).toBe(2)
+    a.end()
+  })
+
+  it('--protocol v1 serves v1 alone: a v2 client is answered in v1', async () => {
+    const a = agent([], ['--protocol', 'v1'])
+    const init = await a.request('initialize', { protocolVersion: 2, info: { name: 't', version: '1' } })
+    expect(init.result).toMatchObject({ protocolVersion: 1, agentCapabilities: {} })
     a.end()
   })
 })

@@ -44,16 +44,20 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     await expectCleanExit(agent)
   })
 
-  it('initialize: the highest version we serve at or below the requested one (v2 for 2 and later, v1 below); a malformed one is -32602', async () => {
-    const agent = start()
-    const ask = (protocolVersion: unknown) =>
+  it('initialize: the highest version we serve at or below the requested one (v2 for 2 and later, v1 below), kept for the connection; a malformed one is -32602', async () => {
+    const ask = (agent: AgentProcess, protocolVersion: unknown) =>
       agent.agent.request('initialize', { protocolVersion, clientCapabilities: {} } as never)
-    expect((await ask(2)).protocolVersion).toBe(2)
-    expect((await ask(3)).protocolVersion).toBe(2)
-    expect((await ask(0)).protocolVersion).toBe(1)
-    expect((await ask(1)).protocolVersion).toBe(1)
+    const v2 = start()
+    expect((await ask(v2, 3)).protocolVersion).toBe(2)
+    expect((await ask(v2, 2)).protocolVersion).toBe(2)
+    await expectCleanExit(v2)
+    const agent = start()
+    expect((await ask(agent, 0)).protocolVersion).toBe(1)
+    expect((await ask(agent, 1)).protocolVersion).toBe(1)
+    // A repeat is answered by the version the first one chose (the SDK router's rule).
+    expect((await ask(agent, 2)).protocolVersion).toBe(1)
     for (const bad of ['1', 1.5, -1, 65536, null])
-      await expect(ask(bad)).rejects.toMatchObject({ code: -32602 })
+      await expect(ask(agent, bad)).rejects.toMatchObject({ code: -32602 })
     const refusals = agent.audit
       .outgoing()
       .filter((m) => (m.error as { code?: number } | undefined)?.code === -32602)

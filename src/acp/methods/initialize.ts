@@ -1,18 +1,30 @@
 import { answerInitialize } from '../initialize-answer.js'
 import { defineMethod } from '../method.js'
 import type { AgentInfo } from '../server.js'
+import { repeatVersion, selectVersion } from '../v2/protocol-choice.js'
 
 /**
- * `initialize`: negotiates the protocol version and answers the capabilities of the methods
+ * `initialize`: chooses the protocol version (the first one: the highest served at or below the
+ * requested one, or the one `pinned` by `--protocol`; a repeat: the version already chosen, by the
+ * SDK router's rules, v2/protocol-choice.ts) and answers the capabilities of the methods
  * registered right now (see initialize-answer.ts).
  */
-export function initializeMethod(agentInfo: AgentInfo) {
+export function initializeMethod(agentInfo: AgentInfo, pinned?: number) {
   return defineMethod({
     name: 'initialize',
     beforeInitialize: true,
     handle(params, call) {
-      const { client, result } = answerInitialize(params, call.capabilities(), agentInfo, (client) =>
-        call.setup.authMethods(client),
+      const previous = call.client
+      const version =
+        previous === undefined
+          ? selectVersion(params.protocolVersion, pinned)
+          : repeatVersion(previous, params.protocolVersion)
+      const { client, result } = answerInitialize(
+        params,
+        call.capabilities(),
+        agentInfo,
+        (client) => call.setup.authMethods(client),
+        version,
       )
       call.setClient(client)
       return result

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { AgentCapabilities } from '../capabilities.js'
+import { rewindInitializeMeta } from '../rewind/advertise.js'
 import type { AgentInfo } from '../server.js'
 
 /** ACP v2's protocol version number. */
@@ -10,7 +11,9 @@ export const PROTOCOL_V2 = 2
  * The v2 `initialize` answer: `capabilities` (support markers are objects, never booleans) and
  * the required `info`. `capabilities.session` is advertised only when every baseline session
  * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
- * No `authMethods`: `auth/login` and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
+ * The unstable schema's markers (fork, archive, status, title, systemPrompt) where v1 advertises
+ * them; `_meta` says how `_session/rewind` is served (as on v1). No `authMethods`: `auth/login`
+ * and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
  */
 export function initializeV2Result(
   capabilities: AgentCapabilities,
@@ -28,9 +31,25 @@ export function initializeV2Result(
             mcp: { stdio: {}, http: {} },
             ...(served.delete !== undefined && { delete: {} }),
             ...(served.additionalDirectories !== undefined && { additionalDirectories: {} }),
+            ...unstableMarkers(served),
           },
         }
       : {},
+    _meta: rewindInitializeMeta(undefined),
+  }
+}
+
+/**
+ * The v2 unstable schema's session markers for what v1 advertises the same way: fork, archive,
+ * status, title (set_title) and the client system prompt (its modes as they are).
+ */
+function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Record<string, unknown> {
+  return {
+    ...(served.systemPrompt != null && { systemPrompt: served.systemPrompt }),
+    ...(served.fork != null && { fork: {} }),
+    ...(served.archive != null && { archive: {} }),
+    ...(served.status != null && { status: {} }),
+    ...(served.title != null && { title: {} }),
   }
 }
 
@@ -43,7 +62,12 @@ function promptMarkers(prompt: acp.PromptCapabilities): v2.PromptCapabilities {
   }
 }
 
-/** What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no `terminal`. */
-export function v2ClientCapabilities(): acp.ClientCapabilities {
-  return {}
+/**
+ * What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no
+ * `terminal` (v2 has none); its `elicitation` modes as they are (the same objects in both).
+ */
+export function v2ClientCapabilities(capabilities: unknown): acp.ClientCapabilities {
+  const elicitation = (capabilities as { elicitation?: unknown } | null | undefined)?.elicitation
+  if (typeof elicitation !== 'object' || elicitation === null) return {}
+  return { elicitation: elicitation as acp.ElicitationCapabilities }
 }

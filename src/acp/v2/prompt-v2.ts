@@ -11,13 +11,15 @@ export type V2Send = (update: Record<string, unknown>) => Promise<void>
  * `state_update idle` with its stop reason ends it (a cancelled turn: `cancelled`; a turn that
  * failed after acceptance: idle without a stop reason, what failed in `_meta.dsh.error`). A prompt
  * refused before acceptance (unknown session, locked) is answered with its error. `track` keeps
- * the connection counting the turn as running until it has ended.
+ * the connection counting the turn as running until it has ended; `writing` runs the whole turn
+ * (the connection shows what it appends itself, so its other attachments do not repeat it).
  */
 export function promptV2(
   params: PromptParams,
   call: CallContext,
   send: V2Send,
   track: (turn: Promise<unknown>) => void,
+  writing: <T>(turn: () => Promise<T>) => Promise<T>,
 ): Promise<{ messageId: string }> {
   return new Promise((accept, refuse) => {
     let accepted = false
@@ -27,7 +29,7 @@ export function promptV2(
       void send({ sessionUpdate: 'state_update', state: 'running' })
       accept({ messageId })
     }
-    const turn = runPrompt(params, call, onUserMessage).then(
+    const turn = writing(() => runPrompt(params, call, onUserMessage)).then(
       (answer) => {
         if (!accepted) onUserMessage(`cmd_${randomUUID()}`)
         return send({ sessionUpdate: 'state_update', state: 'idle', stopReason: answer.stopReason })

@@ -10,11 +10,13 @@ export interface V2Route {
 
 /** v1 methods v2 removed: a v2 client calling one gets -32601. */
 const REMOVED = new Set(['session/load', 'session/set_mode', 'authenticate', 'logout'])
+const WITH_MCP_SERVERS = new Set(['session/new', 'session/resume', 'session/fork'])
 const SESSION_ANSWERS = new Set([
   'session/new',
   'session/resume',
   'session/load',
   'session/set_config_option',
+  'session/fork',
 ])
 
 /**
@@ -26,7 +28,7 @@ export function readV2Request(method: string, params: unknown): V2Route {
   if (REMOVED.has(method)) throw ProtocolError.methodNotFound(method)
   let target = method
   let read = params
-  if (isRecord(params) && (method === 'session/new' || method === 'session/resume')) {
+  if (isRecord(params) && WITH_MCP_SERVERS.has(method)) {
     const { replayFrom, mcpServers, ...rest } = params
     read = { ...rest, mcpServers: mcpServersV1(mcpServers) }
     if (method === 'session/resume' && replayFrom !== undefined && replayFrom !== null) {

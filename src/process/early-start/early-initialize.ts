@@ -5,6 +5,7 @@ import { answerInitialize } from '../../acp/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
 import type { AgentInfo } from '../../acp/server.js'
+import { selectVersion } from '../../acp/v2/protocol-choice.js'
 import { classify } from '../../jsonrpc/envelope.js'
 
 export interface EarlyAnswer {
@@ -26,6 +27,7 @@ export function earlyInitialize(
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
   authMethods?: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[],
+  pinned?: number,
 ): EarlyAnswer | undefined {
   if (line.length === 0 || line[line.length - 1] === 0x0d || !isUtf8(line)) return undefined
   let value: unknown
@@ -38,11 +40,13 @@ export function earlyInitialize(
   if (envelope.kind !== 'request' || envelope.message.method !== 'initialize') return undefined
   const params = envelope.message.params === undefined ? {} : envelope.message.params
   if (!InitializeRequest(params)) return undefined
-  const { client, result } = answerInitialize(
-    params as acp.InitializeRequest,
-    capabilities,
-    agentInfo,
-    authMethods,
-  )
+  const request = params as acp.InitializeRequest
+  let version: number
+  try {
+    version = selectVersion(request.protocolVersion, pinned)
+  } catch {
+    return undefined // refused: the connection answers it with its error
+  }
+  const { client, result } = answerInitialize(request, capabilities, agentInfo, authMethods, version)
   return { response: JSON.stringify({ jsonrpc: '2.0', id: envelope.message.id, result }), client }
 }

@@ -13,7 +13,8 @@ import { toolCallV2 } from './tool-content.js'
  * - `plan` is `plan_update` (type `items`, id {@link PLAN_ID}; an empty list clears it);
  * - config options use `configId`; modes are one of them, so `current_mode_update` is not sent;
  * - commands' inputs are `{ type: "text", hint }`;
- * - `notice`, compaction and usage as they are (v2 has them), a notice without its fallback;
+ * - `notice` and usage as they are (v2 has them), a notice without its fallback; compaction with
+ *   v2's content blocks (`compaction_update.summary` a list of blocks, a summary chunk's `content`);
  * - `subagent_update` is not sent (v2 has no subagents yet).
  */
 export const acpV2Renderer: UpdateRenderer<SessionUpdateNotification<V2Update>> = {
@@ -57,10 +58,18 @@ function updateV2(update: SessionUpdate, seq: number | undefined): V2Update | un
       const { fallback: _fallback, ...notice } = update
       return notice
     }
+    case 'compaction_update': {
+      const { summary, ...rest } = update as typeof update & { summary?: unknown }
+      if (typeof summary !== 'string') return update
+      return { ...rest, summary: [{ type: 'text', text: summary }] } as V2Update
+    }
+    case 'compaction_summary_chunk': {
+      const { text, ...rest } = update as typeof update & { text?: unknown }
+      if (typeof text !== 'string') return update
+      return { ...rest, content: { type: 'text', text } } as V2Update
+    }
     case 'session_info_update':
     case 'usage_update':
-    case 'compaction_update':
-    case 'compaction_summary_chunk':
       return update
     default:
       return undefined

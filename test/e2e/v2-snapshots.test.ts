@@ -1,0 +1,128 @@
+import { readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { expectV2Snapshot, runV2Scenario } from '../support/v2/v2-scenario.js'
+
+/**
+ * ACP v2 transcript snapshots (test/snapshots-v2/*, beside the v1 ones in test/snapshots): what a
+ * v2 editor sees, driven by the SDK's v2 client, every agent line checked against the SDK's v2
+ * schema. A changed file is a behaviour change: read it as an editor's author would.
+ */
+
+const idle = (u: Record<string, unknown>) => u.sessionUpdate === 'state_update' && u.state === 'idle'
+const text = (value: string) => [{ type: 'text' as const, text: value }]
+
+describe('ACP v2 transcript snapshots', () => {
+  it('v2-tool-edit-diff: an edit asks permission (requires_action), writes to disk itself, shows a git_patch diff; a replay shows it again', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const file = join(s.cwd, 'app.ts')
+      writeFileSync(file, 'const answer = 41\nexport default answer\n')
+      const model = s.scriptModel([
+        [
+          [
+            {
+              toolCall: {
+                id: 'call_e',
+                name: 'edit_text_file',
+                input: {
+                  path: file,
+                  edits: [{ oldText: 'const answer = 41', newText: 'const answer = 42' }],
+                },
+              },
+            },
+          ],
+          [{ text: 'Fixed the answer.' }],
+        ],
+      ])
+      const agent = s.start({
+        args: ['--model', model],
+        setupClient: (app) =>
+          app.onRequest('session/request_permission', () => ({
+            outcome: { outcome: 'selected', optionId: 'allow_once' },
+          })),
+      })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('fix the answer in app.ts') })
+      await agent.until(idle)
+      expect(readFileSync(file, 'utf8')).toContain('const answer = 42')
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    })
+    await expectV2Snapshot('v2-tool-edit-diff', output)
+  })
+
+  it('v2-cancel: a running turn cancelled is confirmed by idle with cancelled', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const model = s.scriptModel([[[{ delayMs: 60000 }, { text: 'too late' }]]])
+      const agent = s.start({ args: ['--model', model] })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('take your time') })
+      await agent.until((u) => u.sessionUpdate === 'state_update' && u.state === 'running')
+      await agent.agent.notify('session/cancel', { sessionId })
+      expect(await agent.until(idle)).toMatchObject({ stopReason: 'cancelled' })
+    })
+    await expectV2Snapshot('v2-cancel', output)
+  })
+
+  it('v2-fork-story: two turns, a fork before the second user message, the child resumed with a replay and prompted', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const model = s.scriptModel([[[{ text: 'First answer.' }]], [[{ text: 'Second answer.' }]]])
+      const agent = s.start({ args: ['--model', model] })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('first question') })
+      await agent.until(idle)
+      const mark = agent.audit.updates().length
+      const second = await agent.agent.request('session/prompt', {
+        sessionId,
+        prompt: text('second question'),
+      })
+      await agent.until(idle, mark)
+      const child = (await agent.agent.request(
+        'session/fork' as never,
+        {
+          sessionId,
+          cwd: s.cwd,
+          _meta: { dsh: { messageId: second.messageId } },
+        } as never,
+      )) as { sessionId: string }
+      await agent.agent.request('session/resume', {
+        sessionId: child.sessionId,
+        cwd: s.cwd,
+        replayFrom: { type: 'start' },
+      })
+      const childMark = agent.audit.updates().length
+      await agent.agent.request('session/prompt', {
+        sessionId: child.sessionId,
+        prompt: text('another second question'),
+      })
+      await agent.until(idle, childMark)
+    })
+    await expectV2Snapshot('v2-fork-story', output)
+  })
+
+  it('v2-ask-user: a question (elicitation) waits as requires_action, back to running once answered', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const ask = { question: 'Which database?', options: ['SQLite', 'Postgres'] }
+      const model = s.scriptModel([
+        [[{ toolCall: { id: 'call_q', name: 'ask_user', input: ask } }], [{ text: 'Postgres it is.' }]],
+      ])
+      const agent = s.start({
+        args: ['--model', model],
+        setupClient: (app) =>
+          app.onRequest('elicitation/create', () => ({ action: 'accept', content: { answer: 'Postgres' } })),
+      })
+      await agent.initialize({ elicitation: { form: {} } })
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('set up the database') })
+      await agent.until(idle)
+      const states = agent.audit
+        .updates()
+        .filter((u) => u.sessionUpdate === 'state_update')
+        .map((u) => u.state)
+      expect(states).toEqual(['running', 'requires_action', 'running', 'idle'])
+    })
+    await expectV2Snapshot('v2-ask-user', output)
+  })
+})
