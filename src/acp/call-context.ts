@@ -173,7 +173,7 @@ export class Call implements CallContext {
   }
 
   attach(session: Session, seat?: Seat): void {
-    this.scope.audience.attach(session.id, this.scope, seat ?? seatAfter(this, session))
+    this.scope.audience.attach(session.id, this.scope, { call: this, ...(seat ?? seatAfter(this, session)) })
   }
 
   detach(sessionId: string): number {

@@ -10,5 +10,10 @@ import type { Seat } from './session-audience.js'
 export function seatAfter(call: CallContext, session: Session): Seat {
   const projector = replayProjector(call, session.header)
   for (const event of session.eventsAfter(0)) projector.updatesFor(event)
-  return { projector, turnEnds: replayOutput(call).turnEnds, notify: (update) => call.notify(update) }
+  return {
+    projector,
+    turnEnds: replayOutput(call).turnEnds,
+    notify: (update) => call.notify(update),
+    call,
+  }
 }

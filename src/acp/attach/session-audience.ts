@@ -5,7 +5,9 @@ import type {
   SessionUpdateNotification,
   UpdateProjector,
 } from '../../session/index.js'
-import type { ReplayTurnEnds } from '../views/replay-turn-ends.js'
+import type { CallContext } from '../call-context.js'
+import { type ReplayTurnEnds, replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { goneNotice, keptPrefix, resyncSeat } from './resync.js'
 
 /** Where an attached connection's updates of one session go: the replay's projection and output. */
 export interface Seat {
@@ -13,6 +15,8 @@ export interface Seat {
   readonly turnEnds: ReplayTurnEnds
   /** Sends one canonical update as the connection's view renders it. */
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
+  /** A call of the connection, to project for it anew (after another process replaced the log). */
+  readonly call?: CallContext
 }
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
@@ -30,6 +34,11 @@ interface Attached extends Seat {
    * update can carry how the turn ended, as in a replay.
    */
   lastChunk: SessionUpdateNotification | undefined
+  /**
+   * An update of another process's open turn went out before its end was known (a live client
+   * is not kept waiting for the next event): the turn's end then comes as an update of its own.
+   */
+  endUnmarked: boolean
 }
 
 /**
@@ -41,9 +50,15 @@ interface Attached extends Seat {
  */
 export class SessionAudience {
   private readonly bySession = new Map<string, Attached[]>()
+  /** Sessions being read again after another process replaced their log. */
+  private readonly resyncing = new Set<string>()
 
-  constructor(sessions: SessionStore) {
+  constructor(private readonly sessions: SessionStore) {
     sessions.onAppended((session, event) => this.appended(session, event))
+    sessions.onForeignWrites({
+      caughtUp: (session, events) => this.caughtUp(session, events),
+      changed: (session) => void this.resync(session),
+    })
   }
 
   /** Attaches `owner` to `sessionId` (anew when it was already: its seat is replaced). */
@@ -51,7 +66,7 @@ export class SessionAudience {
     const others = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
     this.bySession.set(sessionId, [
       ...others,
-      { ...seat, owner, writing: 0, streamedSeq: 0, lastChunk: undefined },
+      { ...seat, owner, writing: 0, streamedSeq: 0, lastChunk: undefined, endUnmarked: false },
     ])
   }
 
@@ -133,6 +148,66 @@ export class SessionAudience {
       const projected = seat.projector.updatesFor(event)
       if (seat.writing > 0) continue
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
+    }
+  }
+
+  /**
+   * What another process appended, just taken into the log (a watch reported it, or a pen or an
+   * open caught up): sent to every attached connection, the one whose call is running too (the
+   * catch-up it would have sent finds nothing then), as a replay projects it. Inside a turn that
+   * is still open the last update goes out at once rather than wait for the next event; the
+   * turn's end then comes as a `session_info_update` with `_meta.dsh.turnEnd` when it has no
+   * update of its own. True when someone was attached.
+   */
+  private caughtUp(session: Session, events: readonly SessionEvent[]): boolean {
+    const seats = this.seatsOf(session.id)
+    if (seats.length === 0) return false
+    const open = session.openTurn !== undefined
+    for (const seat of seats) {
+      for (const event of events) {
+        const updates = seat.projector.updatesFor(event)
+        void seat.turnEnds.push(event, updates)
+        if (event.type === 'turn/end') {
+          if (updates.length === 0 && seat.endUnmarked) {
+            void seat.notify({
+              sessionId: session.id,
+              update: { sessionUpdate: 'session_info_update' },
+              _meta: { dsh: { seq: event.seq, turnEnd: replayedTurnEnd(event) } },
+            })
+          }
+          seat.endUnmarked = false
+        } else if (updates.length > 0) seat.endUnmarked = false
+      }
+      if (open && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
+    }
+    return true
+  }
+
+  /**
+   * Another process replaced the log (a rewind) or removed it: each attached connection is told
+   * plainly (a notice with `_meta.dsh.resync`) and shown what the log holds after what it still
+   * has right; a removed session detaches them.
+   */
+  private async resync(stale: Session): Promise<void> {
+    const id = stale.id
+    if (this.seatsOf(id).length === 0 || this.resyncing.has(id)) return
+    this.resyncing.add(id)
+    try {
+      if (!this.sessions.letGoIfChanged(id)) return
+      let fresh: Session
+      try {
+        fresh = await this.sessions.open(id)
+      } catch (error) {
+        for (const seat of this.seatsOf(id)) void seat.notify(goneNotice(id, (error as Error).message))
+        this.bySession.delete(id)
+        return
+      }
+      const kept = keptPrefix(stale, fresh)
+      for (const seat of this.seatsOf(id)) {
+        if (seat.call) this.attach(id, seat.owner, resyncSeat(seat.call, fresh, kept))
+      }
+    } finally {
+      this.resyncing.delete(id)
     }
   }
 }
