@@ -6,8 +6,11 @@ import type {
   UpdateProjector,
 } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
+import type { ClientRequestSender } from '../client/client-bridge.js'
 import { type ReplayTurnEnds, replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix, resyncSeat } from './resync.js'
+import { type Answerer, questionOutcome, SHARED_QUESTIONS, SharedQuestion } from './shared-questions.js'
 
 /** Where an attached connection's updates of one session go: the replay's projection and output. */
 export interface Seat {
@@ -17,6 +20,10 @@ export interface Seat {
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
   /** A call of the connection, to project for it anew (after another process replaced the log). */
   readonly call?: CallContext
+  /** Asks the connection a question (aborting sends `$/cancel_request`); none: it is never asked. */
+  readonly ask?: ClientRequestSender
+  /** Its `clientInfo.name`. */
+  readonly name?: string
 }
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
@@ -52,6 +59,10 @@ export class SessionAudience {
   private readonly bySession = new Map<string, Attached[]>()
   /** Sessions being read again after another process replaced their log. */
   private readonly resyncing = new Set<string>()
+  /** The questions of each session put to its attached connections, not settled yet. */
+  private readonly questions = new Map<string, Set<SharedQuestion>>()
+  /** The presence each session's connections were last told. */
+  private readonly presence = new Map<string, Presence>()
 
   constructor(private readonly sessions: SessionStore) {
     sessions.onAppended((session, event) => this.appended(session, event))
@@ -64,18 +75,109 @@ export class SessionAudience {
   /** Attaches `owner` to `sessionId` (anew when it was already: its seat is replaced). */
   attach(sessionId: string, owner: object, seat: Seat): void {
     const others = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
-    this.bySession.set(sessionId, [
-      ...others,
-      { ...seat, owner, writing: 0, streamedSeq: 0, lastChunk: undefined, endUnmarked: false },
-    ])
+    const attached: Attached = {
+      ...seat,
+      owner,
+      writing: 0,
+      streamedSeq: 0,
+      lastChunk: undefined,
+      endUnmarked: false,
+    }
+    this.bySession.set(sessionId, [...others, attached])
+    // A question still open is put to it too.
+    const answerer = answererOf(attached)
+    if (answerer) for (const question of this.questions.get(sessionId) ?? []) question.askOf(answerer)
+    this.tellPresence(sessionId, attached)
   }
 
   /** Detaches `owner` from `sessionId`; returns how many connections stay attached. */
   detach(sessionId: string, owner: object): number {
-    const left = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
+    const seats = this.seatsOf(sessionId)
+    const left = seats.filter((attached) => attached.owner !== owner)
     if (left.length === 0) this.bySession.delete(sessionId)
     else this.bySession.set(sessionId, left)
+    if (left.length < seats.length) {
+      for (const question of this.questions.get(sessionId) ?? []) question.withdraw(owner)
+      this.tellPresence(sessionId)
+    }
+    if (left.length === 0) this.presence.delete(sessionId)
     return left.length
+  }
+
+  /**
+   * Sends `method` for a call of `owner`: a question every attached connection can answer
+   * ({@link SHARED_QUESTIONS}, on a session other connections have open) goes to each of them,
+   * and the first answer is the result (see {@link SharedQuestion}); anything else goes to
+   * `owner` alone through `ownSend`.
+   */
+  ask(
+    owner: object,
+    method: string,
+    params: unknown,
+    signal: AbortSignal | undefined,
+    ownSend: ClientRequestSender,
+  ): Promise<unknown> {
+    const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId
+    if (!SHARED_QUESTIONS.has(method) || typeof sessionId !== 'string' || !this.hasOthers(sessionId, owner))
+      return ownSend(method, params, signal)
+    const answerers = this.seatsOf(sessionId).flatMap((seat) => answererOf(seat) ?? [])
+    if (!answerers.some((answerer) => answerer.owner === owner))
+      answerers.push({ owner, ask: ownSend, notify: () => Promise.resolve() })
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise((resolve, reject) => {
+      const onAbort = () => question.cancel(signal?.reason)
+      const question: SharedQuestion = new SharedQuestion(
+        sessionId,
+        method,
+        params,
+        resolve,
+        reject,
+        (settled, answer) => {
+          signal?.removeEventListener('abort', onAbort)
+          this.questions.get(sessionId)?.delete(settled)
+          const outcome = questionOutcome(sessionId, params, answer)
+          for (const seat of this.seatsOf(sessionId)) void seat.notify(outcome)
+          this.tellPresence(sessionId)
+        },
+      )
+      signal?.addEventListener('abort', onAbort, { once: true })
+      let open = this.questions.get(sessionId)
+      if (!open) {
+        open = new Set()
+        this.questions.set(sessionId, open)
+      }
+      open.add(question)
+      for (const answerer of answerers) question.askOf(answerer)
+      this.tellPresence(sessionId)
+    })
+  }
+
+  /**
+   * Tells every attached connection who is attached and what the session does
+   * (`_meta.dsh.presence`), when that changed and someone else is or was attached. `joined` hears
+   * it after its call's answer (a client drops updates of a session it was not told of yet).
+   */
+  private tellPresence(sessionId: string, joined?: Attached): void {
+    const seats = this.seatsOf(sessionId)
+    const session = this.sessions.get(sessionId)
+    const state =
+      (this.questions.get(sessionId)?.size ?? 0) > 0
+        ? 'waiting'
+        : session?.openTurn !== undefined
+          ? 'running'
+          : 'idle'
+    const next: Presence = {
+      attached: seats.length,
+      clients: seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
+      state,
+    }
+    if (!presenceChanged(this.presence.get(sessionId), next)) return
+    this.presence.set(sessionId, next)
+    const update = presenceUpdate(sessionId, next)
+    for (const seat of seats) {
+      if (seat === joined && seat.call) seat.call.afterResponse(() => void seat.notify(update))
+      else void seat.notify(update)
+    }
   }
 
   /** Detaches `owner` from every session (its connection ended). */
@@ -149,6 +251,7 @@ export class SessionAudience {
       if (seat.writing > 0) continue
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
     }
+    if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)
   }
 
   /**
@@ -180,6 +283,7 @@ export class SessionAudience {
       }
       if (open && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
     }
+    this.tellPresence(session.id)
     return true
   }
 
@@ -209,5 +313,16 @@ export class SessionAudience {
     } finally {
       this.resyncing.delete(id)
     }
+  }
+}
+
+/** `seat` as a question sees it, when it can be asked. */
+function answererOf(seat: Attached): Answerer | undefined {
+  if (!seat.ask) return undefined
+  return {
+    owner: seat.owner,
+    ask: seat.ask,
+    notify: seat.notify,
+    ...(seat.name !== undefined && { name: seat.name }),
   }
 }
