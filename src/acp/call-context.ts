@@ -3,8 +3,9 @@ import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
-import { answererParts, seatAfter } from './attach/attach-seat.js'
-import type { Seat, SessionAudience } from './attach/session-audience.js'
+import { connectionParts, seatAfter } from './attach/attach-seat.js'
+import type { Seat } from './attach/seat.js'
+import type { SessionAudience } from './attach/session-audience.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -176,8 +177,7 @@ export class Call implements CallContext {
 
   attach(session: Session, seat?: Seat): void {
     this.scope.audience.attach(session.id, this.scope, {
-      call: this,
-      ...answererParts(this.scope),
+      ...connectionParts(this, this.scope),
       ...(seat ?? seatAfter(this, session)),
     })
   }

@@ -1,8 +1,5 @@
 import { noticeUpdate } from '../../agent/index.js'
 import type { Session, SessionUpdateNotification } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
-import { replayOutput, replayProjector } from '../views/replay-output.js'
-import type { Seat } from './session-audience.js'
 
 /**
  * How many first events `stale` (this process's view of a session) and `fresh` (its log read again
@@ -51,21 +48,4 @@ export function goneNotice(sessionId: string, reason: string): SessionUpdateNoti
       _meta: { dsh: { resync: { removed: true } } },
     },
   }
-}
-
-/**
- * Re-syncs the client of `call` on `session` read again: sends the notice, then the updates of the
- * events after `keptSeq` as a replay shows them. Returns its new seat (its projection fed the whole
- * log).
- */
-export function resyncSeat(call: CallContext, session: Session, keptSeq: number): Seat {
-  const projector = replayProjector(call, session.header)
-  const { turnEnds } = replayOutput(call)
-  void call.notify(resyncNotice(session, keptSeq))
-  for (const event of session.eventsAfter(0)) {
-    const updates = projector.updatesFor(event)
-    if (event.seq > keptSeq) void turnEnds.push(event, updates)
-  }
-  void turnEnds.flush()
-  return { projector, turnEnds, notify: (update) => call.notify(update), call }
 }

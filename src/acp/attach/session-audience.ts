@@ -1,30 +1,10 @@
-import type {
-  Session,
-  SessionEvent,
-  SessionStore,
-  SessionUpdateNotification,
-  UpdateProjector,
-} from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
+import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
-import { type ReplayTurnEnds, replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
-import { goneNotice, keptPrefix, resyncSeat } from './resync.js'
+import { goneNotice, keptPrefix } from './resync.js'
+import type { Seat } from './seat.js'
 import { type Answerer, questionOutcome, SHARED_QUESTIONS, SharedQuestion } from './shared-questions.js'
-
-/** Where an attached connection's updates of one session go: the replay's projection and output. */
-export interface Seat {
-  readonly projector: UpdateProjector
-  readonly turnEnds: ReplayTurnEnds
-  /** Sends one canonical update as the connection's view renders it. */
-  readonly notify: (update: SessionUpdateNotification) => Promise<void>
-  /** A call of the connection, to project for it anew (after another process replaced the log). */
-  readonly call?: CallContext
-  /** Asks the connection a question (aborting sends `$/cancel_request`); none: it is never asked. */
-  readonly ask?: ClientRequestSender
-  /** Its `clientInfo.name`. */
-  readonly name?: string
-}
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
 const STREAMED: ReadonlySet<string> = new Set(['agent_message_chunk', 'agent_thought_chunk'])
@@ -175,7 +155,7 @@ export class SessionAudience {
     this.presence.set(sessionId, next)
     const update = presenceUpdate(sessionId, next)
     for (const seat of seats) {
-      if (seat === joined && seat.call) seat.call.afterResponse(() => void seat.notify(update))
+      if (seat === joined && seat.afterResponse) seat.afterResponse(() => void seat.notify(update))
       else void seat.notify(update)
     }
   }
@@ -308,7 +288,7 @@ export class SessionAudience {
       }
       const kept = keptPrefix(stale, fresh)
       for (const seat of this.seatsOf(id)) {
-        if (seat.call) this.attach(id, seat.owner, resyncSeat(seat.call, fresh, kept))
+        if (seat.resync) this.attach(id, seat.owner, { ...seat, ...seat.resync(fresh, kept) })
       }
     } finally {
       this.resyncing.delete(id)
