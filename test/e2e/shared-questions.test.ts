@@ -165,4 +165,34 @@ describe('questions answered once', () => {
       state: 'idle',
     })
   })
+
+  it('a client that leaves while asked does not leave the question unanswerable: the asker still answers it', async () => {
+    const { remote, cwd } = await server()
+    // The asking client answers only once the server has detached the other asked client (its
+    // presence says one client is left).
+    let a: RemoteClient | undefined
+    a = await client(remote, cwd, 'window-a', async (params) => {
+      await until(() => (a ? presences(a).at(-1)?.attached === 1 : false))
+      return choose('allow_once')(params)
+    })
+    // Over the remote transport a dropped connection may come back (resume), so the leaver detaches
+    // the way an editor closing its window does: session/close.
+    let leaver: RemoteClient | undefined
+    let opened = ''
+    leaver = await client(remote, cwd, 'leaver', () => {
+      void leaver?.agent.request('session/close', { sessionId: opened })
+      return new Promise(() => {})
+    })
+    const { sessionId } = await a.agent.request('session/new', { cwd, mcpServers: [] })
+    opened = sessionId
+    await leaver.agent.request('session/load', { sessionId, cwd, mcpServers: [] })
+    const answer = await a.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'write it' }],
+    })
+    expect(answer.stopReason).toBe('end_turn')
+    expect(readFileSync(join(cwd, 'made.txt'), 'utf8')).toBe('made\n')
+    await until(() => outcomes(a).length === 1)
+    expect(outcomes(a)[0]).toMatchObject({ state: 'answered', answeredBy: 'window-a' })
+  })
 })
