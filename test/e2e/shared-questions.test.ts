@@ -23,14 +23,15 @@ type Answer = (
   signal: AbortSignal,
 ) => Promise<acp.RequestPermissionResponse>
 
-async function server(): Promise<{ remote: RemoteServer; cwd: string }> {
+const WRITE = [
+  [
+    [{ toolCall: { name: 'write_text_file', input: { path: 'made.txt', content: 'made\n' } } }],
+    [{ text: 'done' }],
+  ],
+]
+
+async function server(turns: unknown = WRITE): Promise<{ remote: RemoteServer; cwd: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-questions-'))
-  const turns = [
-    [
-      [{ toolCall: { name: 'write_text_file', input: { path: 'made.txt', content: 'made\n' } } }],
-      [{ text: 'done' }],
-    ],
-  ]
   writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns }))
   const remote = await RemoteServer.start(['--memory', '--model', `script:${join(dir, 'model.json')}`])
   cleanup.push(
@@ -40,22 +41,29 @@ async function server(): Promise<{ remote: RemoteServer; cwd: string }> {
   return { remote, cwd: dir }
 }
 
+type Elicit = (
+  params: acp.CreateElicitationRequest,
+  signal: AbortSignal,
+) => Promise<acp.CreateElicitationResponse>
+
 async function client(
   remote: RemoteServer,
   cwd: string,
   name: string,
   answer: Answer,
+  elicit?: Elicit,
 ): Promise<RemoteClient> {
   const made = remote.client('ws', {
     cwd,
     setupClient: (app: App) => {
       app.onRequest('session/request_permission', ({ params, signal }) => answer(params, signal))
+      if (elicit) app.onRequest('elicitation/create', ({ params, signal }) => elicit(params, signal))
     },
   })
   cleanup.push(() => made.close())
   await made.agent.request('initialize', {
     protocolVersion: 1,
-    clientCapabilities: {},
+    clientCapabilities: elicit ? { elicitation: { form: {} } } : {},
     clientInfo: { name, version: '1' },
   })
   return made
@@ -194,5 +202,48 @@ describe('questions answered once', () => {
     expect(readFileSync(join(cwd, 'made.txt'), 'utf8')).toBe('made\n')
     await until(() => outcomes(a).length === 1)
     expect(outcomes(a)[0]).toMatchObject({ state: 'answered', answeredBy: 'window-a' })
+  })
+
+  it('an ask_user question goes to every attached client that shows forms; the first answer is the one the tool gets', async () => {
+    const turns = [
+      [
+        [{ toolCall: { name: 'ask_user', input: { question: 'Which one?', options: ['x', 'y'] } } }],
+        [{ text: 'ok' }],
+      ],
+    ]
+    const { remote, cwd } = await server(turns)
+    const never: Answer = () => new Promise(() => {})
+    let askerCancelled = false
+    const a = await client(remote, cwd, 'window-a', never, (_params, signal) => {
+      return new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          askerCancelled = true
+          reject(new Error('cancelled'))
+        })
+      })
+    })
+    const b = await client(remote, cwd, 'window-b', never, async () => ({
+      action: 'accept',
+      content: { answer: 'y' },
+    }))
+    // A client that shows no forms is not asked.
+    const plain = await client(remote, cwd, 'plain', never)
+    const { sessionId } = await a.agent.request('session/new', { cwd, mcpServers: [] })
+    await b.agent.request('session/load', { sessionId, cwd, mcpServers: [] })
+    await plain.agent.request('session/load', { sessionId, cwd, mcpServers: [] })
+    const answer = await a.agent.request('session/prompt', {
+      sessionId,
+      prompt: [{ type: 'text', text: 'ask me' }],
+    })
+    expect(answer.stopReason).toBe('end_turn')
+    await until(() => askerCancelled)
+    const results = a.updates.flatMap((u) =>
+      u.update.sessionUpdate === 'tool_call_update' && u.update.status === 'completed'
+        ? JSON.stringify(u.update.content ?? [])
+        : [],
+    )
+    expect(results.join('')).toContain('The user answered: y')
+    await until(() => outcomes(plain).length === 1)
+    expect(outcomes(plain)[0]).toMatchObject({ state: 'answered', action: 'accept', answeredBy: 'window-b' })
   })
 })

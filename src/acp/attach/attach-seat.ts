@@ -1,5 +1,6 @@
 import type { Session } from '../../session/index.js'
 import type { CallContext, CallScope } from '../call-context.js'
+import { elicitationModes } from '../client/elicitation.js'
 import { replayOutput, replayProjector } from '../views/replay-output.js'
 import { resyncNotice } from './resync.js'
 import type { Seat } from './seat.js'
@@ -29,11 +30,12 @@ const CANCEL_ON_THE_WIRE = { method: '$/cancel_request', idParam: 'requestId' } 
 export function connectionParts(
   call: CallContext,
   scope: Pick<CallScope, 'wire' | 'client'>,
-): Pick<Seat, 'ask' | 'name' | 'resync' | 'afterResponse'> {
+): Pick<Seat, 'ask' | 'name' | 'canAnswer' | 'resync' | 'afterResponse'> {
   const name = scope.client?.info?.name
   return {
     ask: (method, params, signal) => scope.wire.request(method, params, signal, CANCEL_ON_THE_WIRE),
     ...(name !== undefined && { name }),
+    canAnswer: (method) => method !== 'elicitation/create' || elicitationModes(scope.client).form,
     resync: (session, keptSeq) => resyncSeat(call, session, keptSeq),
     afterResponse: (task) => call.afterResponse(task),
   }

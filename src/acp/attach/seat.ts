@@ -19,4 +19,6 @@ export interface Seat {
   readonly ask?: ClientRequestSender
   /** Its `clientInfo.name`. */
   readonly name?: string
+  /** Whether it can answer a question of `method` (an elicitation form: only if it advertised it). */
+  readonly canAnswer?: (method: string) => boolean
 }

@@ -4,7 +4,7 @@ import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
-import { type Answerer, questionOutcome, SHARED_QUESTIONS, SharedQuestion } from './shared-questions.js'
+import { type Answerer, isSharedQuestion, questionOutcome, SharedQuestion } from './shared-questions.js'
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
 const STREAMED: ReadonlySet<string> = new Set(['agent_message_chunk', 'agent_thought_chunk'])
@@ -66,7 +66,11 @@ export class SessionAudience {
     this.bySession.set(sessionId, [...others, attached])
     // A question still open is put to it too.
     const answerer = answererOf(attached)
-    if (answerer) for (const question of this.questions.get(sessionId) ?? []) question.askOf(answerer)
+    if (answerer) {
+      for (const question of this.questions.get(sessionId) ?? []) {
+        if (answerer.canAnswer?.(question.method) ?? true) question.askOf(answerer)
+      }
+    }
     this.tellPresence(sessionId, attached)
   }
 
@@ -86,7 +90,8 @@ export class SessionAudience {
 
   /**
    * Sends `method` for a call of `owner`: a question every attached connection can answer
-   * ({@link SHARED_QUESTIONS}, on a session other connections have open) goes to each of them,
+   * ({@link isSharedQuestion}, on a session other connections that can answer it have open) goes
+   * to each of them,
    * and the first answer is the result (see {@link SharedQuestion}); anything else goes to
    * `owner` alone through `ownSend`.
    */
@@ -98,9 +103,13 @@ export class SessionAudience {
     ownSend: ClientRequestSender,
   ): Promise<unknown> {
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId
-    if (!SHARED_QUESTIONS.has(method) || typeof sessionId !== 'string' || !this.hasOthers(sessionId, owner))
+    if (!isSharedQuestion(method, params) || typeof sessionId !== 'string')
       return ownSend(method, params, signal)
-    const answerers = this.seatsOf(sessionId).flatMap((seat) => answererOf(seat) ?? [])
+    const answerers = this.seatsOf(sessionId).flatMap((seat) => {
+      const answerer = answererOf(seat)
+      return answerer && (answerer.canAnswer?.(method) ?? true) ? [answerer] : []
+    })
+    if (!answerers.some((answerer) => answerer.owner !== owner)) return ownSend(method, params, signal)
     if (!answerers.some((answerer) => answerer.owner === owner))
       answerers.push({ owner, ask: ownSend, notify: () => Promise.resolve() })
     if (signal?.aborted) return Promise.reject(signal.reason)
@@ -304,5 +313,6 @@ function answererOf(seat: Attached): Answerer | undefined {
     ask: seat.ask,
     notify: seat.notify,
     ...(seat.name !== undefined && { name: seat.name }),
+    ...(seat.canAnswer !== undefined && { canAnswer: seat.canAnswer }),
   }
 }

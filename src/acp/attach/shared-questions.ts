@@ -1,8 +1,15 @@
 import type { SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 
-/** The questions every attached client that can answer is asked (the first answer settles them). */
-export const SHARED_QUESTIONS: ReadonlySet<string> = new Set(['session/request_permission'])
+/**
+ * The questions every attached client that can answer is asked (the first answer settles them):
+ * permission requests, and questions in an elicitation form (`ask_user`, an MCP server's form).
+ * A URL elicitation stays with the client asked (its completion is told to that client only).
+ */
+export function isSharedQuestion(method: string, params: unknown): boolean {
+  if (method === 'session/request_permission') return true
+  return method === 'elicitation/create' && (params as { mode?: unknown } | undefined)?.mode === 'form'
+}
 
 /** An attached connection as a question sees it. */
 export interface Answerer {
@@ -13,6 +20,8 @@ export interface Answerer {
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
   /** Its `clientInfo.name`, when it gave one. */
   readonly name?: string
+  /** Whether it can answer `method` (an elicitation: only a client that advertised the form). */
+  readonly canAnswer?: (method: string) => boolean
 }
 
 /**
@@ -30,7 +39,7 @@ export class SharedQuestion {
 
   constructor(
     readonly sessionId: string,
-    private readonly method: string,
+    readonly method: string,
     private readonly params: unknown,
     private readonly resolve: (result: unknown) => void,
     private readonly reject: (error: unknown) => void,
@@ -90,8 +99,10 @@ export function questionOutcome(
   answer: { result: unknown; by: Answerer } | undefined,
 ): SessionUpdateNotification {
   const toolCallId = (params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId
-  const outcome = (answer?.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)
-    ?.outcome
+  const result = answer?.result as
+    | { outcome?: { outcome?: string; optionId?: string }; action?: string }
+    | undefined
+  const outcome = result?.outcome
   return {
     sessionId,
     update: {
@@ -103,6 +114,7 @@ export function questionOutcome(
             state: answer ? 'answered' : 'withdrawn',
             ...(outcome?.outcome === 'selected' && { optionId: outcome.optionId }),
             ...(outcome?.outcome === 'cancelled' && { cancelled: true }),
+            ...(typeof result?.action === 'string' && { action: result.action }),
             ...(answer?.by.name !== undefined && { answeredBy: answer.by.name }),
           },
         },
