@@ -12,6 +12,7 @@ export class StdioBenchClient {
   private nextId = 1
   private readonly waiting = new Map<number, (message: Answer) => void>()
   private firstUpdate: ((at: bigint) => void) | undefined
+  private updateWaiter: ((at: bigint) => void) | undefined
   private readonly exited: Promise<unknown>
   updates = 0
 
@@ -53,6 +54,16 @@ export class StdioBenchClient {
     }
   }
 
+  /** Resolves with the time the next `session/update` arrives (one waiter at a time). */
+  nextUpdate(): Promise<bigint> {
+    return new Promise((resolve) => {
+      this.updateWaiter = (at) => {
+        this.updateWaiter = undefined
+        resolve(at)
+      }
+    })
+  }
+
   async call(method: string, params: unknown): Promise<unknown> {
     return (await this.timed(method, params)).result
   }
@@ -78,12 +89,14 @@ export class StdioBenchClient {
       if (line.startsWith('{"jsonrpc":"2.0","method":"session/update"')) {
         this.updates++
         this.firstUpdate?.(process.hrtime.bigint())
+        this.updateWaiter?.(process.hrtime.bigint())
         continue
       }
       const message = JSON.parse(line) as Answer & { id?: number; method?: string }
       if (message.method === 'session/update') {
         this.updates++
         this.firstUpdate?.(process.hrtime.bigint())
+        this.updateWaiter?.(process.hrtime.bigint())
       } else if (typeof message.id === 'number') {
         this.waiting.get(message.id)?.(message)
         this.waiting.delete(message.id)

@@ -3,8 +3,9 @@ import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
 import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
-import { seatAfter } from './attach/attach-seat.js'
-import type { Seat, SessionAudience } from './attach/session-audience.js'
+import { connectionParts, seatAfter } from './attach/attach-seat.js'
+import type { Seat } from './attach/seat.js'
+import type { SessionAudience } from './attach/session-audience.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -160,7 +161,9 @@ export class Call implements CallContext {
 
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {
     const bridge = createClientBridge(
-      this.scope.send,
+      // A question other attached clients can answer goes to them too (the first answer settles it).
+      (method, params, signal) =>
+        this.scope.audience.ask(this.scope, method, params, signal, this.scope.send),
       this.scope.client,
       sessionId,
       permissionTarget,
@@ -173,7 +176,10 @@ export class Call implements CallContext {
   }
 
   attach(session: Session, seat?: Seat): void {
-    this.scope.audience.attach(session.id, this.scope, seat ?? seatAfter(this, session))
+    this.scope.audience.attach(session.id, this.scope, {
+      ...connectionParts(this, this.scope),
+      ...(seat ?? seatAfter(this, session)),
+    })
   }
 
   detach(sessionId: string): number {

@@ -19,6 +19,7 @@ import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } f
 import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
 import { readAppended } from './read/read-appended.js'
 import { readSessionFile, type TailRepair } from './read/read-session-file.js'
+import { SessionWatches } from './read/session-watch.js'
 import { visitSessionFile } from './read/visit-session-file.js'
 import { liveHolder, releaseLock, takeLock, tryLock } from './session-lock.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
@@ -58,6 +59,8 @@ export class JsonlPersistence implements SessionPersistence {
   readonly blobs: BlobDirectory
   /** Collects the blobs no session names any more, after each `remove`. */
   readonly blobCollector: BlobCollector
+  /** Who is told when another process changes a live session's file. */
+  private readonly watches: SessionWatches
 
   constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
     this.paths = new StorePaths(config.dir ?? resolveStoreDir())
@@ -74,6 +77,7 @@ export class JsonlPersistence implements SessionPersistence {
       valve: new SlowDiskValve(),
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
+    this.watches = new SessionWatches(this.fs, this.paths, this.env.warn)
     this.blobs = new BlobDirectory(this.paths.blobDir)
     this.blobCollector = new BlobCollector(
       this.blobs,
@@ -96,6 +100,7 @@ export class JsonlPersistence implements SessionPersistence {
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     this.catalog.open()
     ctx.on('dispose', () => {
+      this.watches.close()
       this.catalog.close()
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
     })
@@ -252,6 +257,10 @@ export class JsonlPersistence implements SessionPersistence {
 
   refresh(id: SessionId): SessionEvent[] {
     return this.writers.get(id)?.refresh() ?? []
+  }
+
+  watch(id: SessionId, onChange: () => void): () => void {
+    return this.watches.watch(id, onChange)
   }
 
   private writerOf(id: SessionId): SessionWriter {

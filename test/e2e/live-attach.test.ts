@@ -73,7 +73,8 @@ describe('live attach within one process', () => {
     })
     expect(answer.stopReason).toBe('end_turn')
     await until(b.updates, turnEnded, loadedUpTo)
-    const live = b.updates.slice(loadedUpTo)
+    // The updates of the log (presence, which says who is attached, comes from no event).
+    const live = b.updates.slice(loadedUpTo).filter((u) => seqOf(u) > 0)
     const text = live
       .map((u) =>
         u.update.sessionUpdate === 'agent_message_chunk'

@@ -1,7 +1,9 @@
 import type { Session } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
+import type { CallContext, CallScope } from '../call-context.js'
+import { elicitationModes } from '../client/elicitation.js'
 import { replayOutput, replayProjector } from '../views/replay-output.js'
-import type { Seat } from './session-audience.js'
+import { resyncNotice } from './resync.js'
+import type { Seat } from './seat.js'
 
 /**
  * A seat for a client that was shown `session` up to its last event another way (a new session,
@@ -10,5 +12,51 @@ import type { Seat } from './session-audience.js'
 export function seatAfter(call: CallContext, session: Session): Seat {
   const projector = replayProjector(call, session.header)
   for (const event of session.eventsAfter(0)) projector.updatesFor(event)
-  return { projector, turnEnds: replayOutput(call).turnEnds, notify: (update) => call.notify(update) }
+  return {
+    projector,
+    turnEnds: replayOutput(call).turnEnds,
+    notify: (update) => call.notify(update),
+  }
+}
+
+/** `$/cancel_request { requestId }`: how a question withdrawn from a client is cancelled on its wire. */
+const CANCEL_ON_THE_WIRE = { method: '$/cancel_request', idParam: 'requestId' } as const
+
+/**
+ * What a seat of the connection of `scope` needs beyond its projection: a sender whose abort
+ * cancels a question on the wire, the client's name for the others' presence, its re-sync after
+ * another process replaced the log, and the attaching call's after-answer hook.
+ */
+export function connectionParts(
+  call: CallContext,
+  scope: Pick<CallScope, 'wire' | 'client'>,
+): Pick<Seat, 'ask' | 'name' | 'canAnswer' | 'resync' | 'afterResponse'> {
+  const name = scope.client?.info?.name
+  return {
+    ask: (method, params, signal) => scope.wire.request(method, params, signal, CANCEL_ON_THE_WIRE),
+    ...(name !== undefined && { name }),
+    canAnswer: (method) => method !== 'elicitation/create' || elicitationModes(scope.client).form,
+    resync: (session, keptSeq) => resyncSeat(call, session, keptSeq),
+    afterResponse: (task) => call.afterResponse(task),
+  }
+}
+
+/**
+ * Re-syncs the client of `call` on `session` read again: sends the notice, then the updates of the
+ * events after `keptSeq` as a replay shows them. Returns its new projection (fed the whole log).
+ */
+export function resyncSeat(
+  call: CallContext,
+  session: Session,
+  keptSeq: number,
+): Pick<Seat, 'projector' | 'turnEnds' | 'notify'> {
+  const projector = replayProjector(call, session.header)
+  const { turnEnds } = replayOutput(call)
+  void call.notify(resyncNotice(session, keptSeq))
+  for (const event of session.eventsAfter(0)) {
+    const updates = projector.updatesFor(event)
+    if (event.seq > keptSeq) void turnEnds.push(event, updates)
+  }
+  void turnEnds.flush()
+  return { projector, turnEnds, notify: (update) => call.notify(update) }
 }

@@ -1,19 +1,10 @@
-import type {
-  Session,
-  SessionEvent,
-  SessionStore,
-  SessionUpdateNotification,
-  UpdateProjector,
-} from '../../session/index.js'
-import type { ReplayTurnEnds } from '../views/replay-turn-ends.js'
-
-/** Where an attached connection's updates of one session go: the replay's projection and output. */
-export interface Seat {
-  readonly projector: UpdateProjector
-  readonly turnEnds: ReplayTurnEnds
-  /** Sends one canonical update as the connection's view renders it. */
-  readonly notify: (update: SessionUpdateNotification) => Promise<void>
-}
+import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import type { ClientRequestSender } from '../client/client-bridge.js'
+import { replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
+import { goneNotice, keptPrefix } from './resync.js'
+import type { Seat } from './seat.js'
+import { type Answerer, isSharedQuestion, questionOutcome, SharedQuestion } from './shared-questions.js'
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
 const STREAMED: ReadonlySet<string> = new Set(['agent_message_chunk', 'agent_thought_chunk'])
@@ -30,6 +21,11 @@ interface Attached extends Seat {
    * update can carry how the turn ended, as in a replay.
    */
   lastChunk: SessionUpdateNotification | undefined
+  /**
+   * An update of another process's open turn went out before its end was known (a live client
+   * is not kept waiting for the next event): the turn's end then comes as an update of its own.
+   */
+  endUnmarked: boolean
 }
 
 /**
@@ -41,26 +37,136 @@ interface Attached extends Seat {
  */
 export class SessionAudience {
   private readonly bySession = new Map<string, Attached[]>()
+  /** Sessions being read again after another process replaced their log. */
+  private readonly resyncing = new Set<string>()
+  /** The questions of each session put to its attached connections, not settled yet. */
+  private readonly questions = new Map<string, Set<SharedQuestion>>()
+  /** The presence each session's connections were last told. */
+  private readonly presence = new Map<string, Presence>()
 
-  constructor(sessions: SessionStore) {
+  constructor(private readonly sessions: SessionStore) {
     sessions.onAppended((session, event) => this.appended(session, event))
+    sessions.onForeignWrites({
+      caughtUp: (session, events) => this.caughtUp(session, events),
+      changed: (session) => void this.resync(session),
+    })
   }
 
   /** Attaches `owner` to `sessionId` (anew when it was already: its seat is replaced). */
   attach(sessionId: string, owner: object, seat: Seat): void {
     const others = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
-    this.bySession.set(sessionId, [
-      ...others,
-      { ...seat, owner, writing: 0, streamedSeq: 0, lastChunk: undefined },
-    ])
+    const attached: Attached = {
+      ...seat,
+      owner,
+      writing: 0,
+      streamedSeq: 0,
+      lastChunk: undefined,
+      endUnmarked: false,
+    }
+    this.bySession.set(sessionId, [...others, attached])
+    // A question still open is put to it too.
+    const answerer = answererOf(attached)
+    if (answerer) {
+      for (const question of this.questions.get(sessionId) ?? []) {
+        if (answerer.canAnswer?.(question.method) ?? true) question.askOf(answerer)
+      }
+    }
+    this.tellPresence(sessionId, attached)
   }
 
   /** Detaches `owner` from `sessionId`; returns how many connections stay attached. */
   detach(sessionId: string, owner: object): number {
-    const left = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
+    const seats = this.seatsOf(sessionId)
+    const left = seats.filter((attached) => attached.owner !== owner)
     if (left.length === 0) this.bySession.delete(sessionId)
     else this.bySession.set(sessionId, left)
+    if (left.length < seats.length) {
+      for (const question of this.questions.get(sessionId) ?? []) question.withdraw(owner)
+      this.tellPresence(sessionId)
+    }
+    if (left.length === 0) this.presence.delete(sessionId)
     return left.length
+  }
+
+  /**
+   * Sends `method` for a call of `owner`: a question every attached connection can answer
+   * ({@link isSharedQuestion}, on a session other connections that can answer it have open) goes
+   * to each of them,
+   * and the first answer is the result (see {@link SharedQuestion}); anything else goes to
+   * `owner` alone through `ownSend`.
+   */
+  ask(
+    owner: object,
+    method: string,
+    params: unknown,
+    signal: AbortSignal | undefined,
+    ownSend: ClientRequestSender,
+  ): Promise<unknown> {
+    const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId
+    if (!isSharedQuestion(method, params) || typeof sessionId !== 'string')
+      return ownSend(method, params, signal)
+    const answerers = this.seatsOf(sessionId).flatMap((seat) => {
+      const answerer = answererOf(seat)
+      return answerer && (answerer.canAnswer?.(method) ?? true) ? [answerer] : []
+    })
+    if (!answerers.some((answerer) => answerer.owner !== owner)) return ownSend(method, params, signal)
+    if (!answerers.some((answerer) => answerer.owner === owner))
+      answerers.push({ owner, ask: ownSend, notify: () => Promise.resolve() })
+    if (signal?.aborted) return Promise.reject(signal.reason)
+    return new Promise((resolve, reject) => {
+      const onAbort = () => question.cancel(signal?.reason)
+      const question: SharedQuestion = new SharedQuestion(
+        sessionId,
+        method,
+        params,
+        resolve,
+        reject,
+        (settled, answer) => {
+          signal?.removeEventListener('abort', onAbort)
+          this.questions.get(sessionId)?.delete(settled)
+          const outcome = questionOutcome(sessionId, params, answer)
+          for (const seat of this.seatsOf(sessionId)) void seat.notify(outcome)
+          this.tellPresence(sessionId)
+        },
+      )
+      signal?.addEventListener('abort', onAbort, { once: true })
+      let open = this.questions.get(sessionId)
+      if (!open) {
+        open = new Set()
+        this.questions.set(sessionId, open)
+      }
+      open.add(question)
+      for (const answerer of answerers) question.askOf(answerer)
+      this.tellPresence(sessionId)
+    })
+  }
+
+  /**
+   * Tells every attached connection who is attached and what the session does
+   * (`_meta.dsh.presence`), when that changed and someone else is or was attached. `joined` hears
+   * it after its call's answer (a client drops updates of a session it was not told of yet).
+   */
+  private tellPresence(sessionId: string, joined?: Attached): void {
+    const seats = this.seatsOf(sessionId)
+    const session = this.sessions.get(sessionId)
+    const state =
+      (this.questions.get(sessionId)?.size ?? 0) > 0
+        ? 'waiting'
+        : session?.openTurn !== undefined
+          ? 'running'
+          : 'idle'
+    const next: Presence = {
+      attached: seats.length,
+      clients: seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
+      state,
+    }
+    if (!presenceChanged(this.presence.get(sessionId), next)) return
+    this.presence.set(sessionId, next)
+    const update = presenceUpdate(sessionId, next)
+    for (const seat of seats) {
+      if (seat === joined && seat.afterResponse) seat.afterResponse(() => void seat.notify(update))
+      else void seat.notify(update)
+    }
   }
 
   /** Detaches `owner` from every session (its connection ended). */
@@ -134,5 +240,79 @@ export class SessionAudience {
       if (seat.writing > 0) continue
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
     }
+    if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)
+  }
+
+  /**
+   * What another process appended, just taken into the log (a watch reported it, or a pen or an
+   * open caught up): sent to every attached connection, the one whose call is running too (the
+   * catch-up it would have sent finds nothing then), as a replay projects it. Inside a turn that
+   * is still open the last update goes out at once rather than wait for the next event; the
+   * turn's end then comes as a `session_info_update` with `_meta.dsh.turnEnd` when it has no
+   * update of its own. True when someone was attached.
+   */
+  private caughtUp(session: Session, events: readonly SessionEvent[]): boolean {
+    const seats = this.seatsOf(session.id)
+    if (seats.length === 0) return false
+    const open = session.openTurn !== undefined
+    for (const seat of seats) {
+      for (const event of events) {
+        const updates = seat.projector.updatesFor(event)
+        void seat.turnEnds.push(event, updates)
+        if (event.type === 'turn/end') {
+          if (updates.length === 0 && seat.endUnmarked) {
+            void seat.notify({
+              sessionId: session.id,
+              update: { sessionUpdate: 'session_info_update' },
+              _meta: { dsh: { seq: event.seq, turnEnd: replayedTurnEnd(event) } },
+            })
+          }
+          seat.endUnmarked = false
+        } else if (updates.length > 0) seat.endUnmarked = false
+      }
+      if (open && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
+    }
+    this.tellPresence(session.id)
+    return true
+  }
+
+  /**
+   * Another process replaced the log (a rewind) or removed it: each attached connection is told
+   * plainly (a notice with `_meta.dsh.resync`) and shown what the log holds after what it still
+   * has right; a removed session detaches them.
+   */
+  private async resync(stale: Session): Promise<void> {
+    const id = stale.id
+    if (this.seatsOf(id).length === 0 || this.resyncing.has(id)) return
+    this.resyncing.add(id)
+    try {
+      if (!this.sessions.letGoIfChanged(id)) return
+      let fresh: Session
+      try {
+        fresh = await this.sessions.open(id)
+      } catch (error) {
+        for (const seat of this.seatsOf(id)) void seat.notify(goneNotice(id, (error as Error).message))
+        this.bySession.delete(id)
+        return
+      }
+      const kept = keptPrefix(stale, fresh)
+      for (const seat of this.seatsOf(id)) {
+        if (seat.resync) this.attach(id, seat.owner, { ...seat, ...seat.resync(fresh, kept) })
+      }
+    } finally {
+      this.resyncing.delete(id)
+    }
+  }
+}
+
+/** `seat` as a question sees it, when it can be asked. */
+function answererOf(seat: Attached): Answerer | undefined {
+  if (!seat.ask) return undefined
+  return {
+    owner: seat.owner,
+    ask: seat.ask,
+    notify: seat.notify,
+    ...(seat.name !== undefined && { name: seat.name }),
+    ...(seat.canAnswer !== undefined && { canAnswer: seat.canAnswer }),
   }
 }

@@ -44,7 +44,11 @@ export class Pens {
   /** The holds appends took by themselves. */
   private readonly implicit = new Map<Session, SessionPen>()
 
-  constructor(private readonly persistence: () => SessionPersistence | undefined) {}
+  constructor(
+    private readonly persistence: () => SessionPersistence | undefined,
+    /** Told of each run of events caught up on; true when it showed them to every client. */
+    private readonly shown: (session: Session, events: readonly SessionEvent[]) => boolean = () => false,
+  ) {}
 
   /** True while this process holds the pen of `session`. */
   held(session: Session): boolean {
@@ -145,7 +149,8 @@ export class Pens {
     try {
       session.adopt(events)
     } finally {
-      if (session.lastSeq >= from) {
+      const adopted = events.slice(0, Math.max(0, session.lastSeq - from + 1))
+      if (adopted.length > 0 && !this.shown(session, adopted)) {
         const ranges = this.unshown.get(session) ?? []
         const last = ranges[ranges.length - 1]
         if (last && last.to === from - 1) ranges[ranges.length - 1] = { from: last.from, to: session.lastSeq }

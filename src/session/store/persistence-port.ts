@@ -82,4 +82,12 @@ export interface SessionPersistence {
    * this process holds the pen.
    */
   refresh?(id: SessionId): SessionEvent[]
+  /**
+   * Calls `onChange` soon (within milliseconds where the store can be watched, else within a poll)
+   * after another process may have appended to, replaced or removed the stored log of `id`; the
+   * store then looks (`refresh`). Reports may be spurious (this process's own writes) and are
+   * coalesced. Returns the function that stops. Optional: without it, what other processes append
+   * is taken in only when this process next opens or writes the session.
+   */
+  watch?(id: SessionId, onChange: () => void): () => void
 }

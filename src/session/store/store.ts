@@ -18,6 +18,7 @@ import {
 } from '../rewind/store-rewind.js'
 import type { Session } from '../session.js'
 import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from './durable.js'
+import { type ForeignWriteListener, ForeignWrites } from './foreign-writes.js'
 import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
 import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
@@ -28,6 +29,7 @@ import { type AppendListener, StoreHost } from './store-host.js'
 
 export type { SessionForkSource } from '../fork/store-forks.js'
 export { inheritedEventCount, type RewindOptions, type RewindResult } from '../rewind/store-rewind.js'
+export type { ForeignWriteListener } from './foreign-writes.js'
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
 export type { CaughtUpRange, SessionPen } from './pens.js'
@@ -65,6 +67,7 @@ export class SessionStore {
   private readonly spawner: ForkSpawner
   private readonly durable: DurableStore
   private readonly pens: Pens
+  private readonly foreign: ForeignWrites
 
   constructor(
     private readonly ctx: Context,
@@ -79,7 +82,17 @@ export class SessionStore {
     this.mintId = config.idGenerator ?? createTimeOrderedIdGenerator(clock)
     this.defaultCwd = config.defaultCwd ?? process.cwd()
     this.host = new StoreHost(clock)
-    this.pens = new Pens(() => this.persistence)
+    const logger = ctx.logger('sessions')
+    this.foreign = new ForeignWrites(
+      () => this.persistence,
+      (id) => this.live.get(id),
+      (session) => this.pens.refresh(session),
+      (message) => logger.warn(message),
+    )
+    this.pens = new Pens(
+      () => this.persistence,
+      (session, events) => this.foreign.caughtUp(session, events),
+    )
     this.host.beforeAppend = (session) => this.pens.willAppend(session)
     this.spawner = {
       live: this.live,
@@ -99,6 +112,15 @@ export class SessionStore {
    */
   onAppended(listener: AppendListener): () => void {
     return this.host.onAppended(listener)
+  }
+
+  /**
+   * Hears what other processes do to the live sessions: the events they append, taken into the log
+   * as soon as the backend reports them (its `watch`) or at the next open or pen, and a stored log
+   * they replaced or removed. Returns the function that unsubscribes.
+   */
+  onForeignWrites(listener: ForeignWriteListener): () => void {
+    return this.foreign.listen(listener)
   }
 
   /** `ctx.persistence`, kept current through cordis's `internal/service` (a service read is slow). */
@@ -466,12 +488,14 @@ export class SessionStore {
       session.detach()
       throw error
     }
+    this.foreign.follow(session.id)
     return session
   }
 
   private detach(session: Session, reason: DisposeReason): void {
     if (this.live.get(session.id) !== session) return
     this.live.delete(session.id)
+    this.foreign.unfollow(session.id)
     session.detach()
     this.pens.forget(session)
     this.ctx.emit('session/disposed', session, reason)

@@ -1,0 +1,124 @@
+import type { SessionUpdateNotification } from '../../session/index.js'
+import type { ClientRequestSender } from '../client/client-bridge.js'
+
+/**
+ * The questions every attached client that can answer is asked (the first answer settles them):
+ * permission requests, and questions in an elicitation form (`ask_user`, an MCP server's form).
+ * A URL elicitation stays with the client asked (its completion is told to that client only).
+ */
+export function isSharedQuestion(method: string, params: unknown): boolean {
+  if (method === 'session/request_permission') return true
+  return method === 'elicitation/create' && (params as { mode?: unknown } | undefined)?.mode === 'form'
+}
+
+/** An attached connection as a question sees it. */
+export interface Answerer {
+  /** The connection (its call scope). */
+  readonly owner: object
+  /** Sends a request to it; aborting `signal` sends it `$/cancel_request`. */
+  readonly ask: ClientRequestSender
+  readonly notify: (update: SessionUpdateNotification) => Promise<void>
+  /** Its `clientInfo.name`, when it gave one. */
+  readonly name?: string
+  /** Whether it can answer `method` (an elicitation: only a client that advertised the form). */
+  readonly canAnswer?: (method: string) => boolean
+}
+
+/**
+ * One question of a session put to every attached connection: each gets its own request; the
+ * first answer settles it, and every other connection then gets `$/cancel_request` for its
+ * request and sees the outcome as a `session_info_update` with `_meta.dsh.question` (so does the
+ * one that answered). A connection attached while it is open is asked too. A connection that fails
+ * or goes away only drops out: the question fails only when no connection asked is left to answer.
+ */
+export class SharedQuestion {
+  private settled = false
+  private readonly asked = new Map<object, AbortController>()
+  private open = 0
+  private lastError: unknown
+
+  constructor(
+    readonly sessionId: string,
+    readonly method: string,
+    private readonly params: unknown,
+    private readonly resolve: (result: unknown) => void,
+    private readonly reject: (error: unknown) => void,
+    /** Called once, when it is settled (answered, failed or withdrawn). */
+    private readonly done: (question: SharedQuestion, answer?: { result: unknown; by: Answerer }) => void,
+  ) {}
+
+  /** Asks `answerer` too (once), unless it is settled. */
+  askOf(answerer: Answerer): void {
+    if (this.settled || this.asked.has(answerer.owner)) return
+    const controller = new AbortController()
+    this.asked.set(answerer.owner, controller)
+    this.open++
+    answerer.ask(this.method, this.params, controller.signal).then(
+      (result) => this.answered(result, answerer),
+      (error) => this.failed(error),
+    )
+  }
+
+  /** `owner` detached: its request is withdrawn (`$/cancel_request`), the others stay asked. */
+  withdraw(owner: object): void {
+    this.asked.get(owner)?.abort(new Error('the client detached'))
+  }
+
+  /** The turn asking gave up (cancelled): every request is withdrawn and the question rejects. */
+  cancel(reason: unknown): void {
+    if (this.settled) return
+    this.settled = true
+    for (const controller of this.asked.values()) controller.abort(reason)
+    this.reject(reason)
+    this.done(this)
+  }
+
+  private answered(result: unknown, by: Answerer): void {
+    if (this.settled) return
+    this.settled = true
+    for (const [owner, controller] of this.asked) {
+      if (owner !== by.owner) controller.abort(new Error('answered by another client'))
+    }
+    this.resolve(result)
+    this.done(this, { result, by })
+  }
+
+  private failed(error: unknown): void {
+    this.lastError = error
+    if (this.settled || --this.open > 0) return
+    this.settled = true
+    this.reject(this.lastError)
+    this.done(this)
+  }
+}
+
+/** What every attached connection is shown once a question is settled. */
+export function questionOutcome(
+  sessionId: string,
+  params: unknown,
+  answer: { result: unknown; by: Answerer } | undefined,
+): SessionUpdateNotification {
+  const toolCallId = (params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId
+  const result = answer?.result as
+    | { outcome?: { outcome?: string; optionId?: string }; action?: string }
+    | undefined
+  const outcome = result?.outcome
+  return {
+    sessionId,
+    update: {
+      sessionUpdate: 'session_info_update',
+      _meta: {
+        dsh: {
+          question: {
+            ...(toolCallId !== undefined && { toolCallId }),
+            state: answer ? 'answered' : 'withdrawn',
+            ...(outcome?.outcome === 'selected' && { optionId: outcome.optionId }),
+            ...(outcome?.outcome === 'cancelled' && { cancelled: true }),
+            ...(typeof result?.action === 'string' && { action: result.action }),
+            ...(answer?.by.name !== undefined && { answeredBy: answer.by.name }),
+          },
+        },
+      },
+    },
+  }
+}
