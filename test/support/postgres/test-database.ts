@@ -71,3 +71,26 @@ export async function freshDatabase(): Promise<string> {
   at.pathname = `/${name}`
   return at.toString()
 }
+
+let fileDatabase: Promise<string> | undefined
+
+/**
+ * A fresh, empty schema in the calling test file's own database (made on first use): its
+ * connection string, whose `search_path` is that schema, so every store started with it sees only
+ * its own tables. Cheap enough for one per test or per property run.
+ */
+export async function freshSchema(): Promise<string> {
+  fileDatabase ??= freshDatabase()
+  const url = await fileDatabase
+  const name = `s_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client(url)
+  await admin.connect()
+  try {
+    await admin.query(`CREATE SCHEMA ${name}`)
+  } finally {
+    await admin.end()
+  }
+  const at = new URL(url)
+  at.searchParams.set('options', `-c search_path=${name}`)
+  return at.toString()
+}
