@@ -1,5 +1,5 @@
+export { isPostgresUrl } from '../store-location.js'
 export {
-  isPostgresUrl,
   PostgresPersistence,
   type PostgresPersistenceConfig,
   postgresPersistencePlugin,

@@ -22,11 +22,6 @@ import { PgSessionWriter, type WriterEnv } from './session-writer.js'
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
 export type PostgresPersistenceConfig = PostgresConnectionConfig
 
-/** Whether a `--store` value names a PostgreSQL database rather than a directory. */
-export function isPostgresUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store)
-}
-
 /**
  * The PostgreSQL backend, service `ctx.persistence`: one row per session (`dsh_sessions`: header,
  * listing columns, version, fork reference) and one per event (`dsh_events`, the JSONL line as
