@@ -26,6 +26,8 @@ export interface BackendStore {
   lose(id: SessionId, seq: number): Promise<void>
   /** Removes what the store made. */
   cleanup(): Promise<void>
+  /** PostgreSQL: the store's connection string. */
+  readonly url?: string
 }
 
 export interface Backend {
@@ -103,6 +105,7 @@ export const postgresBackend: Backend = {
       }
     }
     return {
+      url,
       start: (config) =>
         startHost((ctx) => ctx.plugin(postgresPersistencePlugin, { url, poolSize: 4 }), config),
       damage: (id, seq, body) =>
