@@ -39,9 +39,12 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly opened = new Map<SessionId, PgSessionWriter>()
   private readonly closing = new Map<SessionId, Promise<void>>()
   private ended: Promise<void> | undefined
+  /** The database as errors name it: host, port and database, never the password. */
+  private readonly where: string
 
   constructor(ctx: Context, config: PostgresPersistenceConfig) {
     this.logger = ctx.logger('persistence')
+    this.where = describeDatabase(config.url)
     this.db = new PostgresPool(config, (message) => this.logger.warn(message))
     this.ready = this.migrate()
     // Reported by every operation that waits for it; not an unhandled rejection meanwhile.
@@ -79,19 +82,21 @@ export class PostgresPersistence implements SessionPersistence {
   }
 
   private async migrate(): Promise<void> {
-    const client = await this.db.connect()
+    let client: pg.PoolClient | undefined
+    let op = 'connecting to the database'
     try {
+      client = await this.db.connect()
+      op = 'migrating the schema'
       await migrate(client)
     } catch (error) {
       throw new SessionError(
         SessionErrorCode.PERSISTENCE_FAILED,
-        `postgres: migrating the schema failed: ${(error as Error).message}`,
-        {
-          op: 'migrate',
-        },
+        `postgres: ${op} at ${this.where} failed: ${(error as Error).message}`,
+        { op: 'migrate' },
+        { cause: error },
       )
     } finally {
-      client.release()
+      client?.release()
     }
   }
 
@@ -267,3 +272,12 @@ export function postgresPersistencePlugin(ctx: Context, config: PostgresPersiste
 }
 postgresPersistencePlugin.inject = ['sessions']
 postgresPersistencePlugin.reusable = false
+
+function describeDatabase(url: string): string {
+  try {
+    const at = new URL(url)
+    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
+  } catch {
+    return 'the configured database'
+  }
+}
