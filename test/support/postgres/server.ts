@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, chownSync, mkdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { promisify } from 'node:util'
-import { postgresBinaries } from './binaries.js'
+import { type PostgresBinaries, postgresBinaries } from './binaries.js'
 
 const run = promisify(execFile)
 
@@ -83,12 +83,12 @@ async function freePort(): Promise<number> {
  * server outlives the calling process: stop it with {@link stopPostgresServer}.
  */
 export async function startPostgresServer(dir: string): Promise<PostgresServer> {
-  const bins = postgresBinaries()
   const account = await serverAccount()
   const as = account ? { uid: account.uid, gid: account.gid } : {}
   const dataDir = join(dir, 'data')
   // The server's account must reach its data directory (0700, its own) through `dir`.
   chmodSync(dir, 0o711)
+  const bins = await reachableBinaries(postgresBinaries(), as, dir)
   mkdirSync(dataDir, { mode: 0o700 })
   const password = randomBytes(12).toString('hex')
   const pwfile = join(dir, 'pwfile')
@@ -148,10 +148,35 @@ export async function startPostgresServer(dir: string): Promise<PostgresServer> 
 
 /** Stops a server {@link startPostgresServer} started (`pg_ctl stop -m immediate`: nothing to keep). */
 export async function stopPostgresServer(dataDir: string): Promise<void> {
-  const bins = postgresBinaries()
+  // The copy startPostgresServer made when the installed binaries were out of the account's reach.
+  const copied = join(dirname(dataDir), 'native', 'bin', 'pg_ctl')
+  const pgCtl = existsSync(copied) ? copied : postgresBinaries().pgCtl
   const account = await serverAccount()
-  await run(bins.pgCtl, ['stop', '-w', '-m', 'immediate', '-D', dataDir], {
+  await run(pgCtl, ['stop', '-w', '-m', 'immediate', '-D', dataDir], {
     ...(account ? { uid: account.uid, gid: account.gid } : {}),
     cwd: '/',
   })
+}
+
+/**
+ * The binaries as the server's account can run them: where they are installed, unless that
+ * account cannot reach them there (a checkout under a 0700 home, as root's often is); then a copy
+ * of the package's `native` tree (about 60 MB) in `dir`.
+ */
+async function reachableBinaries(
+  bins: PostgresBinaries,
+  as: { uid?: number; gid?: number },
+  dir: string,
+): Promise<PostgresBinaries> {
+  if (as.uid === undefined) return bins
+  try {
+    await run(bins.initdb, ['--version'], { ...as, cwd: '/' })
+    return bins
+  } catch {
+    const native = dirname(dirname(bins.initdb))
+    const copy = join(dir, 'native')
+    cpSync(native, copy, { recursive: true, verbatimSymlinks: true })
+    const bin = join(copy, 'bin')
+    return { initdb: join(bin, 'initdb'), pgCtl: join(bin, 'pg_ctl'), postgres: join(bin, 'postgres') }
+  }
 }
