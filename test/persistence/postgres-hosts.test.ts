@@ -1,10 +1,10 @@
 import pg from 'pg'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { MIGRATIONS } from '../../src/persistence/postgres/index.js'
+import { MIGRATIONS, postgresPersistencePlugin } from '../../src/persistence/postgres/index.js'
 import { SessionErrorCode } from '../../src/session/errors.js'
 import type { SessionId } from '../../src/session/ids.js'
 import type { SessionEvent } from '../../src/session/log/events.js'
-import { type BackendHost, type BackendStore, postgresBackend } from '../support/backends.js'
+import { type BackendHost, type BackendStore, postgresBackend, startHost } from '../support/backends.js'
 import { sharedPostgres } from '../support/postgres/test-database.js'
 import { appendTurn } from '../support/session-store.js'
 
@@ -138,6 +138,44 @@ describe('PostgreSQL: several hosts on one database', () => {
     appendTurn(loaded, 'taken over')
     await b.sessions.flush(loaded.id)
     expect(loaded.events().at(-1)?.type).toBe('turn/end')
+  })
+
+  it('a statement timeout fails the write clearly; what was acknowledged stays, and the session loads again', async () => {
+    store = await postgresBackend.fresh()
+    const url = await urlOf(store)
+    const a = await startHost((ctx) =>
+      ctx.plugin(postgresPersistencePlugin, { url, statementTimeoutMs: 300, connectAttempts: 1 }),
+    )
+    hosts.push(a)
+    const made = await a.sessions.createDurable()
+    appendTurn(made, 'acknowledged')
+    await a.sessions.flush(made.id)
+    const acknowledged = wire(made.events())
+    // Another client holds the session's row: the next append's version update waits, then times out.
+    const blocker = new pg.Client(url)
+    await blocker.connect()
+    try {
+      await blocker.query('BEGIN')
+      await blocker.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [made.id])
+      appendTurn(made, 'times out')
+      const failure = await a.sessions.flush(made.id).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(failure).toMatchObject({
+        code: SessionErrorCode.PERSISTENCE_FAILED,
+        data: { sqlState: '57014' },
+      })
+      expect((failure as Error).message).toMatch(/statement timeout/)
+    } finally {
+      await blocker.query('ROLLBACK')
+      await blocker.end()
+    }
+    await a.sessions.close(made.id).catch(() => {})
+    const again = await a.sessions.load(made.id)
+    expect(wire(again.events())).toEqual(acknowledged)
+    appendTurn(again, 'resumed')
+    await a.sessions.flush(again.id)
   })
 
   it('fork and rewind are metadata: a child references its parent’s rows; a rewind moves rows to its branch', async () => {

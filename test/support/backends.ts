@@ -38,9 +38,9 @@ export interface Backend {
   fresh(): Promise<BackendStore>
 }
 
-async function startHost(
+export async function startHost(
   plug: (ctx: Context) => void,
-  config: SessionStoreConfig | undefined,
+  config?: SessionStoreConfig,
 ): Promise<BackendHost> {
   const ctx = new Context()
   const errors: unknown[] = []
