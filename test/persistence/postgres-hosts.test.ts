@@ -51,6 +51,8 @@ describe('PostgreSQL: several hosts on one database', () => {
     const onB = await b.sessions.load(made.id)
     appendTurn(made, 'a wins')
     await a.sessions.flush(made.id)
+    // A's pen is let go just after its flush (until then B would be told SESSION_LOCKED).
+    await a.persistence.idle()
     const acknowledged = wire(made.events())
     appendTurn(onB, 'b is stale')
     await expect(b.sessions.flush(onB.id)).rejects.toMatchObject({ code: SessionErrorCode.SESSION_CHANGED })
