@@ -52,6 +52,19 @@ describe('dsh-acp --store postgres://…', () => {
     from = second.updates.length
     await prompt(second, child.sessionId, 'continued elsewhere')
     expect(answerText(second, child.sessionId, from)).toContain('I remember 3 messages')
+    // `dsh-acp sessions` reads the same database: the lineage, the password never printed.
+    const lineage = spawnSync(process.execPath, [CLI, 'sessions', '--store', url], {
+      env: { ...process.env, ...HERMETIC_ENV },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(lineage.status).toBe(0)
+    expect(lineage.stdout).toContain('2 sessions in postgres://')
+    expect(lineage.stdout).toContain(parent)
+    expect(lineage.stdout).toContain(child.sessionId)
+    const password = new URL(url).password
+    expect(password).not.toBe('')
+    expect(lineage.stdout).not.toContain(password)
   })
 
   it('refuses to start, saying why, when the database cannot be reached', () => {
