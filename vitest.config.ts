@@ -11,6 +11,8 @@ const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts']
 export default defineConfig({
   test: {
     setupFiles: ['test/setup.ts'],
+    // One PostgreSQL server per run, started by the first test file that needs one.
+    globalSetup: ['test/support/postgres/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

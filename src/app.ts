@@ -13,11 +13,11 @@ import {
   type SubagentConfig,
 } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
-import { BlobDirectory, persistencePlugin, StorePaths } from './persistence/index.js'
+import { BlobDirectory, isPostgresUrl, plugPersistence, StorePaths } from './persistence/index.js'
 import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
 
 export interface AppConfig {
-  /** Where sessions live on disk; `null` keeps them in memory only. */
+  /** Where sessions live: a directory, or a PostgreSQL URL (`postgres://…`); `null` keeps them in memory only. */
   readonly storeDir: string | null
   /** `echo` (default), `script:<file>` or `openai`. */
   readonly model: string
@@ -69,9 +69,12 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.clock && { clock: config.clock }),
     ...(config.idGenerator && { idGenerator: config.idGenerator }),
   })
-  if (config.storeDir !== null) ctx.plugin(persistencePlugin, { dir: config.storeDir })
+  const store = config.storeDir === null ? undefined : await plugPersistence(ctx, config.storeDir)
+  // File checkpoints' large contents: beside a directory store; in memory with PostgreSQL (for now).
   const checkpointBlobs =
-    config.storeDir === null ? undefined : new BlobDirectory(new StorePaths(config.storeDir).blobDir)
+    config.storeDir === null || isPostgresUrl(config.storeDir)
+      ? undefined
+      : new BlobDirectory(new StorePaths(config.storeDir).blobDir)
   const provider = config.provider ?? (await createProvider(config.model, config.modelOptions ?? {}))
   ctx.plugin(agentPlugin, {
     provider,
@@ -94,6 +97,10 @@ export async function createApp(config: AppConfig): Promise<App> {
   const fork = config.fork === false ? undefined : ctx.plugin(forkPlugin)
   await ctx.start()
   await ctx.lifecycle.flush()
+  if (errors.length === 0) {
+    // A database that cannot be reached or migrated fails the start, not the first request.
+    await store?.ready().catch((error: unknown) => errors.push(error))
+  }
   if (errors.length > 0) {
     await ctx.stop()
     throw errors[0] instanceof Error ? errors[0] : new Error(String(errors[0]))

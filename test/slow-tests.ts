@@ -27,4 +27,6 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/remote-resume.test.ts',
   // Two processes racing a rewind's cut against a stale view, with kills.
   'test/e2e/multi-process-cuts.test.ts',
+  // The built server on PostgreSQL: three processes (two hosts and `dsh-acp sessions`) on one database.
+  'test/e2e/postgres-store.test.ts',
 ]

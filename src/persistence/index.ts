@@ -11,4 +11,5 @@ export {
   persistencePlugin,
 } from './jsonl-persistence.js'
 export { readSessionFile, type SessionFileContents } from './read/read-session-file.js'
+export { isPostgresUrl, plugPersistence } from './store-location.js'
 export { resolveStoreDir, StorePaths } from './store-paths.js'

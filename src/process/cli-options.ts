@@ -36,10 +36,10 @@ export const CLI_OPTIONS = [
   {
     name: 'store',
     type: 'string',
-    value: 'DIR',
+    value: 'STORE',
     help: [
-      'session store directory (default: $DSH_HOME/sessions,',
-      'DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp)',
+      'session store: a directory (default: $DSH_HOME/sessions,',
+      'DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp) or postgres://URL',
     ],
     sets: 'storeDir',
   },

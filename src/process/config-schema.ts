@@ -29,7 +29,7 @@ const CONFIG_PROPERTIES = {
   },
   storeDir: {
     description:
-      'The session store directory; null keeps sessions in memory only. Absent: $DSH_HOME/sessions, DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp.',
+      'The session store: a directory, or a PostgreSQL connection string (postgres://… or postgresql://…; the password may come from PGPASSWORD); null keeps sessions in memory only. Absent: $DSH_HOME/sessions, DSH_HOME defaulting to $XDG_DATA_HOME/dsh-acp.',
     schema: { type: ['string', 'null'] },
   },
   model: {

@@ -10,7 +10,7 @@ import { missingKeyNotice } from '../agent/providers/openai/index.js'
 import type { CommandEnvPolicy } from '../agent/tools/command/command-env.js'
 import { CommandSandbox } from '../agent/tools/command/sandbox.js'
 import { createApp } from '../app.js'
-import { resolveStoreDir } from '../persistence/index.js'
+import { isPostgresUrl, resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
 import type { CliOptions } from './cli-args.js'
 import { LOG_LEVELS, routeLogsToStderr } from './logging.js'
@@ -100,7 +100,8 @@ export async function buildServer(options: CliOptions, start: AppStart) {
     network: options.sandboxNetwork,
     ...(start.commandEnv && { env: start.commandEnv }),
     hidden: privatePaths({
-      storeDir,
+      // A database is no path a command could read.
+      storeDir: storeDir !== null && isPostgresUrl(storeDir) ? null : storeDir,
       defaultStore: options.storeDir === undefined,
       ...(options.transcript !== undefined && { transcript: options.transcript }),
     }),

@@ -1,5 +1,5 @@
 import { Context } from 'cordis'
-import { persistencePlugin } from '../persistence/index.js'
+import { isPostgresUrl, plugPersistence } from '../persistence/index.js'
 import { type SessionSummary, sessionsPlugin } from '../session/index.js'
 import { renderLineage } from './lineage.js'
 
@@ -7,9 +7,10 @@ import { renderLineage } from './lineage.js'
 export async function printLineage(storeDir: string, print: (line: string) => void): Promise<void> {
   const ctx = new Context()
   ctx.plugin(sessionsPlugin)
-  ctx.plugin(persistencePlugin, { dir: storeDir })
+  const store = await plugPersistence(ctx, storeDir)
   await ctx.start()
   try {
+    await store.ready()
     const all: SessionSummary[] = []
     let cursor: string | undefined
     do {
@@ -17,9 +18,22 @@ export async function printLineage(storeDir: string, print: (line: string) => vo
       all.push(...page.sessions)
       cursor = page.nextCursor
     } while (cursor !== undefined)
-    print(`${all.length} session${all.length === 1 ? '' : 's'} in ${storeDir}`)
+    print(
+      `${all.length} session${all.length === 1 ? '' : 's'} in ${isPostgresUrl(storeDir) ? withoutPassword(storeDir) : storeDir}`,
+    )
     for (const line of renderLineage(all)) print(line)
   } finally {
     await ctx.stop()
+  }
+}
+
+/** A connection string as it may be printed: its password, if any, masked. */
+function withoutPassword(url: string): string {
+  try {
+    const at = new URL(url)
+    if (at.password !== '') at.password = '***'
+    return at.toString()
+  } catch {
+    return 'the PostgreSQL database'
   }
 }

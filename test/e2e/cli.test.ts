@@ -17,7 +17,7 @@ describe('the dsh-acp command', () => {
     const result = run(['--help'])
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('Usage: dsh-acp')
-    expect(result.stdout).toContain('--store DIR')
+    expect(result.stdout).toContain('--store STORE')
     expect(result.stdout).toBe(USAGE)
   })
 

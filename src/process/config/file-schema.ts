@@ -184,6 +184,12 @@ export const USER_FILE_SCHEMA = {
     },
     defaultModel: DEFAULT_MODEL,
     defaultMode: MODE,
+    store: {
+      type: 'string',
+      minLength: 1,
+      description:
+        'Where sessions are kept (--store): a directory, or a PostgreSQL connection string postgres://user@host:port/database (the password may come from PGPASSWORD). Absent: $DSH_HOME/sessions.',
+    },
     mcpServers: { type: 'array', items: MCP_SERVER, description: 'MCP servers offered to every session.' },
     limits: LIMITS,
     sandbox: {

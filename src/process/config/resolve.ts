@@ -171,6 +171,9 @@ export async function resolveConfig(input: ResolveInput): Promise<ResolvedConfig
   if (network !== undefined) merged.sandboxNetwork = network
   const logLevel = pick('logLevel', 'logLevel', undefined, user.logLevel)
   if (logLevel !== undefined) merged.logLevel = logLevel
+  // The user's file only: a project's file never chooses where the user's sessions go.
+  const store = pick('store', 'storeDir', undefined, user.store)
+  if (store !== undefined) merged.storeDir = store
   const defaultMode = pick('defaultMode', undefined, project.defaultMode, user.defaultMode)
 
   let fileModels: FileModels | undefined

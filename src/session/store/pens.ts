@@ -99,7 +99,9 @@ export class Pens {
     if (this.holds.has(session.id) || !this.persistence()?.takePen) return
     const pen = this.take(session)
     this.implicit.set(session, pen)
-    setImmediate(() => void this.releaseImplicit(session, pen))
+    // A failed release (the write behind it failed) is the session's write failure, which its next
+    // flush reports: not an unhandled rejection here.
+    setImmediate(() => void this.releaseImplicit(session, pen).catch(() => {}))
   }
 
   /** Releases the hold an append took by itself, if it is still `pen` (any, without `pen`). */

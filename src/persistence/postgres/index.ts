@@ -1,0 +1,7 @@
+export { isPostgresUrl } from '../store-location.js'
+export {
+  PostgresPersistence,
+  type PostgresPersistenceConfig,
+  postgresPersistencePlugin,
+} from './pg-persistence.js'
+export { MIGRATIONS } from './schema.js'

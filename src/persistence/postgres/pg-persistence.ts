@@ -1,0 +1,283 @@
+import type { Context, Logger } from 'cordis'
+import type pg from 'pg'
+import { SessionError, SessionErrorCode } from '../../session/errors.js'
+import type { ListOptions, SessionHeader, SessionPage, SessionSummary } from '../../session/header.js'
+import type { SessionId } from '../../session/ids.js'
+import type { SessionEvent } from '../../session/log/events.js'
+import type { Session } from '../../session/session.js'
+import type {
+  SessionPersistence,
+  StoredEventListener,
+  StoredEventVisitor,
+} from '../../session/store/persistence-port.js'
+import { type DisposeReason, inheritedEventCount } from '../../session/store/store.js'
+import { listStored } from './list.js'
+import { type PostgresConnectionConfig, PostgresPool } from './pool.js'
+import { corruptRow, readEvents, sessionRow } from './reads.js'
+import { removeSession } from './remove.js'
+import { databaseError } from './rows.js'
+import { migrate } from './schema.js'
+import { PgSessionWriter, type WriterEnv } from './session-writer.js'
+
+/** `--store postgres://…`: the PostgreSQL backend's configuration. */
+export type PostgresPersistenceConfig = PostgresConnectionConfig
+
+/**
+ * The PostgreSQL backend, service `ctx.persistence`: one row per session (`dsh_sessions`: header,
+ * listing columns, version, fork reference) and one per event (`dsh_events`, the JSONL line as
+ * `json`), written only through the store's lifecycle events, each append committed before the
+ * store's flush resolves. Several hosts may share one database: the session row's version and the
+ * `(session, seq)` key order their appends, and the pen is an advisory lock. See README.md here.
+ */
+export class PostgresPersistence implements SessionPersistence {
+  private readonly db: PostgresPool
+  private readonly logger: Logger
+  private readonly env: WriterEnv
+  /** Resolves once the schema is migrated; every operation waits for it. */
+  readonly ready: Promise<void>
+  private readonly writers = new Map<SessionId, PgSessionWriter>()
+  private readonly opened = new Map<SessionId, PgSessionWriter>()
+  private readonly closing = new Map<SessionId, Promise<void>>()
+  private ended: Promise<void> | undefined
+  /** The database as errors name it: host, port and database, never the password. */
+  private readonly where: string
+
+  constructor(ctx: Context, config: PostgresPersistenceConfig) {
+    this.logger = ctx.logger('persistence')
+    this.where = describeDatabase(config.url)
+    this.db = new PostgresPool(config, (message) => this.logger.warn(message))
+    this.ready = this.migrate()
+    // Reported by every operation that waits for it; not an unhandled rejection meanwhile.
+    this.ready.catch(() => {})
+    this.env = {
+      db: this.db,
+      ready: this.ready,
+      fail: (id, error) => {
+        this.logger.error(error.message)
+        ctx.sessions.fail(id, error)
+      },
+      warn: (message) => this.logger.warn(message),
+      summary: (id) => ctx.sessions.get(id)?.summary(),
+    }
+    ctx.on('session/created', (session) => this.created(session))
+    ctx.on('session/loaded', (session) => {
+      const writer = this.opened.get(session.id)
+      if (!writer) return
+      this.opened.delete(session.id)
+      this.writers.set(session.id, writer)
+    })
+    const stopHearing = ctx.sessions.onAppended((session, event) =>
+      this.writers.get(session.id)?.append(event),
+    )
+    ctx.on('dispose', stopHearing)
+    ctx.on('session/flush', async (session) => {
+      await this.writers.get(session.id)?.flush()
+    })
+    ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
+    ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
+    ctx.on('dispose', () => {
+      for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
+      this.ended = Promise.allSettled(this.closing.values()).then(() => this.db.end())
+    })
+  }
+
+  private async migrate(): Promise<void> {
+    let client: pg.PoolClient | undefined
+    let op = 'connecting to the database'
+    try {
+      client = await this.db.connect()
+      op = 'migrating the schema'
+      await migrate(client)
+    } catch (error) {
+      throw new SessionError(
+        SessionErrorCode.PERSISTENCE_FAILED,
+        `postgres: ${op} at ${this.where} failed: ${(error as Error).message}`,
+        { op: 'migrate' },
+        { cause: error },
+      )
+    } finally {
+      client?.release()
+    }
+  }
+
+  private created(session: Session): void {
+    const { id, header } = session
+    const parentId = header.parentSession
+    const parent = parentId !== undefined ? this.writers.get(parentId) : undefined
+    const inherited = inheritedEventCount(session)
+    const base =
+      parent && parentId !== undefined && inherited > 0
+        ? { session: parentId, length: inherited, committed: () => parent.flush() }
+        : undefined
+    this.writers.set(id, PgSessionWriter.creating(this.env, header, session.events(), base))
+  }
+
+  private disposed(id: SessionId, reason: DisposeReason): void {
+    const writer = this.writers.get(id) ?? this.opened.get(id)
+    if (!writer) return
+    this.writers.delete(id)
+    this.opened.delete(id)
+    const done = writer
+      .close(reason !== 'deleted')
+      .catch((error) => this.logger.error(`closing session ${id}: ${(error as Error).message}`))
+      .finally(() => {
+        if (this.closing.get(id) === done) this.closing.delete(id)
+      })
+    this.closing.set(id, done)
+  }
+
+  async idle(): Promise<void> {
+    const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
+    await Promise.allSettled([...all, ...this.closing.values()])
+    await this.ended
+  }
+
+  /** Runs `work` on a connection inside a read-only, repeatable-read transaction: one snapshot. */
+  private async snapshot<T>(
+    id: SessionId,
+    op: string,
+    work: (client: pg.ClientBase) => Promise<T>,
+  ): Promise<T> {
+    await this.ready
+    let client: pg.PoolClient | undefined
+    try {
+      client = await this.db.connect()
+      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
+      const result = await work(client)
+      await client.query('COMMIT')
+      return result
+    } catch (error) {
+      await client?.query('ROLLBACK').catch(() => {})
+      throw databaseError(id, op, error)
+    } finally {
+      client?.release()
+    }
+  }
+
+  async open(
+    id: SessionId,
+    onEvent?: StoredEventListener,
+  ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
+    await this.closing.get(id)
+    const stored = await this.snapshot(id, 'read', async (client) => {
+      const row = await sessionRow(client, id)
+      if (!row) return undefined
+      const events: SessionEvent[] = []
+      await readEvents(client, id, row, 1, (event) => {
+        events.push(event)
+        return onEvent?.(event, row.header)
+      })
+      if (events.length !== row.lastSeq)
+        throw corruptRow(id, events.length + 1, `event ${events.length + 1} is missing`)
+      return { header: row.header, events }
+    })
+    if (!stored) return undefined
+    const { header, events } = stored
+    this.opened.set(id, PgSessionWriter.opened(this.env, header, events.length, events[events.length - 1]))
+    return stored
+  }
+
+  async visit(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined> {
+    // What `visit` throws is its own, passed on as it is; the rest names the session.
+    let failure: { error: unknown } | undefined
+    try {
+      return await this.snapshot(id, 'read', async (client) => {
+        const row = await sessionRow(client, id)
+        if (!row) return undefined
+        await readEvents(client, id, row, from, (event) => {
+          const failed = (error: unknown) => {
+            failure = { error }
+            throw error
+          }
+          try {
+            const more = visit(event, row.header)
+            return typeof more === 'boolean' ? more : more.catch(failed)
+          } catch (error) {
+            return failed(error)
+          }
+        })
+        return row.header
+      })
+    } catch (error) {
+      throw failure ? failure.error : error
+    }
+  }
+
+  async release(id: SessionId): Promise<void> {
+    this.disposed(id, 'closed')
+    await this.closing.get(id)
+  }
+
+  async exists(id: SessionId): Promise<boolean> {
+    await this.ready
+    try {
+      const { rowCount } = await this.db.query('SELECT 1 FROM dsh_sessions WHERE id = $1', [id])
+      return rowCount === 1
+    } catch (error) {
+      throw databaseError(id, 'read', error)
+    }
+  }
+
+  async list(
+    options: ListOptions,
+    live?: (id: SessionId) => SessionSummary | undefined,
+  ): Promise<SessionPage> {
+    await this.ready
+    const liveHere = [...this.writers.keys(), ...this.opened.keys()]
+    return listStored(this.db, options, liveHere, live)
+  }
+
+  /** Deletes a session; refused with `SESSION_LOCKED` while it is live here or another host holds its pen. */
+  async remove(id: SessionId): Promise<boolean> {
+    await this.ready
+    await this.closing.get(id)
+    if (this.writers.has(id) || this.opened.has(id)) {
+      throw new SessionError(SessionErrorCode.SESSION_LOCKED, `session ${id} is being written`, {
+        sessionId: id,
+        pid: process.pid,
+      })
+    }
+    try {
+      return await this.db.transaction((client) => removeSession(client, id))
+    } catch (error) {
+      throw databaseError(id, 'delete', error)
+    }
+  }
+
+  takePen(id: SessionId): SessionEvent[] {
+    return this.writerOf(id).takePen()
+  }
+
+  releasePen(id: SessionId): Promise<void> {
+    return this.writers.get(id)?.releasePen() ?? this.opened.get(id)?.releasePen() ?? Promise.resolve()
+  }
+
+  private writerOf(id: SessionId): PgSessionWriter {
+    const writer = this.writers.get(id) ?? this.opened.get(id)
+    if (!writer) {
+      throw new SessionError(SessionErrorCode.SESSION_NOT_LIVE, `session ${id} is not open in this process`, {
+        sessionId: id,
+      })
+    }
+    return writer
+  }
+}
+
+/**
+ * The cordis plugin providing `ctx.persistence` on PostgreSQL. Plug it after the store:
+ * `ctx.plugin(sessionsPlugin); ctx.plugin(postgresPersistencePlugin, { url })`.
+ */
+export function postgresPersistencePlugin(ctx: Context, config: PostgresPersistenceConfig): void {
+  ctx.set('persistence', new PostgresPersistence(ctx, config))
+}
+postgresPersistencePlugin.inject = ['sessions']
+postgresPersistencePlugin.reusable = false
+
+function describeDatabase(url: string): string {
+  try {
+    const at = new URL(url)
+    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
+  } catch {
+    return 'the configured database'
+  }
+}

@@ -1,0 +1,130 @@
+import pg from 'pg'
+
+/** How the backend talks to the database. Every field has a default fit for a small deployment. */
+export interface PostgresConnectionConfig {
+  /** `postgres://user:password@host:port/database` (libpq's URI form; `?sslmode=` etc. are honoured by `pg`). */
+  readonly url: string
+  /** Connections at most in the pool (each held pen takes one while its turn writes). Default 10. */
+  readonly poolSize?: number
+  /** Server-side `statement_timeout` of every statement, in ms. Default 30 s. */
+  readonly statementTimeoutMs?: number
+  /** How long one connection attempt may take, in ms. Default 10 s. */
+  readonly connectTimeoutMs?: number
+  /** Attempts to connect before an operation fails (backoff 100 ms doubling, at most 2 s between). Default 5. */
+  readonly connectAttempts?: number
+}
+
+/** Errors worth another connection attempt: the server is unreachable, starting, or shutting down. */
+const TRANSIENT_CONNECT = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  '57P01',
+  '57P03',
+  '53300',
+])
+
+/**
+ * A `pg.Pool` and connections from it that are retried with exponential backoff while the server
+ * is unreachable (restarting, failing over), so a short outage costs latency, not failures. An
+ * error of an idle pooled connection (the server restarted) only drops that connection.
+ */
+export class PostgresPool {
+  readonly pool: pg.Pool
+  private readonly attempts: number
+
+  constructor(
+    config: PostgresConnectionConfig,
+    private readonly warn: (message: string) => void,
+  ) {
+    this.pool = new pg.Pool({
+      connectionString: config.url,
+      max: config.poolSize ?? 10,
+      statement_timeout: config.statementTimeoutMs ?? 30_000,
+      connectionTimeoutMillis: config.connectTimeoutMs ?? 10_000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'dsh-acp',
+    })
+    this.pool.on('error', (error) => this.warn(`postgres: an idle connection failed: ${error.message}`))
+    this.attempts = Math.max(1, config.connectAttempts ?? 5)
+  }
+
+  /** A connection of the pool (release it), retried with backoff while the server is unreachable. */
+  async connect(): Promise<pg.PoolClient> {
+    let delay = 100
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.pool.connect()
+      } catch (error) {
+        const code = (error as { code?: string }).code
+        const transient =
+          code === undefined
+            ? /timeout|terminat|connect/i.test((error as Error).message)
+            : TRANSIENT_CONNECT.has(code)
+        if (!transient || attempt >= this.attempts) throw error
+        this.warn(`postgres: connecting failed (${(error as Error).message}); retrying in ${delay} ms`)
+        await new Promise((resolve) => setTimeout(resolve, delay))
+        delay = Math.min(delay * 2, 2000)
+      }
+    }
+  }
+
+  /** Runs `work` on a pooled connection inside one transaction (committed, else rolled back). */
+  async transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    const client = await this.connect()
+    let broken: Error | undefined
+    try {
+      return await inTransaction(client, work)
+    } catch (error) {
+      if (isConnectionLoss(error)) broken = error as Error
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  /** Runs one query on a pooled connection. */
+  async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const client = await this.connect()
+    let broken: Error | undefined
+    try {
+      return await client.query<R>(text, values)
+    } catch (error) {
+      if (isConnectionLoss(error)) broken = error as Error
+      throw error
+    } finally {
+      client.release(broken)
+    }
+  }
+
+  end(): Promise<void> {
+    return this.pool.end()
+  }
+}
+
+/** `work` inside BEGIN .. COMMIT on `client`; rolled back (and rethrown) when it fails. */
+export async function inTransaction<T>(
+  client: pg.ClientBase,
+  work: (client: pg.ClientBase) => Promise<T>,
+): Promise<T> {
+  await client.query('BEGIN')
+  try {
+    const result = await work(client)
+    await client.query('COMMIT')
+    return result
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw error
+  }
+}
+
+/** Whether `error` means the connection itself is gone (not worth returning to the pool). */
+export function isConnectionLoss(error: unknown): boolean {
+  const code = (error as { code?: string }).code
+  if (code !== undefined) return TRANSIENT_CONNECT.has(code) || code.startsWith('08')
+  return /Connection terminated|connection .*(ended|closed)|not queryable/i.test(
+    (error as Error)?.message ?? '',
+  )
+}

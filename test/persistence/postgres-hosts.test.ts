@@ -1,0 +1,252 @@
+import pg from 'pg'
+import { afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { MIGRATIONS, postgresPersistencePlugin } from '../../src/persistence/postgres/index.js'
+import { SessionErrorCode } from '../../src/session/errors.js'
+import type { SessionId } from '../../src/session/ids.js'
+import type { SessionEvent } from '../../src/session/log/events.js'
+import { type BackendHost, type BackendStore, postgresBackend, startHost } from '../support/backends.js'
+import { sharedPostgres } from '../support/postgres/test-database.js'
+import { appendTurn } from '../support/session-store.js'
+
+// Several hosts on one database (each a store of its own, as two `dsh-acp` processes on two
+// machines would be): the database orders their appends, a stale writer fails cleanly, the pen is
+// the database's lock.
+
+const wire = (events: readonly SessionEvent[]) => events.map((e) => JSON.stringify(e))
+
+async function storedEvents(url: string, id: SessionId): Promise<{ seq: number; body: string }[]> {
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ seq: number; body: string }>(
+      'SELECT seq, body::text AS body FROM dsh_events WHERE session_id = $1 ORDER BY seq',
+      [id],
+    )
+    return rows
+  } finally {
+    await client.end()
+  }
+}
+
+describe('PostgreSQL: several hosts on one database', () => {
+  const hosts: BackendHost[] = []
+  let store: BackendStore
+  const host = async () => {
+    const started = await store.start()
+    hosts.push(started)
+    return started
+  }
+  beforeAll(() => sharedPostgres(), 120_000)
+  afterEach(async () => {
+    for (const h of hosts.splice(0)) await h.stop().catch(() => {})
+  })
+
+  it('a stale writer fails with SESSION_CHANGED and writes nothing; the other host’s events stand', async () => {
+    store = await postgresBackend.fresh()
+    const a = await host()
+    const b = await host()
+    const made = await a.sessions.createDurable()
+    appendTurn(made, 'first')
+    await a.sessions.flush(made.id)
+    const onB = await b.sessions.load(made.id)
+    appendTurn(made, 'a wins')
+    await a.sessions.flush(made.id)
+    // A's pen is let go just after its flush (until then B would be told SESSION_LOCKED).
+    await a.persistence.idle()
+    const acknowledged = wire(made.events())
+    appendTurn(onB, 'b is stale')
+    await expect(b.sessions.flush(onB.id)).rejects.toMatchObject({ code: SessionErrorCode.SESSION_CHANGED })
+    const c = await host()
+    expect(wire((await c.sessions.load(made.id)).events())).toEqual(acknowledged)
+  })
+
+  it('while one host holds the pen, another host’s append fails with SESSION_LOCKED; none interleave', async () => {
+    store = await postgresBackend.fresh()
+    const a = await host()
+    const b = await host()
+    const made = await a.sessions.createDurable()
+    await a.sessions.close(made.id)
+    const onA = await a.sessions.load(made.id)
+    const onB = await b.sessions.load(made.id)
+    const pen = a.sessions.takePen(onA)
+    appendTurn(onA, 'a holds the pen')
+    await a.sessions.flush(onA.id)
+    appendTurn(onB, 'b has no pen')
+    await expect(b.sessions.flush(onB.id)).rejects.toMatchObject({ code: SessionErrorCode.SESSION_LOCKED })
+    appendTurn(onA, 'a again')
+    await pen.release()
+    const c = await host()
+    expect(wire((await c.sessions.load(made.id)).events())).toEqual(wire(onA.events()))
+  })
+
+  it('racing appends from two hosts: exactly one batch is committed, contiguous, never interleaved', async () => {
+    store = await postgresBackend.fresh()
+    const a = await host()
+    const b = await host()
+    for (let round = 0; round < 5; round++) {
+      const made = await a.sessions.createDurable()
+      await a.sessions.close(made.id)
+      const onA = await a.sessions.load(made.id)
+      const onB = await b.sessions.load(made.id)
+      appendTurn(onA, `a${round}`)
+      appendTurn(onB, `b${round}`)
+      const [ra, rb] = await Promise.allSettled([a.sessions.flush(onA.id), b.sessions.flush(onB.id)])
+      const won = [ra, rb].filter((r) => r.status === 'fulfilled')
+      expect(won).toHaveLength(1)
+      const lost = [ra, rb].find((r) => r.status === 'rejected') as PromiseRejectedResult
+      expect([SessionErrorCode.SESSION_LOCKED, SessionErrorCode.SESSION_CHANGED]).toContain(lost.reason.code)
+      const winner = ra.status === 'fulfilled' ? onA : onB
+      const rows = await storedEvents(await urlOf(store), made.id)
+      expect(rows.map((r) => r.seq)).toEqual(winner.events().map((e) => e.seq))
+      expect(rows.map((r) => r.body)).toEqual(wire(winner.events()))
+      await a.sessions.close(made.id).catch(() => {})
+      await b.sessions.close(made.id).catch(() => {})
+    }
+  })
+
+  it('a connection lost while holding the pen fails the turn clearly; nothing acknowledged is lost; the lock goes with it', async () => {
+    store = await postgresBackend.fresh()
+    const a = await host()
+    const made = await a.sessions.createDurable()
+    appendTurn(made, 'acknowledged')
+    await a.sessions.flush(made.id)
+    const acknowledged = wire(made.events())
+    const pen = a.sessions.takePen(made)
+    made.append({ type: 'turn/start', data: { turn: 2 } })
+    await a.sessions.flush(made.id)
+    // The pen's connection dies (a network cut, a restarted server).
+    const admin = new pg.Client(await urlOf(store))
+    await admin.connect()
+    try {
+      const { rows } = await admin.query<{ killed: boolean }>(
+        `SELECT pg_terminate_backend(l.pid) AS killed FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid <> pg_backend_pid()
+           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      )
+      expect(rows.map((r) => r.killed)).toEqual([true])
+    } finally {
+      await admin.end()
+    }
+    made.append({ type: 'user/message', data: { turn: 2, content: [{ type: 'text', text: 'lost' }] } })
+    await expect(a.sessions.flush(made.id)).rejects.toMatchObject({
+      code: SessionErrorCode.PERSISTENCE_FAILED,
+    })
+    await pen.release().catch(() => {})
+    // Another host takes the session over at once: the database let the lock go with the connection.
+    const b = await host()
+    const loaded = await b.sessions.load(made.id)
+    expect(wire(loaded.events()).slice(0, acknowledged.length + 1)).toEqual(
+      wire(made.events()).slice(0, acknowledged.length + 1),
+    )
+    appendTurn(loaded, 'taken over')
+    await b.sessions.flush(loaded.id)
+    expect(loaded.events().at(-1)?.type).toBe('turn/end')
+  })
+
+  it('a statement timeout fails the write clearly; what was acknowledged stays, and the session loads again', async () => {
+    store = await postgresBackend.fresh()
+    const url = await urlOf(store)
+    const a = await startHost((ctx) =>
+      ctx.plugin(postgresPersistencePlugin, { url, statementTimeoutMs: 300, connectAttempts: 1 }),
+    )
+    hosts.push(a)
+    const made = await a.sessions.createDurable()
+    appendTurn(made, 'acknowledged')
+    await a.sessions.flush(made.id)
+    const acknowledged = wire(made.events())
+    // Another client holds the session's row: the next append's version update waits, then times out.
+    const blocker = new pg.Client(url)
+    await blocker.connect()
+    try {
+      await blocker.query('BEGIN')
+      await blocker.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [made.id])
+      appendTurn(made, 'times out')
+      const failure = await a.sessions.flush(made.id).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+      expect(failure).toMatchObject({
+        code: SessionErrorCode.PERSISTENCE_FAILED,
+        data: { sqlState: '57014' },
+      })
+      expect((failure as Error).message).toMatch(/statement timeout/)
+    } finally {
+      await blocker.query('ROLLBACK')
+      await blocker.end()
+    }
+    await a.sessions.close(made.id).catch(() => {})
+    const again = await a.sessions.load(made.id)
+    expect(wire(again.events())).toEqual(acknowledged)
+    appendTurn(again, 'resumed')
+    await a.sessions.flush(again.id)
+  })
+
+  it('fork and rewind are metadata: a child references its parent’s rows; a rewind moves rows to its branch', async () => {
+    store = await postgresBackend.fresh()
+    const url = await urlOf(store)
+    const a = await host()
+    const parent = await a.sessions.createDurable()
+    for (let t = 1; t <= 3; t++) appendTurn(parent, `t${t}`)
+    const child = await a.sessions.forkDurable(parent, 12)
+    appendTurn(child, 'own')
+    await a.sessions.flush()
+    const admin = new pg.Client(url)
+    await admin.connect()
+    try {
+      const row = async (id: string) =>
+        (
+          await admin.query<{
+            base_session: string | null
+            base_length: number
+            last_seq: number
+            own: number
+          }>(
+            `SELECT base_session, base_length, last_seq,
+               (SELECT count(*)::int FROM dsh_events e WHERE e.session_id = s.id) AS own
+             FROM dsh_sessions s WHERE id = $1`,
+            [id],
+          )
+        ).rows[0]
+      // The child holds only its own 6 events; its first 12 are its parent's rows.
+      expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 12, last_seq: 18, own: 6 })
+      const result = await a.sessions.rewind(parent, 6)
+      // The parent keeps 6 rows; the branch got the 12 past the cut by an UPDATE (plus its archived
+      // mark), and references the parent for the first 6; the child now references 6 and owns 7..12.
+      expect(await row(parent.id)).toEqual({ base_session: null, base_length: 0, last_seq: 6, own: 6 })
+      expect(await row(result.branch.sessionId)).toEqual({
+        base_session: parent.id,
+        base_length: 6,
+        last_seq: 19,
+        own: 13,
+      })
+      expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 6, last_seq: 18, own: 12 })
+      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM dsh_events')
+      expect(rows[0]?.n).toBe(6 + 13 + 12)
+    } finally {
+      await admin.end()
+    }
+  })
+
+  it('hosts starting together apply each migration once; a schema newer than this build is refused', async () => {
+    store = await postgresBackend.fresh()
+    await Promise.all([host(), host(), host()])
+    const url = await urlOf(store)
+    const admin = new pg.Client(url)
+    await admin.connect()
+    try {
+      const { rows } = await admin.query<{ version: number }>(
+        'SELECT version FROM dsh_schema_migrations ORDER BY version',
+      )
+      expect(rows.map((r) => r.version)).toEqual(MIGRATIONS.map((m) => m.version))
+      await admin.query("INSERT INTO dsh_schema_migrations (version, name) VALUES (9999, 'from the future')")
+    } finally {
+      await admin.end()
+    }
+    await expect(host()).rejects.toThrow(/newer than this dsh-acp knows/)
+  })
+})
+
+async function urlOf(store: BackendStore): Promise<string> {
+  const url = (store as BackendStore & { url?: string }).url
+  if (url === undefined) throw new Error('not a PostgreSQL store')
+  return url
+}
