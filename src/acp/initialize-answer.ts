@@ -3,7 +3,7 @@ import { type AgentCapabilities, negotiateProtocolVersion } from './capabilities
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
-import { steeringInitializeMeta } from './steering/steering-methods.js'
+import { steeringInitializeMeta } from './steering/advertise.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
 
 /**
