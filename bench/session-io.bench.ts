@@ -203,8 +203,11 @@ export const suite = {
       await loadOurs(store) // warm the file cache
       await loadRelay(bigPath)
       for (let run = 0; run < RUNS; run++) {
-        ours.push(await loadOurs(store, run < 3 ? memory : undefined))
+        // Timed loads are sent the moment `initialize` is answered, as an editor reopening a
+        // session does; the memory runs (10 s quiet and a list before their load) are not timed.
+        ours.push(await loadOurs(store))
         relay.push(await loadRelay(bigPath))
+        if (run < 3) await loadOurs(store, memory)
         forks.push(await forkOurs(store))
         copies.push(await copyAndSync(bigPath, join(dir, 'copy.jsonl')))
         if (run < 3) await loadOurs(store, released, ['--expose-gc'])
@@ -244,15 +247,15 @@ export const suite = {
         'raw relay: first notification',
         relayFirst,
         undefined,
-        `target: within 50 ms (ours ${first.toFixed(0)} ms); fresh ${built} --store each run; ${ours[0]?.updates} updates (relay: ${relay[0]?.updates}, one per event)`,
+        `target: within 15 ms (ours ${first.toFixed(0)} ms); sent the moment initialize is answered; fresh ${built} --store each run; ${ours[0]?.updates} updates (relay: ${relay[0]?.updates}, one per event)`,
       ),
       io(
         `session/load of a ${size.toFixed(0)} MB session, request to answer (whole replay)`,
         median(ours.map((r) => r.totalMs)),
         'raw relay: stream-read, parse, one notification per event, same pipe',
         median(relay.map((r) => r.totalMs)),
-        1.2,
-        `${RUNS} runs, interleaved`,
+        0.9,
+        `${RUNS} runs, interleaved; sent the moment initialize is answered`,
       ),
       io(
         `session/fork of a persisted ${size.toFixed(0)} MB session (loaded), over the wire`,

@@ -4,7 +4,7 @@ import { goalInitializeMeta } from './goals/goal-method.js'
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'
-import { steeringInitializeMeta } from './steering/steering-methods.js'
+import { steeringInitializeMeta } from './steering/advertise.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
 import { selectVersion } from './v2/protocol-choice.js'
 

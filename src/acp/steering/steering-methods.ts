@@ -97,19 +97,6 @@ export const sessionRuntimeReadMethod = defineMethod({
   },
 })
 
-/** What `initialize` answers in `_meta` about steering and the queue. */
-export function steeringInitializeMeta(): Record<string, unknown> {
-  return {
-    steering: { supported: true, method: '_session/steering' },
-    runtime: {
-      controlMethod: '_session/runtime/control',
-      readMethod: '_session/runtime/read',
-      actions: ['cancelQueuedMessage'],
-      resources: ['queuedMessages'],
-    },
-  }
-}
-
 /** Registers the three methods on `server` for as long as `ctx` lives. */
 export function registerSteeringMethods(ctx: Context, server: AcpServer): void {
   const unregister = [sessionSteeringMethod, sessionRuntimeControlMethod, sessionRuntimeReadMethod].map(
