@@ -1,6 +1,6 @@
 import { ResponseError } from 'vscode-jsonrpc'
 import { AgentError, AgentErrorCode, MODEL_FAILED_CODE } from '../agent/errors.js'
-import { SessionError, SessionErrorCode } from '../session/index.js'
+import { SessionError, SessionErrorCode } from '../session/errors.js'
 
 /** JSON-RPC and ACP error codes, plus dsh-acp's own (implementation-defined, -32010..-32029). */
 export const ErrorCode = {

@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { AgentCapabilities } from './capabilities.js'
-import { goalInitializeMeta } from './goals/goal-method.js'
+import { goalInitializeMeta } from './goals/advertise.js'
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import type { AgentInfo } from './server.js'

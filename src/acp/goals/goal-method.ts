@@ -58,13 +58,6 @@ export const sessionGoalMethod = defineMethod({
   },
 })
 
-/** What `initialize` answers in `_meta` about goals (a v1 answer: v2 clients are not offered them). */
-export function goalInitializeMeta(): Record<string, unknown> {
-  return {
-    goal: { version: 1, controlMethod: METHOD, actions: ['set', 'pause', 'resume', 'clear'] },
-  }
-}
-
 /** Registers `_session/goal` on `server` for as long as `ctx` lives. */
 export function registerGoalMethod(ctx: Context, server: AcpServer): void {
   ctx.on('dispose', server.register(sessionGoalMethod))
