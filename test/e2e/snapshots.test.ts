@@ -152,6 +152,7 @@ describe('every stored snapshot transcript', () => {
       'sessionListEntry',
       'sessionUpdate',
       'toolCallSubagent',
+      'userMessageSteered',
     ])
   })
 
@@ -193,9 +194,11 @@ describe('every stored snapshot transcript', () => {
       } else if (params.update.sessionUpdate === 'session_info_update' && store) {
         titles++
         const event = store.events.get(seq) as { type?: string; data?: { title?: string } } | undefined
+        const goal = (params.update as { _meta?: { goal?: unknown } })._meta?.goal
         const fromEvent =
           (event?.type === 'session/title' && event.data?.title === params.update.title) ||
-          event?.type === 'user/message'
+          event?.type === 'user/message' ||
+          (goal !== undefined && (event?.type === 'goal:updated' || event?.type === 'goal:cleared'))
         if (!fromEvent)
           problems.push(`${where}: seq ${seq} is ${JSON.stringify(event)}, not what gave the title`)
       }

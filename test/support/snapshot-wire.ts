@@ -66,6 +66,9 @@ export type DshMetaDef =
   | 'forkResult'
   | 'sessionListEntry'
   | 'toolCallSubagent'
+  | 'userMessageSteered'
+  | 'sessionInfoShared'
+  | 'noticeResync'
   | 'permissionSubagent'
 
 export interface DshMetaSite {
@@ -91,6 +94,16 @@ const SITES: readonly { kind: string; method: string; path: RegExp; def: DshMeta
   { kind: 'response', method: 'session/list', path: /^result\.sessions\.\d+$/, def: 'sessionListEntry' },
 ]
 
+/** The definition for `params.update._meta.dsh`, by the kind of update it is on. */
+function updateDef(update: object): DshMetaDef {
+  const kind = (update as { sessionUpdate?: unknown }).sessionUpdate
+  if (kind === 'user_message_chunk') return 'userMessageSteered'
+  if (kind === 'session_info_update') return 'sessionInfoShared'
+  // A client without notices gets the resync notice as an agent message.
+  if (kind === 'notice' || kind === 'agent_message_chunk') return 'noticeResync'
+  return 'toolCallSubagent'
+}
+
 /** Every `_meta.dsh` object in a transcript line, with the schema definition for where it is. */
 export function dshMetaSites(line: SnapshotLine): DshMetaSite[] {
   const { msg } = line
@@ -104,7 +117,8 @@ export function dshMetaSites(line: SnapshotLine): DshMetaSite[] {
       if (key === '_meta' && typeof child === 'object' && child !== null && 'dsh' in child) {
         const owner = path.join('.')
         const site = SITES.find((s) => s.kind === kind && s.method === method && s.path.test(owner))
-        found.push({ def: site?.def, path: `${owner}._meta.dsh`, value: (child as { dsh: unknown }).dsh })
+        const def = site?.def === 'toolCallSubagent' ? updateDef(value) : site?.def
+        found.push({ def, path: `${owner}._meta.dsh`, value: (child as { dsh: unknown }).dsh })
       }
       walk(child, [...path, key])
     }
