@@ -5,6 +5,7 @@ import type { NdjsonConnection } from '../jsonrpc/index.js'
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
 import { seatAfter } from './attach/attach-seat.js'
 import type { Seat, SessionAudience } from './attach/session-audience.js'
+import { type TurnState, turnStateOf } from './attach/turn-state.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -66,6 +67,8 @@ export interface CallContext {
   detach(sessionId: string): number
   /** Whether another connection of this process has `sessionId` open. */
   sharedWithOthers(sessionId: string): boolean
+  /** Where `session`'s turn stands (running, waiting on a question, idle and how it ended). */
+  turnState(session: Session): TurnState
   /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
   streamToOthers(update: SessionUpdateNotification, seq: number): void
 }
@@ -160,7 +163,7 @@ export class Call implements CallContext {
 
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {
     const bridge = createClientBridge(
-      this.scope.send,
+      this.scope.audience.questions.sender(this.scope.send, this.scope),
       this.scope.client,
       sessionId,
       permissionTarget,
@@ -173,7 +176,10 @@ export class Call implements CallContext {
   }
 
   attach(session: Session, seat?: Seat): void {
-    this.scope.audience.attach(session.id, this.scope, seat ?? seatAfter(this, session))
+    const shown = seat ?? seatAfter(this, session)
+    this.scope.audience.attach(session.id, this.scope, { ...shown, ask: this.scope.send })
+    // A question the session's turn waits on is asked of this client too (it may be the one that asked).
+    this.scope.audience.questions.offerTo(session.id, this.scope.send)
   }
 
   detach(sessionId: string): number {
@@ -182,6 +188,10 @@ export class Call implements CallContext {
 
   sharedWithOthers(sessionId: string): boolean {
     return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  turnState(session: Session): TurnState {
+    return turnStateOf(this, session, this.scope.audience.questions.waiting(session.id))
   }
 
   streamToOthers(update: SessionUpdateNotification, seq: number): void {

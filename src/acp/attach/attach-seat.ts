@@ -9,6 +9,10 @@ import type { Seat } from './session-audience.js'
  */
 export function seatAfter(call: CallContext, session: Session): Seat {
   const projector = replayProjector(call, session.header)
-  for (const event of session.eventsAfter(0)) projector.updatesFor(event)
-  return { projector, turnEnds: replayOutput(call).turnEnds, notify: (update) => call.notify(update) }
+  const { turnEnds } = replayOutput(call)
+  for (const event of session.eventsAfter(0)) {
+    projector.updatesFor(event)
+    turnEnds.passed(event)
+  }
+  return { projector, turnEnds, notify: (update) => call.notify(update) }
 }

@@ -5,7 +5,9 @@ import type {
   SessionUpdateNotification,
   UpdateProjector,
 } from '../../session/index.js'
+import type { ClientRequestSender } from '../client/client-requests.js'
 import type { ReplayTurnEnds } from '../views/replay-turn-ends.js'
+import { OpenQuestions } from './open-questions.js'
 
 /** Where an attached connection's updates of one session go: the replay's projection and output. */
 export interface Seat {
@@ -13,6 +15,8 @@ export interface Seat {
   readonly turnEnds: ReplayTurnEnds
   /** Sends one canonical update as the connection's view renders it. */
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
+  /** Sends the connection a request (a question of the session's turn); absent: it is asked none. */
+  readonly ask?: ClientRequestSender
 }
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
@@ -25,6 +29,11 @@ interface Attached extends Seat {
   writing: number
   /** The seq of the event whose chunks it was streamed before the event was appended. */
   streamedSeq: number
+  /**
+   * The seq of an event whose chunks had begun streaming when it attached: it is sent none of
+   * them, and the whole event (one chunk, as a replay has it) once it is appended.
+   */
+  joinedDuringSeq: number
   /**
    * The last chunk streamed, not sent yet: it goes out with its event, so that the turn's last
    * update can carry how the turn ended, as in a replay.
@@ -41,6 +50,12 @@ interface Attached extends Seat {
  */
 export class SessionAudience {
   private readonly bySession = new Map<string, Attached[]>()
+  /** Per session, the seq of the event whose chunks stream now (before it is appended). */
+  private readonly streaming = new Map<string, number>()
+  /** The questions turns wait on, which a connection that attaches is asked too. */
+  readonly questions = new OpenQuestions((sessionId, owner) =>
+    this.seatsOf(sessionId).flatMap((seat) => (seat.owner !== owner && seat.ask ? [seat.ask] : [])),
+  )
 
   constructor(sessions: SessionStore) {
     sessions.onAppended((session, event) => this.appended(session, event))
@@ -51,7 +66,14 @@ export class SessionAudience {
     const others = this.seatsOf(sessionId).filter((attached) => attached.owner !== owner)
     this.bySession.set(sessionId, [
       ...others,
-      { ...seat, owner, writing: 0, streamedSeq: 0, lastChunk: undefined },
+      {
+        ...seat,
+        owner,
+        writing: 0,
+        streamedSeq: 0,
+        joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
+        lastChunk: undefined,
+      },
     ])
   }
 
@@ -98,8 +120,9 @@ export class SessionAudience {
    */
   streamed(sessionId: string, owner: object, update: SessionUpdateNotification, seq: number): void {
     if (!STREAMED.has(update.update.sessionUpdate)) return
+    this.streaming.set(sessionId, seq)
     for (const seat of this.seatsOf(sessionId)) {
-      if (seat.owner === owner || seat.writing > 0) continue
+      if (seat.owner === owner || seat.writing > 0 || seat.joinedDuringSeq === seq) continue
       void seat.turnEnds.flush()
       if (seat.lastChunk) void seat.notify(seat.lastChunk)
       seat.streamedSeq = seq
@@ -129,6 +152,8 @@ export class SessionAudience {
   }
 
   private appended(session: Session, event: SessionEvent): void {
+    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= event.seq)
+      this.streaming.delete(session.id)
     for (const seat of this.seatsOf(session.id)) {
       const projected = seat.projector.updatesFor(event)
       if (seat.writing > 0) continue
