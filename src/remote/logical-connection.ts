@@ -157,16 +157,20 @@ export class LogicalConnection {
   }
 
   /**
-   * The answer to `initialize` with `agentCapabilities.transport.resumable` (what this transport
+   * The answer to `initialize` with `transport.resumable` in its capabilities (what this transport
    * keeps for a resume), any other line as it is.
    */
   private advertised(line: string): string {
     const message = parse(line)
-    const result = message?.result as { agentCapabilities?: Record<string, unknown> } | undefined
+    const result = message?.result as
+      | { agentCapabilities?: Record<string, unknown>; capabilities?: Record<string, unknown> }
+      | undefined
     if (message?.method !== undefined || JSON.stringify(message?.id) !== this.initializeId) return line
     this.initializeId = undefined
-    if (!result?.agentCapabilities) return line
-    result.agentCapabilities.transport = {
+    // v1 answers `agentCapabilities`, v2 `capabilities`.
+    const capabilities = result?.agentCapabilities ?? result?.capabilities
+    if (!capabilities) return line
+    capabilities.transport = {
       resumable: { retentionMessages: this.retention.messages, retentionSeconds: this.retention.seconds },
     }
     return JSON.stringify(message)
