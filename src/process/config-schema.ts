@@ -186,6 +186,7 @@ const CONFIG_PROPERTIES = {
           additionalProperties: false,
           required: [
             'maxConnections',
+            'maxSockets',
             'maxMessageBytes',
             'maxBufferedBytes',
             'maxOutputStallMs',
@@ -195,6 +196,7 @@ const CONFIG_PROPERTIES = {
           ],
           properties: {
             maxConnections: integer(minimumOf('max-connections')),
+            maxSockets: integer(minimumOf('max-sockets')),
             maxMessageBytes: integer(minimumOf('max-message-bytes')),
             maxBufferedBytes: integer(minimumOf('max-buffered-bytes')),
             maxOutputStallMs: integer(minimumOf('max-output-stall-ms')),

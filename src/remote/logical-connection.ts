@@ -65,6 +65,11 @@ export class LogicalConnection {
     return this.closing !== undefined
   }
 
+  /** Bytes of the client's messages delivered and not read by the agent yet. */
+  get inputBacklog(): number {
+    return this.input.writableLength + this.input.readableLength
+  }
+
   /** One message of the client's (JSON text without line breaks). */
   deliver(json: string): void {
     if (this.closing) return

@@ -63,6 +63,14 @@ export const REMOTE_OPTION_ROWS = [
     sets: 'remote',
   },
   {
+    name: 'max-sockets',
+    type: 'string',
+    value: 'N',
+    minimum: 1,
+    help: ['TCP sockets at once, however used (default 1024; one more: 503)'],
+    sets: 'remote',
+  },
+  {
     name: 'max-message-bytes',
     type: 'string',
     value: 'N',

@@ -45,6 +45,7 @@ function limitsOf(values: RemoteValues): RemoteLimits {
   const d = DEFAULT_LIMITS
   return {
     maxConnections: integerOption(values, 'max-connections') ?? d.maxConnections,
+    maxSockets: integerOption(values, 'max-sockets') ?? d.maxSockets,
     maxMessageBytes: integerOption(values, 'max-message-bytes') ?? d.maxMessageBytes,
     maxBufferedBytes: integerOption(values, 'max-buffered-bytes') ?? d.maxBufferedBytes,
     maxOutputStallMs: integerOption(values, 'max-output-stall-ms') ?? d.maxOutputStallMs,
