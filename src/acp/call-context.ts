@@ -191,7 +191,11 @@ export class Call implements CallContext {
   }
 
   turnState(session: Session): TurnState {
-    return turnStateOf(this, session, this.scope.audience.questions.waiting(session.id))
+    return turnStateOf(
+      session,
+      this.agent.isRunning(session.id),
+      this.scope.audience.questions.waiting(session.id),
+    )
   }
 
   streamToOthers(update: SessionUpdateNotification, seq: number): void {

@@ -1,5 +1,4 @@
 import type { Session } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 
 /** Where a session's turn stands, for a client that (re)attaches to it. */
@@ -8,18 +7,18 @@ export type TurnState =
   | { readonly state: 'idle'; readonly stopReason?: string; readonly turnEndSeq?: number }
 
 /** The `_meta` key of a `session/load` or `session/resume` answer that says where the turn stands. */
-export const TURN_STATE_META = 'acp/turnState'
+const TURN_STATE_META = 'acp/turnState'
 
 /**
- * The turn of `session` as this process runs it: `waiting` while it waits on a question (a
+ * The turn of `session` as this process runs it (`running`: a turn of it runs here): `waiting` while it waits on a question (a
  * permission request any attached client may answer), `running` while it runs otherwise (both
  * with `turnSeq`, the seq of its `turn/start`), else `idle` with how the last turn ended
  * (`stopReason` as `session/prompt` answered it; absent after a failed turn or before any).
  */
-export function turnStateOf(call: CallContext, session: Session, waiting: boolean): TurnState {
+export function turnStateOf(session: Session, running: boolean, waiting: boolean): TurnState {
   const spans = session.turnSpans()
   const last = spans.at(-1)
-  if (call.agent.isRunning(session.id))
+  if (running)
     return {
       state: waiting ? 'waiting' : 'running',
       ...(last && last.end === undefined && { turnSeq: last.start }),

@@ -1,5 +1,3 @@
-import type { CliOption } from '../cli-options.js'
-
 /** The heading `--help` prints above the remote options. */
 export const REMOTE_SECTION = 'Serving on the network (dsh-acp serve --listen; docs/remote.md):'
 
@@ -126,4 +124,4 @@ export const REMOTE_OPTION_ROWS = [
     help: ['how long they are kept (default 300)'],
     sets: 'remote',
   },
-] as const satisfies readonly CliOption[]
+] as const
