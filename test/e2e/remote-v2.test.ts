@@ -32,6 +32,7 @@ afterEach(async () => {
   cleanup = []
 })
 
+// biome-ignore lint/suspicious/noExplicitAny: the v2 wire read loosely; each message is checked against the v2 schema
 type Message = Record<string, any>
 
 describe.each(['http', 'ws'] as const)('ACP v2 over %s', (kind) => {
