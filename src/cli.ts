@@ -9,7 +9,7 @@ import { type CliOptions, parseCli, setupArguments, USAGE } from './process/cli-
 import { runConfig } from './process/config/run-config.js'
 import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
-import { REMOTE_USAGE, type RemoteOptions, takeRemoteArguments } from './process/remote/remote-args.js'
+import type { RemoteOptions } from './process/remote/remote-options.js'
 import type { ServeStart } from './process/serve.js'
 
 const version = packageVersion()
@@ -112,7 +112,7 @@ async function main(): Promise<void> {
     process.exitCode = await runConnect(process.argv.slice(3))
     return
   }
-  let argv = process.argv.slice(2)
+  const argv = process.argv.slice(2)
   const setupArgs = setupArguments(argv)
   if (setupArgs !== undefined) {
     const { runSetupCommand } = await import('./process/setup/setup-command.js')
@@ -120,11 +120,7 @@ async function main(): Promise<void> {
     return
   }
   let options: CliOptions
-  let remote: RemoteOptions | undefined
   try {
-    const taken = takeRemoteArguments(argv)
-    argv = taken.rest
-    remote = taken.options
     options = parseCli(argv)
   } catch (error) {
     process.stderr.write(`dsh-acp: ${(error as Error).message}\n\n${USAGE}`)
@@ -132,7 +128,7 @@ async function main(): Promise<void> {
     return
   }
   if (options.command === 'help') {
-    printToTerminal(remote ? `${USAGE}\n${REMOTE_USAGE}` : USAGE)
+    printToTerminal(USAGE)
     return
   }
   if (options.command === 'version') {
@@ -155,6 +151,7 @@ async function main(): Promise<void> {
     await printConfig(argv, options, printToTerminal)
     return
   }
+  const remote = options.remote
   if (remote && options.command === 'serve') {
     await serveOnNetwork(argv, options, remote)
     return

@@ -183,7 +183,7 @@ describe('schemas/acp-meta.schema.json', () => {
   })
 })
 
-const OPTION_LINE = /^\s+(--[a-z-]+(?: [A-Z]+)?)/
+const OPTION_LINE = /^\s+(--[a-z-]+(?: [A-Z[\]:]+)?)/
 /** The command-line forms USAGE documents: its options (with their argument name) and commands. */
 function documentedForms(): string[] {
   const options = USAGE.split('\n')
@@ -220,6 +220,11 @@ describe('schemas/config.schema.json', () => {
       ...['--max-subagents', '2', '--subagent-max-steps', '5'],
       ...['--price-input', '0.27', '--price-cached-input', '0.07', '--price-output', '1.1'],
       ...['--price-currency', 'USD'],
+      ...['--listen', '[::1]:0', '--tls-cert', '/tmp/c.pem', '--tls-key', '/tmp/k.pem', '--behind-tls-proxy'],
+      ...['--allow-origin', 'https://a.example', '--allow-origin', 'https://b.example', '--rotate-token'],
+      ...['--token-file', '/tmp/token', '--max-connections', '8', '--max-message-bytes', '65536'],
+      ...['--max-buffered-bytes', '65536', '--max-output-stall-ms', '500', '--keepalive-ms', '100'],
+      ...['--headers-timeout-ms', '500', '--retention-messages', '50', '--retention-seconds', '5'],
     ])
     expect(Object.keys(everything).sort()).toEqual(Object.keys(properties).sort())
     const configs = [
@@ -231,6 +236,8 @@ describe('schemas/config.schema.json', () => {
       parseCli(['sessions', '--store', '/tmp/s']),
       parseCli(['--help']),
       parseCli(['--version']),
+      parseCli(['serve', '--rotate-token']),
+      parseCli(['serve', '--listen', '8765']),
     ]
     for (const parsed of configs)
       expect(publishedSchemaErrors('config', parsed), JSON.stringify(parsed)).toEqual([])
@@ -255,6 +262,9 @@ describe('schemas/config.schema.json', () => {
     )
     expect(() => parseCli(['--max-subagents', '0'])).toThrow()
     expect(() => parseCli(['--no-subagents', '--max-subagents', '2'])).toThrow()
+    expect(() => parseCli(['--listen', '127.0.0.1:70000'])).toThrow('--listen must be [HOST:]PORT')
+    expect(() => parseCli(['--max-connections', '8'])).toThrow('need --listen')
+    expect(() => parseCli(['--listen', '0', '--tls-cert', '/tmp/c.pem'])).toThrow('go together')
   })
 })
 

@@ -6,6 +6,7 @@ import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } f
 import { connectionParts, seatAfter } from './attach/attach-seat.js'
 import type { Seat } from './attach/seat.js'
 import type { SessionAudience } from './attach/session-audience.js'
+import { type TurnState, turnStateOf } from './attach/turn-state.js'
 import type { AgentCapabilities } from './capabilities.js'
 import {
   type ClientRequestSender,
@@ -67,6 +68,8 @@ export interface CallContext {
   detach(sessionId: string): number
   /** Whether another connection of this process has `sessionId` open. */
   sharedWithOthers(sessionId: string): boolean
+  /** Where `session`'s turn stands (running, waiting on a question, idle and how it ended). */
+  turnState(session: Session): TurnState
   /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
   streamToOthers(update: SessionUpdateNotification, seq: number): void
 }
@@ -188,6 +191,10 @@ export class Call implements CallContext {
 
   sharedWithOthers(sessionId: string): boolean {
     return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  turnState(session: Session): TurnState {
+    return turnStateOf(session, this.agent.isRunning(session.id), this.scope.audience.waiting(session.id))
   }
 
   streamToOthers(update: SessionUpdateNotification, seq: number): void {

@@ -2,16 +2,10 @@ import { parseArgs } from 'node:util'
 import type { ModelPricing } from '../agent/index.js'
 import { isCurrency } from '../agent/providers/model-terms.js'
 import { SANDBOX_MODES, type SandboxMode } from '../agent/tools/command/sandbox-mode.js'
-import {
-  COMMANDS,
-  type IntegerOptionName,
-  minimumOf,
-  parseOptions,
-  readArgv,
-  usageText,
-} from './cli-options.js'
+import { COMMANDS, integerOption, parseOptions, readArgv, usageText } from './cli-options.js'
 import type { CliOptions } from './config-schema.js'
 import { LOG_LEVELS, type LogLevelName } from './log-levels.js'
+import { remoteOptions } from './remote/remote-options.js'
 
 export type { CliOptions }
 
@@ -61,6 +55,7 @@ export function parseCli(argv: readonly string[]): CliOptions {
     throw new TypeError('--id-prefix must be 1-100 characters of A-Z a-z 0-9 _ -')
   }
   const command = values.help ? 'help' : values.version ? 'version' : (first ?? 'serve')
+  const remote = remoteOptions(values)
   return {
     command,
     ...(values.memory ? { storeDir: null } : values.store !== undefined && { storeDir: values.store }),
@@ -90,18 +85,8 @@ export function parseCli(argv: readonly string[]): CliOptions {
     ...(mcpTimeoutMs !== undefined && { mcpTimeoutMs }),
     ...(fakeClock !== undefined && { fakeClock }),
     ...(idPrefix !== undefined && { idPrefix }),
+    ...(remote !== undefined && { remote }),
   }
-}
-
-/** An integer option of at least its table minimum, or undefined when it was not given. */
-function integerOption(values: { readonly [N in IntegerOptionName]?: string }, name: IntegerOptionName) {
-  const raw = values[name]
-  if (raw === undefined) return undefined
-  const value = Number(raw)
-  const min = minimumOf(name)
-  if (!Number.isSafeInteger(value) || value < min)
-    throw new TypeError(`--${name} must be an integer of at least ${min}`)
-  return value
 }
 
 /** `--price-*` as one price, or undefined when none was given; both input and output are required. */

@@ -19,7 +19,7 @@ describe('the command-line options table', () => {
     const listed = USAGE.slice(USAGE.indexOf('\nOptions:\n') + '\nOptions:\n'.length)
     const expected = options.flatMap((option) => {
       const form = `${option.short === undefined ? '' : `-${option.short}, `}${optionForm(option)}`
-      return [form, ...option.help]
+      return [...(option.section === undefined ? [] : [option.section]), form, ...option.help]
     })
     const words = listed
       .split('\n')
@@ -39,6 +39,7 @@ describe('the command-line options table', () => {
       expect(parsed[option.name as keyof typeof parsed], option.name).toEqual({
         type: option.type,
         ...(option.short !== undefined && { short: option.short }),
+        ...(option.multiple && { multiple: true }),
         ...(option.type === 'boolean'
           ? { default: false }
           : option.default !== undefined && { default: option.default }),
@@ -50,10 +51,12 @@ describe('the command-line options table', () => {
     for (const option of options) {
       const minimum = option.minimum
       if (minimum === undefined) continue
-      expect(() => parseCli([`--${option.name}=${minimum - 1}`]), option.name).toThrow(
+      // The remote options go with --listen.
+      const listen = option.sets === 'remote' ? ['--listen', '0'] : []
+      expect(() => parseCli([...listen, `--${option.name}=${minimum - 1}`]), option.name).toThrow(
         `--${option.name} must be an integer of at least ${minimum}`,
       )
-      expect(() => parseCli([`--${option.name}`, String(minimum)]), option.name).not.toThrow()
+      expect(() => parseCli([...listen, `--${option.name}`, String(minimum)]), option.name).not.toThrow()
     }
   })
 

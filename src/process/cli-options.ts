@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import { REMOTE_OPTION_ROWS } from './remote/remote-option-rows.js'
 
 /**
  * One command-line option of a table (`dsh-acp`'s, `dsh-acp setup`'s): `parseArgs` reads it
@@ -15,6 +16,10 @@ export interface OptionRow {
   readonly default?: string
   /** Integer options (given as strings): the smallest value accepted. */
   readonly minimum?: number
+  /** String options: may be given several times (`parseArgs` gives the list). */
+  readonly multiple?: true
+  /** A heading the usage text prints above this option (it starts a group). */
+  readonly section?: string
   /** Its description in the usage text, one entry per line; none: not listed. */
   readonly help: readonly string[]
 }
@@ -262,6 +267,7 @@ export const CLI_OPTIONS = [
   },
   { name: 'help', type: 'boolean', short: 'h', help: ['this text'], sets: 'command' },
   { name: 'version', type: 'boolean', short: 'v', help: ['the version'], sets: 'command' },
+  ...REMOTE_OPTION_ROWS,
 ] as const satisfies readonly CliOption[]
 
 type Row = (typeof CLI_OPTIONS)[number]
@@ -273,7 +279,9 @@ export type ParseOptions<R extends OptionRow> = {
   readonly [O in R as O['name']]: O extends { type: 'string' }
     ? O extends { default: string }
       ? { readonly type: 'string'; readonly default: string }
-      : { readonly type: 'string' }
+      : O extends { multiple: true }
+        ? { readonly type: 'string'; readonly multiple: true }
+        : { readonly type: 'string' }
     : { readonly type: 'boolean'; readonly default: boolean; readonly short?: string }
 }
 
@@ -284,6 +292,7 @@ export function parseOptionsOf<const T extends readonly OptionRow[]>(table: T): 
     {
       type: option.type,
       ...(option.short !== undefined && { short: option.short }),
+      ...(option.multiple && { multiple: true }),
       ...(option.type === 'boolean'
         ? { default: false }
         : option.default !== undefined && { default: option.default }),
@@ -310,6 +319,23 @@ export function minimumOf(name: IntegerOptionName): number {
   const option: CliOption | undefined = CLI_OPTIONS.find((o) => o.name === name)
   if (option?.minimum === undefined) throw new Error(`--${name} is not an integer option`)
   return option.minimum
+}
+
+/**
+ * An integer option of at least its table minimum, or undefined when it was not given. Throws a
+ * TypeError naming the minimum.
+ */
+export function integerOption(
+  values: { readonly [N in IntegerOptionName]?: string },
+  name: IntegerOptionName,
+) {
+  const raw = values[name]
+  if (raw === undefined) return undefined
+  const value = Number(raw)
+  const min = minimumOf(name)
+  if (!Number.isSafeInteger(value) || value < min)
+    throw new TypeError(`--${name} must be an integer of at least ${min}`)
+  return value
 }
 
 /** How the usage text and `x-cli` write the option: `--store DIR`, `--memory`. */
@@ -342,6 +368,7 @@ export function optionLines(table: readonly OptionRow[]): string {
   for (const option of table) {
     const form = `  ${option.short === undefined ? '' : `-${option.short}, `}${optionForm(option)}`
     if (option.help.length === 0) continue
+    if (option.section !== undefined) lines.push('', option.section)
     const [first = '', ...rest] = option.help
     if (form.length < HELP_COLUMN - 1) lines.push(form.padEnd(HELP_COLUMN) + first)
     else lines.push(form, ' '.repeat(HELP_COLUMN) + first)

@@ -164,6 +164,66 @@ const CONFIG_PROPERTIES = {
     description: 'Reproducible runs: session ids are this prefix followed by 1, 2, 3, ...',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' },
   },
+  remote: {
+    description:
+      'Serve ACP on the network (dsh-acp serve --listen, docs/remote.md) instead of stdio: where (listen; absent with rotateToken: only make a new token), TLS, the web origins allowed, the bearer token file and the limits. Absent: stdio.',
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['behindTlsProxy', 'allowedOrigins', 'rotateToken', 'limits'],
+      properties: {
+        listen: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['host', 'port'],
+          properties: { host: { type: 'string' }, port: { type: 'integer', minimum: 0, maximum: 65535 } },
+        },
+        tls: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['cert', 'key'],
+          properties: { cert: { type: 'string' }, key: { type: 'string' } },
+        },
+        behindTlsProxy: { type: 'boolean' },
+        allowedOrigins: { type: 'array', items: { type: 'string' } },
+        rotateToken: { type: 'boolean' },
+        tokenFile: { type: 'string' },
+        limits: {
+          type: 'object',
+          additionalProperties: false,
+          required: [
+            'maxConnections',
+            'maxSockets',
+            'maxMessageBytes',
+            'maxBufferedBytes',
+            'maxOutputStallMs',
+            'keepaliveMs',
+            'headersTimeoutMs',
+            'retention',
+          ],
+          properties: {
+            maxConnections: integer(minimumOf('max-connections')),
+            maxSockets: integer(minimumOf('max-sockets')),
+            maxMessageBytes: integer(minimumOf('max-message-bytes')),
+            maxBufferedBytes: integer(minimumOf('max-buffered-bytes')),
+            maxOutputStallMs: integer(minimumOf('max-output-stall-ms')),
+            keepaliveMs: integer(minimumOf('keepalive-ms')),
+            headersTimeoutMs: integer(minimumOf('headers-timeout-ms')),
+            retention: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['messages', 'seconds', 'bytes'],
+              properties: {
+                messages: integer(minimumOf('retention-messages')),
+                seconds: integer(minimumOf('retention-seconds')),
+                bytes: integer(1),
+              },
+            },
+          },
+        },
+      },
+    },
+  },
 } as const satisfies { readonly [name: string]: ConfigProperty }
 
 type Properties = typeof CONFIG_PROPERTIES

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http'
 
 /** Why a request is refused before anything of ACP runs: its HTTP status and a short reason. */
 export interface Refusal {
-  readonly status: 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 400 | 503
+  readonly status: 401 | 403 | 404 | 405 | 406 | 409 | 413 | 415 | 400 | 429 | 503
   readonly reason: string
 }
 

@@ -18,6 +18,8 @@ const SESSION_HEADER = 'acp-session-id'
  */
 export function httpHandler(hub: Hub, gate: Gate) {
   return (request: IncomingMessage, response: ServerResponse): void => {
+    // A socket over the cap was answered 503 already (listen.ts).
+    if (request.socket.writableEnded) return void request.socket.destroy()
     const path = (request.url ?? '/').split('?')[0]
     if (path === '/healthz' && request.method === 'GET') {
       response.writeHead(200, { 'content-type': 'application/json' })
@@ -51,6 +53,13 @@ async function post(hub: Hub, request: IncomingMessage, response: ServerResponse
   if (id === undefined) return initialize(hub, request, response, body, message)
   const connection = hub.get(id)
   if (!connection) return void refuse(response, unknownConnection(id))
+  if (connection.inputBacklog > hub.limits.maxBufferedBytes) {
+    response.setHeader('retry-after', '1')
+    return void refuse(response, {
+      status: 429,
+      reason: `the agent has ${connection.inputBacklog} bytes of this connection's messages still to read`,
+    })
+  }
   connection.deliver(body)
   response.writeHead(202).end()
 }

@@ -4,9 +4,18 @@ import type { Retention } from './cursor-log.js'
 export interface RemoteLimits {
   /** Logical connections at once; one more is answered 503. */
   readonly maxConnections: number
+  /**
+   * TCP (or TLS) sockets open at once, whatever they carry; one more is answered 503 and closed
+   * before anything of it is read.
+   */
+  readonly maxSockets: number
   /** Largest POST body or WebSocket frame, in bytes (a message: the stdio line cap). */
   readonly maxMessageBytes: number
-  /** Bytes queued for a transport that does not read; past it the transport is closed. */
+  /**
+   * Bytes queued for a transport that does not read; past it the transport is closed. The same
+   * bound holds for a client's messages the agent has not read yet: past it a POST is answered
+   * 429 and a WebSocket closed with 1008.
+   */
   readonly maxBufferedBytes: number
   /** A transport whose queued bytes did not shrink for this long is closed. */
   readonly maxOutputStallMs: number
@@ -19,6 +28,7 @@ export interface RemoteLimits {
 
 export const DEFAULT_LIMITS: RemoteLimits = {
   maxConnections: 256,
+  maxSockets: 1024,
   maxMessageBytes: 32 * 1024 * 1024,
   maxBufferedBytes: 64 * 1024 * 1024,
   maxOutputStallMs: 60_000,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 import type { Gate } from './guard.js'
 import { httpHandler } from './http-handler.js'
 import { Hub } from './hub.js'
@@ -45,6 +45,7 @@ export async function listen(serve: ServeStreams, options: ListenOptions): Promi
   server.keepAliveTimeout = 5_000
   server.maxHeadersCount = 100
   server.on('upgrade', wsUpgradeHandler(hub, options.gate))
+  capSockets(server, options)
   // A request that broke the parser, or whose headers did not arrive in time (a half-open socket).
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
     const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request'
@@ -71,6 +72,26 @@ export async function listen(serve: ServeStreams, options: ListenOptions): Promi
       await closed
     },
   }
+}
+
+/**
+ * At most `limits.maxSockets` sockets at once: one more is answered `503` (plain HTTP; over TLS it
+ * is closed, nothing readable can be written before the handshake) and closed, and logged.
+ */
+function capSockets(server: Server, options: ListenOptions): void {
+  let open = 0
+  // Before the HTTP server's own listener; a refused socket's request is then dropped by the handlers.
+  server.prependListener('connection', (socket: Socket) => {
+    open++
+    socket.once('close', () => open--)
+    if (open <= options.limits.maxSockets) return
+    options.log(`socket refused from ${socket.remoteAddress}: ${open - 1} sockets already open`)
+    if (options.tls) return void socket.destroy()
+    const body = JSON.stringify({ error: 'too many sockets open: try again later' })
+    socket.end(
+      `HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+    )
+  })
 }
 
 /** Whether `host` names this machine only (a listen address that needs no TLS). */

@@ -65,6 +65,11 @@ export class LogicalConnection {
     return this.closing !== undefined
   }
 
+  /** Bytes of the client's messages delivered and not read by the agent yet. */
+  get inputBacklog(): number {
+    return this.input.writableLength + this.input.readableLength
+  }
+
   /** One message of the client's (JSON text without line breaks). */
   deliver(json: string): void {
     if (this.closing) return
@@ -157,16 +162,20 @@ export class LogicalConnection {
   }
 
   /**
-   * The answer to `initialize` with `agentCapabilities.transport.resumable` (what this transport
+   * The answer to `initialize` with `transport.resumable` in its capabilities (what this transport
    * keeps for a resume), any other line as it is.
    */
   private advertised(line: string): string {
     const message = parse(line)
-    const result = message?.result as { agentCapabilities?: Record<string, unknown> } | undefined
+    const result = message?.result as
+      | { agentCapabilities?: Record<string, unknown>; capabilities?: Record<string, unknown> }
+      | undefined
     if (message?.method !== undefined || JSON.stringify(message?.id) !== this.initializeId) return line
     this.initializeId = undefined
-    if (!result?.agentCapabilities) return line
-    result.agentCapabilities.transport = {
+    // v1 answers `agentCapabilities`, v2 `capabilities`.
+    const capabilities = result?.agentCapabilities ?? result?.capabilities
+    if (!capabilities) return line
+    capabilities.transport = {
       resumable: { retentionMessages: this.retention.messages, retentionSeconds: this.retention.seconds },
     }
     return JSON.stringify(message)

@@ -38,6 +38,7 @@ export function wsUpgradeHandler(hub: Hub, gate: Gate) {
     if (connection) headers.push(`Acp-Connection-Id: ${connection.id}`)
   })
   return (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (socket.writableEnded) return void socket.destroy()
     const path = (request.url ?? '/').split('?')[0]
     const refusal =
       path === ACP_PATH ? refusalOf(request, gate) : { status: 404 as const, reason: 'not found' }
@@ -74,6 +75,8 @@ function serveSocket(hub: Hub, ws: WebSocket, fresh: LogicalConnection): void {
         return
       }
     }
+    if (connection.inputBacklog > hub.limits.maxBufferedBytes)
+      return void ws.close(1008, 'the agent has too much of this connection still to read')
     connection.deliver(text.includes('\n') || text.includes('\r') ? text.replace(/[\r\n]/g, ' ') : text)
   })
 }

@@ -86,6 +86,9 @@ export interface Driver {
 export class RemoteClient implements Driver {
   readonly updates: acp.SessionNotification[] = []
   readonly connection: acp.ClientConnection
+  private readonly sockets = new Set<WebSocket>()
+  private readonly fetches = new Set<AbortController>()
+  private networkDown = false
   constructor(
     url: string,
     kind: TransportKind,
@@ -94,8 +97,18 @@ export class RemoteClient implements Driver {
     readonly cwd: string = PROJECT_DIR,
   ) {
     const headers = { Authorization: `Bearer ${token}` }
+    const sockets = this.sockets
+    /** `ws`'s WebSocket, each one kept so that `drop` can kill it. */
+    class KeptWebSocket extends WebSocket {
+      constructor(...args: ConstructorParameters<typeof WebSocket>) {
+        super(...args)
+        sockets.add(this)
+      }
+    }
     const stream =
-      kind === 'ws' ? createWebSocketStream(url, { WebSocket, headers }) : createHttpStream(url, { headers })
+      kind === 'ws'
+        ? createWebSocketStream(url, { WebSocket: KeptWebSocket, headers })
+        : createHttpStream(url, { headers, fetch: (input, init) => this.fetch(input, init) })
     const app = acp.client({ name: 'dsh-acp-tests' })
     app.onNotification('session/update', ({ params }) => {
       this.updates.push(params)
@@ -114,5 +127,23 @@ export class RemoteClient implements Driver {
 
   close(): void {
     this.connection.close()
+  }
+
+  /**
+   * The network goes away under the client: its sockets are killed (no close frame, no DELETE),
+   * and every later request of its transport fails as a network error would.
+   */
+  drop(): void {
+    this.networkDown = true
+    for (const socket of this.sockets) socket.terminate()
+    for (const controller of this.fetches) controller.abort()
+  }
+
+  private fetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+    if (this.networkDown) return Promise.reject(new TypeError('fetch failed: the network is down'))
+    const controller = new AbortController()
+    this.fetches.add(controller)
+    const signal = init?.signal ? AbortSignal.any([init.signal, controller.signal]) : controller.signal
+    return fetch(input, { ...init, signal })
   }
 }

@@ -11,12 +11,12 @@ import type { Seat } from './seat.js'
  */
 export function seatAfter(call: CallContext, session: Session): Seat {
   const projector = replayProjector(call, session.header)
-  for (const event of session.eventsAfter(0)) projector.updatesFor(event)
-  return {
-    projector,
-    turnEnds: replayOutput(call).turnEnds,
-    notify: (update) => call.notify(update),
+  const { turnEnds } = replayOutput(call)
+  for (const event of session.eventsAfter(0)) {
+    projector.updatesFor(event)
+    turnEnds.passed(event)
   }
+  return { projector, turnEnds, notify: (update) => call.notify(update) }
 }
 
 /** `$/cancel_request { requestId }`: how a question withdrawn from a client is cancelled on its wire. */
@@ -56,6 +56,7 @@ export function resyncSeat(
   for (const event of session.eventsAfter(0)) {
     const updates = projector.updatesFor(event)
     if (event.seq > keptSeq) void turnEnds.push(event, updates)
+    else turnEnds.passed(event)
   }
   void turnEnds.flush()
   return { projector, turnEnds, notify: (update) => call.notify(update) }

@@ -17,6 +17,11 @@ interface Attached extends Seat {
   /** The seq of the event whose chunks it was streamed before the event was appended. */
   streamedSeq: number
   /**
+   * The seq of an event whose chunks had begun streaming when it attached: it is sent none of
+   * them, and the whole event (one chunk, as a replay has it) once it is appended.
+   */
+  joinedDuringSeq: number
+  /**
    * The last chunk streamed, not sent yet: it goes out with its event, so that the turn's last
    * update can carry how the turn ended, as in a replay.
    */
@@ -43,6 +48,8 @@ export class SessionAudience {
   private readonly questions = new Map<string, Set<SharedQuestion>>()
   /** The presence each session's connections were last told. */
   private readonly presence = new Map<string, Presence>()
+  /** Per session, the seq of the event whose chunks stream now (before it is appended). */
+  private readonly streaming = new Map<string, number>()
 
   constructor(private readonly sessions: SessionStore) {
     sessions.onAppended((session, event) => this.appended(session, event))
@@ -60,6 +67,7 @@ export class SessionAudience {
       owner,
       writing: 0,
       streamedSeq: 0,
+      joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
       lastChunk: undefined,
       endUnmarked: false,
     }
@@ -105,13 +113,23 @@ export class SessionAudience {
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId
     if (!isSharedQuestion(method, params) || typeof sessionId !== 'string')
       return ownSend(method, params, signal)
-    const answerers = this.seatsOf(sessionId).flatMap((seat) => {
+    // Every shareable question is held here, even with one client attached: a client that
+    // attaches while it waits (another window, a resumed remote connection) is asked too. The
+    // asking connection is asked through its own sender (its view's wrapping of requests).
+    const others = this.seatsOf(sessionId).flatMap((seat) => {
       const answerer = answererOf(seat)
-      return answerer && (answerer.canAnswer?.(method) ?? true) ? [answerer] : []
+      return answerer && answerer.owner !== owner && (answerer.canAnswer?.(method) ?? true) ? [answerer] : []
     })
-    if (!answerers.some((answerer) => answerer.owner !== owner)) return ownSend(method, params, signal)
-    if (!answerers.some((answerer) => answerer.owner === owner))
-      answerers.push({ owner, ask: ownSend, notify: () => Promise.resolve() })
+    const own = this.seatsOf(sessionId).find((seat) => seat.owner === owner)
+    const answerers: Answerer[] = [
+      {
+        owner,
+        ask: ownSend,
+        notify: own ? own.notify : () => Promise.resolve(),
+        ...(own?.name !== undefined && { name: own.name }),
+      },
+      ...others,
+    ]
     if (signal?.aborted) return Promise.reject(signal.reason)
     return new Promise((resolve, reject) => {
       const onAbort = () => question.cancel(signal?.reason)
@@ -124,8 +142,10 @@ export class SessionAudience {
         (settled, answer) => {
           signal?.removeEventListener('abort', onAbort)
           this.questions.get(sessionId)?.delete(settled)
-          const outcome = questionOutcome(sessionId, params, answer)
-          for (const seat of this.seatsOf(sessionId)) void seat.notify(outcome)
+          if (settled.askedOthers) {
+            const outcome = questionOutcome(sessionId, params, answer)
+            for (const seat of this.seatsOf(sessionId)) void seat.notify(outcome)
+          }
           this.tellPresence(sessionId)
         },
       )
@@ -149,12 +169,7 @@ export class SessionAudience {
   private tellPresence(sessionId: string, joined?: Attached): void {
     const seats = this.seatsOf(sessionId)
     const session = this.sessions.get(sessionId)
-    const state =
-      (this.questions.get(sessionId)?.size ?? 0) > 0
-        ? 'waiting'
-        : session?.openTurn !== undefined
-          ? 'running'
-          : 'idle'
+    const state = this.waiting(sessionId) ? 'waiting' : session?.openTurn !== undefined ? 'running' : 'idle'
     const next: Presence = {
       attached: seats.length,
       clients: seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
@@ -172,6 +187,11 @@ export class SessionAudience {
   /** Detaches `owner` from every session (its connection ended). */
   detachAll(owner: object): void {
     for (const sessionId of [...this.bySession.keys()]) this.detach(sessionId, owner)
+  }
+
+  /** Whether a question of `sessionId`'s turn waits for an answer. */
+  waiting(sessionId: string): boolean {
+    return (this.questions.get(sessionId)?.size ?? 0) > 0
   }
 
   /** How many connections have `sessionId` open. */
@@ -204,8 +224,9 @@ export class SessionAudience {
    */
   streamed(sessionId: string, owner: object, update: SessionUpdateNotification, seq: number): void {
     if (!STREAMED.has(update.update.sessionUpdate)) return
+    this.streaming.set(sessionId, seq)
     for (const seat of this.seatsOf(sessionId)) {
-      if (seat.owner === owner || seat.writing > 0) continue
+      if (seat.owner === owner || seat.writing > 0 || seat.joinedDuringSeq === seq) continue
       void seat.turnEnds.flush()
       if (seat.lastChunk) void seat.notify(seat.lastChunk)
       seat.streamedSeq = seq
@@ -235,6 +256,8 @@ export class SessionAudience {
   }
 
   private appended(session: Session, event: SessionEvent): void {
+    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= event.seq)
+      this.streaming.delete(session.id)
     for (const seat of this.seatsOf(session.id)) {
       const projected = seat.projector.updatesFor(event)
       if (seat.writing > 0) continue

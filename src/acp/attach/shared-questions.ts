@@ -36,6 +36,8 @@ export class SharedQuestion {
   private readonly asked = new Map<object, AbortController>()
   private open = 0
   private lastError: unknown
+  /** Whether more than one connection was ever asked (only then is its outcome shown to all). */
+  askedOthers = false
 
   constructor(
     readonly sessionId: string,
@@ -52,6 +54,7 @@ export class SharedQuestion {
     if (this.settled || this.asked.has(answerer.owner)) return
     const controller = new AbortController()
     this.asked.set(answerer.owner, controller)
+    if (this.asked.size > 1) this.askedOthers = true
     this.open++
     answerer.ask(this.method, this.params, controller.signal).then(
       (result) => this.answered(result, answerer),

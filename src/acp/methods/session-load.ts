@@ -1,4 +1,5 @@
 import type { SessionEvent, SessionHeader, UpdateProjector } from '../../session/index.js'
+import { withTurnState } from '../attach/turn-state.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
@@ -58,6 +59,7 @@ export const sessionLoadMethod = defineMethod({
       // A stored line is lent during the read's call only: its long strings are copied now or never.
       const updates = projector.updatesFor(event)
       if (event.seq > seen) lastSent = turnEnds.push(event, updates) ?? lastSent
+      else turnEnds.passed(event)
       replayed = event.seq
     }
     // A file another process cut (a rewind) or replaced is read anew: the client loads it to see it.
@@ -89,6 +91,9 @@ export const sessionLoadMethod = defineMethod({
     await recordSystemPrompt(call, session, systemPrompt)
     const trust = await connectMcpServers(call, session, servers)
     await announceLoadedSession(call, session)
-    return withWorkspaceTrust(sessionSetup(call.agent, session), trust)
+    const answer = withWorkspaceTrust(sessionSetup(call.agent, session), trust)
+    // The replay marked how each ended turn ended: only a turn still going is said here.
+    const turn = call.turnState(session)
+    return turn.state === 'idle' ? answer : withTurnState(answer, turn)
   },
 })

@@ -1,4 +1,5 @@
 import { isValidSessionId } from '../../session/index.js'
+import { withTurnState } from '../attach/turn-state.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
@@ -26,6 +27,7 @@ export const sessionResumeMethod = defineMethod({
     await recordSystemPrompt(call, session, systemPrompt)
     const trust = await connectMcpServers(call, session, servers)
     announceSession(call, session)
-    return withWorkspaceTrust(sessionSetup(call.agent, session), trust)
+    const answer = withWorkspaceTrust(sessionSetup(call.agent, session), trust)
+    return withTurnState(answer, call.turnState(session))
   },
 })

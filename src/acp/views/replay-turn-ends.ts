@@ -71,6 +71,15 @@ export class ReplayTurnEnds {
     return released
   }
 
+  /**
+   * An event the client has seen already (a load after `afterSeq`): nothing is sent, but a turn it
+   * opens is known to be open, so that its end is still marked on the last update sent.
+   */
+  passed(event: SessionEvent): void {
+    if (event.type === 'turn/start') this.inTurn = true
+    else if (event.type === 'turn/end') this.inTurn = false
+  }
+
   /** Sends what is held (a turn still open where the replay ends is not marked). */
   flush(): Promise<void> | undefined {
     const held = this.held

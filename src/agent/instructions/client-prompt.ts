@@ -1,4 +1,5 @@
 import { type ExtensionEventDataMap, extensionData, type Session } from '../../session/index.js'
+import { lastRecorded } from '../shared/last-recorded.js'
 
 /** The event that records the client's own system prompt (see event-definitions.ts). */
 export const CLIENT_PROMPT_SET = 'instructions:client' satisfies keyof ExtensionEventDataMap
@@ -17,31 +18,13 @@ export function isClientPromptMode(mode: string): mode is ClientPromptMode {
   return (CLIENT_PROMPT_MODES as readonly string[]).includes(mode)
 }
 
-interface Scan {
-  seen: number
-  found: ClientPrompt | undefined
-}
-
-/** Per live session: how far its log was scanned for the client's prompt, and the last one found. */
-const scans = new WeakMap<Session, Scan>()
-
 /** The client's system prompt the log of `session` records last (one of a known mode); undefined: none. */
-export function recordedClientPrompt(session: Session): ClientPrompt | undefined {
-  let scan = scans.get(session)
-  if (!scan || scan.seen > session.lastSeq) {
-    scan = { seen: 0, found: undefined }
-    scans.set(session, scan)
-  }
-  if (scan.seen < session.lastSeq) {
-    for (const event of session.eventsAfter(scan.seen)) {
-      const data = extensionData(event, CLIENT_PROMPT_SET)
-      if (data !== undefined && isClientPromptMode(data.mode))
-        scan.found = { mode: data.mode, content: data.content }
-    }
-    scan.seen = session.lastSeq
-  }
-  return scan.found
-}
+export const recordedClientPrompt = lastRecorded<ClientPrompt>((event) => {
+  const data = extensionData(event, CLIENT_PROMPT_SET)
+  return data !== undefined && isClientPromptMode(data.mode)
+    ? { mode: data.mode, content: data.content }
+    : undefined
+})
 
 /**
  * Records `prompt` as the session's client system prompt when it differs from what the log holds

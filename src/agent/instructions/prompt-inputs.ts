@@ -5,6 +5,7 @@ import {
   type Session,
   type SessionEvent,
 } from '../../session/index.js'
+import { lastRecorded } from '../shared/last-recorded.js'
 import { readInstructionFiles } from './agents-files.js'
 import { findGitRepository } from './git-repository.js'
 import { userConfigDir } from './user-config-dir.js'
@@ -51,30 +52,11 @@ export async function collectPromptInputs(
   }
 }
 
-interface Scan {
-  seen: number
-  found: RecordedPromptInputs | undefined
-}
-
-/** Per live session: how far its log was scanned for `instructions:set`, and the last one found. */
-const scans = new WeakMap<Session, Scan>()
-
 /** The inputs the log of `session` records (its last valid `instructions:set`); undefined: none. */
-export function recordedPromptInputs(session: Session): RecordedPromptInputs | undefined {
-  let scan = scans.get(session)
-  if (!scan || scan.seen > session.lastSeq) {
-    scan = { seen: 0, found: undefined }
-    scans.set(session, scan)
-  }
-  if (scan.seen < session.lastSeq) {
-    for (const event of session.eventsAfter(scan.seen)) {
-      const inputs = extensionData(event, INSTRUCTIONS_SET)
-      if (inputs !== undefined) scan.found = { inputs, time: event.time, seq: event.seq }
-    }
-    scan.seen = session.lastSeq
-  }
-  return scan.found
-}
+export const recordedPromptInputs = lastRecorded<RecordedPromptInputs>((event) => {
+  const inputs = extensionData(event, INSTRUCTIONS_SET)
+  return inputs === undefined ? undefined : { inputs, time: event.time, seq: event.seq }
+})
 
 /**
  * Reads the inputs anew (for the session's cwd and its additional directories) and appends them as

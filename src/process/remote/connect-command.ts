@@ -4,10 +4,15 @@ import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-cli
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client'
 import { WebSocket } from 'ws'
 import { LineSplitter } from '../../jsonrpc/index.js'
-import { REMOTE_USAGE } from './remote-args.js'
 import { defaultTokenFile } from './serve-remote.js'
 
 type Message = Record<string, unknown>
+
+const CONNECT_USAGE = `Usage: dsh-acp connect URL [--token TOKEN]
+  Bridge this command's stdin/stdout to the dsh-acp serving at URL (http(s)://HOST:PORT/acp over
+  Streamable HTTP, ws(s)://HOST:PORT/acp over WebSocket; docs/remote.md). The token: --token,
+  else DSH_ACP_TOKEN, else this machine's token file.
+`
 
 /**
  * `dsh-acp connect URL`: an editor that only starts processes talks ACP on this command's stdio,
@@ -24,7 +29,7 @@ export async function runConnect(argv: readonly string[]): Promise<number> {
   })
   const url = positionals[0]
   if (values.help || url === undefined || positionals.length > 1) {
-    process.stderr.write(REMOTE_USAGE)
+    process.stderr.write(CONNECT_USAGE)
     return values.help ? 0 : 2
   }
   const token = values.token ?? process.env.DSH_ACP_TOKEN ?? localToken()

@@ -4,7 +4,7 @@ import { serverToken } from '../../remote/token.js'
 import type { CliOptions } from '../cli-args.js'
 import { configDir } from '../config/paths.js'
 import { type AppStart, buildServer } from '../serve.js'
-import type { RemoteOptions } from './remote-args.js'
+import type { RemoteOptions } from './remote-options.js'
 
 /** Where the bearer token is kept unless `--token-file` says. */
 export function defaultTokenFile(env: NodeJS.ProcessEnv = process.env): string {
