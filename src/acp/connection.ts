@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
 import type { CancellationToken } from 'vscode-jsonrpc'
 import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../jsonrpc/index.js'
+import { QuestionWithdrawn } from './attach/shared-questions.js'
 import { Call, type CallScope } from './call-context.js'
 import type { ClientRequestSender } from './client/client-requests.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
@@ -45,6 +46,11 @@ export interface ConnectionOptions {
  */
 const CANCELLED_ON_THE_WIRE: ReadonlySet<string> = new Set(['elicitation/create'])
 const ACP_OUTBOUND_CANCEL = { method: '$/cancel_request', idParam: 'requestId' } as const
+/** The others are cancelled on the wire only when taken back because another client answered. */
+const WITHDRAWAL_CANCEL = {
+  ...ACP_OUTBOUND_CANCEL,
+  when: (reason: unknown) => reason instanceof QuestionWithdrawn,
+}
 
 /** How long a connection is idle after `initialize` before it warms the load path up. */
 const WARM_UP_DELAY_MS = 50
@@ -94,7 +100,12 @@ export class AcpConnection {
     })
     this.wire = wire
     const request: ClientRequestSender = (method, params, signal) =>
-      wire.request(method, params, signal, CANCELLED_ON_THE_WIRE.has(method) && ACP_OUTBOUND_CANCEL)
+      wire.request(
+        method,
+        params,
+        signal,
+        CANCELLED_ON_THE_WIRE.has(method) ? ACP_OUTBOUND_CANCEL : WITHDRAWAL_CANCEL,
+      )
     const v2Request = v2ClientRequests(request, (sessionId, update) => this.notifyV2(sessionId, update))
     this.scope = {
       sessions: server.services.sessions,

@@ -11,6 +11,8 @@ import {
 export interface OutboundCancel {
   readonly method: string
   readonly idParam: string
+  /** Whether an abort for `reason` is cancelled on the wire (absent: every abort is). */
+  readonly when?: (reason: unknown) => boolean
 }
 
 /** What `OutboundRequests` writes through: the error when the message could not be serialized. */
@@ -77,7 +79,8 @@ export class OutboundRequests {
       const onAbort = () => {
         pending.live = false
         reject(signal?.reason)
-        if (cancel) this.send({ jsonrpc: '2.0', method: cancel.method, params: { [cancel.idParam]: id } })
+        if (cancel && (cancel.when?.(signal?.reason) ?? true))
+          this.send({ jsonrpc: '2.0', method: cancel.method, params: { [cancel.idParam]: id } })
       }
       const pending: Pending = {
         live: true,

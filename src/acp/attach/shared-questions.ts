@@ -11,6 +11,12 @@ export function isSharedQuestion(method: string, params: unknown): boolean {
   return method === 'elicitation/create' && (params as { mode?: unknown } | undefined)?.mode === 'form'
 }
 
+/**
+ * Why a client's copy of a shared question was taken back (another client answered it, or the
+ * client detached): the one abort reason that cancels a permission request on the wire.
+ */
+export class QuestionWithdrawn extends Error {}
+
 /** An attached connection as a question sees it. */
 export interface Answerer {
   /** The connection (its call scope). */
@@ -64,7 +70,7 @@ export class SharedQuestion {
 
   /** `owner` detached: its request is withdrawn (`$/cancel_request`), the others stay asked. */
   withdraw(owner: object): void {
-    this.asked.get(owner)?.abort(new Error('the client detached'))
+    this.asked.get(owner)?.abort(new QuestionWithdrawn('the client detached'))
   }
 
   /** The turn asking gave up (cancelled): every request is withdrawn and the question rejects. */
@@ -80,7 +86,7 @@ export class SharedQuestion {
     if (this.settled) return
     this.settled = true
     for (const [owner, controller] of this.asked) {
-      if (owner !== by.owner) controller.abort(new Error('answered by another client'))
+      if (owner !== by.owner) controller.abort(new QuestionWithdrawn('answered by another client'))
     }
     this.resolve(result)
     this.done(this, { result, by })
