@@ -6,7 +6,7 @@ import {
   type Stats,
   writeSync,
 } from 'node:fs'
-import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
+import { type FileHandle, link, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
 import { fileStat, openDescriptor, ReadOnlyFile } from './read-only-file.js'
 
 /** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
@@ -86,6 +86,8 @@ export interface FileSystem {
    */
   open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile>
   rename(from: string, to: string): Promise<void>
+  /** A second name `to` for the file `from` (a hard link); fails with EEXIST when `to` exists. */
+  link(from: string, to: string): Promise<void>
   unlink(path: string): Promise<void>
   /** fsyncs a directory, making renames and unlinks inside it durable. */
   syncDir(path: string): Promise<void>
@@ -182,6 +184,7 @@ export const nodeFileSystem: FileSystem = {
     return new NodeOpenFile(handle, opened)
   },
   rename,
+  link,
   unlink,
   async syncDir(path) {
     const handle = await openFile(path, constants.O_RDONLY | constants.O_DIRECTORY)
