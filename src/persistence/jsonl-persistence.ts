@@ -98,11 +98,7 @@ export class JsonlPersistence implements SessionPersistence {
     ctx.on('session/rewind', async (session, branch, marker) => {
       const writer = this.writers.get(session.id)
       if (!writer) return undefined
-      const tail = branch
-        .events()
-        .slice(session.length)
-        .map((event) => `${eventLine(event)}\n`)
-        .join('')
+      const tail = branch.tail.map((event) => `${eventLine(event)}\n`).join('')
       return (await writer.rewind(marker.seq - 1, marker, { header: branch.header, tail })) ? true : undefined
     })
     this.catalog.open()

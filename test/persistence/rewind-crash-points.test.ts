@@ -53,6 +53,8 @@ class DyingFileSystem implements FileSystem {
   }
   rename = async (from: string, to: string) =>
     this.unlessDead(`rename ${from}`, () => nodeFileSystem.rename(from, to))
+  copyFile = async (from: string, to: string) =>
+    this.unlessDead(`copy ${from}`, () => nodeFileSystem.copyFile?.(from, to))
   link = async (from: string, to: string) =>
     this.unlessDead(`link ${to}`, () => nodeFileSystem.link(from, to))
   unlink = async (path: string) => this.unlessDead(`unlink ${path}`, () => nodeFileSystem.unlink(path))
@@ -64,59 +66,65 @@ class DyingFileSystem implements FileSystem {
 const strip = (events: readonly SessionEvent[]) => events.map(({ seq, type, data }) => ({ seq, type, data }))
 
 describe('rewind crash points (35.10)', () => {
-  it('a crash at each step of a rewind leaves the old state or the new one after the next start-up', async () => {
-    const seen = { old: 0, new: 0 }
-    for (let crashAt = 1; ; crashAt++) {
-      const run = tempDir('dsh-rewind-crash-')
-      try {
-        const fs = new DyingFileSystem()
-        const first = await startStore(run.dir, { fs })
-        const session = first.sessions.create('s', { meta: { title: 'Work' } })
-        for (const text of ['one', 'two', 'three']) appendTurn(session, text)
-        await first.sessions.flush('s')
-        const before = strip(session.events())
-        fs.arm(crashAt)
-        const outcome = await first.sessions.rewind(session, 6, { branchId: 'b' }).then(
-          () => 'done',
-          () => 'crashed',
-        )
-        const died = fs.dead
-        await first.stop().catch(() => {})
-
-        const second = await startStore(run.dir)
+  // Kept 6 of 18 events: copied through a buffer; kept 12: the file copied in the kernel, then cut.
+  it.each([6, 12])(
+    'a crash at each step of a rewind to %i leaves the old state or the new one after the next start-up',
+    async (kept) => {
+      const seen = { old: 0, new: 0 }
+      for (let crashAt = 1; ; crashAt++) {
+        const run = tempDir('dsh-rewind-crash-')
         try {
-          const loaded = strip((await second.sessions.load('s')).events())
-          const branchThere = existsSync(join(run.dir, 'b.jsonl'))
-          if (loaded.length === before.length) {
-            seen.old++
-            expect(loaded).toEqual(before)
-            expect(branchThere, `crash point ${crashAt}: no branch beside the old state`).toBe(false)
-            expect(existsSync(join(run.dir, 'b.branch.json'))).toBe(false)
-          } else {
-            seen.new++
-            expect(loaded.slice(0, 6)).toEqual(before.slice(0, 6))
-            expect(loaded.slice(6)).toMatchObject([{ seq: 7, type: 'rewind:marker', data: { branch: 'b' } }])
-            const branch = await second.sessions.load('b')
-            expect(strip(branch.events()).slice(0, before.length)).toEqual(before)
-            expect(branch.header).toMatchObject({ id: 'b', parentSession: 's', seedLength: 6 })
-            expect(branch.archived).toBe(true)
-            expect(branch.title).toBe('Work (before rewind)')
+          const fs = new DyingFileSystem()
+          const first = await startStore(run.dir, { fs })
+          const session = first.sessions.create('s', { meta: { title: 'Work' } })
+          for (const text of ['one', 'two', 'three']) appendTurn(session, text)
+          await first.sessions.flush('s')
+          const before = strip(session.events())
+          fs.arm(crashAt)
+          const outcome = await first.sessions.rewind(session, kept, { branchId: 'b' }).then(
+            () => 'done',
+            () => 'crashed',
+          )
+          const died = fs.dead
+          await first.stop().catch(() => {})
+
+          const second = await startStore(run.dir)
+          try {
+            const loaded = strip((await second.sessions.load('s')).events())
+            const branchThere = existsSync(join(run.dir, 'b.jsonl'))
+            if (loaded.length === before.length) {
+              seen.old++
+              expect(loaded).toEqual(before)
+              expect(branchThere, `crash point ${crashAt}: no branch beside the old state`).toBe(false)
+              expect(existsSync(join(run.dir, 'b.branch.json'))).toBe(false)
+            } else {
+              seen.new++
+              expect(loaded.slice(0, kept)).toEqual(before.slice(0, kept))
+              expect(loaded.slice(kept)).toMatchObject([
+                { seq: kept + 1, type: 'rewind:marker', data: { branch: 'b' } },
+              ])
+              const branch = await second.sessions.load('b')
+              expect(strip(branch.events()).slice(0, before.length)).toEqual(before)
+              expect(branch.header).toMatchObject({ id: 'b', parentSession: 's', seedLength: kept })
+              expect(branch.archived).toBe(true)
+              expect(branch.title).toBe('Work (before rewind)')
+            }
+            // At most what the start-up tidy-up removes is left: no temp file of ours.
+            expect(readdirSync(run.dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
+          } finally {
+            await second.stop()
           }
-          // At most what the start-up tidy-up removes is left: no temp file of ours.
-          expect(readdirSync(run.dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
+          if (!died) {
+            expect(outcome).toBe('done')
+            break
+          }
         } finally {
-          await second.stop()
+          run.cleanup()
         }
-        if (!died) {
-          expect(outcome).toBe('done')
-          break
-        }
-      } finally {
-        run.cleanup()
       }
-    }
-    // Both states were reached: the crash points span the commit.
-    expect(seen.old).toBeGreaterThan(0)
-    expect(seen.new).toBeGreaterThan(1)
-  })
+      // Both states were reached: the crash points span the commit.
+      expect(seen.old).toBeGreaterThan(0)
+      expect(seen.new).toBeGreaterThan(1)
+    },
+  )
 })

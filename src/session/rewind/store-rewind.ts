@@ -51,6 +51,12 @@ export interface RewindOptions {
   readonly branchId?: SessionId
 }
 
+/** A rewind's branch, not made: its header and the events that follow the rewound session's in it. */
+export interface BranchPlan {
+  readonly header: SessionHeader
+  readonly tail: readonly SessionEvent[]
+}
+
 /** What a rewind needs of the store besides what a fork needs. */
 export interface RewindStore extends ForkSpawner {
   /** Makes `session` durable (header, seed, appends), else lets it go and rejects. */
@@ -63,7 +69,7 @@ export interface RewindStore extends ForkSpawner {
    * Asks a backend to do the rewind's writes at once (`session/rewind`): true when one did, false
    * when none answers (the branch is then created and the session truncated, one after the other).
    */
-  rewindStored(session: Session, branch: Session, marker: SessionEvent): Promise<boolean>
+  rewindStored(session: Session, branch: BranchPlan, marker: SessionEvent): Promise<boolean>
   /** Puts `next` in place of the live `previous` (same id) and makes `previous` stale. */
   replace(previous: Session, next: Session): void
   /** The right to write the session's file (see `SessionStore.takePen`); kept across `replace`. */
@@ -78,13 +84,13 @@ declare module 'cordis' {
      */
     'session/truncate'(session: Session, count: number): Promise<void>
     /**
-     * Rewind the stored `session` (live, held) in one go, durably: the branch `branch` (not live:
-     * its header, `session`'s events, then its own tail events) is stored, and `session`'s stored
+     * Rewind the stored `session` (live, held) in one go, durably: the branch (`branch.header`,
+     * `session`'s events, then `branch.tail`) is stored, and `session`'s stored
      * log becomes its first `marker.seq - 1` events and `marker`. Resolves true when this backend
      * did it; a backend that cannot leaves it to `session/created` and `session/truncate` (no
      * answer). Rejects when it failed, leaving the old stored log or the new one (with its branch).
      */
-    'session/rewind'(session: Session, branch: Session, marker: SessionEvent): Promise<true | undefined>
+    'session/rewind'(session: Session, branch: BranchPlan, marker: SessionEvent): Promise<true | undefined>
   }
 }
 
@@ -142,11 +148,11 @@ async function rewindHeld(
     }),
   )
   try {
-    const branch = branchOf(session, kept, branchId, title, store)
+    const branchMade = branchPlan(session, kept, branchId, title, store)
     const marker = rewindMarker(session, kept, branchId, store.now())
-    const atOnce = await store.rewindStored(session, branch, marker)
+    const atOnce = await store.rewindStored(session, branchMade, marker)
     if (!atOnce) {
-      store.admit(branch)
+      const branch = store.admit(branchOf(session, branchMade, store))
       await store.untilDurable(branch)
       await store.close(branch)
       await store.truncate(session, kept)
@@ -194,13 +200,31 @@ export const REWIND_MARKER = 'rewind:marker'
  * fork child shares them), then `session/archived {true}`, and the branch's title as an event when
  * a title event after `kept` would otherwise stand for it.
  */
-function branchOf(
+function branchOf(session: Session, plan: BranchPlan, store: RewindStore): Session {
+  const log = session.events()
+  const state = new LogState(turnsBefore(session.turnSpans(), log.length), log.length)
+  for (const event of plan.tail) {
+    state.check(event)
+    log.push(event)
+    state.apply(event)
+  }
+  const branch = new Session(plan.header, log, state, store.host)
+  inheritedCounts.set(branch, session.length)
+  return branch
+}
+
+/**
+ * The branch of `session` parting at `kept`, without its log: its header, and the events that
+ * follow `session`'s in it (its title as an event when a title event after `kept` would otherwise
+ * stand for it, then `session/archived {true}`).
+ */
+function branchPlan(
   session: Session,
   kept: number,
   branchId: SessionId,
   title: string,
   store: RewindStore,
-): Session {
+): BranchPlan {
   const header: SessionHeader = {
     id: branchId,
     createdAt: store.now(),
@@ -209,22 +233,20 @@ function branchOf(
     seedLength: kept,
     title,
   }
-  const log = session.events()
-  const state = new LogState(turnsBefore(session.turnSpans(), log.length), log.length)
-  const tail: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
-  if (log.some((event) => event.seq > kept && event.type === 'session/title')) {
-    tail.push({ type: 'session/title', data: { title } })
+  const inputs: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
+  if (session.eventsAfter(kept).some((event) => event.type === 'session/title')) {
+    inputs.push({ type: 'session/title', data: { title } })
   }
-  tail.push({ type: 'session/archived', data: { archived: true } })
-  for (const input of tail) {
+  inputs.push({ type: 'session/archived', data: { archived: true } })
+  const tail = inputs.map((input, i) => {
     const data = storableEventData(input.type, input.data)
     assertEventShape(input.type, data)
-    const event = Object.freeze({ seq: state.lastSeq + 1, type: input.type, time: store.now(), data })
-    state.check(event as SessionEvent)
-    log.push(event as SessionEvent)
-    state.apply(event as SessionEvent)
-  }
-  const branch = new Session(header, log, state, store.host)
-  inheritedCounts.set(branch, session.length)
-  return branch
+    return Object.freeze({
+      seq: session.lastSeq + 1 + i,
+      type: input.type,
+      time: store.now(),
+      data,
+    }) as SessionEvent
+  })
+  return { header, tail }
 }
