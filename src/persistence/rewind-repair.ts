@@ -13,7 +13,6 @@ import { readBranchRecord } from './branch-record.js'
 import { errnoOf } from './fs/file-io.js'
 import { liveHolder } from './session-lock.js'
 import { StorePaths } from './store-paths.js'
-import type { TidyLog } from './store-tidy.js'
 
 /**
  * The start-up repair of rewinds made by a link (`rewind-link.ts`) that a crash interrupted, so
@@ -28,7 +27,7 @@ import type { TidyLog } from './store-tidy.js'
  *   gets the tail written there and fdatasynced (the new state).
  * Never throws: what it cannot do is logged and left.
  */
-export function repairRewinds(paths: StorePaths, names: readonly string[], log: TidyLog): void {
+export function repairRewinds(paths: StorePaths, names: readonly string[], log: RepairLog): void {
   for (const name of names) {
     const branchId = StorePaths.branchIdOf(name)
     if (branchId === undefined) continue
@@ -40,7 +39,7 @@ export function repairRewinds(paths: StorePaths, names: readonly string[], log: 
   }
 }
 
-function repairOne(paths: StorePaths, branchId: string, log: TidyLog): void {
+function repairOne(paths: StorePaths, branchId: string, log: RepairLog): void {
   const recordPath = paths.branchFile(branchId)
   const branchPath = paths.sessionFile(branchId)
   if (liveHolder(paths.lockFile(branchId)) !== undefined) return
@@ -84,6 +83,12 @@ function repairOne(paths: StorePaths, branchId: string, log: TidyLog): void {
     closeSync(fd)
   }
   log.info(`finished the rewind of ${sessionId} a crash interrupted: branch ${branchId} got its last events`)
+}
+
+/** Where the repair reports (the start-up tidy-up's log). */
+interface RepairLog {
+  info(message: string): void
+  warn(message: string): void
 }
 
 function statOf(path: string): { ino: number; size: number } | undefined {

@@ -3,12 +3,19 @@ import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import { branchRecordText } from '../branch-record.js'
 import { errnoOf, persistenceError, writeFully } from '../fs/file-io.js'
-import type { OpenFile } from '../fs/file-system.js'
+import type { FileSystem, OpenFile } from '../fs/file-system.js'
 import { releaseLock, takeLock } from '../session-lock.js'
+import type { StorePaths } from '../store-paths.js'
 import { copyPrefix } from './prefix-copy.js'
-import type { WriterEnv } from './session-writer.js'
 
 const noop = () => {}
+
+/** What a rewind by link needs of the backend (the writer's env has it). */
+interface RewindEnv {
+  readonly fs: FileSystem
+  readonly paths: StorePaths
+  readonly warn: (message: string) => void
+}
 
 /** The writer's view of the session file being rewound (it holds the pen: nothing else writes it). */
 export interface RewoundView {
@@ -51,7 +58,7 @@ export interface LinkedBranch {
  * Resolves the new file, open for writing. Costs one copy of the kept bytes, as a fork there does.
  */
 export async function rewindByLink(
-  env: Pick<WriterEnv, 'fs' | 'paths' | 'warn'>,
+  env: RewindEnv,
   id: SessionId,
   view: RewoundView,
   markerLine: string,
@@ -153,7 +160,7 @@ export function failedAfterCommit(error: unknown): boolean {
  * inode and size (nothing else writes it: the pen is held).
  */
 async function copyKept(
-  env: Pick<WriterEnv, 'fs'>,
+  env: Pick<RewindEnv, 'fs'>,
   path: string,
   temp: string,
   source: OpenFile,
