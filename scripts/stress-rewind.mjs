@@ -17,6 +17,10 @@ import { sessionsPlugin } from '../dist/session/index.js'
 const here = dirname(fileURLToPath(import.meta.url))
 const CHILD = join(here, 'stress-rewind-child.mjs')
 const hash = (text) => createHash('sha1').update(text).digest('hex')
+/** A log entry standing for the marker a rewind writes after the events it kept. */
+const MARKER = 'rewind:marker'
+/** The log a rewind to `boundary` leaves: the kept events, then its marker. */
+const rewoundLog = (log, boundary) => [...log.slice(0, boundary), MARKER]
 
 /** One child life; `model` (seq → hash of the log as last known) is updated from its reports. */
 function runChild(dir, id, life, maxLifeMs, model) {
@@ -41,6 +45,7 @@ function runChild(dir, id, life, maxLifeMs, model) {
       } else if (message.type === 'rewound') {
         branches.push({ branchId: pending.branchId, log: pending.before })
         model.length = message.boundary
+        model.push(MARKER)
         pending = undefined
       }
     })
@@ -60,6 +65,10 @@ function runChild(dir, id, life, maxLifeMs, model) {
  */
 function holds(session, log) {
   for (let i = 0; i < log.length; i++) {
+    if (log[i] === MARKER) {
+      if (session.at(i + 1)?.type !== MARKER) return false
+      continue
+    }
     const text = session.at(i + 1)?.data?.text
     if (typeof text !== 'string') return false
     if (log[i] !== undefined && hash(text) !== log[i]) return false
@@ -111,7 +120,8 @@ export async function runRewindCrashLoop({ rounds, maxLifeMs = 200, log = () => 
           inFlight++
           const old = session.lastSeq === pending.length && holds(session, pending.before)
           const rewound =
-            session.lastSeq === pending.boundary && holds(session, pending.before.slice(0, pending.boundary))
+            session.lastSeq === pending.boundary + 1 &&
+            holds(session, rewoundLog(pending.before, pending.boundary))
           if (!old && !rewound)
             throw new Error(`life ${life}: the session is neither the log before the rewind nor after it`)
           const branchThere = existsSync(join(dir, `${pending.branchId}.jsonl`))
@@ -123,7 +133,7 @@ export async function runRewindCrashLoop({ rounds, maxLifeMs = 200, log = () => 
             await sessions.load(id)
           }
           model.length = 0
-          model.push(...(old ? pending.before : pending.before.slice(0, pending.boundary)))
+          model.push(...(old ? pending.before : rewoundLog(pending.before, pending.boundary)))
         } else if (!holds(session, model)) {
           throw new Error(`life ${life}: an event reported durable is missing or different`)
         }

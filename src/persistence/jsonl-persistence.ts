@@ -14,6 +14,7 @@ import { type DisposeReason, inheritedEventCount } from '../session/store/store.
 import { BLOB_GRACE_MS, BlobCollector } from './blobs/blob-collector.js'
 import { BlobDirectory } from './blobs/blob-directory.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
+import { eventLine } from './file-format.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
 import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
 import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
@@ -98,6 +99,12 @@ export class JsonlPersistence implements SessionPersistence {
     })
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
+    ctx.on('session/rewind', async (session, branch, marker) => {
+      const writer = this.writers.get(session.id)
+      if (!writer) return undefined
+      const tail = branch.tail.map((event) => `${eventLine(event)}\n`).join('')
+      return (await writer.rewind(marker.seq - 1, marker, { header: branch.header, tail })) ? true : undefined
+    })
     this.catalog.open()
     ctx.on('dispose', () => {
       this.watches.close()
@@ -339,6 +346,10 @@ export class JsonlPersistence implements SessionPersistence {
       const entry = await this.fs.stat(path)
       if (!entry.isFile) throw new NotRegularFileError(path, 'not a regular file')
       await this.fs.unlink(path)
+      // A rewind branch's header record goes with it (one left by a crash here, the next start-up removes).
+      await this.fs.unlink(this.paths.branchFile(id)).catch((error) => {
+        if (errnoOf(error) !== 'ENOENT') throw error
+      })
       await this.fs.syncDir(this.paths.dir)
       void this.blobCollector.soon()
       return true

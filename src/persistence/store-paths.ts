@@ -5,6 +5,7 @@ import { SessionError, SessionErrorCode } from '../session/errors.js'
 import { assertSessionId, type SessionId } from '../session/ids.js'
 
 export const SESSION_FILE_SUFFIX = '.jsonl'
+export const BRANCH_SUFFIX = '.branch.json'
 const TEMP_NAME = /\.(\d+)\.[0-9a-f]{12}\.(tmp|stale)$/
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -61,6 +62,22 @@ export class StorePaths {
   lockFile(id: SessionId): string {
     assertSessionId(id)
     return this.inside(`${id}.lock`)
+  }
+
+  /**
+   * `<dir>/<id>.branch.json`: the header of a rewind branch whose file is the rewound session's old
+   * file (renamed by a link: its own first line names the session it was). See `rewind-link.ts`.
+   */
+  branchFile(id: SessionId): string {
+    assertSessionId(id)
+    return this.inside(`${id}${BRANCH_SUFFIX}`)
+  }
+
+  /** The branch id of a directory entry that is a branch record, else undefined. */
+  static branchIdOf(name: string): SessionId | undefined {
+    if (!name.endsWith(BRANCH_SUFFIX) || name.startsWith('.')) return undefined
+    const id = name.slice(0, -BRANCH_SUFFIX.length)
+    return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : undefined
   }
 
   /** A fresh temp name `<dir>/.<id>.<pid>.<random>.tmp`; the pid tells startup cleanup whose it is. */

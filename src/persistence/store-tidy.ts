@@ -1,6 +1,7 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { errnoOf } from './fs/file-io.js'
+import { repairRewinds } from './rewind-repair.js'
 import { isAlive, removeIfStale } from './session-lock.js'
 import { StorePaths } from './store-paths.js'
 
@@ -14,7 +15,8 @@ export interface TidyLog {
  * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
  * create or lock) and locks whose holder is gone, saying so at info level (an editor that ends us
  * with SIGKILL leaves one every time: that is recovery, not a fault); warns about what it cannot
- * remove and about a store directory others may write.
+ * remove and about a store directory others may write. Then repairs the rewinds a crash
+ * interrupted (`rewind-repair.ts`).
  */
 export function tidyStore(paths: StorePaths, log: TidyLog): void {
   const warn = (message: string): void => log.warn(message)
@@ -48,4 +50,5 @@ export function tidyStore(paths: StorePaths, log: TidyLog): void {
       }
     }
   }
+  repairRewinds(paths, names, log)
 }

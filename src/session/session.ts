@@ -2,9 +2,10 @@ import { configOf, type SessionConfig, sessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
-import type { AnyEventInput, CoreEvent, SessionEvent } from './log/events.js'
+import { type AnyEventInput, type CoreEvent, extensionData, type SessionEvent } from './log/events.js'
 import { deepFreeze, storableEventData } from './log/frozen.js'
 import type { LogState, TurnSpan } from './log/log-state.js'
+import { messageIdOf } from './log/message-id-format.js'
 import { assertEventShape } from './log/validate-event.js'
 import { titleFromContent } from './title.js'
 import { ownCost } from './usage.js'
@@ -41,6 +42,8 @@ export class Session {
   private directories: readonly string[] = []
   /** The data of the last own `session/archived` event (a fork child's seed does not count). */
   private archivedState = false
+  /** The `rewind:marker` events of the log, oldest first: where each rewind generation starts. */
+  private readonly generations: { readonly seq: number; readonly generation: number }[] = []
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -62,6 +65,7 @@ export class Session {
       }
     }
     this.configState = sessionConfig(log)
+    for (const event of log) this.noteGeneration(event)
     for (let i = log.length - 1; i >= 0; i--) {
       const event = log[i] as SessionEvent
       if (event.type === 'session/directories') {
@@ -69,6 +73,26 @@ export class Session {
         break
       }
     }
+  }
+
+  /** The rewind generation at `seq`: that of the last `rewind:marker` before it, 0 when none is. */
+  generationAt(seq: number): number {
+    for (let i = this.generations.length - 1; i >= 0; i--) {
+      const marker = this.generations[i] as { seq: number; generation: number }
+      if (marker.seq < seq) return marker.generation
+    }
+    return 0
+  }
+
+  /** The ACP `messageId` of the message recorded at `seq` (see `messageIdOf`). */
+  messageIdAt(seq: number): string {
+    return messageIdOf(seq, this.generationAt(seq))
+  }
+
+  private noteGeneration(event: SessionEvent): void {
+    if (event.type !== 'rewind:marker') return
+    const marker = extensionData(event, 'rewind:marker')
+    if (marker) this.generations.push({ seq: event.seq, generation: marker.generation })
   }
 
   /** Whether the session's own last `session/archived` event archived it. */
@@ -271,6 +295,7 @@ export class Session {
   private record(event: SessionEvent): void {
     this.log.push(event)
     this.state.apply(event)
+    this.noteGeneration(event)
     if (event.type === 'session/title') {
       if (event.seq > (this.header.seedLength ?? 0)) this.titleEvent = event
     } else if (event.type === 'session/directories') this.directories = event.data.directories

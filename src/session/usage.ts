@@ -1,4 +1,4 @@
-import type { Cost, SessionEvent, TokenUsage } from './log/events.js'
+import { type Cost, extensionData, type SessionEvent, type TokenUsage } from './log/events.js'
 
 /**
  * Usage and cost are projections of the log, like the model's history:
@@ -9,7 +9,9 @@ import type { Cost, SessionEvent, TokenUsage } from './log/events.js'
  * - **cost** is what the session itself spent: the `cost` of each of its own steps (`seq` past its
  *   seed), summed in the currency of the latest priced step (a step priced in another currency is
  *   left out). A fork child starts from zero. Each `turn/end` records the total so far, so the sum
- *   starts from the latest `turn/end` that has one and a listing reads it from the log's tail.
+ *   starts from the latest `turn/end` that has one and a listing reads it from the log's tail. A
+ *   rewind never lowers it: its `rewind:marker` records what the session had spent, a total like
+ *   a `turn/end`'s (the removed steps' costs stay counted).
  */
 export interface UsageView {
   /** The events, oldest first, `at(seq)` for `seq` in `1..lastSeq`. */
@@ -37,13 +39,19 @@ export function ownCost(view: UsageView): Cost | undefined {
   for (let seq = view.lastSeq; seq > view.seedLength; seq--) {
     const event = view.at(seq)
     if (event === undefined) continue
-    const cost = event.type === 'assistant/message' || event.type === 'turn/end' ? event.data.cost : undefined
+    const cost = costOf(event)
     if (cost === undefined) continue
     currency ??= cost.currency
     if (cost.currency === currency) amount += cost.amount
-    if (event.type === 'turn/end') break
+    if (event.type !== 'assistant/message') break
   }
   return currency === undefined ? undefined : { amount: roundAmount(amount), currency }
+}
+
+/** What a step cost, or the total so far a `turn/end` or a rewind's marker records. */
+function costOf(event: SessionEvent): Cost | undefined {
+  if (event.type === 'assistant/message' || event.type === 'turn/end') return event.data.cost
+  return extensionData(event, 'rewind:marker')?.cost
 }
 
 /** `amount` to 10 decimal places: a sum of many steps keeps no float dust (0.30000000000000004). */

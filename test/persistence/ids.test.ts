@@ -28,6 +28,10 @@ function recordingFs(): { fs: FileSystem; paths: string[] } {
       seen(from, to)
       return nodeFileSystem.rename(from, to)
     },
+    link: (from, to) => {
+      seen(from, to)
+      return nodeFileSystem.link(from, to)
+    },
     unlink: (path) => {
       seen(path)
       return nodeFileSystem.unlink(path)

@@ -22,6 +22,7 @@ class WatchedFileSystem implements FileSystem {
   private open_: (() => void) | undefined
   private reached: (() => void) | undefined
   readonly rename = nodeFileSystem.rename
+  readonly link = nodeFileSystem.link
   readonly unlink = nodeFileSystem.unlink
   readonly syncDir = nodeFileSystem.syncDir
   readonly readdir = nodeFileSystem.readdir

@@ -47,7 +47,11 @@ describe('rewind over random valid logs, on disk', () => {
           const before = session.events()
           await first.sessions.forkDurable(session, b, `f_${b}`)
           const result = await first.sessions.rewind(session, b, { branchId: `b_${b}` })
-          expect(result.session.events()).toEqual(before.slice(0, b))
+          // The kept events, then the rewind's marker (generation 1, the branch, the boundary).
+          expect(result.session.events().slice(0, b)).toEqual(before.slice(0, b))
+          expect(result.session.events().slice(b)).toMatchObject([
+            { seq: b + 1, type: 'rewind:marker', data: { generation: 1, branch: `b_${b}`, boundary: b } },
+          ])
           expect(result.removed).toBe(before.length - b)
           expect(result.session.id).toBe(`s_${b}`)
           expect(session.live).toBe(false)
@@ -60,7 +64,8 @@ describe('rewind over random valid logs, on disk', () => {
           for (const { b, before, branch } of cases) {
             const rewound = await second.sessions.load(`s_${b}`)
             const forked = await second.sessions.load(`f_${b}`)
-            expect(strip(rewound.events())).toEqual(strip(forked.events()))
+            expect(strip(rewound.events().slice(0, b))).toEqual(strip(forked.events()))
+            expect(rewound.events()[b]?.type).toBe('rewind:marker')
             expect(projectHistory(rewound.events())).toEqual(projectHistory(forked.events()))
             expect(rewound.header).not.toHaveProperty('parentSession')
             const kept = await second.sessions.load(branch)
@@ -103,12 +108,14 @@ describe('rewind', () => {
     appendTurn(r1.session, 'two again')
     const middle = r1.session.events()
     const r2 = await f.sessions.rewind(r1.session, 6, { branchId: 'b2' })
-    expect(r2.session.events()).toEqual(all.slice(0, 6))
+    expect(r2.session.events().slice(0, 6)).toEqual(all.slice(0, 6))
+    // The second rewind's marker numbers generation 2, though it removed the first's.
+    expect(r2.session.events().slice(6)).toMatchObject([{ type: 'rewind:marker', data: { generation: 2 } }])
     await f.stop()
     const g = await startStore(store.dir)
     expect(strip((await g.sessions.load('b1')).events().slice(0, all.length))).toEqual(strip(all))
     expect(strip((await g.sessions.load('b2')).events().slice(0, middle.length))).toEqual(strip(middle))
-    expect(strip((await g.sessions.load('s')).events())).toEqual(strip(all.slice(0, 6)))
+    expect(strip((await g.sessions.load('s')).events()).slice(0, 6)).toEqual(strip(all.slice(0, 6)))
     const titles = (await g.sessions.list({ archived: 'include' })).sessions.map((s) => [
       s.sessionId,
       s.title,
@@ -155,6 +162,7 @@ describe('rewind', () => {
         .events()
         .slice(0, 6)
         .map((e) => e.type),
+      'rewind:marker',
       'context/note',
     ])
     await g.stop()

@@ -50,7 +50,9 @@ describe('_session/rewind with modes', () => {
     ])
     expect(result.files).toMatchObject({ canRewind: true, filesChanged: ['/w/a.ts', '/w/new.ts'] })
     expect(result.conversation).toMatchObject({ rewound: true, messagesDropped: 4 })
-    expect(store.sessions.require('s').length).toBe(6)
+    // The 6 events kept, then the rewind's marker.
+    expect(store.sessions.require('s').length).toBe(7)
+    expect(store.sessions.require('s').at(7)?.type).toBe('rewind:marker')
     await store.stop()
   })
 

@@ -1,7 +1,7 @@
 import type { Context } from 'cordis'
 import { isObject } from '../../lib/is.js'
 import type { SchemaValidator } from '../../lib/schema-validator.js'
-import { messageIdOf, undoablePrompts } from '../../session/index.js'
+import { undoablePrompts } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
@@ -55,7 +55,7 @@ export const sessionRewindPointsMethod = defineMethod({
     return {
       points: undoablePrompts(session).map((point, i) => ({
         messageId: point.messageId,
-        resumeAtMessageId: point.resumeAt ? messageIdOf(point.resumeAt.seq) : null,
+        resumeAtMessageId: point.resumeAt ? session.messageIdAt(point.resumeAt.seq) : null,
         text: point.text,
         index: i + 1,
       })),

@@ -33,7 +33,8 @@ export async function sendCaughtUp(call: CallContext, session: Session): Promise
 
 /**
  * Feeds `projector` what it must know of events `from..to` (which the client was shown another
- * way) to project the ones after them as a replay would: the options set, the title, the first
+ * way) to project the ones after them as a replay would: the options set, the title, the rewind
+ * generation (message ids), the first
  * prompt (a derived title), and the calls of a turn still open at `to`. Nothing else is read (a
  * large event's data stays on disk). Returns whether a prompt was fed by now.
  */
@@ -59,7 +60,13 @@ function primeProjector(
     const type = event.type
     const first = type === 'user/message' && !saw
     if (first) saw = true
-    if (first || type === 'config/set' || type === 'session/title' || seq >= openTurnStart) {
+    if (
+      first ||
+      type === 'config/set' ||
+      type === 'session/title' ||
+      type === 'rewind:marker' ||
+      seq >= openTurnStart
+    ) {
       projector.updatesFor(event)
     }
   }

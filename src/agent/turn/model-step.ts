@@ -5,7 +5,6 @@ import {
   HistoryProjector,
   type JsonValue,
   messageChunk,
-  messageIdOf,
   type Session,
   type TokenUsage,
   thoughtChunk,
@@ -75,7 +74,7 @@ export async function streamModelStep(
   choice: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'> = {},
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
-  const messageId = messageIdOf(seq)
+  const messageId = session.messageIdAt(seq)
   const step: StreamedStep = { text: '', thought: '', calls: [], aborted: false }
   try {
     const modelRequest = {

@@ -1,4 +1,4 @@
-import { messageIdOf, steeredMeta } from '../../session/index.js'
+import { steeredMeta } from '../../session/index.js'
 import type { SteerInbox } from './steer-inbox.js'
 import type { TurnScope } from './turn-scope.js'
 
@@ -12,7 +12,7 @@ export function deliverSteers(scope: TurnScope, inbox: SteerInbox): void {
       type: 'user/message',
       data: { turn: scope.turn, content, steered: true },
     })
-    const messageId = messageIdOf(event.seq)
+    const messageId = scope.session.messageIdAt(event.seq)
     for (const block of content) {
       scope.send(
         { sessionUpdate: 'user_message_chunk', content: block, messageId, _meta: steeredMeta() },

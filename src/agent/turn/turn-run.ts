@@ -1,7 +1,6 @@
 import { errorMessage } from '../../lib/error-message.js'
 import {
   messageChunk,
-  messageIdOf,
   type Session,
   type SessionStore,
   type SessionUpdate,
@@ -117,9 +116,9 @@ export class TurnRun {
     )
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
-    this.request.onUserMessage?.(messageIdOf(user.seq), user.seq)
+    this.request.onUserMessage?.(session.messageIdAt(user.seq), user.seq)
     if (this.request.subagent) {
-      const messageId = messageIdOf(user.seq)
+      const messageId = session.messageIdAt(user.seq)
       for (const content of this.request.prompt)
         this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
     }
@@ -173,7 +172,7 @@ export class TurnRun {
       reply = `/${command.name} failed: ${errorMessage(error)}`
     }
     const event = session.append({ type: 'assistant/message', data: { turn, step: 1, content: reply } })
-    this.send(messageChunk(reply, messageIdOf(event.seq)), event.seq)
+    this.send(messageChunk(reply, session.messageIdAt(event.seq)), event.seq)
     session.append({ type: 'step/end', data: { turn, step: 1 } })
     return { reason: this.signal.aborted ? 'cancelled' : 'completed' }
   }

@@ -1,6 +1,6 @@
 import type { SessionSummary } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
-import { parseHeader } from '../file-format.js'
+import { sessionHeaderOf } from '../branch-record.js'
 import { type FileReader, readAt } from '../fs/file-io.js'
 import type { FileStat, OpenFile } from '../fs/file-system.js'
 import { titleFromHead } from '../read/head-title.js'
@@ -38,7 +38,7 @@ export async function readSummary(
     headerEnd = head.indexOf(NEWLINE)
   }
   if (headerEnd === -1) throw new Error('no complete header line')
-  const header = parseHeader(head.toString('utf8', 0, headerEnd), path, id)
+  const header = sessionHeaderOf(head.toString('utf8', 0, headerEnd), path, id)
   // What the first read took (the whole of a small file) and the title search's read from the end
   // serve the reads after them: a file is read at most once per range.
   const reader = new LastReadReader(file, head)

@@ -1,7 +1,7 @@
 import type { FileSystem, OpenFile } from './file-system.js'
 
 /** `open` counts opens for writing; `openRead` opens for reading (as `list` does). */
-export type FaultyOperation = 'write' | 'datasync' | 'rename' | 'truncate' | 'open' | 'openRead'
+export type FaultyOperation = 'write' | 'datasync' | 'rename' | 'link' | 'truncate' | 'open' | 'openRead'
 
 /**
  * What to break: the `nth` call (1-based, counted over every file) of `operation` fails with
@@ -91,6 +91,11 @@ export class FaultyFileSystem implements FileSystem {
   async rename(from: string, to: string): Promise<void> {
     this.check('rename', from)
     await this.inner.rename(from, to)
+  }
+
+  async link(from: string, to: string): Promise<void> {
+    this.check('link', to)
+    await this.inner.link(from, to)
   }
 
   unlink(path: string): Promise<void> {

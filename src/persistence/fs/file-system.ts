@@ -6,7 +6,16 @@ import {
   type Stats,
   writeSync,
 } from 'node:fs'
-import { type FileHandle, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
+import {
+  copyFile,
+  type FileHandle,
+  link,
+  lstat,
+  open as openFile,
+  readdir,
+  rename,
+  unlink,
+} from 'node:fs/promises'
 import { fileStat, openDescriptor, ReadOnlyFile } from './read-only-file.js'
 
 /** O_NOFOLLOW: a symlink is never followed. O_NONBLOCK: opening a FIFO does not wait for a writer. */
@@ -86,6 +95,14 @@ export interface FileSystem {
    */
   open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile>
   rename(from: string, to: string): Promise<void>
+  /**
+   * Copies the file `from` whole to the new file `to` (EEXIST when it exists) inside the kernel
+   * (`copy_file_range`, in the thread pool): no byte goes through this process. Optional: without
+   * it, callers copy through their own buffers.
+   */
+  copyFile?(from: string, to: string): Promise<void>
+  /** A second name `to` for the file `from` (a hard link); fails with EEXIST when `to` exists. */
+  link(from: string, to: string): Promise<void>
   unlink(path: string): Promise<void>
   /** fsyncs a directory, making renames and unlinks inside it durable. */
   syncDir(path: string): Promise<void>
@@ -182,6 +199,8 @@ export const nodeFileSystem: FileSystem = {
     return new NodeOpenFile(handle, opened)
   },
   rename,
+  copyFile: (from, to) => copyFile(from, to, constants.COPYFILE_EXCL),
+  link,
   unlink,
   async syncDir(path) {
     const handle = await openFile(path, constants.O_RDONLY | constants.O_DIRECTORY)

@@ -3,7 +3,8 @@ import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { withStoredLine } from '../../session/log/stored-event.js'
 import type { StoredEventListener } from '../../session/store/persistence-port.js'
-import { corruptLine, parseHeader } from '../file-format.js'
+import { sessionHeaderOf } from '../branch-record.js'
+import { corruptLine } from '../file-format.js'
 import type { OpenFile } from '../fs/file-system.js'
 import { scanLines } from './line-scanner.js'
 
@@ -71,7 +72,7 @@ export async function readSessionFile(
     lineNo++
     const end = offset + bytes.length + 1
     if (header === undefined) {
-      header = parseHeader(bytes.toString('utf8'), path, id)
+      header = sessionHeaderOf(bytes.toString('utf8'), path, id)
       headerEnd = end
       return
     }

@@ -2,7 +2,8 @@ import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import type { StoredEventVisitor } from '../../session/store/persistence-port.js'
-import { corruptLine, parseHeader } from '../file-format.js'
+import { sessionHeaderOf } from '../branch-record.js'
+import { corruptLine } from '../file-format.js'
 import type { OpenFile } from '../fs/file-system.js'
 
 const CHUNK = 64 * 1024
@@ -47,7 +48,7 @@ export async function visitSessionFile(
       const line = carry.length > 0 ? Buffer.concat([...carry, piece]) : piece
       carry = []
       if (header === undefined) {
-        header = parseHeader(line.toString('utf8'), path, id)
+        header = sessionHeaderOf(line.toString('utf8'), path, id)
         continue
       }
       if (unparsed) throw corruptLine(path, unparsed.line, `not a JSON event: ${unparsed.message}`)

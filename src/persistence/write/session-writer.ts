@@ -14,6 +14,7 @@ import { createSessionFile } from './create-file.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
 import type { PrefixSnapshot } from './prefix-copy.js'
 import { replaceWithPrefix } from './replace-file.js'
+import { failedAfterCommit, type LinkedBranch, rewindByLink } from './rewind-link.js'
 import type { SlowDiskValve } from './slow-disk-valve.js'
 
 /**
@@ -339,6 +340,47 @@ export class SessionWriter {
       this.ends.length = count
       this.size = size
       this.synced = size
+    })
+  }
+
+  /**
+   * Queues a rewind at the cost of the kept prefix (`rewindByLink`), which must hold the pen:
+   * everything pending is written first; then the old file becomes `branch` (by a link, its tail
+   * appended) and this session's file is replaced by its first `count` events' bytes and
+   * `marker`'s line. Resolves false (nothing done) when this writer has no file; rejects when it
+   * failed: before the commit the file is unchanged (the session stays writable), after it the
+   * session becomes read-only (load it again).
+   */
+  rewind(count: number, marker: SessionEvent, branch: LinkedBranch): Promise<boolean> {
+    return this.enqueue(async () => {
+      await this.drain()
+      if (this.failure) throw this.failure
+      if (!this.file || this.ends.length < count) return false
+      if (!this.lockHeld) {
+        this.failWith('rewind without the pen', this.path, new Error('the pen is not held'))
+        throw this.failure
+      }
+      const keptSize = count > 0 ? (this.ends[count - 1] as number) : this.headerEnd
+      const markerLine = `${eventLine(marker)}\n`
+      const old = this.file
+      const view = { file: old, ino: this.ino, size: this.size, keptSize }
+      let replaced: OpenFile
+      try {
+        replaced = await rewindByLink(this.env, this.id, view, markerLine, branch)
+      } catch (error) {
+        const failure =
+          error instanceof SessionError ? error : persistenceError(this.id, 'rewind', this.path, error)
+        if (failedAfterCommit(error)) this.fail(failure)
+        throw failure
+      }
+      this.file = replaced
+      this.ino = replaced.opened?.ino ?? (await replaced.stat()).ino
+      await old.close().catch(noop)
+      this.ends.length = count
+      this.size = keptSize + Buffer.byteLength(markerLine)
+      this.ends.push(this.size)
+      this.synced = this.size
+      return true
     })
   }
 

@@ -190,6 +190,13 @@ export const EXTENSION_EVENTS = {
     optional: { gitRoot: string, gitBranch: string },
     closed: true,
   },
+  'rewind:marker': {
+    description:
+      "Written by a rewind right after the events it kept (seq boundary + 1): the session went back to boundary; what followed is kept in the archived branch session branch. generation counts the session's rewinds (1 for the first): a message recorded after this event is named msg_<seq>_r<generation> (msg_<seq> before any rewind), so no id of a message the rewind removed is ever given to another. cost: what the session had spent when it was rewound (its own cost then, never lowered by a rewind; later turn/end totals go on from it). An older reader ignores it (its ids and costs are then those of 0.3).",
+    required: { generation: positiveInt, branch: nonEmptyString, boundary: count },
+    optional: { cost },
+    closed: true,
+  },
   'instructions:client': {
     description:
       'The client\'s own system prompt for this session (ACP `systemPrompt` on session/new, load, resume or fork): mode "append" adds content after dsh-acp\'s system prompt, "override" replaces it; content is the text of its blocks. The last one holds; a fork child and a subagent inherit it with the prefix. A reader that does not know the mode ignores the event; an older reader ignores it.',

@@ -1,21 +1,19 @@
 import { createHash } from 'node:crypto'
 import { SessionErrorCode, SessionForkError } from '../errors.js'
 import type { Session } from '../session.js'
+import { parseMessageId } from './message-id-format.js'
+
+export { messageIdOf } from './message-id-format.js'
 
 /**
- * ACP `messageId`s: a message is named by the seq of the event that records it (`msg_<seq>` of a
- * `user/message` or an `assistant/message`; an assistant message's thought and text share it), so
- * the same id is sent live and in every replay, and a fork child that inherits the event names it
- * the same way. Unique within a session.
+ * The seq of the event `messageId` names in `session`: its form's seq, when the session's
+ * generation there is the id's (an id of a message a rewind removed names nothing, even where a
+ * later message took its seq). Undefined otherwise.
  */
-export function messageIdOf(seq: number): string {
-  return `msg_${seq}`
-}
-
-/** The seq a message id names, if it has the form {@link messageIdOf} makes. */
-export function seqOfMessageId(messageId: string): number | undefined {
-  const match = /^msg_([1-9]\d*)$/.exec(messageId)
-  return match ? Number(match[1]) : undefined
+export function seqOfMessageId(session: Session, messageId: string): number | undefined {
+  const parsed = parseMessageId(messageId)
+  if (parsed === undefined || session.generationAt(parsed.seq) !== parsed.generation) return undefined
+  return parsed.seq
 }
 
 function unknownMessage(session: Session, messageId: string): SessionForkError {
@@ -34,7 +32,7 @@ function unknownMessage(session: Session, messageId: string): SessionForkError {
  * message's turn has not ended.
  */
 export function messageForkBoundary(session: Session, messageId: string): number {
-  const seq = seqOfMessageId(messageId)
+  const seq = seqOfMessageId(session, messageId)
   const event = seq === undefined ? undefined : session.at(seq)
   if (event?.type !== 'user/message' && event?.type !== 'assistant/message') {
     throw unknownMessage(session, messageId)
@@ -70,7 +68,7 @@ export function messageIdByFingerprint(
   for (const event of session.events()) {
     if (event.type !== 'assistant/message' || event.data.content === '') continue
     if (messageFingerprint(event.data.content) !== fingerprint) continue
-    if (++seen === occurrence) return messageIdOf(event.seq)
+    if (++seen === occurrence) return session.messageIdAt(event.seq)
   }
   return undefined
 }

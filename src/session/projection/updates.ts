@@ -262,6 +262,8 @@ export class UpdateProjector {
   private readonly config: Record<string, ConfigValue> = Object.create(null)
   private title: string | undefined
   private sawUserMessage = false
+  /** The rewind generation of the events fed so far (see `messageIdOf`). */
+  private generation = 0
 
   constructor(
     readonly sessionId: SessionId,
@@ -284,7 +286,7 @@ export class UpdateProjector {
     if (isExtensionEvent(event)) return this.extensionVariants(event)
     switch (event.type) {
       case 'user/message': {
-        const messageId = messageIdOf(event.seq)
+        const messageId = messageIdOf(event.seq, this.generation)
         const steered = event.data.steered === true
         const out: AcpSessionUpdate[] = event.data.content.map((content) => ({
           sessionUpdate: 'user_message_chunk',
@@ -305,7 +307,7 @@ export class UpdateProjector {
       }
       case 'assistant/message': {
         const out: AcpSessionUpdate[] = []
-        const messageId = messageIdOf(event.seq)
+        const messageId = messageIdOf(event.seq, this.generation)
         if (event.data.thought) out.push(thoughtChunk(event.data.thought, messageId))
         if (event.data.content) out.push(messageChunk(event.data.content, messageId))
         return out
@@ -354,6 +356,11 @@ export class UpdateProjector {
 
   /** Of the extension events, a plan and a goal show, and a registered `subagent:spawned` on an open call. */
   private extensionVariants(event: ExtensionEvent): SessionUpdate[] {
+    const marker = extensionData(event, 'rewind:marker')
+    if (marker !== undefined) {
+      this.generation = marker.generation
+      return []
+    }
     const plan = extensionData(event, PLAN_UPDATED)
     if (plan !== undefined) return [planUpdate(plan.entries)]
     const goal = goalOfEvent(event)

@@ -1,6 +1,6 @@
 import type { CoreEvent, SessionEvent } from '../log/events.js'
 import type { TurnSpan } from '../log/log-state.js'
-import { messageFingerprint, messageIdOf, seqOfMessageId } from '../log/message-ids.js'
+import { messageFingerprint, seqOfMessageId } from '../log/message-ids.js'
 import type { Session } from '../session.js'
 
 /**
@@ -9,7 +9,7 @@ import type { Session } from '../session.js'
  * user message: every turn before it is closed there).
  */
 export interface RewindPoint {
-  /** The id of the prompt's `user/message` (`msg_<seq>`), as its chunks carry it. */
+  /** The id of the prompt's `user/message` (see `messageIdOf`), as its chunks carry it. */
   readonly messageId: string
   /** The seq of that `user/message`. */
   readonly seq: number
@@ -53,7 +53,7 @@ export function rewindPoints(session: Session): RewindPoint[] {
     if (!span) continue
     const text = promptText(event)
     points.push({
-      messageId: messageIdOf(event.seq),
+      messageId: session.messageIdAt(event.seq),
       seq: event.seq,
       turn: event.data.turn,
       boundary: span.start - 1,
@@ -83,8 +83,7 @@ export function undoablePrompts(session: Session, before = Number.POSITIVE_INFIN
 /** The rewind point of the prompt a message id names (a `:segment:<n>` suffix is dropped), if any. */
 export function rewindPointOf(points: readonly RewindPoint[], messageId: string): RewindPoint | undefined {
   for (const candidate of [messageId, messageId.replace(/:segment:\d+$/, '')]) {
-    const seq = seqOfMessageId(candidate)
-    const point = points.find((p) => p.seq === seq)
+    const point = points.find((p) => p.messageId === candidate)
     if (point) return point
   }
   return undefined
@@ -96,7 +95,7 @@ export function assistantMessageOf(
   messageId: string,
 ): CoreEvent<'assistant/message'> | undefined {
   for (const candidate of [messageId, messageId.replace(/:segment:\d+$/, '')]) {
-    const seq = seqOfMessageId(candidate)
+    const seq = seqOfMessageId(session, candidate)
     const event: SessionEvent | undefined = seq === undefined ? undefined : session.at(seq)
     if (event?.type === 'assistant/message') return event
   }

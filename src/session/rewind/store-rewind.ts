@@ -3,13 +3,14 @@ import { liveForkSource } from '../fork/fork.js'
 import type { ForkSpawner } from '../fork/store-forks.js'
 import type { SessionHeader } from '../header.js'
 import type { SessionId } from '../ids.js'
-import type { SessionEvent } from '../log/events.js'
+import type { JsonObject, SessionEvent } from '../log/events.js'
 import { storableEventData } from '../log/frozen.js'
 import { LogState, turnsBefore } from '../log/log-state.js'
 import { assertEventShape } from '../log/validate-event.js'
 import { Session } from '../session.js'
 import { assertChildId } from '../store/new-session.js'
 import type { SessionPen } from '../store/pens.js'
+import { ownCost } from '../usage.js'
 import { assertRewindable, planRewind } from './rewind-plan.js'
 
 /**
@@ -24,10 +25,15 @@ import { assertRewindable, planRewind } from './rewind-plan.js'
  *    child of the rewound `X` that parted at `b`. It is made durable (its file exists whole or not
  *    at all) and let go;
  * 4. `session/truncate (X, b)`: the backend cuts `X`'s file back to its first `b` events, durably;
- * 5. `X` is replaced by a new live object with the same header and the events `1..b` (the old
- *    object becomes stale: `SESSION_NOT_LIVE`).
+ * 5. `X` is replaced by a new live object with the same header and the events `1..b`, then the
+ *    rewind's marker (`rewind:marker` at `b + 1`: the next rewind generation, the branch, what the
+ *    session had spent) is appended (the old object becomes stale: `SESSION_NOT_LIVE`).
  * A failure in 3 leaves `X` as it was (held no more); one in 4 makes `X` read-only (load it again:
  * its file holds the old or the new log, whole) and `B` stays, holding everything.
+ *
+ * A backend that answers `session/rewind` does 3 and 4 (and the marker) at once, at the cost of the
+ * kept prefix (the JSONL one: the old file becomes the branch by a link, the session's file is
+ * written anew from the kept bytes and the marker); then `X` is replaced by `1..b` and the marker.
  */
 export interface RewindResult {
   /** The rewound session: the live object that replaced the one rewound. */
@@ -45,6 +51,12 @@ export interface RewindOptions {
   readonly branchId?: SessionId
 }
 
+/** A rewind's branch, not made: its header and the events that follow the rewound session's in it. */
+export interface BranchPlan {
+  readonly header: SessionHeader
+  readonly tail: readonly SessionEvent[]
+}
+
 /** What a rewind needs of the store besides what a fork needs. */
 export interface RewindStore extends ForkSpawner {
   /** Makes `session` durable (header, seed, appends), else lets it go and rejects. */
@@ -53,6 +65,11 @@ export interface RewindStore extends ForkSpawner {
   close(session: Session): Promise<void>
   /** Asks the backends to cut the session's stored log back to its first `count` events, durably. */
   truncate(session: Session, count: number): Promise<void>
+  /**
+   * Asks a backend to do the rewind's writes at once (`session/rewind`): true when one did, false
+   * when none answers (the branch is then created and the session truncated, one after the other).
+   */
+  rewindStored(session: Session, branch: BranchPlan, marker: SessionEvent): Promise<boolean>
   /** Puts `next` in place of the live `previous` (same id) and makes `previous` stale. */
   replace(previous: Session, next: Session): void
   /** The right to write the session's file (see `SessionStore.takePen`); kept across `replace`. */
@@ -66,6 +83,14 @@ declare module 'cordis' {
      * `count` events, durably; rejects when that failed (the session is then read-only).
      */
     'session/truncate'(session: Session, count: number): Promise<void>
+    /**
+     * Rewind the stored `session` (live, held) in one go, durably: the branch (`branch.header`,
+     * `session`'s events, then `branch.tail`) is stored, and `session`'s stored
+     * log becomes its first `marker.seq - 1` events and `marker`. Resolves true when this backend
+     * did it; a backend that cannot leaves it to `session/created` and `session/truncate` (no
+     * answer). Rejects when it failed, leaving the old stored log or the new one (with its branch).
+     */
+    'session/rewind'(session: Session, branch: BranchPlan, marker: SessionEvent): Promise<true | undefined>
   }
 }
 
@@ -123,17 +148,26 @@ async function rewindHeld(
     }),
   )
   try {
-    const branch = store.admit(branchOf(session, kept, branchId, title, store))
-    await store.untilDurable(branch)
-    await store.close(branch)
-    await store.truncate(session, kept)
-    const next = new Session(
-      session.header,
-      session.eventsThrough(kept),
-      new LogState(turnsBefore(session.turnSpans(), kept), kept),
-      store.host,
-    )
+    const branchMade = branchPlan(session, kept, branchId, title, store)
+    const marker = rewindMarker(session, kept, branchId, store.now())
+    const atOnce = await store.rewindStored(session, branchMade, marker)
+    if (!atOnce) {
+      const branch = store.admit(branchOf(session, branchMade, store))
+      await store.untilDurable(branch)
+      await store.close(branch)
+      await store.truncate(session, kept)
+    }
+    const state = new LogState(turnsBefore(session.turnSpans(), kept), kept)
+    const events = session.eventsThrough(kept)
+    if (atOnce) {
+      state.check(marker)
+      state.apply(marker)
+      events.push(marker)
+    }
+    const next = new Session(session.header, events, state, store.host)
     store.replace(session, next)
+    // Without a backend that wrote it with the kept prefix, the marker is appended (and made durable).
+    if (!atOnce) next.append({ type: REWIND_MARKER, data: marker.data as JsonObject })
     return { session: next, branch: { sessionId: branchId, title }, boundary: kept, removed: plan.removed }
   } finally {
     session.hold(undefined)
@@ -141,17 +175,56 @@ async function rewindHeld(
 }
 
 /**
+ * The marker a rewind of `session` to `kept` writes at `kept + 1`: the next rewind generation (one
+ * past the latest the session reached: its log holds the last rewind's marker), the branch, and
+ * what the session had spent (its own cost: a rewind never lowers it).
+ */
+function rewindMarker(session: Session, kept: number, branchId: SessionId, time: string): SessionEvent {
+  const cost = ownCost(session)
+  const input = {
+    generation: session.generationAt(session.lastSeq + 1) + 1,
+    branch: branchId,
+    boundary: kept,
+    ...(cost !== undefined && { cost }),
+  }
+  const data = storableEventData(REWIND_MARKER, input)
+  assertEventShape(REWIND_MARKER, data)
+  return Object.freeze({ seq: kept + 1, type: REWIND_MARKER, time, data }) as SessionEvent
+}
+
+/** The type of a rewind's marker event. */
+export const REWIND_MARKER = 'rewind:marker'
+
+/**
  * The branch of `session` parting at `kept`, not live yet: every event of `session` (shared, as a
  * fork child shares them), then `session/archived {true}`, and the branch's title as an event when
  * a title event after `kept` would otherwise stand for it.
  */
-function branchOf(
+function branchOf(session: Session, plan: BranchPlan, store: RewindStore): Session {
+  const log = session.events()
+  const state = new LogState(turnsBefore(session.turnSpans(), log.length), log.length)
+  for (const event of plan.tail) {
+    state.check(event)
+    log.push(event)
+    state.apply(event)
+  }
+  const branch = new Session(plan.header, log, state, store.host)
+  inheritedCounts.set(branch, session.length)
+  return branch
+}
+
+/**
+ * The branch of `session` parting at `kept`, without its log: its header, and the events that
+ * follow `session`'s in it (its title as an event when a title event after `kept` would otherwise
+ * stand for it, then `session/archived {true}`).
+ */
+function branchPlan(
   session: Session,
   kept: number,
   branchId: SessionId,
   title: string,
   store: RewindStore,
-): Session {
+): BranchPlan {
   const header: SessionHeader = {
     id: branchId,
     createdAt: store.now(),
@@ -160,22 +233,20 @@ function branchOf(
     seedLength: kept,
     title,
   }
-  const log = session.events()
-  const state = new LogState(turnsBefore(session.turnSpans(), log.length), log.length)
-  const tail: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
-  if (log.some((event) => event.seq > kept && event.type === 'session/title')) {
-    tail.push({ type: 'session/title', data: { title } })
+  const inputs: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
+  if (session.eventsAfter(kept).some((event) => event.type === 'session/title')) {
+    inputs.push({ type: 'session/title', data: { title } })
   }
-  tail.push({ type: 'session/archived', data: { archived: true } })
-  for (const input of tail) {
+  inputs.push({ type: 'session/archived', data: { archived: true } })
+  const tail = inputs.map((input, i) => {
     const data = storableEventData(input.type, input.data)
     assertEventShape(input.type, data)
-    const event = Object.freeze({ seq: state.lastSeq + 1, type: input.type, time: store.now(), data })
-    state.check(event as SessionEvent)
-    log.push(event as SessionEvent)
-    state.apply(event as SessionEvent)
-  }
-  const branch = new Session(header, log, state, store.host)
-  inheritedCounts.set(branch, session.length)
-  return branch
+    return Object.freeze({
+      seq: session.lastSeq + 1 + i,
+      type: input.type,
+      time: store.now(),
+      data,
+    }) as SessionEvent
+  })
+  return { header, tail }
 }

@@ -373,6 +373,8 @@ export class SessionStore {
         await this.ctx.parallel('session/truncate', session, count)
         if (session.writeFailure) throw session.writeFailure
       },
+      rewindStored: async (session, branch, marker) =>
+        (await this.ctx.serial('session/rewind', session, branch, marker)) === true,
       replace: (previous, next) => {
         this.live.set(next.id, next)
         previous.detach()

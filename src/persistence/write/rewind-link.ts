@@ -1,0 +1,212 @@
+import { SessionError, SessionErrorCode } from '../../session/errors.js'
+import type { SessionHeader } from '../../session/header.js'
+import type { SessionId } from '../../session/ids.js'
+import { branchRecordText } from '../branch-record.js'
+import { errnoOf, persistenceError, writeFully } from '../fs/file-io.js'
+import type { FileSystem, OpenFile } from '../fs/file-system.js'
+import { releaseLock, takeLock } from '../session-lock.js'
+import type { StorePaths } from '../store-paths.js'
+import { copyPrefix } from './prefix-copy.js'
+
+const noop = () => {}
+
+/** What a rewind by link needs of the backend (the writer's env has it). */
+interface RewindEnv {
+  readonly fs: FileSystem
+  readonly paths: StorePaths
+  readonly warn: (message: string) => void
+}
+
+/** The writer's view of the session file being rewound (it holds the pen: nothing else writes it). */
+export interface RewoundView {
+  /** The writer's descriptor of the file (writable): it becomes the branch's. */
+  readonly file: OpenFile
+  readonly ino: number
+  /** Where the file ends (every event written). */
+  readonly size: number
+  /** Where the last kept event's line ends. */
+  readonly keptSize: number
+}
+
+/** The branch the old file becomes. */
+export interface LinkedBranch {
+  readonly header: SessionHeader
+  /** The branch's own events' lines after the old log (its title, `session/archived`), with newlines. */
+  readonly tail: string
+}
+
+/**
+ * Rewinds session `id`'s file at the cost of its kept prefix (issue 35.10). The old file becomes
+ * the branch by a link; the session's file is written anew:
+ * 1. the branch's record `<branch>.branch.json` (its header, where the old file ends, its tail),
+ *    O_EXCL (see `branch-record.ts`);
+ * 2. the temp file: the kept bytes (`[0, keptSize)`, header included) and `markerLine`; it and the
+ *    record are fdatasynced together;
+ * 3. `link(<id>.jsonl, <branch>.jsonl)`, directory fsynced: the branch's file is the old inode;
+ * 4. `rename(temp, <id>.jsonl)`, directory fsynced: **the commit**. The session's path never lacks
+ *    a whole log: before, it is the old file; after, the new one (a new inode: another process
+ *    holding the old one gets `SESSION_CHANGED` at its next check);
+ * 5. the branch's tail appended to the old inode (no longer at the session's path), not synced: a
+ *    machine crash that loses it leaves the branch ending where the record says the old file
+ *    ended, and the start-up repair writes it again.
+ * The branch's lock is held throughout (the id is guarded, and the start-up repair leaves a rewind
+ * in progress alone). A failure before 4 undoes 2 and 3 and throws (the session's file untouched);
+ * one at 4's fsync throws with the rename done (the session must be loaded again); one at 5 is
+ * reported and left to the start-up repair (`rewind-repair.ts`), which also finishes or undoes
+ * what a crash left: a link whose inode is still the session's is removed with its record (the
+ * old state), a committed branch without its tail gets it (the new state).
+ * Resolves the new file, open for writing. Costs one copy of the kept bytes, as a fork there does.
+ */
+export async function rewindByLink(
+  env: RewindEnv,
+  id: SessionId,
+  view: RewoundView,
+  markerLine: string,
+  branch: LinkedBranch,
+): Promise<OpenFile> {
+  const { fs, paths } = env
+  const branchId = branch.header.id
+  const path = paths.sessionFile(id)
+  const branchPath = paths.sessionFile(branchId)
+  const recordPath = paths.branchFile(branchId)
+  const branchLock = paths.lockFile(branchId)
+  const temp = paths.tempFile(id)
+  takeLock(branchLock, branchId)
+  let op = 'open'
+  let at = temp
+  let source: OpenFile | undefined
+  let copy: OpenFile | undefined
+  let record: OpenFile | undefined
+  let linked = false
+  let committed = false
+  try {
+    source = await fs.open(path, 'r')
+    const found = source.opened ?? (await source.stat())
+    if (found.ino !== view.ino || found.size !== view.size) throw changedUnderPen(id, path)
+    op = 'create'
+    at = recordPath
+    record = await fs.open(recordPath, 'wx', 0o600).catch((error) => {
+      throw errnoOf(error) === 'EEXIST' ? branchExists(branchId) : error
+    })
+    op = 'write'
+    await writeFully(record, Buffer.from(branchRecordText({ ...branch, size: view.size })), 0)
+    at = temp
+    copy = await copyKept(env, path, temp, source, view)
+    await writeFully(copy, Buffer.from(markerLine), view.keptSize)
+    op = 'fdatasync'
+    // Both at once: the disk commits them together.
+    const synced = [copy.datasync(), record.datasync()]
+    await Promise.all(synced.map((sync) => sync.catch(noop)))
+    await Promise.all(synced)
+    op = 'link'
+    at = branchPath
+    await fs.link(path, branchPath).catch((error) => {
+      throw errnoOf(error) === 'EEXIST' ? branchExists(branchId) : error
+    })
+    linked = true
+    op = 'fsync directory'
+    await fs.syncDir(paths.dir)
+    op = 'rename'
+    at = temp
+    await fs.rename(temp, path)
+    committed = true
+    op = 'fsync directory'
+    at = path
+    await fs.syncDir(paths.dir)
+  } catch (error) {
+    await copy?.close().catch(noop)
+    if (!committed) {
+      // Nothing changed at the session's path: undo the branch's names (the old file stays whole).
+      await fs.unlink(temp).catch(noop)
+      if (linked) await fs.unlink(branchPath).catch(noop)
+      if (record) await fs.unlink(recordPath).catch(noop)
+      await fs.syncDir(paths.dir).catch(noop)
+    }
+    releaseLock(branchLock)
+    const failure = error instanceof SessionError ? error : persistenceError(id, `rewind ${op}`, at, error)
+    if (committed) afterCommit.add(failure)
+    throw failure
+  } finally {
+    await record?.close().catch(noop)
+    await source?.close().catch(noop)
+  }
+  // Not fdatasynced: a tail a machine crash loses, the start-up repair writes again from the record.
+  try {
+    await writeFully(view.file, Buffer.from(branch.tail), view.size)
+  } catch (error) {
+    env.warn(
+      `rewind of ${id}: the branch ${branchId} lacks its last events (${(error as Error).message}); the next start-up adds them`,
+    )
+  } finally {
+    releaseLock(branchLock)
+  }
+  return copy as OpenFile
+}
+
+/** Failures that came after the commit (the session's path holds the new file): see {@link failedAfterCommit}. */
+const afterCommit = new WeakSet<Error>()
+
+/** Whether `rewindByLink` threw `error` after the rename committed the rewind. */
+export function failedAfterCommit(error: unknown): boolean {
+  return error instanceof Error && afterCommit.has(error)
+}
+
+/**
+ * The temp file holding the first `keptSize` bytes of the session file. When they are most of it,
+ * the file is copied whole inside the kernel and cut (a user-space copy reads and writes each byte
+ * through this process: on a busy machine it cost 3-8x an in-kernel copy); else they are copied
+ * through a buffer (`copyPrefix`), so a small prefix never costs a copy of the whole file. The
+ * in-kernel copy opens the path by name: the path is checked before and after to still be the view's
+ * inode and size (nothing else writes it: the pen is held).
+ */
+async function copyKept(
+  env: Pick<RewindEnv, 'fs'>,
+  path: string,
+  temp: string,
+  source: OpenFile,
+  view: RewoundView,
+): Promise<OpenFile> {
+  const { fs } = env
+  if (fs.copyFile === undefined || view.keptSize < view.size * WHOLE_COPY_SHARE) {
+    const copy = await fs.open(temp, 'wx', 0o600)
+    try {
+      await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0)
+    } catch (error) {
+      await copy.close().catch(noop)
+      throw error
+    }
+    return copy
+  }
+  await fs.copyFile(path, temp)
+  const copy = await fs.open(temp, 'r+')
+  try {
+    const copied = copy.opened ?? (await copy.stat())
+    const now = await fs.stat(path)
+    if (copied.size !== view.size || now.ino !== view.ino || now.size !== view.size) {
+      throw new Error(`${path} changed while it was copied`)
+    }
+    await copy.truncate(view.keptSize)
+  } catch (error) {
+    await copy.close().catch(noop)
+    throw error
+  }
+  return copy
+}
+
+/** The share of the file from which the kept bytes are copied by an in-kernel copy of the whole file, then cut. */
+const WHOLE_COPY_SHARE = 0.5
+
+function branchExists(id: SessionId): SessionError {
+  return new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists on disk`, {
+    sessionId: id,
+  })
+}
+
+/** The file is not this writer's view although it holds the pen: a bug or a hand edit; nothing is changed. */
+function changedUnderPen(id: SessionId, path: string): SessionError {
+  return new SessionError(
+    SessionErrorCode.SESSION_CHANGED,
+    `session ${id}: its file ${path} is not the one this process holds the pen of: nothing was rewound; load it again`,
+    { sessionId: id, path },
+  )
+}

@@ -1,0 +1,130 @@
+import { existsSync, readdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { type FileSystem, nodeFileSystem, type OpenFile } from '../../src/persistence/fs/file-system.js'
+import type { SessionEvent } from '../../src/session/log/events.js'
+import { appendTurn, startStore, tempDir } from '../support/session-store.js'
+
+/**
+ * The real file system until the process "dies": once armed, the `crashAt`-th call (of the file
+ * system or of a file it opened, reads included) and every call after it throw, so nothing after
+ * that point reaches the disk, not even a clean-up: what a SIGKILL there would leave.
+ */
+class DyingFileSystem implements FileSystem {
+  private calls = 0
+  private armedAt: number | undefined
+  dead = false
+
+  arm(crashAt: number): void {
+    this.armedAt = crashAt
+    this.calls = 0
+  }
+
+  private step(what: string): void {
+    if (this.armedAt === undefined) return
+    if (!this.dead && ++this.calls < this.armedAt) return
+    this.dead = true
+    throw Object.assign(new Error(`EIO: the process died before ${what}`), { code: 'EIO' })
+  }
+
+  /** `call()`, unless the process dies at this step. */
+  private unlessDead<T>(what: string, call: () => T): T {
+    this.step(what)
+    return call()
+  }
+
+  async open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile> {
+    this.step(`open ${path}`)
+    const file = await nodeFileSystem.open(path, flags, mode)
+    const at = <T>(what: string, call: () => T): T => this.unlessDead(`${what} ${path}`, call)
+    return {
+      ...(file.opened && { opened: file.opened }),
+      write: async (...args) => at('write', () => file.write(...args)),
+      writev: async (...args) => at('writev', () => file.writev(...args)),
+      writeSync: (...args) => at('writeSync', () => file.writeSync(...args)),
+      read: async (...args) => at('read', () => file.read(...args)),
+      readSync: (...args) => at('readSync', () => file.readSync(...args)),
+      datasync: async () => at('fdatasync', () => file.datasync()),
+      truncate: async (length) => at('truncate', () => file.truncate(length)),
+      stat: async () => at('fstat', () => file.stat()),
+      // A dead process's descriptors close all the same.
+      close: () => file.close(),
+    }
+  }
+  rename = async (from: string, to: string) =>
+    this.unlessDead(`rename ${from}`, () => nodeFileSystem.rename(from, to))
+  copyFile = async (from: string, to: string) =>
+    this.unlessDead(`copy ${from}`, () => nodeFileSystem.copyFile?.(from, to))
+  link = async (from: string, to: string) =>
+    this.unlessDead(`link ${to}`, () => nodeFileSystem.link(from, to))
+  unlink = async (path: string) => this.unlessDead(`unlink ${path}`, () => nodeFileSystem.unlink(path))
+  syncDir = async (path: string) => this.unlessDead('fsync directory', () => nodeFileSystem.syncDir(path))
+  readdir = (path: string) => nodeFileSystem.readdir(path)
+  stat = (path: string) => nodeFileSystem.stat(path)
+}
+
+const strip = (events: readonly SessionEvent[]) => events.map(({ seq, type, data }) => ({ seq, type, data }))
+
+describe('rewind crash points (35.10)', () => {
+  // Kept 6 of 18 events: copied through a buffer; kept 12: the file copied in the kernel, then cut.
+  it.each([6, 12])(
+    'a crash at each step of a rewind to %i leaves the old state or the new one after the next start-up',
+    async (kept) => {
+      const seen = { old: 0, new: 0 }
+      for (let crashAt = 1; ; crashAt++) {
+        const run = tempDir('dsh-rewind-crash-')
+        try {
+          const fs = new DyingFileSystem()
+          const first = await startStore(run.dir, { fs })
+          const session = first.sessions.create('s', { meta: { title: 'Work' } })
+          for (const text of ['one', 'two', 'three']) appendTurn(session, text)
+          await first.sessions.flush('s')
+          const before = strip(session.events())
+          fs.arm(crashAt)
+          const outcome = await first.sessions.rewind(session, kept, { branchId: 'b' }).then(
+            () => 'done',
+            () => 'crashed',
+          )
+          const died = fs.dead
+          await first.stop().catch(() => {})
+
+          const second = await startStore(run.dir)
+          try {
+            const loaded = strip((await second.sessions.load('s')).events())
+            const branchThere = existsSync(join(run.dir, 'b.jsonl'))
+            if (loaded.length === before.length) {
+              seen.old++
+              expect(loaded).toEqual(before)
+              expect(branchThere, `crash point ${crashAt}: no branch beside the old state`).toBe(false)
+              expect(existsSync(join(run.dir, 'b.branch.json'))).toBe(false)
+            } else {
+              seen.new++
+              expect(loaded.slice(0, kept)).toEqual(before.slice(0, kept))
+              expect(loaded.slice(kept)).toMatchObject([
+                { seq: kept + 1, type: 'rewind:marker', data: { branch: 'b' } },
+              ])
+              const branch = await second.sessions.load('b')
+              expect(strip(branch.events()).slice(0, before.length)).toEqual(before)
+              expect(branch.header).toMatchObject({ id: 'b', parentSession: 's', seedLength: kept })
+              expect(branch.archived).toBe(true)
+              expect(branch.title).toBe('Work (before rewind)')
+            }
+            // At most what the start-up tidy-up removes is left: no temp file of ours.
+            expect(readdirSync(run.dir).filter((name) => name.endsWith('.tmp'))).toEqual([])
+          } finally {
+            await second.stop()
+          }
+          if (!died) {
+            expect(outcome).toBe('done')
+            break
+          }
+        } finally {
+          run.cleanup()
+        }
+      }
+      // Both states were reached: the crash points span the commit.
+      expect(seen.old).toBeGreaterThan(0)
+      expect(seen.new).toBeGreaterThan(1)
+    },
+  )
+})
