@@ -209,9 +209,10 @@ describe('PostgreSQL: several hosts on one database', () => {
       // The child holds only its own 6 events; its first 12 are its parent's rows.
       expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 12, last_seq: 18, own: 6 })
       const result = await a.sessions.rewind(parent, 6)
-      // The parent keeps 6 rows; the branch got the 12 past the cut by an UPDATE (plus its archived
-      // mark), and references the parent for the first 6; the child now references 6 and owns 7..12.
-      expect(await row(parent.id)).toEqual({ base_session: null, base_length: 0, last_seq: 6, own: 6 })
+      // The parent keeps 6 rows and gains the rewind's marker (7); the branch got the 12 past the cut
+      // by an UPDATE (plus its archived mark), and references the parent for the first 6; the child
+      // now references 6 and owns 7..12.
+      expect(await row(parent.id)).toEqual({ base_session: null, base_length: 0, last_seq: 7, own: 7 })
       expect(await row(result.branch.sessionId)).toEqual({
         base_session: parent.id,
         base_length: 6,
@@ -220,7 +221,7 @@ describe('PostgreSQL: several hosts on one database', () => {
       })
       expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 6, last_seq: 18, own: 12 })
       const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM dsh_events')
-      expect(rows[0]?.n).toBe(6 + 13 + 12)
+      expect(rows[0]?.n).toBe(7 + 13 + 12)
     } finally {
       await admin.end()
     }
