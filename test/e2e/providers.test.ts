@@ -133,6 +133,10 @@ describe('providers/* and auth/status (unstable schema), backed by config.json',
       ['main', { apiType: 'openai', baseUrl: fake.url }],
       ['local', null],
     ])
+    // Disabling `local` took its account out of effect: announced once more, as auth/status says.
+    const afterDisable = valid('AuthStatusResponse', await request<acp.AuthStatusResponse>('auth/status', {}))
+    expect(afterDisable.accounts?.[1]).toMatchObject({ label: 'local: no key needed', active: false })
+    expect(statusUpdates).toEqual([after, afterDisable])
 
     // Refused clearly, changing nothing: another protocol, the required provider, bad params.
     const anthropic = await failure(
@@ -148,6 +152,9 @@ describe('providers/* and auth/status (unstable schema), backed by config.json',
     expect(missing?.code).toBe(-32602)
     const unknown = await failure(request('providers/disable', { providerId: 'nobody' }))
     expect(unknown).toMatchObject({ code: -32602, message: expect.stringMatching(/no provider "nobody"/) })
+
+    // Refusals changed nothing, so announced nothing.
+    expect(statusUpdates).toHaveLength(2)
 
     const config = JSON.parse(readFileSync(home.configFile, 'utf8'))
     expect(config.providers.main.baseUrl).toBe(fake.url)
