@@ -50,6 +50,8 @@ export interface CallContext {
    * client drops when they come before the answer that tells it about the session.
    */
   afterResponse(task: () => void): void
+  /** Sends the client-side notification `method` (not a session update) to this connection; never rejects. */
+  notifyClient(method: string, params: unknown): void
   /**
    * Editor-side services for tools of `sessionId`, as far as the client advertised them; its
    * permission requests are asked as `permissionTarget` says (default: on `sessionId`, about the
@@ -160,6 +162,12 @@ export class Call implements CallContext {
   afterResponse(task: () => void): void {
     this.afterTasks ??= []
     this.afterTasks.push(task)
+  }
+
+  notifyClient(method: string, params: unknown): void {
+    this.scope.wire.notify(method, params).catch((error: Error) => {
+      this.scope.warn(`${method} not sent: ${error.message}`)
+    })
   }
 
   clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge {

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { agentCapabilities, capabilitiesAtStart, FORK_METHODS, SERVER_METHODS } from './capabilities.js'
+import {
+  agentCapabilities,
+  capabilitiesAtStart,
+  FORK_METHODS,
+  PROVIDER_METHODS,
+  SERVER_METHODS,
+} from './capabilities.js'
 
 const prompt = { image: false, audio: false, embeddedContext: true }
 
@@ -11,7 +17,7 @@ describe('the capability table', () => {
         '"sessionCapabilities":{"additionalDirectories":{},"resume":{},"list":{},"close":{},"delete":{},"fork":{},' +
         '"archive":{},"status":{},"title":{},"workspaceTrust":{},"options":{},' +
         '"systemPrompt":{"mode":{"override":{}}}},' +
-        '"loadSession":true,"auth":{"logout":{}}}',
+        '"loadSession":true,"auth":{"logout":{},"status":{}},"providers":{}}',
     )
     expect(capabilitiesAtStart({ fork: false, promptCapabilities: prompt }).sessionCapabilities).toEqual({
       additionalDirectories: {},
@@ -36,6 +42,12 @@ describe('the capability table', () => {
       sessionCapabilities: { list: {} },
       loadSession: true,
     })
+    // auth/status and providers/list each advertise where the unstable schema puts them.
+    const providers = new Set<string>(['auth/status', 'providers/list'])
+    expect(agentCapabilities((method) => providers.has(method), prompt)).toMatchObject({
+      auth: { status: {} },
+      providers: {},
+    })
     expect(agentCapabilities(() => false, prompt)).toEqual({
       promptCapabilities: { embeddedContext: true },
       mcpCapabilities: { http: true },
@@ -52,7 +64,7 @@ describe('the capability table', () => {
   })
 
   it('lists each method under one plugin only', () => {
-    const all: string[] = [...SERVER_METHODS, ...FORK_METHODS]
+    const all: string[] = [...SERVER_METHODS, ...FORK_METHODS, ...PROVIDER_METHODS]
     expect(new Set(all).size).toBe(all.length)
   })
 })

@@ -30,7 +30,8 @@ type Advertised =
       readonly session: keyof SessionCapabilities
     }
   | { readonly method: AcpMethodName; readonly loadSession: true }
-  | { readonly method: AcpMethodName; readonly auth: 'logout' }
+  | { readonly method: AcpMethodName; readonly auth: 'logout' | 'status' }
+  | { readonly method: AcpMethodName; readonly providers: true }
 
 /**
  * What each ACP method advertises while it is served; a method absent here advertises nothing.
@@ -51,6 +52,8 @@ const ADVERTISED: readonly Advertised[] = [
   { method: SESSION_OPTIONS, session: 'options' },
   { method: 'session/load', loadSession: true },
   { method: 'logout', auth: 'logout' },
+  { method: 'auth/status', auth: 'status' },
+  { method: 'providers/list', providers: true },
 ]
 
 /** The ACP methods the server plugin (`acpPlugin`) registers. */
@@ -74,6 +77,14 @@ export const SERVER_METHODS = [
   'session/status',
 ] as const satisfies readonly AcpMethodName[]
 
+/** The ACP methods of acp/providers/ (registered with the server plugin): `providers.{}` and `auth.status`. */
+export const PROVIDER_METHODS = [
+  'providers/list',
+  'providers/set',
+  'providers/disable',
+  'auth/status',
+] as const satisfies readonly AcpMethodName[]
+
 /** The ACP methods the fork plugin (`forkPlugin`) registers, while it runs. */
 export const FORK_METHODS = ['session/fork'] as const satisfies readonly AcpMethodName[]
 
@@ -88,11 +99,13 @@ export function agentCapabilities(
 ): AgentCapabilities {
   const sessionCapabilities: SessionCapabilities = {}
   let loadSession = false
-  let logout = false
+  const auth: acp.AgentAuthCapabilities = {}
+  let providers = false
   for (const entry of ADVERTISED) {
     if (!serves(entry.method)) continue
     if ('session' in entry) sessionCapabilities[entry.session] = {}
-    else if ('auth' in entry) logout = true
+    else if ('auth' in entry) auth[entry.auth] = {}
+    else if ('providers' in entry) providers = true
     else loadSession = true
   }
   // Served with session/new: the client's system prompt, in both modes (requests/system-prompt.ts).
@@ -102,7 +115,8 @@ export function agentCapabilities(
     mcpCapabilities: { http: true },
     sessionCapabilities,
     ...(loadSession && { loadSession: true }),
-    ...(logout && { auth: { logout: {} } }),
+    ...(Object.keys(auth).length > 0 && { auth }),
+    ...(providers && { providers: {} }),
   }
 }
 
@@ -128,6 +142,7 @@ export function capabilitiesAtStart(features: StartupFeatures): AgentCapabilitie
     ...SERVER_METHODS,
     TRUST_APPLY,
     SESSION_OPTIONS,
+    ...PROVIDER_METHODS,
     ...(features.fork ? FORK_METHODS : []),
   ])
   return agentCapabilities((method) => served.has(method), features.promptCapabilities)

@@ -20,6 +20,7 @@ import { sessionSetConfigOptionMethod } from './methods/session-set-config-optio
 import { sessionSetModeMethod } from './methods/session-set-mode.js'
 import { sessionSetTitleMethod } from './methods/session-set-title.js'
 import { sessionStatusMethod } from './methods/session-status.js'
+import { registerProviderMethods } from './providers/provider-methods.js'
 import { registerRewindMethods } from './rewind/rewind-methods.js'
 import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
@@ -77,6 +78,7 @@ export const acpPlugin = {
     registerSteeringMethods(ctx, server)
     registerGoalMethod(ctx, server)
     registerTrustMethods(ctx, server)
+    registerProviderMethods(ctx, server)
     ctx.on('dispose', server.register(sessionOptionsMethod))
   },
 }

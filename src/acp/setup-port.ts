@@ -1,5 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { Notice } from '../agent/index.js'
+import type { ProviderSettings } from './providers/provider-wire.js'
 import { TrustRefusal, type WorkspaceTrust } from './trust/trust-wire.js'
 
 /**
@@ -28,6 +29,8 @@ export interface AgentSetup {
   offeredServers(cwd: string, sessionId?: string): Promise<SetupOffer>
   /** Workspace trust: which project files a session's folder may use. */
   readonly trust: WorkspaceTrust
+  /** `providers/*` and `auth/status`: the configured providers (none when absent). */
+  readonly providers?: ProviderSettings
 }
 
 /** What a session in some directory is offered, and what to tell its user. */

@@ -128,6 +128,30 @@ describe('MCP secrets in a transcript', () => {
     expect(JSON.parse(redactMcpSecrets(escaped))).toEqual({ withheld: expect.any(String) })
   })
 
+  it("are a providers/set's header values too (an Authorization header holds the provider's key)", () => {
+    const line = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'providers/set',
+      params: {
+        providerId: 'p',
+        apiType: 'openai',
+        baseUrl: 'https://x',
+        headers: { Authorization: 'Bearer sk-secret-9' },
+      },
+    })
+    const redacted = redactMcpSecrets(line)
+    expect(redacted).not.toContain('secret-9')
+    expect(JSON.parse(redacted).params).toEqual({
+      providerId: 'p',
+      apiType: 'openai',
+      baseUrl: 'https://x',
+      headers: { Authorization: '***' },
+    })
+    const escaped = '{"method":"providers/set","params":{"headers":{"Authorization":"Bearer \\u0073ecret"}}}'
+    expect(JSON.parse(redactMcpSecrets(escaped))).toEqual({ withheld: expect.any(String) })
+  })
+
   it('are never recorded: the recorder redacts every line it is given', async () => {
     const path = tempFile()
     const recorder = new TranscriptRecorder(path, { flags: 'w' })

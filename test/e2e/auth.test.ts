@@ -48,7 +48,8 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
     expect(plain.authMethods).toEqual([
       expect.objectContaining({ id: 'dsh-acp-api-key', name: expect.any(String) }),
     ])
-    expect(plain.agentCapabilities?.auth).toEqual({ logout: {} })
+    expect(plain.agentCapabilities?.auth).toEqual({ logout: {}, status: {} })
+    expect(plain.agentCapabilities?.providers).toEqual({})
     await agent.stop()
     agent = new AgentProcess({ env: home.env() })
     const terminal = await agent.initialize({ auth: { terminal: true } })

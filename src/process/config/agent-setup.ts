@@ -5,6 +5,7 @@ import { removeKeys } from './credentials.js'
 import type { McpServerEntry } from './file-types.js'
 import { type ConfigProblem, configProblemsNotice, noticeAsMessage } from './problems.js'
 import { findKey, needsKey } from './provider-keys.js'
+import { providerSettings } from './provider-settings.js'
 import { mergeServers, projectServers, type ResolvedConfig } from './resolve.js'
 
 /** The `agent` auth method: the key is already where the configuration says. */
@@ -108,6 +109,7 @@ export function createAgentSetup(resolved: ResolvedConfig, context: SetupContext
     },
 
     trust: resolved.trust,
+    providers: providerSettings(resolved.files.user, resolved.files.credentials, env),
   }
 }
 

@@ -22,10 +22,15 @@ export function namesAnotherServer(
   return given.has('baseUrl') || (given.has('model') && options.model !== 'openai')
 }
 
-/** Every model of `providers`, in the file's order, as `provider/name`. */
+/** Every model of `providers` not disabled, in the file's order, as `provider/name`. */
 export function configuredModels(providers: Readonly<Record<string, ProviderEntry>>): ConfiguredModel[] {
   return Object.entries(providers).flatMap(([providerId, provider]) =>
-    provider.models.map((model) => ({ id: `${providerId}/${model.name}`, providerId, provider, model })),
+    (provider.disabled === true ? [] : provider.models).map((model) => ({
+      id: `${providerId}/${model.name}`,
+      providerId,
+      provider,
+      model,
+    })),
   )
 }
 

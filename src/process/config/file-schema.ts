@@ -67,6 +67,11 @@ const PROVIDER = {
         'The server refuses requests without a key (absent: true). false for servers on this machine (Ollama, llama.cpp, vLLM) that need none.',
     },
     models: { type: 'array', minItems: 1, items: MODEL, description: 'The models a session may choose.' },
+    disabled: {
+      type: 'boolean',
+      description:
+        'true: its models are not offered (ACP providers/disable writes it; providers/set removes it). Absent: false.',
+    },
   },
 } as const
 

@@ -1,0 +1,79 @@
+import type * as unstable from '@agentclientprotocol/sdk/unstable'
+import type { ProviderSettings } from '../../acp/providers/provider-wire.js'
+import type { ProviderEntry } from './file-types.js'
+import { findKey, needsKey } from './provider-keys.js'
+import { disableProvider, requiredProviderOf, SUPPORTED_API_TYPES, setProvider } from './provider-writes.js'
+import { readSmallFile } from './small-file.js'
+
+/**
+ * The providers of the user's configuration `file`, with their keys looked up in the environment
+ * and `credentials` (see `findKey`), read anew at every call so that a change (ours, `dsh-acp
+ * setup`'s, the user's editor's) shows at once. A file that cannot be read lists no providers.
+ */
+export function providerSettings(
+  file: string,
+  credentials: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderSettings {
+  const read = (): { providers: Record<string, ProviderEntry>; required: string | undefined } => {
+    const got = readSmallFile(file)
+    if (got.state !== 'read') return { providers: {}, required: undefined }
+    try {
+      const value = JSON.parse(got.text) as { providers?: unknown }
+      const providers = value.providers
+      return {
+        providers:
+          typeof providers === 'object' && providers !== null && !Array.isArray(providers)
+            ? (providers as Record<string, ProviderEntry>)
+            : {},
+        required: requiredProviderOf(value),
+      }
+    } catch {
+      return { providers: {}, required: undefined }
+    }
+  }
+  return {
+    list() {
+      const { providers, required } = read()
+      return Object.entries(providers).map(([providerId, entry]) => ({
+        providerId,
+        supported: [...SUPPORTED_API_TYPES],
+        required: providerId === required,
+        current:
+          entry.disabled === true || typeof entry.baseUrl !== 'string'
+            ? null
+            : { apiType: 'openai', baseUrl: entry.baseUrl },
+      }))
+    },
+    set(change) {
+      setProvider(file, credentials, change)
+    },
+    disable(providerId) {
+      disableProvider(file, providerId)
+    },
+    authStatus(): unstable.AuthStatusResponse {
+      const { providers, required } = read()
+      const entries = Object.entries(providers)
+      if (entries.length === 0) return { state: 'unknown' }
+      const accounts = entries.map(([id, entry]) => {
+        const hasKey = findKey(id, entry, credentials, env) !== undefined
+        const keyNote = !needsKey(entry) ? 'no key needed' : hasKey ? 'API key set' : 'no API key'
+        return {
+          label: `${entry.title ?? id}: ${keyNote}`,
+          active: entry.disabled !== true && (hasKey || !needsKey(entry)),
+          _meta: { dsh: { providerId: id, hasKey, keyRequired: needsKey(entry) } },
+        }
+      })
+      const enabled = entries.filter(([id, entry]) => entry.disabled !== true || id === required)
+      const inEffect = enabled.filter(([id]) => required === undefined || id === required)
+      const needing = inEffect.filter(([, entry]) => needsKey(entry))
+      const state =
+        needing.length === 0
+          ? 'not_required'
+          : needing.every(([id, entry]) => findKey(id, entry, credentials, env) !== undefined)
+            ? 'authenticated'
+            : 'unauthenticated'
+      return { state, accounts }
+    },
+  }
+}
