@@ -1,7 +1,7 @@
 import type { CoreEvent } from '../../session/index.js'
 import { modelHistory } from '../turn/model-step.js'
 import type { TurnScope } from '../turn/turn-scope.js'
-import type { ModelProvider, ToolSpec } from '../types.js'
+import type { ToolSpec } from '../types.js'
 import { type CompactionResult, type CompactionTrigger, compact, summaryReserve } from './compactor.js'
 import { SUMMARY_INSTRUCTION_TOKENS } from './summary-request.js'
 import { estimateTokens, upperBound } from './token-estimate.js'
