@@ -26,6 +26,15 @@ afterEach(async () => {
   await rm(base, { recursive: true, force: true })
 })
 
+/**
+ * A result without the note a command run where the sandbox cannot work (no bubblewrap here) ends
+ * with: these tests are about the command, whichever way it ran (sandbox.test.ts covers the note).
+ */
+function withoutSandboxNote(result: ToolResult): ToolResult {
+  if (typeof result.output !== 'string') return result
+  return { ...result, output: result.output.replace(/\n\[ran without a sandbox: [^\]\n]*\]$/, '') }
+}
+
 async function call(
   tool: Tool,
   input: JsonValue,
@@ -34,16 +43,18 @@ async function call(
   progress: (content: readonly JsonValue[]) => void = () => {},
 ): Promise<ToolResult> {
   try {
-    return await tool.run(input, {
-      sessionId: 'ses_1',
-      cwd,
-      callId: 'c1',
-      turn: 1,
+    return withoutSandboxNote(
+      await tool.run(input, {
+        sessionId: 'ses_1',
+        cwd,
+        callId: 'c1',
+        turn: 1,
 
-      client,
-      signal,
-      progress,
-    })
+        client,
+        signal,
+        progress,
+      }),
+    )
   } catch (error) {
     return { output: (error as Error).message, isError: true }
   }
