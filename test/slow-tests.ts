@@ -1,9 +1,10 @@
 /**
  * The test files `npm test` leaves to `npm run test:full` (which CI also runs, after `npm test`):
  * each is slow because of what it proves (a packed install, long crash or fuzz loops, several
- * processes racing on one store), not because it waits. vitest.config.ts builds its two projects
- * from this one list: `fast` runs every test file but these, `full` runs exactly these, so the
- * two together are the whole suite. A new slow test goes here, with its reason.
+ * processes racing on one store), not because it waits. vitest.config.ts builds its projects
+ * from this one list: `fast` and `fast-shared` (`npm test`) run every test file but these, `full`
+ * runs exactly these, so the three together are the whole suite. A new slow test goes here, with
+ * its reason.
  */
 export const SLOW_TESTS: readonly string[] = [
   // `npm pack`, `npm install` of the tarball into a clean directory, then `npx dsh-acp`.

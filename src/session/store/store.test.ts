@@ -95,20 +95,24 @@ describe('create', () => {
 
 describe('the cordis service', () => {
   it('plugging the store (ctx.plugin(sessionsPlugin, ...)) never calls fork and logs no internal/error', async () => {
+    // Restored even when an expectation fails: the prototype is shared by the files run after this one.
     const spy = vi.spyOn(SessionStore.prototype, 'fork')
     const ctx = new Context()
-    const errors: unknown[] = []
-    ctx.on('internal/error', (error: unknown) => {
-      errors.push(error)
-    })
-    ctx.plugin(sessionsPlugin, { defaultCwd: '/w' })
-    await ctx.start()
-    await ctx.lifecycle.flush()
-    expect(spy).not.toHaveBeenCalled()
-    expect(errors).toEqual([])
-    expect(ctx.sessions).toBeInstanceOf(SessionStore)
-    spy.mockRestore()
-    await ctx.stop()
+    try {
+      const errors: unknown[] = []
+      ctx.on('internal/error', (error: unknown) => {
+        errors.push(error)
+      })
+      ctx.plugin(sessionsPlugin, { defaultCwd: '/w' })
+      await ctx.start()
+      await ctx.lifecycle.flush()
+      expect(spy).not.toHaveBeenCalled()
+      expect(errors).toEqual([])
+      expect(ctx.sessions).toBeInstanceOf(SessionStore)
+    } finally {
+      spy.mockRestore()
+      await ctx.stop()
+    }
   })
 
   it('lifecycle: session/created, appended events (onAppended), session/flush and session/disposed are emitted', async () => {
