@@ -51,6 +51,9 @@ export default defineConfig({
           name: 'fast',
           include: [END_TO_END, ...ISOLATED_TESTS],
           exclude: [...SLOW_TESTS],
+          // Two workers on 2 cores: an end-to-end test spends much of its time waiting on the
+          // binary it drives, so two files overlap well.
+          maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
       },
