@@ -98,10 +98,10 @@ export class SessionAudience {
 
   /**
    * Sends `method` for a call of `owner`: a question every attached connection can answer
-   * ({@link isSharedQuestion}, on a session other connections that can answer it have open) goes
-   * to each of them,
-   * and the first answer is the result (see {@link SharedQuestion}); anything else goes to
-   * `owner` alone through `ownSend`.
+   * ({@link isSharedQuestion}) is held until settled and goes to `owner` through `ownSend` and to
+   * each other connection that can answer it, now or when it attaches while the question waits;
+   * the first answer is the result (see {@link SharedQuestion}). Anything else goes to `owner`
+   * alone through `ownSend`.
    */
   ask(
     owner: object,
