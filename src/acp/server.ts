@@ -13,11 +13,9 @@ declare module 'cordis' {
   }
 }
 
-export interface AgentInfo {
-  readonly name: string
-  readonly version: string
-  readonly title?: string
-}
+import type { AgentInfo } from './agent-info.js'
+
+export type { AgentInfo }
 
 export interface AcpServerConfig {
   readonly agentInfo: AgentInfo

@@ -1,6 +1,6 @@
+import type { AgentInfo } from '../agent-info.js'
 import { answerInitialize } from '../initialize-answer.js'
 import { defineMethod } from '../method.js'
-import type { AgentInfo } from '../server.js'
 import { repeatVersion, selectVersion } from '../v2/protocol-choice.js'
 
 /**

@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
+import type { AgentInfo } from '../agent-info.js'
 import type { AgentCapabilities } from '../capabilities.js'
 import { rewindInitializeMeta } from '../rewind/advertise.js'
-import type { AgentInfo } from '../server.js'
 
 /** ACP v2's protocol version number. */
 export const PROTOCOL_V2 = 2

@@ -5,7 +5,7 @@ import { headerLine } from '../file-format.js'
 import { writeFully } from '../fs/file-io.js'
 import type { OpenFile } from '../fs/file-system.js'
 import { copyPrefix, type PrefixSnapshot } from './prefix-copy.js'
-import type { WriterEnv } from './session-writer.js'
+import type { WriterEnv } from './writer-env.js'
 
 /** Serialized seed bytes written at once. */
 const SEED_BATCH = 4 << 20

@@ -3,7 +3,7 @@ import type { SessionId } from '../../session/ids.js'
 import { persistenceError } from '../fs/file-io.js'
 import type { OpenFile } from '../fs/file-system.js'
 import { copyPrefix } from './prefix-copy.js'
-import type { WriterEnv } from './session-writer.js'
+import type { WriterEnv } from './writer-env.js'
 
 const noop = () => {}
 

@@ -5,17 +5,17 @@ import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine } from '../file-format.js'
 import { persistenceError, writeAllFully, writeFullySync } from '../fs/file-io.js'
-import type { FileSystem, OpenFile } from '../fs/file-system.js'
+import type { OpenFile } from '../fs/file-system.js'
 import { type AppendedLines, readAppended } from '../read/read-appended.js'
 import type { SessionFileContents } from '../read/read-session-file.js'
 import { releaseLock, takeLock } from '../session-lock.js'
-import type { StorePaths } from '../store-paths.js'
 import { createSessionFile } from './create-file.js'
 import { LineBuffer, type TakenLines } from './line-buffer.js'
 import type { PrefixSnapshot } from './prefix-copy.js'
 import { replaceWithPrefix } from './replace-file.js'
 import { failedAfterCommit, type LinkedBranch, rewindByLink } from './rewind-link.js'
 import type { SlowDiskValve } from './slow-disk-valve.js'
+import type { WriterEnv } from './writer-env.js'
 
 /**
  * A batch of at most this many bytes is written synchronously: handing a write to libuv's thread
@@ -28,16 +28,6 @@ const SYNC_BATCH_BYTES = 64 << 10
 /** Written but not yet synced bytes that start an fdatasync before anyone asks (see `earlySync`). */
 const EARLY_SYNC_BYTES = 256 << 10
 const noop = () => {}
-
-export interface WriterEnv {
-  readonly fs: FileSystem
-  readonly paths: StorePaths
-  /** Reports a failed write (the store makes the session read-only). */
-  readonly fail: (id: SessionId, error: SessionError) => void
-  readonly warn: (message: string) => void
-  /** Shared by the store's writers, as the disk is. */
-  readonly valve: SlowDiskValve
-}
 
 /**
  * The one writer of one session file. Every operation (create, appends, fork snapshots, flush,
@@ -541,3 +531,5 @@ function endsALine(file: Pick<OpenFile, 'readSync'>, offset: number): boolean {
   const byte = Buffer.alloc(1)
   return file.readSync(byte, 0, 1, offset - 1) === 1 && byte[0] === 0x0a
 }
+
+export type { WriterEnv } from './writer-env.js'

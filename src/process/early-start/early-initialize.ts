@@ -1,10 +1,10 @@
 import { isUtf8 } from 'node:buffer'
 import type * as acp from '@agentclientprotocol/sdk'
+import type { AgentInfo } from '../../acp/agent-info.js'
 import type { AgentCapabilities } from '../../acp/capabilities.js'
 import { answerInitialize } from '../../acp/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
-import type { AgentInfo } from '../../acp/server.js'
 import { selectVersion } from '../../acp/v2/protocol-choice.js'
 import { classify } from '../../jsonrpc/envelope.js'
 
