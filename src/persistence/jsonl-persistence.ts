@@ -103,7 +103,15 @@ export class JsonlPersistence implements SessionPersistence {
       const writer = this.writers.get(session.id)
       if (!writer) return undefined
       const tail = branch.tail.map((event) => `${eventLine(event)}\n`).join('')
-      return (await writer.rewind(marker.seq - 1, marker, { header: branch.header, tail })) ? true : undefined
+      try {
+        return (await writer.rewind(marker.seq - 1, marker, { header: branch.header, tail }))
+          ? true
+          : undefined
+      } finally {
+        // Lists look at both files again, whatever the watch reports (a failure may have committed).
+        this.catalog.changedHere(session.id)
+        this.catalog.changedHere(branch.header.id)
+      }
     })
     this.catalog.open()
     ctx.on('dispose', () => {
@@ -346,6 +354,7 @@ export class JsonlPersistence implements SessionPersistence {
       const entry = await this.fs.stat(path)
       if (!entry.isFile) throw new NotRegularFileError(path, 'not a regular file')
       await this.fs.unlink(path)
+      this.catalog.changedHere(id)
       // A rewind branch's header record goes with it (one left by a crash here, the next start-up removes).
       await this.fs.unlink(this.paths.branchFile(id)).catch((error) => {
         if (errnoOf(error) !== 'ENOENT') throw error

@@ -108,6 +108,15 @@ export class SessionCatalog {
     this.ordered = undefined
   }
 
+  /**
+   * This process removed (or replaced) the file of `id`: the cached summary goes now, and the next
+   * list looks at the file again, whatever the directory watch reports and whenever it does.
+   */
+  changedHere(id: SessionId): void {
+    this.forget(id)
+    this.changed.add(id)
+  }
+
   private heard(name: string | undefined): void {
     const id = name === undefined ? undefined : StorePaths.sessionIdOf(name)
     if (id !== undefined) this.changed.add(id)
