@@ -12,6 +12,7 @@ const standaloneCode = standaloneCodeModule.default
 /** Each exported validator: the schema definition it checks and the type it proves. */
 const VALIDATORS = {
   validateSteeringParams: ['steeringParams', 'SteeringParams'],
+  validateInjectParams: ['injectParams', 'InjectParams'],
   validateRuntimeControlParams: ['runtimeControlParams', 'RuntimeControlParams'],
   validateRuntimeReadParams: ['runtimeReadParams', 'RuntimeReadParams'],
 }

@@ -114,6 +114,61 @@ describe('steering over stdio', () => {
     expect(run.agent.audit.problems).toEqual([])
   })
 
+  it("_session/inject (acp-factory's Session.inject): a probe does nothing, an idle session holds it for the next prompt, a running turn takes it", async () => {
+    const asked = deferred()
+    const answer = deferred<acp.RequestPermissionResponse>()
+    const run = await start({
+      script: [
+        { stream: completionStream({ text: 'first answer' }) },
+        {
+          stream: completionStream({
+            toolCalls: [
+              { id: 'call_1', name: 'write_text_file', arguments: '{"path":"a.txt","content":"x"}' },
+            ],
+          }),
+        },
+        { stream: completionStream({ text: 'done' }) },
+      ],
+      setupClient: (app) => {
+        app.onRequest('session/request_permission', () => {
+          asked.resolve()
+          return answer.promise
+        })
+      },
+    })
+    const sessionId = await run.newSession()
+    const inject = (message: acp.ContentBlock[]) =>
+      run.agent.agent.request('_session/inject', { sessionId, message })
+    expect(await inject([])).toEqual({ success: true, outcome: 'probe' })
+    expect(await inject([text('use tabs')])).toEqual({ success: true, outcome: 'held' })
+    expect(run.fake.requests).toHaveLength(0)
+    await run.prompt(sessionId, 'hello')
+    const first = messagesOf(run.fake.requests[0]) as { role: string; content: unknown }[]
+    expect(first.map((m) => m.role)).toEqual(['user'])
+    expect(JSON.stringify(first[0]?.content).indexOf('use tabs')).toBeLessThan(
+      JSON.stringify(first[0]?.content).indexOf('hello'),
+    )
+    const userMessage = run.loggedEvents(sessionId).find((e) => e.type === 'user/message')
+    expect(userMessage?.data.content).toEqual([text('use tabs'), text('hello')])
+
+    const prompt = run.prompt(sessionId, 'write a.txt')
+    await asked.promise
+    expect(await inject([text('in blue')])).toEqual({ success: true, outcome: 'injected' })
+    answer.resolve({ outcome: { outcome: 'selected', optionId: 'allow_once' } })
+    expect((await prompt).stopReason).toBe('end_turn')
+    const third = messagesOf(run.fake.requests[2]) as { role: string; content: unknown }[]
+    expect(JSON.stringify(third.at(-1)?.content)).toContain('in blue')
+
+    await expect(
+      run.agent.agent.request('_session/inject', { sessionId, message: 'not a list' }),
+    ).rejects.toMatchObject({ code: -32602 })
+    await expect(
+      run.agent.agent.request('_session/inject', { sessionId: 'ses_nope', message: [text('x')] }),
+    ).rejects.toMatchObject({ code: -32002 })
+    expect(await run.agent.stop()).toBe(0)
+    expect(run.agent.audit.problems).toEqual([])
+  })
+
   it('cancel drops a steer not yet delivered', async () => {
     const asked = deferred()
     const run = await start({

@@ -38,8 +38,11 @@ export async function runPrompt(
 ): Promise<unstable.PromptResponse> {
   {
     const sessionId = params.sessionId
-    const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
+    const given = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
+    // What `_session/inject` held for this session's next prompt goes first.
+    const held = call.agent.queue.takeHeld(sessionId)
+    const prompt = held.length > 0 ? [...held, ...given] : given
     const trustArgs = trustCommandArgs(prompt)
     if (trustArgs !== undefined) {
       await runTrustCommand(call, session, trustArgs)

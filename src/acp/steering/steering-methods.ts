@@ -1,47 +1,15 @@
 import type { Context } from 'cordis'
-import type { SchemaValidator } from '../../lib/schema-validator.js'
-import type { ContentBlock } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
-import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
-import { promptBlocks } from '../requests/content-blocks.js'
 import { runInLine } from '../requests/prompt-line.js'
 import { openSession } from '../requests/session-access.js'
 import type { AcpServer } from '../server.js'
-import { validateParams } from '../validate-params.js'
+import { sessionInjectMethod } from './inject-method.js'
+import { checkedParams, steeringPrompt } from './steering-params.js'
 import {
   validateRuntimeControlParams,
   validateRuntimeReadParams,
   validateSteeringParams,
 } from './wire-validators.gen.js'
-
-/** `params` when `validate` proves it well formed, else -32602 with each error as `path: message`. */
-function checked<T>(method: string, validate: SchemaValidator<T>, params: unknown): T {
-  if (validate(params)) return params
-  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
-  throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
-}
-
-/** The prompt's blocks, each checked as `session/prompt`'s are (the SDK's schema, the capabilities). */
-async function steeringPrompt(
-  call: CallContext,
-  sessionId: string,
-  prompt: unknown,
-): Promise<readonly ContentBlock[]> {
-  let valid: { prompt: readonly ContentBlock[] }
-  try {
-    valid = await validateParams('session/prompt', { sessionId, prompt })
-  } catch (error) {
-    if (error instanceof ProtocolError) {
-      throw ProtocolError.invalidParams(
-        error.message.replace(/^session\/prompt/, '_session/steering'),
-        error.data,
-      )
-    }
-    throw error
-  }
-  return promptBlocks('_session/steering', valid.prompt, call.agent.promptCapabilities)
-}
 
 /**
  * `_session/steering {sessionId, prompt, idleBehavior?}`: gives `prompt` to the session's running
@@ -58,8 +26,8 @@ export const sessionSteeringMethod = defineMethod({
       sessionId,
       prompt: raw,
       idleBehavior,
-    } = checked('_session/steering', validateSteeringParams, params)
-    const prompt = await steeringPrompt(call, sessionId, raw)
+    } = checkedParams('_session/steering', validateSteeringParams, params)
+    const prompt = await steeringPrompt('_session/steering', call, sessionId, raw)
     const session = await openSession(call, sessionId)
     if (call.agent.steer(sessionId, prompt)) return { outcome: 'injected' }
     if (idleBehavior === 'promptRequired') return { outcome: 'promptRequired', reason: 'noRunningTurn' }
@@ -78,7 +46,11 @@ export const sessionSteeringMethod = defineMethod({
 export const sessionRuntimeControlMethod = defineMethod({
   name: '_session/runtime/control',
   async handle(params: unknown, call) {
-    const { sessionId, messageId } = checked('_session/runtime/control', validateRuntimeControlParams, params)
+    const { sessionId, messageId } = checkedParams(
+      '_session/runtime/control',
+      validateRuntimeControlParams,
+      params,
+    )
     await openSession(call, sessionId)
     return { cancelled: call.agent.queue.takeBack(sessionId, messageId) }
   },
@@ -91,17 +63,21 @@ export const sessionRuntimeControlMethod = defineMethod({
 export const sessionRuntimeReadMethod = defineMethod({
   name: '_session/runtime/read',
   async handle(params: unknown, call) {
-    const { sessionId } = checked('_session/runtime/read', validateRuntimeReadParams, params)
+    const { sessionId } = checkedParams('_session/runtime/read', validateRuntimeReadParams, params)
     await openSession(call, sessionId)
     return { queuedMessages: call.agent.queue.waiting(sessionId) }
   },
 })
 
-/** Registers the three methods on `server` for as long as `ctx` lives. */
+/** Registers the four methods on `server` for as long as `ctx` lives. */
 export function registerSteeringMethods(ctx: Context, server: AcpServer): void {
-  const unregister = [sessionSteeringMethod, sessionRuntimeControlMethod, sessionRuntimeReadMethod].map(
-    (method) => server.register(method),
-  )
+  const methods = [
+    sessionSteeringMethod,
+    sessionInjectMethod,
+    sessionRuntimeControlMethod,
+    sessionRuntimeReadMethod,
+  ]
+  const unregister = methods.map((method) => server.register(method))
   ctx.on('dispose', () => {
     for (const remove of unregister) remove()
   })

@@ -66,6 +66,26 @@ export const STEERING_WIRE_SCHEMA = {
         },
       ],
     },
+    injectParams: {
+      description:
+        "acp-factory's Session.inject: message reaches the running turn at its next safe point (as _session/steering), or, when no turn runs, goes before the next prompt's blocks. An empty message is a probe: nothing happens.",
+      type: 'object',
+      required: ['sessionId', 'message'],
+      additionalProperties: false,
+      properties: {
+        sessionId: { $ref: '#/$defs/sessionId' },
+        message: { type: 'array', items: { $ref: '#/$defs/contentBlock' } },
+        _meta: { $ref: '#/$defs/meta' },
+      },
+    },
+    injectResult: {
+      description:
+        'success: the message was taken; outcome injected (the running turn takes it), held (it goes before the next prompt) or probe (an empty message).',
+      type: 'object',
+      required: ['success', 'outcome'],
+      additionalProperties: false,
+      properties: { success: { const: true }, outcome: { enum: ['injected', 'held', 'probe'] } },
+    },
     runtimeControlParams: {
       description:
         'cancelQueuedMessage: take back the queued prompt messageId; its session/prompt answers cancelled.',
@@ -158,6 +178,7 @@ type Defs = (typeof STEERING_WIRE_SCHEMA)['$defs']
 
 /** The params of each method, as the schema types them; the generated validators prove them. */
 export type SteeringParams = FromSchema<{ $ref: '#/$defs/steeringParams'; $defs: Defs }>
+export type InjectParams = FromSchema<{ $ref: '#/$defs/injectParams'; $defs: Defs }>
 export type RuntimeControlParams = FromSchema<{ $ref: '#/$defs/runtimeControlParams'; $defs: Defs }>
 export type RuntimeReadParams = FromSchema<{ $ref: '#/$defs/runtimeReadParams'; $defs: Defs }>
 

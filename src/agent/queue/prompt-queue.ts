@@ -36,7 +36,20 @@ interface Place {
  */
 export class PromptQueues {
   private readonly lines = new Map<string, Place[]>()
+  private readonly held = new Map<string, ContentBlock[]>()
   private joined = 0
+
+  /** Keeps `blocks` for the session's next prompt (see {@link takeHeld}), after those kept before. */
+  hold(sessionId: string, blocks: readonly ContentBlock[]): void {
+    this.held.set(sessionId, [...(this.held.get(sessionId) ?? []), ...blocks])
+  }
+
+  /** The blocks kept for the session's next prompt, oldest first (and forgets them). */
+  takeHeld(sessionId: string): readonly ContentBlock[] {
+    const blocks = this.held.get(sessionId) ?? []
+    this.held.delete(sessionId)
+    return blocks
+  }
 
   /** Puts `prompt` at the end of the session's line. */
   join(sessionId: string, prompt: readonly ContentBlock[]): LinePlace {
