@@ -89,6 +89,41 @@ describe('dsh-acp store copy', () => {
     expect(twice.out).toContain('0 copied (')
   })
 
+  it('PostgreSQL -> JSONL: what the database made (a fork, a rewind) loads the same from the files', async () => {
+    const url = await freshSchema()
+    const db = await startHost((ctx) => ctx.plugin(postgresPersistencePlugin, { url, poolSize: 4 }))
+    hosts.push(db)
+    const s = db.sessions
+    const main = s.create('main')
+    for (let t = 1; t <= 3; t++) appendTurn(main, `turn ${t}`)
+    await s.flush(main.id)
+    const child = await s.forkDurable(main, 6)
+    appendTurn(child, 'child turn')
+    const { session: rewound, branch } = await s.rewind(main, 12)
+    appendTurn(rewound, 'after')
+    await s.flush()
+    const ids = ['main', child.id, branch.sessionId]
+    const wire = async (host: BackendHost, id: string) =>
+      (await host.sessions.load(id)).events().map((e) => JSON.stringify(e))
+    const expected = await Promise.all(ids.map((id) => wire(db, id)))
+    await s.closeAll()
+    const target = dir()
+    expect((await run('copy', url, target)).code).toBe(0)
+    const files = await startHost((ctx) => ctx.plugin(persistencePlugin, { dir: target }))
+    hosts.push(files)
+    expect(await Promise.all(ids.map((id) => wire(files, id)))).toEqual(expected)
+    await files.sessions.closeAll()
+    // And into a second database: the same rows, as text.
+    const second = await freshSchema()
+    expect((await run('copy', target, second)).code).toBe(0)
+    const rows = (at: string) =>
+      query(
+        at,
+        'SELECT id, header::text, last_seq, title, archived, cost::text FROM dsh_sessions ORDER BY id',
+      )
+    expect(await rows(second)).toEqual(await rows(url))
+  })
+
   it('resumes an interrupted copy: what was copied and verified is skipped, the rest copied', async () => {
     const source = dir()
     await fillSampleStore(source, 6)
