@@ -114,4 +114,29 @@ describe.each(BACKENDS)('checkpoint blobs on the $name backend', (backend) => {
     await a.persistence.idle()
     expect(await blobsOf(a.persistence).get(name)).toBeUndefined()
   })
+
+  it('keeps a blob the archived branch of a rewind names, until the branch goes too', async () => {
+    const make = await backend.store()
+    const a = await start(make)
+    const bytes = randomBytes(8192)
+    const name = await blobsOf(a.persistence).put(bytes)
+    const session = await a.sessions.createDurable()
+    checkpointTurn(
+      session,
+      name.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+    )
+    const kept = session.lastSeq
+    checkpointTurn(session, name)
+    await a.sessions.flush(session.id)
+    // The event naming the blob goes to the branch (rows moved, on PostgreSQL).
+    const { session: rewound, branch } = await a.sessions.rewind(session, kept)
+    await a.sessions.flush()
+    await a.sessions.close(rewound.id)
+    await a.sessions.delete(rewound.id)
+    await a.persistence.idle()
+    expect((await blobsOf(a.persistence).get(name))?.equals(bytes)).toBe(true)
+    await a.sessions.delete(branch.sessionId)
+    await a.persistence.idle()
+    expect(await blobsOf(a.persistence).get(name)).toBeUndefined()
+  })
 })
