@@ -169,6 +169,20 @@ describe('dsh-acp store copy', () => {
     expect(clash.out).toContain('1 copied (')
   })
 
+  it('store gc removes the blobs no session names, on both kinds of store', async () => {
+    const source = dir()
+    await fillSampleStore(source)
+    const url = await freshSchema()
+    expect((await run('copy', source, url)).code).toBe(0)
+    await query(url, "INSERT INTO dsh_blobs (hash, bytes) VALUES (repeat('ab', 32), 'x')")
+    expect((await run('gc', url)).out).toContain('0 blobs removed, 2 kept')
+    expect((await run('gc', url, '--grace-ms', '0')).out).toContain('1 blobs removed, 1 kept')
+    const back = dir()
+    expect((await run('copy', url, back)).code).toBe(0)
+    expect((await run('gc', back, '--grace-ms', '0')).out).toMatch(/^0 blobs removed \(0 bytes\), 1 kept/)
+    expect((await run('gc', back, '--grace-ms', '-1')).code).toBe(2)
+  })
+
   it('says clearly what is wrong with a store', async () => {
     const missing = await run('copy', '/nonexistent/dsh-store', dir())
     expect(missing).toMatchObject({ code: 1, err: expect.stringContaining('no such directory') })
