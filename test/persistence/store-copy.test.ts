@@ -1,3 +1,5 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { afterEach, beforeAll, describe, expect, it } from 'vitest'
 import type { CopyStore } from '../../src/persistence/copy/copy-store.js'
@@ -149,6 +151,21 @@ describe('dsh-acp store copy', () => {
     const back = dir()
     expect((await run('copy', url, back)).code).toBe(0)
     expect(storeFiles(back)).toEqual(storeFiles(source))
+  })
+
+  it('into a directory: a temp file a killed copy left is removed, the copy finished', async () => {
+    const source = dir()
+    await fillSampleStore(source)
+    const url = await freshSchema()
+    expect((await run('copy', source, url)).code).toBe(0)
+    const target = dir()
+    // What a copy killed while writing session main leaves: its temp file (its pid gone).
+    const left = join(target, '.main.999999999.0123456789ab.tmp')
+    writeFileSync(left, readFileSync(join(source, 'main.jsonl')).subarray(0, 100))
+    const done = await run('copy', url, target)
+    expect(done.code).toBe(0)
+    expect(existsSync(left)).toBe(false)
+    expect(storeFiles(target)).toEqual(storeFiles(source))
   })
 
   it('refuses a target holding a different session with the same id, and copies the rest', async () => {
