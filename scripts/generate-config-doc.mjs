@@ -9,6 +9,7 @@ const { CLI_OPTIONS } = await importTs('src/process/cli-options.ts')
 const { configSchema } = await importTs('src/process/config-schema.ts')
 const { USER_FILE_SCHEMA, PROJECT_FILE_SCHEMA } = await importTs('src/process/config/file-schema.ts')
 const { SETUP_OPTIONS } = await importTs('src/process/setup/setup-options.ts')
+const { STORE_OPTIONS } = await importTs('src/process/store/store-options.ts')
 
 const cell = (text) => String(text).replaceAll('|', '\\|').replaceAll('\n', ' ')
 const form = (o) => `${o.short ? `-${o.short}, ` : ''}--${o.name}${o.value ? ` ${o.value}` : ''}`
@@ -140,6 +141,15 @@ Chooses a provider, checks the server with one small request, and writes it to t
 the default model (and its key to \`credentials.json\`). Interactive on a terminal; from flags:
 
 ${optionsTable(SETUP_OPTIONS, false)}
+
+## \`dsh-acp store\`
+
+\`store copy FROM TO\` copies every session between stores (a JSONL directory or a \`postgres://\`
+URL, either way), each whole, read back and checked by its SHA-256; run again, it skips what is
+copied and verified. \`store gc STORE\` removes the checkpoint blobs no session names. See
+[postgres.md](postgres.md).
+
+${optionsTable(STORE_OPTIONS, false)}
 `
 
 const current = writeGenerated(

@@ -13,7 +13,7 @@ import {
   type SubagentConfig,
 } from './agent/index.js'
 import { createProvider, type ProviderOptions } from './agent/providers/index.js'
-import { BlobDirectory, isPostgresUrl, plugPersistence, StorePaths } from './persistence/index.js'
+import { BlobDirectory, plugPersistence, StorePaths } from './persistence/index.js'
 import { type Clock, type IdGenerator, sessionsPlugin } from './session/index.js'
 
 export interface AppConfig {
@@ -70,11 +70,11 @@ export async function createApp(config: AppConfig): Promise<App> {
     ...(config.idGenerator && { idGenerator: config.idGenerator }),
   })
   const store = config.storeDir === null ? undefined : await plugPersistence(ctx, config.storeDir)
-  // File checkpoints' large contents: beside a directory store; in memory with PostgreSQL (for now).
+  // File checkpoints' large contents: beside a directory store; in the database with PostgreSQL.
   const checkpointBlobs =
-    config.storeDir === null || isPostgresUrl(config.storeDir)
+    config.storeDir === null || store === undefined
       ? undefined
-      : new BlobDirectory(new StorePaths(config.storeDir).blobDir)
+      : (store.blobs ?? new BlobDirectory(new StorePaths(config.storeDir).blobDir))
   const provider = config.provider ?? (await createProvider(config.model, config.modelOptions ?? {}))
   ctx.plugin(agentPlugin, {
     provider,

@@ -107,6 +107,11 @@ async function main(): Promise<void> {
     process.exitCode = runTrustCommand(process.argv.slice(3), terminal)
     return
   }
+  if (process.argv[2] === 'store') {
+    const { runStoreCommand } = await import('./process/store/store-command.js')
+    process.exitCode = await runStoreCommand(process.argv.slice(3))
+    return
+  }
   if (process.argv[2] === 'connect') {
     const { runConnect } = await import('./process/remote/connect-command.js')
     process.exitCode = await runConnect(process.argv.slice(3))

@@ -352,6 +352,9 @@ const USAGE_HEAD = `Usage: dsh-acp [serve] [options]      serve ACP on stdin/std
        dsh-acp trust [list | add PATH | decline PATH | remove PATH]
                                       list or edit which folders' project configuration
                                       is used (workspace trust; trust --help)
+       dsh-acp store copy FROM TO     copy every session between a JSONL directory and a
+                                      PostgreSQL database, either way (store --help)
+       dsh-acp store gc STORE         remove the checkpoint blobs no session names
        dsh-acp record --out FILE [--] AGENT_COMMAND [ARGS...]
                                       run an agent, recording its traffic (record --help)
        dsh-acp replay FILE [options] [--] AGENT_COMMAND [ARGS...]

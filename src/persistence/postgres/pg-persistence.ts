@@ -11,6 +11,8 @@ import type {
   StoredEventVisitor,
 } from '../../session/store/persistence-port.js'
 import { type DisposeReason, inheritedEventCount } from '../../session/store/store.js'
+import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
+import { PgBlobs } from './blobs.js'
 import { listStored } from './list.js'
 import { type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { corruptRow, readEvents, sessionRow } from './reads.js'
@@ -20,7 +22,10 @@ import { migrate } from './schema.js'
 import { PgSessionWriter, type WriterEnv } from './session-writer.js'
 
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
-export type PostgresPersistenceConfig = PostgresConnectionConfig
+export type PostgresPersistenceConfig = PostgresConnectionConfig & {
+  /** How young a checkpoint blob is spared when blobs are collected. Default {@link BLOB_GRACE_MS}. */
+  readonly blobGraceMs?: number
+}
 
 /**
  * The PostgreSQL backend, service `ctx.persistence`: one row per session (`dsh_sessions`: header,
@@ -35,6 +40,8 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly env: WriterEnv
   /** Resolves once the schema is migrated; every operation waits for it. */
   readonly ready: Promise<void>
+  /** File checkpoints' content (`dsh_blobs`), collected after each `remove` (blobs.ts). */
+  readonly blobs: PgBlobs
   private readonly writers = new Map<SessionId, PgSessionWriter>()
   private readonly opened = new Map<SessionId, PgSessionWriter>()
   private readonly closing = new Map<SessionId, Promise<void>>()
@@ -49,6 +56,7 @@ export class PostgresPersistence implements SessionPersistence {
     this.ready = this.migrate()
     // Reported by every operation that waits for it; not an unhandled rejection meanwhile.
     this.ready.catch(() => {})
+    this.blobs = new PgBlobs(this.db, this.ready, config.blobGraceMs ?? BLOB_GRACE_MS)
     this.env = {
       db: this.db,
       ready: this.ready,
@@ -77,7 +85,7 @@ export class PostgresPersistence implements SessionPersistence {
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('dispose', () => {
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
-      this.ended = Promise.allSettled(this.closing.values()).then(() => this.db.end())
+      this.ended = Promise.allSettled([...this.closing.values(), this.blobs.idle()]).then(() => this.db.end())
     })
   }
 
@@ -128,7 +136,7 @@ export class PostgresPersistence implements SessionPersistence {
 
   async idle(): Promise<void> {
     const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
-    await Promise.allSettled([...all, ...this.closing.values()])
+    await Promise.allSettled([...all, ...this.closing.values(), this.blobs.idle()])
     await this.ended
   }
 
@@ -238,7 +246,9 @@ export class PostgresPersistence implements SessionPersistence {
       })
     }
     try {
-      return await this.db.transaction((client) => removeSession(client, id))
+      const removed = await this.db.transaction((client) => removeSession(client, id))
+      if (removed) this.blobs.collectSoon((message) => this.logger.warn(message))
+      return removed
     } catch (error) {
       throw databaseError(id, 'delete', error)
     }

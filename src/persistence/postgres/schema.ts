@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import { BLOBS_MIGRATION, FILE_FORMS_MIGRATION } from './schema-blobs.js'
 
 /**
  * The schema, as an ordered list of migrations. Applied at start by {@link migrate}, each in its own
@@ -46,6 +47,8 @@ export const MIGRATIONS: readonly {
       );
     `,
   },
+  BLOBS_MIGRATION,
+  FILE_FORMS_MIGRATION,
 ]
 
 /** The key of the advisory lock migrations run under (any fixed bigint unique to dsh-acp). */
