@@ -8,6 +8,19 @@ export interface V2Route {
   answer(result: unknown): unknown
 }
 
+/**
+ * Requests a v2 client must send on their own line, not in a JSON-RPC batch: the lifecycle
+ * messages ACP v2's transports page names (they change which later messages are valid). In a
+ * batch each is answered -32600 and not run; the other entries run.
+ */
+export const V2_UNBATCHABLE: ReadonlySet<string> = new Set([
+  'initialize',
+  'auth/login',
+  'session/new',
+  'session/resume',
+  'session/prompt',
+])
+
 /** v1 methods v2 removed: a v2 client calling one gets -32601. */
 const REMOVED = new Set(['session/load', 'session/set_mode', 'authenticate', 'logout'])
 const WITH_MCP_SERVERS = new Set(['session/new', 'session/resume', 'session/fork'])
