@@ -120,7 +120,9 @@ describe('JSON-RPC batches on stdio', () => {
   it('before initialize and on v1: a batch is one -32600 with id null, and none of it runs', async () => {
     const a = agent()
     a.send([call('early', 'initialize', V2_INIT)])
-    const refused = await a.until(() => a.lines.find((line) => !Array.isArray(line) && line.id === null))
+    const refused = await a.until(() =>
+      a.lines.find((line): line is Record<string, any> => !Array.isArray(line) && line.id === null),
+    )
     expect(refused.error).toMatchObject({
       code: -32600,
       message: expect.stringContaining('batches are not supported'),
