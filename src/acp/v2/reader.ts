@@ -23,6 +23,11 @@ export const V2_UNBATCHABLE: ReadonlySet<string> = new Set([
 
 /** v1 methods v2 removed: a v2 client calling one gets -32601. */
 const REMOVED = new Set(['session/load', 'session/set_mode', 'authenticate', 'logout'])
+/** v2 methods served by the v1 call of another name (same params, same empty answer). */
+const RENAMED: ReadonlyMap<string, string> = new Map([
+  ['auth/login', 'authenticate'],
+  ['auth/logout', 'logout'],
+])
 const WITH_MCP_SERVERS = new Set(['session/new', 'session/resume', 'session/fork'])
 const SESSION_ANSWERS = new Set([
   'session/new',
@@ -36,10 +41,11 @@ const SESSION_ANSWERS = new Set([
  * The second reader of requests: a v2 request as the v1 call serving it. `session/resume` with
  * `replayFrom: {type: "start"}` is `session/load` (the replay); without it, plain resume; another
  * cursor is refused (-32602). MCP servers lose their `type` marker for stdio (v1 has none).
+ * `auth/login` and `auth/logout` are v1's `authenticate` and `logout`.
  */
 export function readV2Request(method: string, params: unknown): V2Route {
   if (REMOVED.has(method)) throw ProtocolError.methodNotFound(method)
-  let target = method
+  let target = RENAMED.get(method) ?? method
   let read = params
   if (isRecord(params) && WITH_MCP_SERVERS.has(method)) {
     const { replayFrom, mcpServers, ...rest } = params
