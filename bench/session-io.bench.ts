@@ -25,10 +25,10 @@ const RUNS = 5
 /** An existing directory: the server refuses a session cwd that does not exist. */
 const CWD = tmpdir()
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: {} }
-const BIG = 'big_session'
+export const BIG = 'big_session'
 
 /** ~50 MB: 200 turns, each a short prompt and a ~250 KB answer (two updates per turn). */
-function writeBigSession(dir: string): number {
+export function writeBigSession(dir: string): number {
   const time = '2024-01-01T00:00:01.000Z'
   const lines: unknown[] = [{ version: 1, id: BIG, createdAt: '2024-01-01T00:00:00.000Z', cwd: CWD }]
   let seq = 0

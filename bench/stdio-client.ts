@@ -14,6 +14,7 @@ export class StdioBenchClient {
   private firstUpdate: ((at: bigint) => void) | undefined
   private updateWaiter: ((at: bigint) => void) | undefined
   private readonly exited: Promise<unknown>
+  private lineWaiters: Array<{ needle: string; resolve: (at: bigint) => void }> = []
   updates = 0
 
   private constructor(private readonly child: ChildProcessWithoutNullStreams) {
@@ -64,6 +65,11 @@ export class StdioBenchClient {
     })
   }
 
+  /** Resolves with the time the next line holding `needle` arrives (after this call). */
+  untilLine(needle: string): Promise<bigint> {
+    return new Promise((resolve) => this.lineWaiters.push({ needle, resolve }))
+  }
+
   async call(method: string, params: unknown): Promise<unknown> {
     return (await this.timed(method, params)).result
   }
@@ -81,10 +87,18 @@ export class StdioBenchClient {
     if (this.child.exitCode === null && this.child.signalCode === null) await this.exited
   }
 
+  private wakeLineWaiters(line: string): void {
+    const at = process.hrtime.bigint()
+    const waiting = this.lineWaiters
+    this.lineWaiters = waiting.filter((waiter) => !line.includes(waiter.needle))
+    for (const waiter of waiting) if (line.includes(waiter.needle)) waiter.resolve(at)
+  }
+
   private onData(text: string): void {
     const lines = (this.rest + text).split('\n')
     this.rest = lines.pop() ?? ''
     for (const line of lines) {
+      if (this.lineWaiters.length > 0) this.wakeLineWaiters(line)
       // Parse only the start of long lines: enough to tell an update from an answer.
       if (line.startsWith('{"jsonrpc":"2.0","method":"session/update"')) {
         this.updates++

@@ -15,7 +15,7 @@ import { v2ClientRequests } from './v2/client-requests-v2.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
 import { promptV2 } from './v2/prompt-v2.js'
 import { noteV2Request } from './v2/protocol-choice.js'
-import { readV2Request, type V2Route } from './v2/reader.js'
+import { readV2Request, V2_UNBATCHABLE, type V2Route } from './v2/reader.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
 import { configUpdates } from './views/config-options.js'
@@ -87,6 +87,10 @@ export class AcpConnection {
       ...(options.onWireLine && { onWireLine: options.onWireLine }),
       log: (message: string) => this.logger.warn(message),
       cancelNotifications: ACP_CANCEL_NOTIFICATIONS,
+      batches: {
+        accepted: () => this.scope.client?.protocolVersion === PROTOCOL_V2,
+        unbatchable: V2_UNBATCHABLE,
+      },
       inbound: {
         request: (method, params, token) => this.dispatch(method, params, token, false),
         notification: (method, params) => {

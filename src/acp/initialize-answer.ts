@@ -1,10 +1,12 @@
 import type * as acp from '@agentclientprotocol/sdk'
+import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { AgentInfo } from './agent-info.js'
 import type { AgentCapabilities } from './capabilities.js'
 import { goalInitializeMeta } from './goals/advertise.js'
 import type { ClientState } from './method.js'
 import { rewindInitializeMeta } from './rewind/advertise.js'
 import { steeringInitializeMeta } from './steering/advertise.js'
+import { authMethodsV2 } from './v2/auth-v2.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
 import { selectVersion } from './v2/protocol-choice.js'
 
@@ -21,19 +23,13 @@ export function answerInitialize(
   agentInfo: AgentInfo,
   authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
   protocolVersion: number = selectVersion(params.protocolVersion, undefined),
-): { client: ClientState; result: acp.InitializeResponse } {
+): { client: ClientState; result: acp.InitializeResponse | v2.InitializeResponse } {
   if (protocolVersion === PROTOCOL_V2) {
     const info = (params as { info?: acp.Implementation }).info
-    // v2's answer (`capabilities`, `info`) under v1's type, which has its `protocolVersion`.
-    const result: acp.InitializeResponse = initializeV2Result(capabilities, agentInfo)
-    return {
-      client: {
-        protocolVersion,
-        capabilities: v2ClientCapabilities((params as { capabilities?: unknown }).capabilities),
-        ...(info && { info }),
-      },
-      result,
-    }
+    const client = v2ClientCapabilities((params as { capabilities?: unknown }).capabilities)
+    const methods = authMethodsV2(authMethods(client))
+    const result = initializeV2Result(capabilities, agentInfo, methods)
+    return { client: { protocolVersion, capabilities: client, ...(info && { info }) }, result }
   }
   return {
     client: {

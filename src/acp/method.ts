@@ -1,3 +1,4 @@
+import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { CallContext } from './call-context.js'
 import type { AcpAgentMethods, AcpMethodName } from './schema/acp-methods.gen.js'
 
@@ -9,10 +10,18 @@ export type { ClientState } from './client-state.js'
  */
 export type ExtensionMethodName = `_${string}` | 'trust/apply' | 'session/options'
 
+/** `initialize` answers in the version it chose (v2/protocol-choice.ts): v1's response or v2's. */
+interface InitializeTypes {
+  params: AcpAgentMethods['initialize']['params']
+  result: AcpAgentMethods['initialize']['result'] | v2.InitializeResponse
+}
+
 /** The params and result a method's handler takes and gives: the SDK's types for ACP methods. */
-export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M extends AcpMethodName
-  ? AcpAgentMethods[M]
-  : { params: unknown; result: unknown }
+export type MethodTypes<M extends AcpMethodName | ExtensionMethodName> = M extends 'initialize'
+  ? InitializeTypes
+  : M extends AcpMethodName
+    ? AcpAgentMethods[M]
+    : { params: unknown; result: unknown }
 
 /**
  * One method: registered on `ctx.acp`, dispatched by name, advertised as capabilities.ts says. An ACP

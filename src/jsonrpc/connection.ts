@@ -1,5 +1,6 @@
 import type { Readable, Writable } from 'node:stream'
 import type { NotificationMessage, ResponseMessage } from 'vscode-jsonrpc'
+import { BatchAnswers, type BatchPolicy } from './batch.js'
 import { InboundDispatcher, type InboundHandlers } from './dispatcher.js'
 import { RequestLedger } from './ledger.js'
 import { type OutboundCancel, OutboundRequests } from './outbound.js'
@@ -29,6 +30,8 @@ export interface NdjsonConnectionOptions {
   readonly cancelNotifications?: CancelNotifications
   /** When given, our requests aborted by their signal are cancelled on the wire so. Default: never. */
   readonly outboundCancel?: OutboundCancel
+  /** Whether the peer's batches are read (see `BatchPolicy`). Default: never. */
+  readonly batches?: BatchPolicy
 }
 
 /**
@@ -40,6 +43,8 @@ export interface NdjsonConnectionOptions {
  *   that cannot be serialized is answered with -32603.
  * - `request` sends a request of ours and settles with its response (see `OutboundRequests`);
  *   `notify` sends a notification.
+ * - A batch (when `batches` accepts them) is answered with one array line once every request in it
+ *   was answered (see `BatchAnswers`); the updates its handlers send go out as they come.
  * - The lines written within one microtask chain go out together (see `NdjsonMessageWriter`).
  *   See `NdjsonMessageReader` for what the wire layer answers by itself.
  *
@@ -55,6 +60,7 @@ export class NdjsonConnection {
   private readonly dispatcher: InboundDispatcher
   private readonly outbound: OutboundRequests
   private readonly log: (message: string) => void
+  private readonly batchAnswers = new BatchAnswers((answers) => this.respondAll(answers))
 
   constructor(input: Readable, output: Writable, options: NdjsonConnectionOptions) {
     const log = options.log ?? (() => {})
@@ -83,7 +89,9 @@ export class NdjsonConnection {
         accept: (messages) => this.dispatcher.accept(messages),
         cancel: (id) => this.dispatcher.cancel(id),
         response: (message) => this.outbound.settle(message),
+        batch: (ids, answers) => this.batchAnswers.open(ids, answers),
       },
+      ...(options.batches && { batches: options.batches }),
       ...(options.cancelNotifications && { cancelNotifications: options.cancelNotifications }),
       ...(options.maxLineBytes !== undefined && { maxLineBytes: options.maxLineBytes }),
       ...(tap && { onLine: (line: string) => tap('in', line) }),
@@ -140,6 +148,7 @@ export class NdjsonConnection {
 
   /** A response whose result cannot be serialized still answers its request: with -32603. */
   private readonly respond = (response: ResponseMessage): void => {
+    if (this.batchAnswers.take(response)) return
     const failure = this.writer.send(response)
     if (!failure) return
     this.log(`could not write a response: ${failure.message}`)
@@ -150,6 +159,25 @@ export class NdjsonConnection {
       error: { code: -32603, message: `the result could not be serialized: ${failure.message}` },
     }
     this.writer.send(fallback)
+  }
+
+  /**
+   * A batch's answers as one array line; an answer whose result cannot be serialized is -32603 in
+   * it, so the others still go out.
+   */
+  private respondAll(answers: readonly ResponseMessage[]): void {
+    const sendable = answers.map((answer) => {
+      try {
+        JSON.stringify(answer)
+        return answer
+      } catch (error) {
+        this.log(`could not write a response: ${(error as Error).message}`)
+        const message = `the result could not be serialized: ${(error as Error).message}`
+        return { jsonrpc: '2.0', id: answer.id, error: { code: -32603, message } } satisfies ResponseMessage
+      }
+    })
+    const failure = this.writer.send(sendable)
+    if (failure) this.log(`could not write a batch's answers: ${failure.message}`)
   }
 }
 

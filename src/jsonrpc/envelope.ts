@@ -8,7 +8,7 @@ export type Envelope =
   | { readonly kind: 'request'; readonly message: RequestMessage & { id: WireId } }
   | { readonly kind: 'notification'; readonly message: NotificationMessage }
   | { readonly kind: 'response'; readonly message: ResponseMessage }
-  | { readonly kind: 'batch' }
+  | { readonly kind: 'batch'; readonly entries: readonly unknown[] }
   /** `id` is the value's id when it is usable for an answer (string or integer), else null. */
   | { readonly kind: 'invalid'; readonly id: WireId | null; readonly reason: string }
 
@@ -25,11 +25,11 @@ function isParams(value: unknown): boolean {
  * Classifies a parsed JSON value. Valid means: an object with `jsonrpc` exactly `"2.0"` that is
  * a request (`method` string, `id` string or integer), a notification (`method` string, no `id`)
  * or a response (no `method`; `id` string, integer or null; a `result`, or an `error` object).
- * `params`, when present, must be an object or an array. Arrays are batches, which ACP v1 does
- * not use.
+ * `params`, when present, must be an object or an array. Arrays are batches (ACP v1 has none; ACP
+ * v2 reads them on stdio).
  */
 export function classify(value: unknown): Envelope {
-  if (Array.isArray(value)) return { kind: 'batch' }
+  if (Array.isArray(value)) return { kind: 'batch', entries: value }
   if (typeof value !== 'object' || value === null) {
     return invalid(null, 'a JSON-RPC message must be a JSON object')
   }

@@ -1,7 +1,8 @@
 import type { Readable } from 'node:stream'
 import type { NotificationMessage, ResponseMessage } from 'vscode-jsonrpc'
+import type { BatchPolicy } from './batch.js'
 import type { InboundMessage } from './dispatcher.js'
-import { classify, isWireId, type WireId } from './envelope.js'
+import { classify, type Envelope, isWireId, type WireId } from './envelope.js'
 import { describeParseFailure, invalidRequest, parseError } from './errors.js'
 import type { RequestLedger } from './ledger.js'
 import { type LineSink, LineSplitter } from './line-splitter.js'
@@ -30,6 +31,8 @@ export interface NdjsonReaderOptions {
   readonly cancelNotifications?: CancelNotifications
   /** Where every admitted message goes. */
   readonly sink: MessageSink
+  /** Whether batches are read (see `BatchPolicy`). Default: never (one -32600 per batch). */
+  readonly batches?: BatchPolicy
 }
 
 /** Takes every message the reader admitted: the connection. */
@@ -43,6 +46,11 @@ export interface MessageSink {
    * request of ours that is pending (the reader then logs it).
    */
   response(message: ResponseMessage): boolean
+  /**
+   * A batch was read (when `batches` accepts them): its requests `ids` are about to be handed over,
+   * and `answers` are the errors of its refused entries. Called before the requests are accepted.
+   */
+  batch?(ids: readonly WireId[], answers: readonly ResponseMessage[]): void
 }
 
 type Outcome =
@@ -51,13 +59,15 @@ type Outcome =
   | { readonly cancel: WireId }
   | { readonly response: ResponseMessage; readonly id: WireId }
   | { readonly log: string }
+  | { readonly batch: readonly unknown[] }
 
 /**
  * Reads NDJSON: one JSON-RPC message per `\n`-terminated line.
  *
  * Only valid single messages go on, to `sink`. The reader itself answers, through `respond`: `-32700` (id null) for a line that is not UTF-8 JSON; `-32600` for an invalid
  * envelope (with the message's id when it is a string or integer not in flight, else null), for
- * any batch (one answer, id null), for an over-cap line (id null), and for a request whose id is
+ * a batch while `batches` does not accept them (one answer, id null), for an over-cap line (id
+ * null), and for a request whose id is
  * already in flight (id null, `data.id` names it; the request is not dispatched). A cancellation
  * notification (see `cancelNotifications`) cancels its request at `sink` when that id is in
  * flight, and is logged and dropped otherwise. Responses with id null are logged and dropped; the
@@ -133,19 +143,64 @@ export class NdjsonMessageReader {
 
   private handleLine(text: string, validUtf8: boolean): void {
     this.options.onLine?.(text)
-    const outcome = this.route(text, validUtf8)
+    this.apply(this.route(text, validUtf8))
+  }
+
+  private apply(outcome: Outcome): void {
     if ('respond' in outcome) this.options.respond(outcome.respond)
     else if ('gather' in outcome) this.gathered.push(outcome.gather)
     else if ('cancel' in outcome) {
       this.handOver()
       this.options.sink.cancel(outcome.cancel)
     } else if ('response' in outcome) this.deliver(outcome.response, outcome.id)
+    else if ('batch' in outcome) this.readBatch(outcome.batch)
     else this.log(outcome.log)
+  }
+
+  /**
+   * A batch the policy accepts (JSON-RPC 2.0 §6): an empty one gets one -32600 (not an array);
+   * otherwise each entry is read as a line would be, except that an invalid entry, a nested batch
+   * and a request that must come alone get their own -32600 in the batch's answer. The sink opens
+   * the batch before its requests are handed over, so their answers are gathered into one array.
+   */
+  private readBatch(entries: readonly unknown[]): void {
+    if (entries.length === 0) {
+      this.options.respond(invalidRequest(null, 'a batch must hold at least one message'))
+      return
+    }
+    const outcomes = entries.map((entry) => this.routeEntry(entry))
+    const answers: ResponseMessage[] = []
+    const ids: WireId[] = []
+    for (const outcome of outcomes) {
+      if ('respond' in outcome) answers.push(outcome.respond)
+      else if ('gather' in outcome && 'id' in outcome.gather) ids.push(outcome.gather.id)
+    }
+    const { sink } = this.options
+    if (sink.batch) sink.batch(ids, answers)
+    else for (const answer of answers) this.options.respond(answer)
+    for (const outcome of outcomes) if (!('respond' in outcome)) this.apply(outcome)
+  }
+
+  /** One entry of a batch: invalid entries are answered with id null, as JSON-RPC 2.0 says. */
+  private routeEntry(entry: unknown): Outcome {
+    const envelope = classify(entry)
+    if (envelope.kind === 'batch')
+      return { respond: invalidRequest(null, 'a batch entry must not be a batch') }
+    if (envelope.kind === 'invalid') return { respond: invalidRequest(null, envelope.reason) }
+    if (envelope.kind === 'request' && this.options.batches?.unbatchable.has(envelope.message.method)) {
+      const { id, method } = envelope.message
+      return {
+        respond: invalidRequest(
+          this.options.ledger.hasInbound(id) ? null : id,
+          `${method} must be sent on its own line, not in a batch`,
+        ),
+      }
+    }
+    return this.routeEnvelope(envelope)
   }
 
   /** Decides what one line becomes: a message for the sink, an error answer, or a log line. */
   private route(text: string, validUtf8: boolean): Outcome {
-    const { ledger } = this.options
     if (!validUtf8) return { respond: parseError('the line is not valid UTF-8') }
     let value: unknown
     try {
@@ -155,9 +210,14 @@ export class NdjsonMessageReader {
       this.log(`unparsable line: ${describeParseFailure(error)}`)
       return { respond: parseError('the line is not valid JSON') }
     }
-    const envelope = classify(value)
+    return this.routeEnvelope(classify(value))
+  }
+
+  private routeEnvelope(envelope: Envelope): Outcome {
+    const { ledger } = this.options
     switch (envelope.kind) {
       case 'batch':
+        if (this.options.batches?.accepted()) return { batch: envelope.entries }
         return { respond: invalidRequest(null, 'batches are not supported (ACP v1 has none)') }
       case 'invalid': {
         // Answering with an id still in flight would settle the wrong request on the peer's side.

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream'
-import { AbstractMessageWriter, type Message, type MessageWriter } from 'vscode-jsonrpc'
+import { AbstractMessageWriter, type Message, type MessageWriter, type ResponseMessage } from 'vscode-jsonrpc'
 import { isWireId } from './envelope.js'
 import type { RequestLedger } from './ledger.js'
 import { Batch, batchPieces, HANDED } from './write-batch.js'
@@ -77,10 +77,10 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
   }
 
   /**
-   * `write` without the promise: queues `message` and returns undefined, or returns the error
-   * when it cannot be serialized (nothing is written then).
+   * `write` without the promise: queues `message` (or a batch's answers, as one array line) and
+   * returns undefined, or returns the error when it cannot be serialized (nothing is written then).
    */
-  send(message: Message, serialized?: Uint8Array): Error | undefined {
+  send(message: Message | readonly ResponseMessage[], serialized?: Uint8Array): Error | undefined {
     let text: string | Uint8Array
     try {
       text = serialized ?? JSON.stringify(message)
@@ -136,9 +136,13 @@ export class NdjsonMessageWriter extends AbstractMessageWriter implements Messag
     super.dispose()
   }
 
-  private account(message: Message): void {
+  private account(message: Message | readonly ResponseMessage[]): void {
     const ledger = this.options.ledger
     if (!ledger) return
+    if (Array.isArray(message)) {
+      for (const answer of message) this.account(answer)
+      return
+    }
     const { id, method } = message as { id?: unknown; method?: unknown }
     if (isWireId(id) && method === undefined) ledger.releaseInbound(id)
   }

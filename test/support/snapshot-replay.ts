@@ -9,14 +9,14 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
 import { readScript } from '../../src/replay/script.js'
 import { CLI, HERMETIC_ENV } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
 import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
 import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT, SNAPSHOT_ROOT } from './snapshot-scenario.js'
-import { MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
+import { CONFIG_HOME, MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
 export interface SnapshotReplay {
   readonly report: ReplayReport
@@ -42,7 +42,13 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
     mkdirSync(storeDir)
     for (const name of [SNAPSHOT_PROJECT, ...(spec.directories ?? [])]) mkdirSync(join(workDir, name))
     if (spec.nodeModules) symlinkSync(PROJECT_NODE_MODULES, join(workDir, 'node_modules'), 'dir')
-    for (const [file, text] of Object.entries(spec.files)) writeFileSync(join(workDir, file), text)
+    for (const [file, text] of Object.entries(spec.files)) {
+      mkdirSync(dirname(join(workDir, file)), { recursive: true })
+      writeFileSync(join(workDir, file), text)
+    }
+    const env = spec.configHome
+      ? { ...HERMETIC_ENV, XDG_CONFIG_HOME: join(workDir, CONFIG_HOME) }
+      : HERMETIC_ENV
     const report = await replay({
       script: readScript(join(dir, 'transcript.jsonl')),
       launch: (connection) => {
@@ -66,7 +72,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
             'error',
             ...args,
           ],
-          env: HERMETIC_ENV,
+          env,
         }
       },
       placeholders: snapshotPlaceholders(context),

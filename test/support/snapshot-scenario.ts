@@ -20,7 +20,7 @@ import {
   normalizeTranscript,
   SNAPSHOT_WORK_PREFIX,
 } from './snapshot-normalize.js'
-import { MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
+import { CONFIG_HOME, MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
 /** Where scenario folders live: `<root>/<scenario>/transcript.jsonl` and `<root>/<scenario>/store/`. */
 export const SNAPSHOT_ROOT = resolve(import.meta.dirname, '../snapshots')
@@ -55,6 +55,11 @@ export interface Scenario {
    * `node_modules` so the script can import its packages; returns its path.
    */
   script(name: string, text: string): string
+  /**
+   * Writes the user configuration file `config.json` (recorded in `replay.json`); every process
+   * started after it runs with that configuration home. Returns the file's path.
+   */
+  userConfig(value: unknown): string
 }
 
 /** What a scenario produced, normalized: the transcript and the store's session files by name. */
@@ -86,6 +91,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
   const directories: string[] = []
   let nodeModules = false
   let modelServer: FakeOpenAi | undefined
+  let configHome = false
   const scenario: Scenario = {
     context,
     start(options = {}) {
@@ -107,6 +113,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
           ...(options.args ?? []),
         ],
         ...(options.setupClient && { setupClient: options.setupClient }),
+        ...(configHome && { env: { XDG_CONFIG_HOME: join(workDir, CONFIG_HOME) } }),
       })
       agents.push(agent)
       return agent
@@ -122,6 +129,14 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       mkdirSync(dir)
       directories.push(name)
       return dir
+    },
+    userConfig(value) {
+      const name = `${CONFIG_HOME}/dsh-acp/config.json`
+      mkdirSync(join(workDir, CONFIG_HOME, 'dsh-acp'), { recursive: true })
+      files[name] = `${JSON.stringify(value, null, 2)}\n`
+      writeFileSync(join(workDir, name), files[name])
+      configHome = true
+      return join(workDir, name)
     },
     script(name, text) {
       if (!nodeModules) symlinkSync(PROJECT_NODE_MODULES, join(workDir, 'node_modules'), 'dir')
@@ -157,6 +172,7 @@ export async function runScenario(body: (scenario: Scenario) => Promise<void>): 
       ...(directories.length > 0 && { directories }),
       ...(nodeModules ? { nodeModules } : {}),
       ...(modelServer && { modelServer: modelServer.requests.map((request) => request.reply) }),
+      ...(configHome ? { configHome } : {}),
     }
     return { transcript, storeFiles, problems, replaySpec: `${JSON.stringify(spec, null, 2)}\n` }
   } finally {

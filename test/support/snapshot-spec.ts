@@ -20,7 +20,15 @@ export interface ReplaySpec {
    */
   readonly nodeModules?: boolean
   readonly modelServer?: readonly FakeReply[]
+  /**
+   * The processes ran with `XDG_CONFIG_HOME=<work>/config` (a user configuration file, written
+   * among `files` as `config/dsh-acp/…`); otherwise with none.
+   */
+  readonly configHome?: boolean
 }
+
+/** Where a scenario's user configuration lives, under its work directory (see `configHome`). */
+export const CONFIG_HOME = 'config'
 
 /** Stands for the fake model server's URL in `replay.json`. */
 export const MODEL_SERVER = '<model-server>'

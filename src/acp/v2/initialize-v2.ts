@@ -3,6 +3,7 @@ import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { AgentInfo } from '../agent-info.js'
 import type { AgentCapabilities } from '../capabilities.js'
 import { rewindInitializeMeta } from '../rewind/advertise.js'
+import { v2AuthCapabilities } from './auth-v2.js'
 
 /** ACP v2's protocol version number. */
 export const PROTOCOL_V2 = 2
@@ -12,13 +13,14 @@ export const PROTOCOL_V2 = 2
  * the required `info`. `capabilities.session` is advertised only when every baseline session
  * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
  * The unstable schema's markers (fork, archive, status, title, systemPrompt) where v1 advertises
- * them; `_meta` says how `_session/rewind` is served (as on v1). No `authMethods`: `auth/login`
- * and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
+ * them; `_meta` says how `_session/rewind` is served (as on v1). `authMethods` (v2's words, see
+ * auth-v2.ts) when there are any: `auth/login` and `auth/logout` are then served.
  */
 export function initializeV2Result(
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
-): Omit<v2.InitializeResponse, 'authMethods'> {
+  authMethods: readonly v2.AuthMethod[] = [],
+): v2.InitializeResponse {
   const served = capabilities.sessionCapabilities
   const baseline = served.list !== undefined && served.resume !== undefined && served.close !== undefined
   return {
@@ -35,6 +37,7 @@ export function initializeV2Result(
           },
         }
       : {},
+    ...(authMethods.length > 0 && { authMethods: [...authMethods] }),
     _meta: rewindInitializeMeta(undefined),
   }
 }
@@ -64,10 +67,12 @@ function promptMarkers(prompt: acp.PromptCapabilities): v2.PromptCapabilities {
 
 /**
  * What a v2 client's `initialize` tells the connection, as v1's client state: no `fs`, no
- * `terminal` (v2 has none); its `elicitation` modes as they are (the same objects in both).
+ * `terminal` (v2 has none); its `elicitation` modes as they are (the same objects in both); its
+ * `auth.terminal` marker as v1's boolean.
  */
 export function v2ClientCapabilities(capabilities: unknown): acp.ClientCapabilities {
+  const auth = v2AuthCapabilities(capabilities)
   const elicitation = (capabilities as { elicitation?: unknown } | null | undefined)?.elicitation
-  if (typeof elicitation !== 'object' || elicitation === null) return {}
-  return { elicitation: elicitation as acp.ElicitationCapabilities }
+  if (typeof elicitation !== 'object' || elicitation === null) return auth
+  return { ...auth, elicitation: elicitation as acp.ElicitationCapabilities }
 }

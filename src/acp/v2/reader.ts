@@ -1,5 +1,6 @@
 import { ErrorCode, ProtocolError } from '../errors.js'
 import { isRecord, sessionAnswerV2 } from './config-options-v2.js'
+import { configValueV1, mcpServersV1 } from './open-enums.js'
 
 /** A v2 request read into the v1 call that serves it, and its answer put back in v2's words. */
 export interface V2Route {
@@ -8,8 +9,26 @@ export interface V2Route {
   answer(result: unknown): unknown
 }
 
+/**
+ * Requests a v2 client must send on their own line, not in a JSON-RPC batch: the lifecycle
+ * messages ACP v2's transports page names (they change which later messages are valid). In a
+ * batch each is answered -32600 and not run; the other entries run.
+ */
+export const V2_UNBATCHABLE: ReadonlySet<string> = new Set([
+  'initialize',
+  'auth/login',
+  'session/new',
+  'session/resume',
+  'session/prompt',
+])
+
 /** v1 methods v2 removed: a v2 client calling one gets -32601. */
 const REMOVED = new Set(['session/load', 'session/set_mode', 'authenticate', 'logout'])
+/** v2 methods served by the v1 call of another name (same params, same empty answer). */
+const RENAMED: ReadonlyMap<string, string> = new Map([
+  ['auth/login', 'authenticate'],
+  ['auth/logout', 'logout'],
+])
 const WITH_MCP_SERVERS = new Set(['session/new', 'session/resume', 'session/fork'])
 const SESSION_ANSWERS = new Set([
   'session/new',
@@ -22,11 +41,12 @@ const SESSION_ANSWERS = new Set([
 /**
  * The second reader of requests: a v2 request as the v1 call serving it. `session/resume` with
  * `replayFrom: {type: "start"}` is `session/load` (the replay); without it, plain resume; another
- * cursor is refused (-32602). MCP servers lose their `type` marker for stdio (v1 has none).
+ * cursor is refused (-32602). MCP servers and config values are read by open-enums.ts.
+ * `auth/login` and `auth/logout` are v1's `authenticate` and `logout`.
  */
 export function readV2Request(method: string, params: unknown): V2Route {
   if (REMOVED.has(method)) throw ProtocolError.methodNotFound(method)
-  let target = method
+  let target = RENAMED.get(method) ?? method
   let read = params
   if (isRecord(params) && WITH_MCP_SERVERS.has(method)) {
     const { replayFrom, mcpServers, ...rest } = params
@@ -40,16 +60,7 @@ export function readV2Request(method: string, params: unknown): V2Route {
       target = 'session/load'
     }
   }
+  if (isRecord(params) && method === 'session/set_config_option') read = configValueV1(params)
   const answer = SESSION_ANSWERS.has(target) ? sessionAnswerV2 : (result: unknown) => result
   return { method: target, params: read, answer }
-}
-
-function mcpServersV1(servers: unknown): unknown {
-  if (servers === undefined || servers === null) return []
-  if (!Array.isArray(servers)) return servers
-  return servers.map((server: unknown) => {
-    if (!isRecord(server) || server.type !== 'stdio') return server
-    const { type: _type, ...stdio } = server
-    return { args: [], env: [], ...stdio }
-  })
 }

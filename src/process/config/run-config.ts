@@ -7,6 +7,7 @@ import type { CliOptions } from '../cli-args.js'
 import { createAgentSetup } from './agent-setup.js'
 import { describeProblem } from './problems.js'
 import { findKey } from './provider-keys.js'
+import { liveServers } from './provider-settings.js'
 import { type ResolvedConfig, resolveConfig } from './resolve.js'
 
 /** What serving needs from the command line and the configuration files. */
@@ -49,6 +50,7 @@ export async function runConfig(argv: readonly string[], parsed: CliOptions): Pr
         return entry && findKey(id, entry, resolved.files.credentials, env)?.key
       },
       { ...limits, ...flagTerms },
+      liveServers(resolved.files.user),
     )
   } else {
     const modelOptions: ProviderOptions = {

@@ -9,6 +9,8 @@ export interface V2AgentOptions {
   readonly args: readonly string[]
   /** Client-side handlers (permission, questions) registered before connecting. */
   readonly setupClient?: (app: v2.ClientApp) => void
+  /** Added to the agent's environment (e.g. a `ConfigHome`'s HOME and XDG_CONFIG_HOME). */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 /**
@@ -26,7 +28,7 @@ export class V2AgentProcess {
   constructor(options: V2AgentOptions) {
     this.child = spawn(process.execPath, [CLI, ...options.args], {
       stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, ...HERMETIC_ENV },
+      env: { ...process.env, ...HERMETIC_ENV, ...options.env },
     })
     this.exited = new Promise((done) => this.child.once('exit', (code) => done(code)))
     this.child.stderr.on('data', (chunk: Buffer) => {

@@ -31,6 +31,25 @@ export interface ConfiguredModel {
   readonly model: ServerModel
 }
 
+/**
+ * A server as the configuration says now (read again since the start): its base URL, and whether
+ * it was disabled. Undefined: as it was at the start.
+ */
+export interface LiveServer {
+  readonly baseUrl: string
+  readonly disabled: boolean
+}
+
+/** A turn's model request went to a provider disabled since the start (`providers/disable`). */
+export class ProviderDisabledError extends Error {
+  constructor(providerId: string, modelId: string) {
+    super(
+      `the provider ${providerId} was disabled (providers/disable), so the model ${modelId} cannot answer: choose a model of another provider, or enable it again with providers/set`,
+    )
+    this.name = 'ProviderDisabledError'
+  }
+}
+
 /** What every model's requests share: the retry and timeout limits. */
 export interface RequestLimits {
   readonly maxRetries?: number
@@ -45,20 +64,36 @@ export interface RequestLimits {
  * (`provider/name`, the first by default), whose request goes to its own server with its own key,
  * context window, prices, image support and default reasoning effort. The key is looked up for
  * every request (`keyOf`), so one stored by `dsh-acp setup` or removed by `logout` after the start
- * applies at once; each model's client is made again only when its key changed.
+ * applies at once; each model's client is made again only when its key or base URL changed.
+ * `live` says what the configuration says of a server now (a `providers/set` base URL, a
+ * `providers/disable`): read once per turn (per `stream` signal) and kept for the turn's later
+ * steps, so a change applies from the next turn and never switches or fails a running one.
  */
 export function createConfiguredProvider(
   models: readonly ConfiguredModel[],
   keyOf: (providerId: string) => string | undefined,
   limits: RequestLimits,
+  live: (providerId: string) => LiveServer | undefined = () => undefined,
 ): ModelProvider {
   if (models.length === 0) throw new TypeError('the configuration names no models')
-  const clients = new Map<string, { key: string | undefined; provider: ModelProvider }>()
+  const clients = new Map<string, { key: string | undefined; baseUrl: string; provider: ModelProvider }>()
   const byId = new Map(models.map((m) => [m.id, m]))
-  const clientOf = (configured: ConfiguredModel): ModelProvider => {
+  const turns = new WeakMap<AbortSignal, Map<string, LiveServer>>()
+  /** The server of `configured` for the turn of `signal`: read at the turn's first request. */
+  const serverFor = (configured: ConfiguredModel, signal: AbortSignal): LiveServer => {
+    const pinned = turns.get(signal) ?? new Map<string, LiveServer>()
+    turns.set(signal, pinned)
+    let server = pinned.get(configured.providerId)
+    if (server === undefined) {
+      server = live(configured.providerId) ?? { baseUrl: configured.provider.baseUrl, disabled: false }
+      pinned.set(configured.providerId, server)
+    }
+    return server
+  }
+  const clientOf = (configured: ConfiguredModel, baseUrl: string): ModelProvider => {
     const key = keyOf(configured.providerId)
     const cached = clients.get(configured.id)
-    if (cached && cached.key === key) return cached.provider
+    if (cached && cached.key === key && cached.baseUrl === baseUrl) return cached.provider
     const { model } = configured
     const tables: ModelTables = {
       ...(model.contextWindow !== undefined && {
@@ -78,7 +113,7 @@ export function createConfiguredProvider(
     const client = openAiProviderFromOptions({
       ...tables,
       settings,
-      baseUrl: configured.provider.baseUrl,
+      baseUrl,
       modelName: model.name,
       ...(key !== undefined && { apiKey: key }),
       ...(model.imageInput === true && { imageInput: true }),
@@ -86,7 +121,7 @@ export function createConfiguredProvider(
       ...(limits.maxRetries !== undefined && { maxRetries: limits.maxRetries }),
       ...(limits.timeoutMs !== undefined && { timeoutMs: limits.timeoutMs }),
     })
-    clients.set(configured.id, { key, provider: client })
+    clients.set(configured.id, { key, baseUrl, provider: client })
     return client
   }
   const first = models[0] as ConfiguredModel
@@ -111,7 +146,9 @@ export function createConfiguredProvider(
         (effort === undefined || effort === 'default') && configured.model.reasoningEffort !== undefined
           ? configured.model.reasoningEffort
           : effort
-      return clientOf(configured).stream(
+      const server = serverFor(configured, signal)
+      if (server.disabled) return failing(new ProviderDisabledError(configured.providerId, configured.id))
+      return clientOf(configured, server.baseUrl).stream(
         {
           ...request,
           model: configured.model.name,
@@ -139,5 +176,12 @@ function termsOf(models: readonly ConfiguredModel[], limits: RequestLimits): Mod
     ...(limits.prices !== undefined && { prices: limits.prices }),
     modelContextWindows: Object.fromEntries(windows),
     modelPrices: Object.fromEntries(prices),
+  }
+}
+
+/** A stream that fails with `error` when read. */
+function failing(error: Error): AsyncIterable<never> {
+  return {
+    [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(error) }),
   }
 }

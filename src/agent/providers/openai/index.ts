@@ -8,7 +8,9 @@ export {
 export {
   type ConfiguredModel,
   createConfiguredProvider,
+  type LiveServer,
   type ModelServer,
+  ProviderDisabledError,
   type RequestLimits,
   type ServerModel,
 } from './configured.js'
