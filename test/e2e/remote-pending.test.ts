@@ -127,7 +127,12 @@ describe('requests not answered yet, past --max-buffered-bytes', () => {
       cwd: process.cwd(),
       mcpServers: [],
     })
-    expect(resumed._meta?.['acp/turnState']).toMatchObject({ state: 'running' })
+    // …and which prompt's turn it is: the request id the first client sent it with.
+    expect(resumed._meta?.['acp/turnState']).toEqual({
+      state: 'running',
+      turnSeq: expect.any(Number),
+      promptRequestId: 2,
+    })
     await next.agent.notify('session/cancel', { sessionId })
     next.close()
   })
