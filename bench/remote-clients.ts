@@ -48,6 +48,9 @@ export abstract class RemoteBenchClient {
     return Number(first - start) / 1e6
   }
 
+  /** Connects and sends `initialize`. */
+  abstract open(): Promise<void>
+
   abstract close(): Promise<void>
 }
 
@@ -64,7 +67,7 @@ export class HttpBenchClient extends RemoteBenchClient {
     super()
   }
 
-  private post(body: string): Promise<{ headers: Record<string, unknown>; body: string }> {
+  private post(body: string, retry = true): Promise<{ headers: Record<string, unknown>; body: string }> {
     return new Promise((resolve, reject) => {
       const req = request(
         {
@@ -88,7 +91,11 @@ export class HttpBenchClient extends RemoteBenchClient {
           res.on('end', () => resolve({ headers: res.headers, body: text }))
         },
       )
-      req.on('error', reject)
+      // A kept-alive socket the server closed as this request went out: send it again, once.
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        if (retry && req.reusedSocket && error.code === 'ECONNRESET') resolve(this.post(body, false))
+        else reject(error)
+      })
       req.end(body)
     })
   }
@@ -131,7 +138,7 @@ export class HttpBenchClient extends RemoteBenchClient {
   }
 
   protected transmit(message: string): void {
-    void this.post(message)
+    this.post(message).catch((error: Error) => process.stderr.write(`bench POST failed: ${error.message}\n`))
   }
 
   async close(): Promise<void> {

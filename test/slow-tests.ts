@@ -24,7 +24,7 @@ export const SLOW_TESTS: readonly string[] = [
   // The longest property runs: fork at every boundary of random logs; rewind on disk.
   'src/session/fork/fork.property.test.ts',
   'test/persistence/rewind.property.test.ts',
-  // The remote transports: 50 random drops of the SSE stream and 25 of the WebSocket mid-turn.
+  // The remote transports: 200 random drops of the SSE stream and 200 of the WebSocket mid-turn.
   'test/e2e/remote-resume.test.ts',
   // Two processes racing a rewind's cut against a stale view, with kills.
   'test/e2e/multi-process-cuts.test.ts',

@@ -1,7 +1,7 @@
 import type { CancellationToken, Disposable } from 'vscode-jsonrpc'
 import type { AgentService } from '../agent/service.js'
 import type { ClientBridge } from '../agent/types.js'
-import type { NdjsonConnection } from '../jsonrpc/index.js'
+import type { NdjsonConnection, WireId } from '../jsonrpc/index.js'
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../session/index.js'
 import { connectionParts, seatAfter } from './attach/attach-seat.js'
 import type { Seat } from './attach/seat.js'
@@ -29,6 +29,8 @@ export interface CallContext {
   readonly setup: AgentSetup
   /** Aborts when the client cancels this request with `$/cancel_request`; never for a notification. */
   readonly signal: AbortSignal
+  /** The JSON-RPC id of this request on the client's wire; undefined for a notification. */
+  readonly requestId?: WireId | undefined
   /** What the client said in `initialize`; undefined until `initialize` succeeded. */
   readonly client: ClientState | undefined
   /** What this client sees (the only place deciding it): made from its `initialize`. */
@@ -113,6 +115,7 @@ export class Call implements CallContext {
   constructor(
     private readonly scope: CallScope,
     private readonly token: CancellationToken | undefined,
+    readonly requestId?: WireId,
   ) {
     this.sessions = scope.sessions
     this.agent = scope.agent

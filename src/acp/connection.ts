@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream'
 import type { Context } from 'cordis'
 import type { CancellationToken } from 'vscode-jsonrpc'
-import { type CancelNotifications, isPromiseLike, NdjsonConnection } from '../jsonrpc/index.js'
+import { type CancelNotifications, isPromiseLike, NdjsonConnection, type WireId } from '../jsonrpc/index.js'
 import { QuestionWithdrawn } from './attach/shared-questions.js'
 import { Call, type CallScope } from './call-context.js'
 import type { ClientRequestSender } from './client/client-requests.js'
@@ -16,6 +16,7 @@ import { PROTOCOL_V2 } from './v2/initialize-v2.js'
 import { promptV2 } from './v2/prompt-v2.js'
 import { noteV2Request } from './v2/protocol-choice.js'
 import { readV2Request, V2_UNBATCHABLE, type V2Route } from './v2/reader.js'
+import { resumesSession, sendResumeState } from './v2/resume-state-v2.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
 import { configUpdates } from './views/config-options.js'
@@ -92,7 +93,7 @@ export class AcpConnection {
         unbatchable: V2_UNBATCHABLE,
       },
       inbound: {
-        request: (method, params, token) => this.dispatch(method, params, token, false),
+        request: (method, params, token, id) => this.dispatch(method, params, token, false, id),
         notification: (method, params) => {
           const done = this.dispatch(method, params, undefined, true)
           if (isPromiseLike(done)) done.then(undefined, () => undefined)
@@ -195,8 +196,9 @@ export class AcpConnection {
     params: unknown,
     token: CancellationToken | undefined,
     notification: boolean,
+    id?: WireId,
   ): unknown {
-    const call = new Call(this.scope, token)
+    const call = new Call(this.scope, token, id)
     this.running++
     let settlesLater = false
     try {
@@ -252,6 +254,12 @@ export class AcpConnection {
       )
     }
     const result = this.handle(method, params, call)
+    const notify = (sessionId: string, update: Record<string, unknown>) => this.notifyV2(sessionId, update)
+    if (resumesSession(route.method))
+      return Promise.resolve(result).then(async (value) => {
+        await sendResumeState(params, call, notify)
+        return route.answer(value)
+      })
     return isPromiseLike(result) ? Promise.resolve(result).then(route.answer) : route.answer(result)
   }
 

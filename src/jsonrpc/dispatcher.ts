@@ -11,9 +11,9 @@ export type InboundMessage = (RequestMessage & { id: WireId }) | NotificationMes
 export interface InboundHandlers {
   /**
    * Answers one request: its value (or a promise of it) is the result (`undefined` is sent as
-   * `null`); a thrown `ResponseError` is sent as it is, anything else as `-32603`.
+   * `null`); a thrown `ResponseError` is sent as it is, anything else as `-32603`. `id`: the request's own.
    */
-  request(method: string, params: unknown, token: CancellationToken): unknown
+  request(method: string, params: unknown, token: CancellationToken, id: WireId): unknown
   /** Handles one notification; what it throws is logged, nothing is answered. */
   notification(method: string, params: unknown): void
   /**
@@ -176,7 +176,7 @@ export class InboundDispatcher {
     }
     let result: unknown
     try {
-      result = this.handlers.request(method, message.params, token)
+      result = this.handlers.request(method, message.params, token, id)
     } catch (error) {
       this.respond({ jsonrpc: '2.0', id, error: errorOf(method, error) })
       return true

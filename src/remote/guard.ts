@@ -16,6 +16,17 @@ export interface Gate {
 
 const digest = (text: string) => createHash('sha256').update(text).digest()
 
+/** The token's digest, made once per gate (every request is compared against it). */
+const expected = new WeakMap<Gate, Buffer>()
+function expectedDigest(gate: Gate): Buffer {
+  let known = expected.get(gate)
+  if (!known) {
+    known = digest(gate.token)
+    expected.set(gate, known)
+  }
+  return known
+}
+
 /**
  * Checks a request's `Authorization: Bearer` token (compared in constant time) and its `Origin`:
  * a request without `Origin` comes from a program, not a page, and is let through; a page's is
@@ -28,7 +39,7 @@ export function refusalOf(request: IncomingMessage, gate: Gate): Refusal | undef
   const header = request.headers.authorization
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header)
   if (!match?.[1]) return { status: 401, reason: 'a bearer token is required (Authorization: Bearer TOKEN)' }
-  if (!timingSafeEqual(digest(match[1]), digest(gate.token)))
+  if (!timingSafeEqual(digest(match[1]), expectedDigest(gate)))
     return { status: 401, reason: 'the bearer token is wrong' }
   return undefined
 }

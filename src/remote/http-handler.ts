@@ -53,14 +53,15 @@ async function post(hub: Hub, request: IncomingMessage, response: ServerResponse
   if (id === undefined) return initialize(hub, request, response, body, message)
   const connection = hub.get(id)
   if (!connection) return void refuse(response, unknownConnection(id))
-  if (connection.inputBacklog > hub.limits.maxBufferedBytes) {
+  // A notification (a cancel) or an answer to our request is taken: it frees, never holds.
+  if (isRequest(message) && connection.pendingBytes > hub.limits.maxBufferedBytes) {
     response.setHeader('retry-after', '1')
     return void refuse(response, {
       status: 429,
-      reason: `the agent has ${connection.inputBacklog} bytes of this connection's messages still to read`,
+      reason: `${connection.pendingBytes} bytes of this connection's requests are not answered yet: wait for their answers`,
     })
   }
-  connection.deliver(body)
+  connection.deliver(body, message)
   response.writeHead(202).end()
 }
 
@@ -80,7 +81,7 @@ async function initialize(
   const connection = hub.open(peerOf(request))
   if (!connection) return void refuse(response, { status: 503, reason: 'too many connections' })
   const answer = connection.divertResponse(message.id)
-  connection.deliver(body)
+  connection.deliver(body, message)
   const line = await answer
   response.writeHead(200, { 'content-type': 'application/json', 'Acp-Connection-Id': connection.id })
   response.end(line)
@@ -156,6 +157,11 @@ function parseMessage(body: string): { method?: unknown; id?: unknown } | Refusa
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return { status: 400, reason: 'the body must be one JSON-RPC message (an object)' }
   return value as { method?: unknown; id?: unknown }
+}
+
+/** Whether `message` is a request (it has a method and an id). */
+export function isRequest(message: { method?: unknown; id?: unknown }): boolean {
+  return message.method !== undefined && message.id !== undefined
 }
 
 function unknownConnection(id: string | undefined): Refusal {

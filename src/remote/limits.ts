@@ -13,8 +13,8 @@ export interface RemoteLimits {
   readonly maxMessageBytes: number
   /**
    * Bytes queued for a transport that does not read; past it the transport is closed. The same
-   * bound holds for a client's messages the agent has not read yet: past it a POST is answered
-   * 429 and a WebSocket closed with 1008.
+   * bound holds for a client's requests not answered yet (queued behind a turn, running, waiting):
+   * past it the next POST is answered 429 and a WebSocket closed with 1008.
    */
   readonly maxBufferedBytes: number
   /** A transport whose queued bytes did not shrink for this long is closed. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { PassThrough, type Readable, Writable } from 'node:stream'
 import { CursorLog, type Entry, type Retention } from './cursor-log.js'
+import { Unanswered } from './unanswered.js'
 
 /** What serving ACP on a pair of streams gives back (`AcpServer.serve`'s connection). */
 export interface Served {
@@ -42,6 +43,7 @@ export class LogicalConnection {
   /** The id (as JSON) of the client's `initialize`, whose answer gets `transport` added. */
   private initializeId: string | undefined
   private readonly companions = new Set<() => void>()
+  private readonly requests = new Unanswered()
   /** Set once a transport was attached: a stream opened without a cursor then starts live. */
   attachedBefore = false
 
@@ -65,16 +67,23 @@ export class LogicalConnection {
     return this.closing !== undefined
   }
 
-  /** Bytes of the client's messages delivered and not read by the agent yet. */
-  get inputBacklog(): number {
-    return this.input.writableLength + this.input.readableLength
+  /**
+   * Bytes of the client's requests delivered and not answered yet (queued, running, or waiting on
+   * the client itself): what a client that sends faster than its requests are answered makes the
+   * server hold. The transports refuse more past `maxBufferedBytes` (429, close 1008).
+   */
+  get pendingBytes(): number {
+    return this.requests.bytes
   }
 
-  /** One message of the client's (JSON text without line breaks). */
-  deliver(json: string): void {
+  /** One message of the client's (JSON text without line breaks); `message`: it parsed, if known. */
+  deliver(json: string, message: unknown = parse(json)): void {
     if (this.closing) return
-    if (this.initializeId === undefined && json.includes('"initialize"'))
-      this.initializeId = requestIdOf(json)
+    const parsed = isObject(message) ? message : undefined
+    if (this.initializeId === undefined && parsed?.method === 'initialize' && parsed.id !== undefined)
+      this.initializeId = JSON.stringify(parsed.id)
+    if (typeof parsed?.method === 'string' && isWireId(parsed.id))
+      this.requests.add(JSON.stringify(parsed.id), json.length)
     this.input.write(`${json}\n`)
   }
 
@@ -156,6 +165,7 @@ export class LogicalConnection {
   }
 
   private emit(text: string): void {
+    if (this.requests.bytes > 0) this.requests.answered(text)
     const line = this.initializeId === undefined ? text : this.advertised(text)
     if (this.diverted.size > 0 && this.takeDiverted(line)) return
     this.log.append(line)
@@ -202,14 +212,16 @@ interface Parsed {
 function parse(line: string): Parsed | undefined {
   try {
     const value: unknown = JSON.parse(line)
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+    return isObject(value) ? value : undefined
   } catch {
     return undefined
   }
 }
 
-/** The id (as JSON) of an `initialize` request, else undefined. */
-function requestIdOf(json: string): string | undefined {
-  const message = parse(json)
-  return message?.method === 'initialize' && message.id !== undefined ? JSON.stringify(message.id) : undefined
+function isObject(value: unknown): value is Parsed {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isWireId(id: unknown): id is string | number {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id))
 }

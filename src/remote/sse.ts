@@ -47,10 +47,12 @@ export function openSse(
     onGone(cutBecause)
   }
   response.once('close', finish)
+  const flushSoon = outgoingSoon(response)
   return {
     send(entry: Entry) {
       if (gone) return
       response.write(`id: ${entry.cursor}\ndata: ${entry.line}\n\n`)
+      flushSoon()
       if (response.writableLength > limits.maxBufferedBytes) cut('the client does not read its stream')
     },
     close() {
@@ -64,3 +66,27 @@ export function openIdleSse(response: ServerResponse, limits: RemoteLimits): () 
   const sink = openSse(response, limits, () => {})
   return () => sink.close()
 }
+
+/**
+ * Sends what `response.write` queued once the microtasks queued before it have run. Node's
+ * `ServerResponse` corks its socket at a write and uncorks it in a `process.nextTick`, which runs
+ * only once the whole microtask queue is empty: a turn that goes on in microtasks (a model whose
+ * stream is already buffered, a store in memory) would otherwise hold every event back until it
+ * ended. The events of one burst still leave in one `writev`.
+ */
+function outgoingSoon(response: ServerResponse): () => void {
+  let queued = false
+  const flush = () => {
+    queued = false
+    const socket = response.socket
+    if (socket && socket.writableCorked > 0) socket.uncork()
+  }
+  return () => {
+    if (queued) return
+    queued = true
+    RESOLVED.then(flush)
+  }
+}
+
+/** Schedules microtasks without `queueMicrotask`'s async-resource bookkeeping. */
+const RESOLVED = Promise.resolve()

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 import { type RawData, type WebSocket, WebSocketServer } from 'ws'
 import type { Entry } from './cursor-log.js'
 import { type Gate, refusalOf } from './guard.js'
-import { ACP_PATH, peerOf } from './http-handler.js'
+import { ACP_PATH, isRequest, peerOf } from './http-handler.js'
 import type { Hub } from './hub.js'
 import type { LogicalConnection, Sink } from './logical-connection.js'
 
@@ -75,9 +75,13 @@ function serveSocket(hub: Hub, ws: WebSocket, fresh: LogicalConnection): void {
         return
       }
     }
-    if (connection.inputBacklog > hub.limits.maxBufferedBytes)
-      return void ws.close(1008, 'the agent has too much of this connection still to read')
-    connection.deliver(text.includes('\n') || text.includes('\r') ? text.replace(/[\r\n]/g, ' ') : text)
+    const line = text.includes('\n') || text.includes('\r') ? text.replace(/[\r\n]/g, ' ') : text
+    const message = parsed(line)
+    if (message && isRequest(message) && connection.pendingBytes > hub.limits.maxBufferedBytes) {
+      hub.log(`connection ${connection.id}: closed, ${connection.pendingBytes} bytes of requests unanswered`)
+      return void ws.close(1008, 'too many requests not answered yet')
+    }
+    connection.deliver(line, message)
   })
 }
 
@@ -148,5 +152,15 @@ function socketSink(ws: WebSocket, hub: Hub, onGone: () => void): SocketSink {
     send: (entry) => send(framed(entry)),
     sendRaw: send,
     close: () => ws.close(1000, 'the stream moved to another transport'),
+  }
+}
+
+/** A frame's JSON-RPC message (an object), else undefined (the agent answers what is wrong). */
+function parsed(text: string): { method?: unknown; id?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined
+  } catch {
+    return undefined
   }
 }

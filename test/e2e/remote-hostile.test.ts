@@ -15,6 +15,7 @@ import { RemoteServer } from '../support/remote-server.js'
 let server: RemoteServer
 const MAX_CONNECTIONS = 20
 const MESSAGE_CAP = 1024 * 1024
+const FLOOD = 1000
 
 beforeAll(async () => {
   server = await RemoteServer.start([
@@ -138,12 +139,18 @@ describe('serve --listen against hostile input', () => {
     expect(await code).toBe(1009)
   })
 
-  it(`more than ${MAX_CONNECTIONS} connections at once: the rest get 503, a freed slot is reusable`, async () => {
+  it(`${FLOOD} connections at once (the cap ${MAX_CONNECTIONS}): the rest get 503, a freed slot is reusable`, async () => {
     const before = await connectionCount()
-    const answers = await Promise.all(Array.from({ length: 200 }, () => post(bearer())))
+    const answers = await Promise.all(Array.from({ length: FLOOD }, () => post(bearer())))
     const opened = answers.filter((a) => a.status === 200)
     expect(opened.length).toBeLessThanOrEqual(MAX_CONNECTIONS)
-    expect(answers.filter((a) => a.status === 503).length).toBe(200 - opened.length)
+    // The rest are refused plainly: 503 past the cap, or 408 when a flooded server did not read
+    // a request's headers within --headers-timeout-ms (500 ms here).
+    const refused = answers.filter((a) => a.status !== 200)
+    expect(refused.every((a) => a.status === 503 || a.status === 408)).toBe(true)
+    expect(answers.filter((a) => a.status === 503).length).toBeGreaterThan(0)
+    for (const answer of refused.filter((a) => a.status === 503))
+      expect(JSON.parse(answer.body).error).toBe('too many connections')
     expect(opened.length).toBe(MAX_CONNECTIONS - before)
     expect(await connectionCount()).toBe(MAX_CONNECTIONS)
     for (const answer of opened) {
@@ -169,6 +176,32 @@ describe('serve --listen against hostile input', () => {
     socket.write('GET /acp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthori')
     await stillServes()
     expect(await closed).toMatch(/^HTTP\/1\.1 408/)
+  })
+
+  it('a half-open WebSocket (it never answers a ping) is dropped; its connection waits to be resumed', async () => {
+    const socket = new WebSocket(`ws://127.0.0.1:${server.port}/acp`, { headers: bearer(), autoPong: false })
+    const opened = new Promise<string>((resolve) =>
+      socket.once('upgrade', (res) => resolve(String(res.headers['acp-connection-id']))),
+    )
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)))
+    socket.on('error', () => {})
+    const connectionId = await opened
+    // The server pings every 100 ms and drops the socket at the next ping without a pong: no close frame.
+    expect(await closed).toBe(1006)
+    const resumed = await new Promise<string>((resolve) => {
+      const next = new WebSocket(`ws://127.0.0.1:${server.port}/acp`, { headers: bearer() })
+      next.once('open', () =>
+        next.send(
+          JSON.stringify({ jsonrpc: '2.0', method: 'stream/resume', params: { connectionId, cursor: '0' } }),
+        ),
+      )
+      next.once('message', (data) => {
+        resolve(JSON.parse(data.toString()).method)
+        next.close()
+      })
+    })
+    expect(resumed).toBe('stream/resumed')
+    await stillServes()
   })
 
   it('a reader that stops reading its stream is cut off; the server goes on', async () => {

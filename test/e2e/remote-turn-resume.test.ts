@@ -149,6 +149,8 @@ describe.each(['http', 'ws'] as const)('resumable turns over %s with the SDK cli
     turn.catch(() => undefined)
     await until(() => asked.length > 0)
     a.drop()
+    const promptId = a.requests.find((r) => r.method === 'session/prompt')?.id
+    expect(promptId).toBeDefined()
 
     const b = asking(remote, kind, asked)
     await b.initialize()
@@ -156,7 +158,7 @@ describe.each(['http', 'ws'] as const)('resumable turns over %s with the SDK cli
     const state = (resumed._meta as Record<string, { state?: string; turnSeq?: number }> | undefined)?.[
       'acp/turnState'
     ]
-    expect(state).toEqual({ state: 'waiting', turnSeq: expect.any(Number) })
+    expect(state).toEqual({ state: 'waiting', turnSeq: expect.any(Number), promptRequestId: promptId })
     await until(() => asked.length > 1)
     expect(asked[1]?.params.toolCall.toolCallId).toBe(asked[0]?.params.toolCall.toolCallId)
     asked[1]?.answer({ outcome: { outcome: 'selected', optionId: 'allow_once' } })

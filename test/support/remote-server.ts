@@ -2,6 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { AnyMessage } from '@agentclientprotocol/sdk'
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client'
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client'
 import * as acp from '@agentclientprotocol/sdk/unstable'
@@ -85,6 +86,8 @@ export interface Driver {
 
 export class RemoteClient implements Driver {
   readonly updates: acp.SessionNotification[] = []
+  /** The requests this client sent, as they went on the wire (id and method). */
+  readonly requests: Array<{ readonly id: unknown; readonly method: string }> = []
   readonly connection: acp.ClientConnection
   private readonly sockets = new Set<WebSocket>()
   private readonly fetches = new Set<AbortController>()
@@ -105,10 +108,23 @@ export class RemoteClient implements Driver {
         sockets.add(this)
       }
     }
-    const stream =
+    const transport =
       kind === 'ws'
         ? createWebSocketStream(url, { WebSocket: KeptWebSocket, headers })
         : createHttpStream(url, { headers, fetch: (input, init) => this.fetch(input, init) })
+    const toAgent = transport.writable.getWriter()
+    const stream = {
+      readable: transport.readable,
+      writable: new WritableStream<AnyMessage>({
+        write: (message) => {
+          if ('method' in message && 'id' in message)
+            this.requests.push({ id: message.id, method: message.method })
+          return toAgent.write(message)
+        },
+        close: () => toAgent.close(),
+        abort: (reason) => toAgent.abort(reason),
+      }),
+    }
     const app = acp.client({ name: 'dsh-acp-tests' })
     app.onNotification('session/update', ({ params }) => {
       this.updates.push(params)

@@ -1,9 +1,14 @@
+import type { WireId } from '../../jsonrpc/index.js'
 import type { Session } from '../../session/index.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 
-/** Where a session's turn stands, for a client that (re)attaches to it. */
+/**
+ * Where a session's turn stands, for a client that (re)attaches to it: running or waiting with
+ * the seq of its `turn/start` and the JSON-RPC id of the `session/prompt` whose turn it is (on the
+ * wire of the client that sent it), or idle and how the last turn ended.
+ */
 export type TurnState =
-  | { readonly state: 'running' | 'waiting'; readonly turnSeq?: number }
+  | { readonly state: 'running' | 'waiting'; readonly turnSeq?: number; readonly promptRequestId?: WireId }
   | { readonly state: 'idle'; readonly stopReason?: string; readonly turnEndSeq?: number }
 
 /** The `_meta` key of a `session/load` or `session/resume` answer that says where the turn stands. */
@@ -18,11 +23,14 @@ const TURN_STATE_META = 'acp/turnState'
 export function turnStateOf(session: Session, running: boolean, waiting: boolean): TurnState {
   const spans = session.turnSpans()
   const last = spans.at(-1)
-  if (running)
+  if (running) {
+    const promptRequestId = turnPrompts.get(session)
     return {
       state: waiting ? 'waiting' : 'running',
       ...(last && last.end === undefined && { turnSeq: last.start }),
+      ...(promptRequestId !== undefined && { promptRequestId }),
     }
+  }
   const end = last?.end === undefined ? undefined : session.at(last.end)
   if (end?.type !== 'turn/end') return { state: 'idle' }
   const turnEnd = replayedTurnEnd(end)
@@ -30,6 +38,17 @@ export function turnStateOf(session: Session, running: boolean, waiting: boolean
     state: 'idle',
     turnEndSeq: end.seq,
     ...(turnEnd.stopReason !== undefined && { stopReason: turnEnd.stopReason }),
+  }
+}
+
+/** The request id of the `session/prompt` whose turn runs, per live session of this process. */
+const turnPrompts = new WeakMap<Session, WireId>()
+
+/** Notes that `session`'s turn, starting now, is the one of prompt request `id`; returns the note's removal. */
+export function noteTurnPrompt(session: Session, id: WireId): () => void {
+  turnPrompts.set(session, id)
+  return () => {
+    if (turnPrompts.get(session) === id) turnPrompts.delete(session)
   }
 }
 

@@ -2,6 +2,7 @@ import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import type { LinePlace } from '../../agent/queue/prompt-queue.js'
 import type { ContentBlock } from '../../agent/types.js'
 import type { Session } from '../../session/index.js'
+import { noteTurnPrompt } from '../attach/turn-state.js'
 import type { CallContext } from '../call-context.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
 import { keepToGoal, type RunTurn } from '../goals/goal-turns.js'
@@ -32,13 +33,16 @@ export async function runInLine(
   signal: AbortSignal,
   onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
+  let forget: (() => void) | undefined
   try {
     if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
       return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
     }
     const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
+    forget = call.requestId === undefined ? undefined : noteTurnPrompt(session, call.requestId)
     return await keepToGoal(call, session, prompt, runTurn, onUserMessage)
   } finally {
+    forget?.()
     place.release()
   }
 }

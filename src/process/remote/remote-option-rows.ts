@@ -81,7 +81,11 @@ export const REMOTE_OPTION_ROWS = [
     type: 'string',
     value: 'N',
     minimum: 1024,
-    help: ['bytes queued for a client that does not read before its', 'stream is cut (default 64 MiB)'],
+    help: [
+      'bytes queued for a client that does not read before its',
+      'stream is cut, and of its requests not answered yet before',
+      'more are refused (429, close 1008) (default 64 MiB)',
+    ],
     sets: 'remote',
   },
   {
