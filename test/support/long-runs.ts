@@ -5,7 +5,3 @@
  */
 export const FULL_RUN = process.env.DSH_TEST_FULL === '1'
 
-/** `full` under test:full, else `sample`: a property's run count, a loop's length. */
-export function runsOf(full: number, sample: number): number {
-  return FULL_RUN ? full : sample
-}
