@@ -167,5 +167,9 @@ describe('the wait of a first model request for MCP servers still starting (35.7
     expect(record.deadline(server('e', 1000), [other])).toBe(1000 + MCP_START_GRACE_MS)
     record.stalled('a')
     expect(record.deadline(server('a', 1000), [])).toBe(1000)
+    // It remembers the servers started last, not every config a long-lived process met.
+    for (let i = 0; i < 300; i++) record.connected(`k${i}`, 100)
+    expect(record.deadline(server('a', 1000), [])).toBe(1000 + MCP_START_GRACE_MS)
+    expect(record.deadline(server('k299', 1000), [])).toBe(1000 + MIN_KNOWN_MS)
   })
 })

@@ -17,6 +17,9 @@ export const SETTLED_GRACE_MS = 1000
 /** Least wait for a server that started before (its earlier start was quick). */
 export const MIN_KNOWN_MS = 500
 
+/** Servers whose last start is remembered. */
+const RECORDED_SERVERS = 256
+
 /** The time and timers the wait uses (injectable: tests drive it without waiting). */
 export interface StartClock {
   now(): number
@@ -50,12 +53,22 @@ export class StartRecord {
   private readonly took = new Map<string, number | 'stalled'>()
 
   connected(key: string, ms: number): void {
-    this.took.set(key, ms)
+    this.set(key, ms)
   }
 
   /** A wait gave up on the server: unless it connects later, the next start of it is not waited for. */
   stalled(key: string): void {
-    this.took.set(key, 'stalled')
+    this.set(key, 'stalled')
+  }
+
+  /** Keeps the {@link RECORDED_SERVERS} servers started last (a long-lived process meets many configs). */
+  private set(key: string, took: number | 'stalled'): void {
+    this.took.delete(key)
+    this.took.set(key, took)
+    for (const oldest of this.took.keys()) {
+      if (this.took.size <= RECORDED_SERVERS) break
+      this.took.delete(oldest)
+    }
   }
 
   /** When the wait for `server` (one of `all`, the session's servers) ends at the latest. */
