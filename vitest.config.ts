@@ -1,13 +1,14 @@
 import { defineConfig } from 'vitest/config'
 import { ISOLATED_TESTS } from './test/isolated-tests.js'
-import { SLOW_TESTS } from './test/slow-tests.js'
+import { SAMPLED_TESTS, SLOW_TESTS } from './test/slow-tests.js'
 
 const ALL_TESTS = ['src/**/*.test.ts', 'test/**/*.test.ts']
 const END_TO_END = 'test/e2e/**/*.test.ts'
 
 /**
  * Three projects over one suite. `npm test` runs the two `fast*` ones: every test file but the
- * slow ones named in test/slow-tests.ts. `full` (`npm run test:full`) is exactly those slow ones.
+ * slow ones named in test/slow-tests.ts, the sampled ones there with a sample of their long runs.
+ * `full` (`npm run test:full`) is exactly the slow ones, and the sampled ones whole.
  * `vitest run` with no `--project` runs all three.
  *
  * - `fast-shared`: the in-process tests (src/**, test/** outside test/e2e), several files to one
@@ -57,7 +58,16 @@ export default defineConfig({
           sequence: { groupOrder: 1 },
         },
       },
-      { extends: true, test: { name: 'full', include: [...SLOW_TESTS], sequence: { groupOrder: 1 } } },
+      {
+        extends: true,
+        test: {
+          name: 'full',
+          include: [...SLOW_TESTS, ...SAMPLED_TESTS],
+          // The sampled files' long runs whole (test/support/long-runs.ts).
+          env: { DSH_TEST_FULL: '1' },
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 })

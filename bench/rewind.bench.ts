@@ -103,7 +103,7 @@ async function rewindRow(dir: string, fraction: number): Promise<BenchRow> {
     unit: 'ms',
     better: 'lower',
     target: 1.2,
-    note: 'issue 35.10: the old file becomes the branch by a link (its header in a small record, its tail appended); the session file is written anew from the kept bytes and the marker (+ fdatasync, rename, two dir fsyncs); medians of 5 runs interleaved with the baseline',
+    note: 'issue 35.10: the old file becomes the branch by a link (its header in a small record, its tail appended); the session file is written anew from the kept bytes and the marker (one round of syncs: the fdatasyncs of it and of the record and the dir fsync of the link; then the rename and its dir fsync); medians of 5 runs interleaved with the baseline',
   }
 }
 

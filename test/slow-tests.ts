@@ -30,4 +30,19 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/multi-process-cuts.test.ts',
   // The built server on PostgreSQL: three processes (two hosts and `dsh-acp sessions`) on one database.
   'test/e2e/postgres-store.test.ts',
+  // Every snapshot scenario a second time, through `dsh-acp replay`'s engine. `npm test` runs each
+  // scenario live (test/e2e/snapshots.test.ts and the *-snapshots tests compare its transcript and
+  // store files) and the replay engine's own contract (test/e2e/replay.test.ts).
+  'test/e2e/snapshot-replay.test.ts',
+]
+
+/**
+ * Test files with long runs (a loop over every byte, a property's runs) that `npm test` samples
+ * and `npm run test:full` runs whole: `fast*` run them as any other file, `full` runs them again
+ * with `DSH_TEST_FULL=1` (test/support/long-runs.ts), which makes the loops whole.
+ */
+export const SAMPLED_TESTS: readonly string[] = [
+  // A cut at every byte of the last two events (~200 loads, appends and closes); sampled: every
+  // line boundary and its neighbours, and every seventh byte.
+  'test/persistence/truncation.test.ts',
 ]

@@ -6,10 +6,12 @@ import {
   fsyncSync,
   lstatSync,
   openSync,
+  readSync,
   unlinkSync,
   writeSync,
 } from 'node:fs'
 import { readBranchRecord } from './branch-record.js'
+import { parseHeader } from './file-format.js'
 import { errnoOf } from './fs/file-io.js'
 import { liveHolder } from './session-lock.js'
 import { StorePaths } from './store-paths.js'
@@ -22,7 +24,8 @@ import { StorePaths } from './store-paths.js'
  * - no `<branch>.jsonl`: the crash came before the link (or a delete of the branch came before its
  *   record's): the record goes;
  * - `<branch>.jsonl` is still the session's inode: the crash came before the commit: the link and
- *   the record go (the session is as it was);
+ *   the record go (the session is as it was). A machine crash there may leave the record torn (it
+ *   is synced with the link): the session is then the one the link's own first line names;
  * - else the rewind committed: a branch that ends where the old file ended, or inside its tail,
  *   gets the tail written there and fdatasynced (the new state).
  * Never throws: what it cannot do is logged and left.
@@ -53,6 +56,7 @@ function repairOne(paths: StorePaths, branchId: string, log: RepairLog): void {
     return
   }
   if (record === undefined) {
+    if (undoTornLink(paths, branchId, branch.ino, log)) return
     log.warn(
       `the rewind branch record ${recordPath} is not valid: ${branchPath} cannot be read as that branch`,
     )
@@ -84,6 +88,44 @@ function repairOne(paths: StorePaths, branchId: string, log: RepairLog): void {
   }
   log.info(`finished the rewind of ${sessionId} a crash interrupted: branch ${branchId} got its last events`)
 }
+
+/**
+ * A branch whose record is not valid, but whose file is still the inode of the session its first
+ * line names: a rewind a machine crash cut before its record was durable. Removes the link and the
+ * record (the old state); false (nothing done) when the branch is anything else.
+ */
+function undoTornLink(paths: StorePaths, branchId: string, ino: number, log: RepairLog): boolean {
+  const sessionId = firstLineId(paths.sessionFile(branchId))
+  if (sessionId === undefined || sessionId === branchId) return false
+  if (liveHolder(paths.lockFile(sessionId)) !== undefined) return false
+  if (statOf(paths.sessionFile(sessionId))?.ino !== ino) return false
+  unlinkSync(paths.sessionFile(branchId))
+  unlinkSync(paths.branchFile(branchId))
+  syncDir(paths.dir)
+  log.info(
+    `undid the rewind of ${sessionId} a crash interrupted before it committed (branch ${branchId} removed, its record was torn)`,
+  )
+  return true
+}
+
+/** The `id` of the header on the first line of the file at `path`; undefined when it has none. */
+function firstLineId(path: string): string | undefined {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  try {
+    const bytes = Buffer.alloc(HEADER_BYTES)
+    const text = bytes.toString('utf8', 0, readSync(fd, bytes, 0, bytes.length, 0))
+    const end = text.indexOf('\n')
+    if (end < 0) return undefined
+    return parseHeader(text.slice(0, end), path).id
+  } catch {
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Enough bytes for a session's header line (its title and fork reference included). */
+const HEADER_BYTES = 64 * 1024
 
 /** Where the repair reports (the start-up tidy-up's log). */
 interface RepairLog {

@@ -30,7 +30,7 @@ describe('MCP servers start in the background', () => {
   it('session/new, load and fork are answered while a server never answers initialize', {
     timeout: 30_000,
   }, async () => {
-    const run = await start({ script: [say('without it')], args: NEVER })
+    const run = await start({ script: [say('without it'), say('again')], args: NEVER })
     const sleepy = stdioServer('sleepy', ['--hang'])
     const { sessionId } = await run.agent.agent.request('session/new', {
       cwd: run.cwd,
@@ -46,10 +46,16 @@ describe('MCP servers start in the background', () => {
 
     expect((await run.prompt(sessionId, 'hi')).stopReason).toBe('end_turn')
     expect(toolNamesOf(run.fake.requests[0]).some((name) => name.startsWith('mcp__'))).toBe(false)
-    expect(saidTo(run, sessionId)).toContain(
-      'MCP server "sleepy" is still starting: its tools are offered from the first request to the model after it is ready.',
+    // It held the prompt (the whole grace: never started before, no other server) and says so.
+    expect(saidTo(run, sessionId)).toMatch(
+      /MCP server "sleepy" is still starting \(this prompt waited \d+\.\d s for it\): its tools are offered from the first request to the model after it is ready\./,
     )
     expect(run.agent.stderr).toContain(`MCP server sleepy of ${sessionId} is still starting`)
+    // It never came up while that prompt waited: the fork's first prompt does not wait for it.
+    expect((await run.prompt(forked.sessionId, 'hi')).stopReason).toBe('end_turn')
+    expect(saidTo(run, forked.sessionId)).toContain(
+      'MCP server "sleepy" is still starting: its tools are offered from the first request to the model after it is ready.',
+    )
     await expectCleanExit(run)
   })
 

@@ -62,16 +62,23 @@ export class McpNotices {
     this.queue.push({ kind: 'failed', server, reason, said })
   }
 
-  starting(server: string): void {
+  /** `server` is still starting as a model request goes out; it held that request `heldMs` before. */
+  starting(server: string, heldMs?: number): void {
     this.logger.info(
-      'MCP server %s of %s is still starting: a model request goes out without its tools',
+      'MCP server %s of %s is still starting: a model request goes out without its tools (it waited %d ms)',
       server,
       this.session.id,
+      Math.round(heldMs ?? 0),
     )
-    const description = 'Its tools are offered from the first request to the model after it is ready.'
+    const waited = heldMs !== undefined && heldMs > 0 ? (heldMs / 1000).toFixed(1) : undefined
+    const offered = 'its tools are offered from the first request to the model after it is ready'
+    const description =
+      waited === undefined
+        ? 'Its tools are offered from the first request to the model after it is ready.'
+        : `This prompt waited ${waited} s for it: ${offered}.`
     const said = {
       notice: { severity: 'info', title: `MCP server "${server}" is still starting`, description },
-      text: `MCP server "${server}" is still starting: its tools are offered from the first request to the model after it is ready.\n`,
+      text: `MCP server "${server}" is still starting${waited === undefined ? '' : ` (this prompt waited ${waited} s for it)`}: ${offered}.\n`,
     } as const
     this.queue.push({ kind: 'said', said })
   }

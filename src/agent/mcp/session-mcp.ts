@@ -1,56 +1,16 @@
-import type { Logger } from 'cordis'
 import { errorMessage } from '../../lib/error-message.js'
-import type { Session, SessionUpdate } from '../../session/index.js'
-import type { ToolRegistry } from '../tools/registry.js'
+import type { Session } from '../../session/index.js'
 import type { ElicitationModes, McpSampler } from './asks/mcp-asks.js'
 import { DEFAULT_SAMPLING_PER_TURN, SamplingBounds } from './asks/sampling-bounds.js'
 import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
+import type { McpSessionsOptions, ServerSlot, SessionNotifier, SessionServers } from './server-slot.js'
+import { type StartClock, StartRecord, systemClock, waitForStarts } from './start-wait.js'
 
 export { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from './mcp-notices.js'
 
-/** Sends one `session/update` for a session, tagged with the seq of the event it stands for. */
-export type SessionNotifier = (update: SessionUpdate, seq: number) => void
-
-/** One server of a session's `mcpServers`: starting, ready (connected), or gone (failed, lost, retired). */
-interface ServerSlot {
-  readonly config: McpServerConfig
-  /** The question modes the server was told of (its client's when it was set). */
-  readonly elicitation: ElicitationModes | undefined
-  /** The config (and question modes) as text: a reload with the same text at the same place reuses the slot. */
-  readonly key: string
-  readonly rank: number
-  state: 'starting' | 'ready' | 'gone'
-  connection: McpConnection | undefined
-  /** The user was told it was still starting when a model request went out. */
-  told: boolean
-  readonly abort: AbortController
-  /** Settles (never rejects) once the opening ended, connected or not. */
-  opened: Promise<void>
-}
-
-interface SessionServers {
-  slots: ServerSlot[]
-  readonly notices: McpNotices
-  readonly session: Session
-}
-
-/** Longest wait of a turn's first model request for a session's servers still starting. */
-export const MCP_START_GRACE_MS = 5000
-
-export interface McpSessionsOptions {
-  readonly registry: ToolRegistry
-  readonly logger: Logger
-  /** Limit (ms) for connecting, listing and each call. */
-  readonly timeoutMs: number
-  /** True while a turn runs on the session (then notices wait for {@link McpSessions.flush}). */
-  readonly isBusy: (sessionId: string) => boolean
-  /** Answers servers' sampling requests (mcp-asks.ts). Absent: servers are not offered sampling. */
-  readonly sampler?: McpSampler
-  /** Sampling requests one server may make per turn. Default {@link DEFAULT_SAMPLING_PER_TURN}. */
-  readonly samplingPerTurn?: number
-}
+export type { McpSessionsOptions, SessionNotifier } from './server-slot.js'
 
 /**
  * The MCP servers of each live session. They belong to the session's lifetime: `connect` (on
@@ -69,6 +29,9 @@ export class McpSessions {
   private readonly stopping = new Set<Promise<void>>()
   /** Process groups of running stdio servers: a last SIGKILL reaches them when the process exits. */
   private readonly groups = new Set<number>()
+  /** What each server's last start took: how long the next one is worth waiting for. */
+  private readonly record = new StartRecord()
+  private readonly clock: StartClock
   private readonly killOnExit = () => {
     for (const pgid of this.groups) {
       try {
@@ -80,6 +43,7 @@ export class McpSessions {
   }
 
   constructor(private readonly options: McpSessionsOptions) {
+    this.clock = options.clock ?? systemClock
     process.on('exit', this.killOnExit)
   }
 
@@ -159,41 +123,42 @@ export class McpSessions {
   }
 
   /**
-   * Waits for the session's servers still starting that the user was not told about yet, for at
-   * most {@link MCP_START_GRACE_MS} or until `signal` aborts: a server that is up in a moment (most
+   * Waits for the session's servers still starting that the user was not told about yet, while
+   * each can still plausibly come up (`start-wait.ts`: against what its last start took, at most
+   * MCP_START_GRACE_MS) or until `signal` aborts: a server that is up in a moment (most
    * are) is offered to the very model request that a client sends right after `session/new`, and
-   * one that takes longer costs that wait once, then is said to be still starting. Undefined when
-   * there is nothing to wait for.
+   * one that takes longer costs that wait once, then is said to be still starting, with how long it
+   * held the request. Undefined when there is nothing to wait for.
    */
   starting(sessionId: string, signal: AbortSignal): Promise<void> | undefined {
-    const waiting = (this.sessions.get(sessionId)?.slots ?? []).filter(
-      (slot) => slot.state === 'starting' && !slot.told,
+    const slots = this.sessions.get(sessionId)?.slots ?? []
+    const now = this.clock.now()
+    // A server that cannot plausibly come up in time (it never did before) is not waited for.
+    const waiting = slots.filter(
+      (slot) => slot.state === 'starting' && !slot.told && this.record.deadline(slot, slots) > now,
     )
     if (waiting.length === 0 || signal.aborted) return undefined
-    return this.waitFor(sessionId, waiting, signal)
+    return this.waitFor(sessionId, waiting, slots, signal)
   }
 
   private async waitFor(
     sessionId: string,
     waiting: readonly ServerSlot[],
+    all: readonly ServerSlot[],
     signal: AbortSignal,
   ): Promise<void> {
+    const began = this.clock.now()
+    const upTo = Math.max(...waiting.map((slot) => this.record.deadline(slot, all))) - began
     this.options.logger.info(
       'the model request of %s waits up to %d ms for MCP servers still starting: %s',
       sessionId,
-      MCP_START_GRACE_MS,
+      Math.max(0, Math.round(upTo)),
       waiting.map((slot) => slot.config.name).join(', '),
     )
-    let timer: NodeJS.Timeout | undefined
-    let onAbort = (): void => {}
-    await new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, MCP_START_GRACE_MS)
-      onAbort = resolve
-      signal.addEventListener('abort', onAbort, { once: true })
-      void Promise.all(waiting.map((slot) => slot.opened)).then(() => resolve())
-    })
-    clearTimeout(timer)
-    signal.removeEventListener('abort', onAbort)
+    const context = { record: this.record, clock: this.clock, signal }
+    await waitForStarts(waiting, all, context)
+    const held = this.clock.now() - began
+    for (const slot of waiting) if (slot.state === 'starting') slot.held = held
   }
 
   /** Names of the session's connected servers. */
@@ -215,7 +180,7 @@ export class McpSessions {
       for (const slot of entry.slots) {
         if (slot.state !== 'starting' || slot.told) continue
         slot.told = true
-        entry.notices.starting(slot.config.name)
+        entry.notices.starting(slot.config.name, slot.held)
       }
     }
     entry.notices.flush(send)
@@ -236,6 +201,9 @@ export class McpSessions {
       state: 'starting',
       connection: undefined,
       told: false,
+      startedAt: this.clock.now(),
+      settledAt: undefined,
+      held: undefined,
       abort: new AbortController(),
       opened: Promise.resolve(),
     }
@@ -276,6 +244,7 @@ export class McpSessions {
     } catch (error) {
       if (signal.aborted) return
       slot.state = 'gone'
+      slot.settledAt = this.clock.now()
       notices.failed(config.name, `could not start: ${errorMessage(error)}`)
       this.flushIdle(entry)
       return
@@ -286,6 +255,8 @@ export class McpSessions {
     }
     slot.connection = connection
     slot.state = 'ready'
+    slot.settledAt = this.clock.now()
+    this.record.connected(slot.key, slot.settledAt - slot.startedAt)
     notices.connected(connection, slot.told)
     this.flushIdle(entry)
   }

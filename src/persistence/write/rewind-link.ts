@@ -40,22 +40,26 @@ export interface LinkedBranch {
  * the branch by a link; the session's file is written anew:
  * 1. the branch's record `<branch>.branch.json` (its header, where the old file ends, its tail),
  *    O_EXCL (see `branch-record.ts`);
- * 2. the temp file: the kept bytes (`[0, keptSize)`, header included) and `markerLine`; it and the
- *    record are fdatasynced together;
- * 3. `link(<id>.jsonl, <branch>.jsonl)`, directory fsynced: the branch's file is the old inode;
- * 4. `rename(temp, <id>.jsonl)`, directory fsynced: **the commit**. The session's path never lacks
+ * 2. the temp file: the kept bytes (`[0, keptSize)`, header included) and `markerLine`;
+ * 3. `link(<id>.jsonl, <branch>.jsonl)`: the branch's file is the old inode;
+ * 4. the temp file and the record fdatasynced and the directory fsynced (the link), all three at
+ *    once: the disk commits them together, so the link costs no round of its own;
+ * 5. `rename(temp, <id>.jsonl)`, directory fsynced: **the commit**. The session's path never lacks
  *    a whole log: before, it is the old file; after, the new one (a new inode: another process
- *    holding the old one gets `SESSION_CHANGED` at its next check);
- * 5. the branch's tail appended to the old inode (no longer at the session's path), not synced: a
+ *    holding the old one gets `SESSION_CHANGED` at its next check). Nothing is renamed before 4
+ *    ended: the link is durable before the rename can be;
+ * 6. the branch's tail appended to the old inode (no longer at the session's path), not synced: a
  *    machine crash that loses it leaves the branch ending where the record says the old file
  *    ended, and the start-up repair writes it again.
  * The branch's lock is held throughout (the id is guarded, and the start-up repair leaves a rewind
- * in progress alone). A failure before 4 undoes 2 and 3 and throws (the session's file untouched);
- * one at 4's fsync throws with the rename done (the session must be loaded again); one at 5 is
+ * in progress alone). A failure before 5 undoes 2 and 3 and throws (the session's file untouched);
+ * one at 5's fsync throws with the rename done (the session must be loaded again); one at 6 is
  * reported and left to the start-up repair (`rewind-repair.ts`), which also finishes or undoes
  * what a crash left: a link whose inode is still the session's is removed with its record (the
- * old state), a committed branch without its tail gets it (the new state).
- * Resolves the new file, open for writing. Costs one copy of the kept bytes, as a fork there does.
+ * old state; a machine crash before 4 may leave that record torn: the link's own first line names
+ * the session), a committed branch without its tail gets it (the new state).
+ * Resolves the new file, open for writing. Costs one copy of the kept bytes, as a fork there does,
+ * and two rounds of syncs (4 and 5), as any durable replace of a file does.
  */
 export async function rewindByLink(
   env: RewindEnv,
@@ -73,13 +77,14 @@ export async function rewindByLink(
   const temp = paths.tempFile(id)
   takeLock(branchLock, branchId)
   let op = 'open'
-  let at = temp
+  let at = path
   let source: OpenFile | undefined
   let copy: OpenFile | undefined
   let record: OpenFile | undefined
   let linked = false
   let committed = false
   try {
+    // Read through a descriptor of its own: the writer's may be write-only (a file it created).
     source = await fs.open(path, 'r')
     const found = source.opened ?? (await source.stat())
     if (found.ino !== view.ino || found.size !== view.size) throw changedUnderPen(id, path)
@@ -93,21 +98,16 @@ export async function rewindByLink(
     at = temp
     copy = await copyKept(env, path, temp, source, view)
     await writeFully(copy, Buffer.from(markerLine), view.keptSize)
-    op = 'fdatasync'
-    // Both at once: the disk commits them together.
-    const synced = [copy.datasync(), record.datasync()]
-    await Promise.all(synced.map((sync) => sync.catch(noop)))
-    await Promise.all(synced)
     op = 'link'
     at = branchPath
     await fs.link(path, branchPath).catch((error) => {
       throw errnoOf(error) === 'EEXIST' ? branchExists(branchId) : error
     })
     linked = true
-    op = 'fsync directory'
-    await fs.syncDir(paths.dir)
-    op = 'rename'
+    op = 'fdatasync'
     at = temp
+    await allSynced([copy.datasync(), record.datasync(), fs.syncDir(paths.dir)])
+    op = 'rename'
     await fs.rename(temp, path)
     committed = true
     op = 'fsync directory'
@@ -141,6 +141,12 @@ export async function rewindByLink(
     releaseLock(branchLock)
   }
   return copy as OpenFile
+}
+
+/** Waits for every one of `syncs` (all started), then throws the first failure. */
+async function allSynced(syncs: readonly Promise<void>[]): Promise<void> {
+  await Promise.all(syncs.map((sync) => sync.catch(noop)))
+  await Promise.all(syncs)
 }
 
 /** Failures that came after the commit (the session's path holds the new file): see {@link failedAfterCommit}. */
@@ -194,7 +200,7 @@ async function copyKept(
 }
 
 /** The share of the file from which the kept bytes are copied by an in-kernel copy of the whole file, then cut. */
-const WHOLE_COPY_SHARE = 0.5
+const WHOLE_COPY_SHARE = 0.8
 
 function branchExists(id: SessionId): SessionError {
   return new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists on disk`, {
