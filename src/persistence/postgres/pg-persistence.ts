@@ -12,7 +12,8 @@ import type {
 } from '../../session/store/persistence-port.js'
 import { type DisposeReason, inheritedEventCount } from '../../session/store/store.js'
 import { listStored } from './list.js'
-import { type PostgresConnectionConfig, PostgresPool } from './pool.js'
+import { SessionNotices } from './notices.js'
+import { type PostgresConnectionConfig, PostgresPool, storedVersions } from './pool.js'
 import { corruptRow, readEvents, sessionRow } from './reads.js'
 import { removeSession } from './remove.js'
 import { databaseError } from './rows.js'
@@ -39,6 +40,8 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly opened = new Map<SessionId, PgSessionWriter>()
   private readonly closing = new Map<SessionId, Promise<void>>()
   private ended: Promise<void> | undefined
+  private readonly notices: SessionNotices
+  private readonly hearers = new Map<SessionId, Set<() => void>>()
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -59,6 +62,14 @@ export class PostgresPersistence implements SessionPersistence {
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
     }
+    this.notices = new SessionNotices({
+      url: config.url,
+      checkEveryMs: config.checkEveryMs ?? 5000,
+      heard: (id) => this.heard(id),
+      versions: (ids) => storedVersions(this.db, ids),
+      viewOf: (id) => this.writerOfLive(id)?.view,
+      warn: (message) => this.logger.warn(message),
+    })
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => {
       const writer = this.opened.get(session.id)
@@ -77,7 +88,8 @@ export class PostgresPersistence implements SessionPersistence {
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('dispose', () => {
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
-      this.ended = Promise.allSettled(this.closing.values()).then(() => this.db.end())
+      const closed = Promise.allSettled([...this.closing.values(), this.notices.end()])
+      this.ended = closed.then(() => this.db.end())
     })
   }
 
@@ -139,18 +151,10 @@ export class PostgresPersistence implements SessionPersistence {
     work: (client: pg.ClientBase) => Promise<T>,
   ): Promise<T> {
     await this.ready
-    let client: pg.PoolClient | undefined
     try {
-      client = await this.db.connect()
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const result = await work(client)
-      await client.query('COMMIT')
-      return result
+      return await this.db.snapshot(work)
     } catch (error) {
-      await client?.query('ROLLBACK').catch(() => {})
       throw databaseError(id, op, error)
-    } finally {
-      client?.release()
     }
   }
 
@@ -246,6 +250,48 @@ export class PostgresPersistence implements SessionPersistence {
 
   takePen(id: SessionId): SessionEvent[] {
     return this.writerOf(id).takePen()
+  }
+
+  acquirePen(id: SessionId): Promise<SessionEvent[]> {
+    try {
+      return this.writerOf(id).acquirePen()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  refresh(id: SessionId): SessionEvent[] {
+    return this.writerOfLive(id)?.refresh() ?? []
+  }
+
+  /** Other hosts' writes to `id`, as their notices come (and the safety-net check finds them). */
+  watch(id: SessionId, onChange: () => void): () => void {
+    const hearers = this.hearers.get(id) ?? new Set()
+    this.hearers.set(id, hearers)
+    hearers.add(onChange)
+    const stop = this.notices.watch(id)
+    return () => {
+      stop()
+      hearers.delete(onChange)
+      if (hearers.size === 0 && this.hearers.get(id) === hearers) this.hearers.delete(id)
+    }
+  }
+
+  /** Another host wrote `id`: what it appended is read, then the watchers are told. */
+  private heard(id: SessionId): void {
+    const writer = this.writerOfLive(id)
+    if (!writer) return
+    writer.poll().then(
+      (news) => {
+        if (!news) return
+        for (const onChange of this.hearers.get(id) ?? []) onChange()
+      },
+      (error) => this.logger.debug(`catching up on ${id}: ${(error as Error).message}`),
+    )
+  }
+
+  private writerOfLive(id: SessionId): PgSessionWriter | undefined {
+    return this.writers.get(id) ?? this.opened.get(id)
   }
 
   releasePen(id: SessionId): Promise<void> {

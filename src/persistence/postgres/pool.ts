@@ -1,4 +1,5 @@
 import pg from 'pg'
+import type { SessionId } from '../../session/ids.js'
 
 /** How the backend talks to the database. Every field has a default fit for a small deployment. */
 export interface PostgresConnectionConfig {
@@ -12,6 +13,8 @@ export interface PostgresConnectionConfig {
   readonly connectTimeoutMs?: number
   /** Attempts to connect before an operation fails (backoff 100 ms doubling, at most 2 s between). Default 5. */
   readonly connectAttempts?: number
+  /** How often the sessions live here are checked for other hosts' writes a notice missed (ms). Default 5 s. */
+  readonly checkEveryMs?: number
 }
 
 /** Errors worth another connection attempt: the server is unreachable, starting, or shutting down. */
@@ -72,17 +75,22 @@ export class PostgresPool {
   }
 
   /** Runs `work` on a pooled connection inside one transaction (committed, else rolled back). */
-  async transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: pg.ClientBase) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.connect()
     let broken: Error | undefined
     try {
-      return await inTransaction(client, work)
+      return await inTransaction(client, work, begin)
     } catch (error) {
       if (isConnectionLoss(error)) broken = error as Error
       throw error
     } finally {
       client.release(broken)
     }
+  }
+
+  /** Runs `work` on a pooled connection inside a read-only, repeatable-read transaction: one snapshot. */
+  snapshot<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    return this.transaction(work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
   }
 
   /** Runs one query on a pooled connection. */
@@ -108,8 +116,9 @@ export class PostgresPool {
 export async function inTransaction<T>(
   client: pg.ClientBase,
   work: (client: pg.ClientBase) => Promise<T>,
+  begin = 'BEGIN',
 ): Promise<T> {
-  await client.query('BEGIN')
+  await client.query(begin)
   try {
     const result = await work(client)
     await client.query('COMMIT')
@@ -127,4 +136,16 @@ export function isConnectionLoss(error: unknown): boolean {
   return /Connection terminated|connection .*(ended|closed)|not queryable/i.test(
     (error as Error)?.message ?? '',
   )
+}
+
+/** The stored versions (`last_seq`) of sessions `ids`; a removed one is missing. */
+export async function storedVersions(
+  db: PostgresPool,
+  ids: readonly string[],
+): Promise<Map<SessionId, number>> {
+  const { rows } = await db.query<{ id: SessionId; last_seq: number }>(
+    'SELECT id, last_seq FROM dsh_sessions WHERE id = ANY($1::text[])',
+    [ids],
+  )
+  return new Map(rows.map((r) => [r.id, r.last_seq]))
 }

@@ -3,19 +3,20 @@ import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader, SessionSummary } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
+import { appendedSince } from './catch-up.js'
+import { cutRows } from './cut.js'
+import { announce } from './notices.js'
 import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
 import { sessionRow } from './reads.js'
 import {
   advanceVersion,
   changedError,
-  copyResolved,
   databaseError,
   fallbackProjection,
   insertEvents,
   insertSession,
   type Projection,
   projectionOf,
-  referencingChildren,
 } from './rows.js'
 
 /** What a session's writer needs of its backend. */
@@ -58,6 +59,12 @@ export class PgSessionWriter {
   private pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = { wanted: false }
   /** A rewind cut the log: the listing columns are refreshed when the pen is let go. */
   private stale = false
+  /** The last committed event (undefined after a cut): a catch-up checks the stored one is it. */
+  private lastCommitted: SessionEvent | undefined
+  /** Events other hosts appended, read (`committed` counts them) and not yet handed to the store. */
+  private fetched: SessionEvent[] = []
+  /** Another host replaced or removed the stored log: what `refresh` reports. */
+  private changed: SessionError | undefined
 
   private constructor(
     readonly id: SessionId,
@@ -68,6 +75,12 @@ export class PgSessionWriter {
     private last: SessionEvent | undefined,
   ) {
     this.queue = env.ready
+    this.lastCommitted = last
+  }
+
+  /** The seq this host's view of the stored log ends at (what it read or committed). */
+  get view(): number {
+    return this.committed
   }
 
   /** The writer of a session being created: its header and `initial` events are written first. */
@@ -115,10 +128,87 @@ export class PgSessionWriter {
    */
   takePen(): SessionEvent[] {
     if (this.failure) throw this.failure
+    if (this.changed) throw this.changed
     if (this.pen.wanted) return []
     this.pen.wanted = true
-    if (!this.pen.client) void this.enqueue('take the pen', () => this.lockPen()).catch(() => {})
-    return []
+    if (!this.pen.client) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
+    return this.fetched.splice(0)
+  }
+
+  /**
+   * Takes the pen and resolves once it is held: the advisory lock taken, then what other hosts
+   * appended since this host's view read (resolved, in order, for the store to take in). Rejects
+   * with `SESSION_LOCKED` (another host holds it) or `SESSION_CHANGED` (the stored log no longer
+   * extends this view) without failing the session: nothing was written, the pen is not held.
+   */
+  acquirePen(): Promise<SessionEvent[]> {
+    if (this.failure) return Promise.reject(this.failure)
+    if (this.changed) return Promise.reject(this.changed)
+    const held = this.pen.wanted
+    this.pen.wanted = true
+    if (held) return Promise.resolve(this.fetched.splice(0))
+    return this.serial(async () => {
+      try {
+        await this.lockPen(true)
+      } catch (error) {
+        this.pen.wanted = false
+        throw databaseError(this.id, 'take the pen', error)
+      }
+      return this.fetched.splice(0)
+    })
+  }
+
+  /** What other hosts appended that was read since the last call (see `poll`); [] under the pen. */
+  refresh(): SessionEvent[] {
+    if (this.changed) throw this.changed
+    if (this.pen.wanted || this.pen.client) return []
+    return this.fetched.splice(0)
+  }
+
+  /**
+   * Reads what other hosts appended past this host's view (unless this host holds or wants the
+   * pen: then nobody else appends), in the queue's order. Resolves true when there is something
+   * for `refresh` (events, or the stored log replaced or removed). A database error only delays it
+   * (the next notice or check looks again): it never fails the session.
+   */
+  poll(): Promise<boolean> {
+    return this.serial(async () => {
+      if (this.failure || this.changed || this.pen.wanted || this.pen.client) return false
+      try {
+        await this.catchUp(() => this.env.db.snapshot(this.read))
+      } catch (error) {
+        if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_CHANGED) throw error
+        this.changed = error
+      }
+      return this.changed !== undefined || this.fetched.length > 0
+    })
+  }
+
+  private readonly read = (client: pg.ClientBase) =>
+    appendedSince(client, this.id, { seq: this.committed, last: this.lastCommitted })
+
+  /** Reads what others appended (`read`), keeping it for the store and moving the view past it. */
+  private async catchUp(read: () => Promise<SessionEvent[]>): Promise<void> {
+    const events = await read()
+    const last = events[events.length - 1]
+    if (!last) return
+    this.fetched.push(...events)
+    this.committed = last.seq
+    this.lastCommitted = last
+    this.last = last
+  }
+
+  /** Runs `task` in the queue's order without failing the session when it fails. */
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.failure) throw this.failure
+      return task()
+    })
+    this.queue = run.then(
+      () => {},
+      () => {},
+    )
+    return run
   }
 
   /** Lets the pen go once everything appended is committed, unless it is taken again before. */
@@ -238,11 +328,18 @@ export class PgSessionWriter {
     await this.write(async (client) => {
       await advanceVersion(client, this.id, expected, next, projection)
       await insertEvents(client, this.id, batch)
+      await announce(client, this.id, next)
     })
     this.committed = next
+    this.lastCommitted = batch[batch.length - 1]
   }
 
-  private async lockPen(): Promise<void> {
+  /**
+   * The advisory lock on a connection of its own, then the expected version: with `catchUp`, what
+   * others appended since this view is read (kept for the store); without, a stored log past this
+   * view is `SESSION_CHANGED`.
+   */
+  private async lockPen(catchUp: boolean): Promise<void> {
     if (this.pen.client || !this.pen.wanted) return
     const client = await this.env.db.connect()
     const pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = this.pen
@@ -265,6 +362,10 @@ export class PgSessionWriter {
         )
       }
       pen.client = client
+      if (catchUp) {
+        await this.catchUp(() => inTransaction(client, this.read))
+        return
+      }
       // The expected version: nobody appended, rewound or deleted it since this host's view.
       const row = await sessionRow(client, this.id)
       if (!row) throw changedError(this.id, 'it was deleted')
@@ -316,46 +417,14 @@ export class PgSessionWriter {
     )
   }
 
-  /**
-   * The rewind's cut, in one transaction: every session referencing events past `count` gets them
-   * (the archived branch, the last and longest, by moving this session's rows to it with one
-   * UPDATE; any other by a copy), then this session's rows past `count` go and its version becomes
-   * `count`.
-   */
+  /** The rewind's cut (see `cutRows`), announced to the other hosts. */
   private async cut(count: number): Promise<void> {
     await this.write(async (client) => {
-      const row = await sessionRow(client, this.id, true)
-      if (!row) throw changedError(this.id, 'it was deleted')
-      if (row.lastSeq !== this.committed)
-        throw changedError(this.id, `its stored log ends at seq ${row.lastSeq}`)
-      await client.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [this.id])
-      const children = await referencingChildren(client, this.id, count)
-      for (const [i, child] of children.entries()) {
-        const own = Math.max(count, row.baseLength)
-        if (i === children.length - 1 && child.baseLength > own) {
-          // The inherited part past the cut is copied; this session's own rows move.
-          await copyResolved(client, this.id, row, count + 1, own, child.id)
-          await client.query(
-            'UPDATE dsh_events SET session_id = $2 WHERE session_id = $1 AND seq > $3 AND seq <= $4',
-            [this.id, child.id, own, child.baseLength],
-          )
-        } else {
-          await copyResolved(client, this.id, row, count + 1, child.baseLength, child.id)
-        }
-        await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
-          child.id,
-          count > 0 ? this.id : null,
-          count,
-        ])
-      }
-      await client.query('DELETE FROM dsh_events WHERE session_id = $1 AND seq > $2', [this.id, count])
-      const baseLength = Math.min(row.baseLength, count)
-      await client.query(
-        'UPDATE dsh_sessions SET last_seq = $2, base_length = $3, base_session = CASE WHEN $3 = 0 THEN NULL ELSE base_session END WHERE id = $1',
-        [this.id, count, baseLength],
-      )
+      await cutRows(client, this.id, this.committed, count)
+      await announce(client, this.id, count)
     })
     this.committed = count
+    this.lastCommitted = undefined
     this.stale = true
   }
 }

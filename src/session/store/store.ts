@@ -187,6 +187,15 @@ export class SessionStore {
   }
 
   /**
+   * Takes the pen as {@link takePen} does, resolving once it is held: with a backend that must ask
+   * for it (a database's lock), the refusal (`SESSION_LOCKED`, `SESSION_CHANGED`) comes here,
+   * before any work, and the session stays writable. Take it this way before costly work (a turn).
+   */
+  acquirePen(session: Session): Promise<SessionPen> {
+    return this.pens.acquire(session)
+  }
+
+  /**
    * Lets go of the live session `id` when another process replaced, cut (a rewind) or removed its
    * file since this process opened it (`SESSION_CHANGED`), so that the next `open` reads it
    * again; for a client that loads it anew. True when it did.
