@@ -30,4 +30,6 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/multi-process-cuts.test.ts',
   // The built server on PostgreSQL: three processes (two hosts and `dsh-acp sessions`) on one database.
   'test/e2e/postgres-store.test.ts',
+  // Three built processes on one database: one host following another's turns live.
+  'test/e2e/postgres-live.test.ts',
 ]
