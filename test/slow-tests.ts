@@ -32,4 +32,6 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/postgres-store.test.ts',
   // Three built processes on one database: one host following another's turns live.
   'test/e2e/postgres-live.test.ts',
+  // Three `serve` processes on one database: one killed mid-turn, another taking the session over.
+  'test/e2e/postgres-serve.test.ts',
 ]
