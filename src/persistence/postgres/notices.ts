@@ -98,6 +98,7 @@ export class SessionNotices {
     } catch (error) {
       this.connecting = undefined
       client.removeAllListeners()
+      client.on('error', () => {})
       await client.end().catch(() => {})
       this.again(error as Error)
       return

@@ -42,6 +42,7 @@ export class PostgresPersistence implements SessionPersistence {
   private ended: Promise<void> | undefined
   private readonly notices: SessionNotices
   private readonly hearers = new Map<SessionId, Set<() => void>>()
+  private readonly live: boolean
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -62,6 +63,7 @@ export class PostgresPersistence implements SessionPersistence {
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
     }
+    this.live = config.live ?? true
     this.notices = new SessionNotices({
       url: config.url,
       checkEveryMs: config.checkEveryMs ?? 5000,
@@ -266,6 +268,7 @@ export class PostgresPersistence implements SessionPersistence {
 
   /** Other hosts' writes to `id`, as their notices come (and the safety-net check finds them). */
   watch(id: SessionId, onChange: () => void): () => void {
+    if (!this.live) return () => {}
     const hearers = this.hearers.get(id) ?? new Set()
     this.hearers.set(id, hearers)
     hearers.add(onChange)

@@ -13,6 +13,12 @@ export interface PostgresConnectionConfig {
   readonly connectTimeoutMs?: number
   /** Attempts to connect before an operation fails (backoff 100 ms doubling, at most 2 s between). Default 5. */
   readonly connectAttempts?: number
+  /**
+   * Whether other hosts' writes to the sessions live here are followed as they happen (LISTEN on a
+   * connection of its own). Default true; off (a pooler that cannot LISTEN), they are taken in at
+   * the next load or pen.
+   */
+  readonly live?: boolean
   /** How often the sessions live here are checked for other hosts' writes a notice missed (ms). Default 5 s. */
   readonly checkEveryMs?: number
 }
@@ -37,6 +43,7 @@ const TRANSIENT_CONNECT = new Set([
 export class PostgresPool {
   readonly pool: pg.Pool
   private readonly attempts: number
+  private readonly guarded = new WeakSet<pg.PoolClient>()
 
   constructor(
     config: PostgresConnectionConfig,
@@ -59,7 +66,14 @@ export class PostgresPool {
     let delay = 100
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pool.connect()
+        const client = await this.pool.connect()
+        if (!this.guarded.has(client)) {
+          this.guarded.add(client)
+          // A connection that dies between two queries of its user: the next query fails (and the
+          // user lets it go), not the process. The pool handles it meanwhile if it is idle.
+          client.on('error', () => {})
+        }
+        return client
       } catch (error) {
         const code = (error as { code?: string }).code
         const transient =

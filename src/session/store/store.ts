@@ -197,12 +197,18 @@ export class SessionStore {
 
   /**
    * Lets go of the live session `id` when another process replaced, cut (a rewind) or removed its
-   * file since this process opened it (`SESSION_CHANGED`), so that the next `open` reads it
-   * again; for a client that loads it anew. True when it did.
+   * file since this process opened it (`SESSION_CHANGED`), or when a failed write made it
+   * read-only (the store was away), so that the next `open` reads it again; for a client that
+   * loads it anew. True when it did.
    */
   letGoIfChanged(id: SessionId): boolean {
     const live = this.live.get(id)
     if (!live || this.pens.held(live)) return false
+    if (live.writeFailure) {
+      // Read-only after a failed write (the database or disk was away): read again, what is stored.
+      this.detach(live, 'closed')
+      return true
+    }
     try {
       this.refresh(live)
       return false
