@@ -6,7 +6,7 @@ import type { SessionEvent } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
 import { type BackendHost, startHost } from '../support/backends.js'
 import { TcpProxy } from '../support/postgres/tcp-proxy.js'
-import { freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
+import { freshDatabase, freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
 import { appendTurn } from '../support/session-store.js'
 
 // Faults between a host and its database, mid-turn: the connections cut by a TCP proxy on
@@ -118,7 +118,8 @@ describe('PostgreSQL: faults mid-turn', () => {
   })
 
   it('every backend terminated by the server (as a restart does)', async () => {
-    const url = await freshSchema()
+    // A database of its own: the other files' connections are not this test's to terminate.
+    const url = await freshDatabase()
     const a = await host(url)
     const { made, pen, acknowledged } = await midTurn(a)
     expect(await terminateAll(url)).toBeGreaterThan(0)

@@ -128,8 +128,11 @@ describe('PostgreSQL: several hosts on one database', () => {
     await admin.connect()
     try {
       const { rows } = await admin.query<{ killed: boolean }>(
+        // This session's pen only: other test files share this database (and hold pens of their own).
         `SELECT pg_terminate_backend(l.pid) AS killed FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid <> pg_backend_pid()
-           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('dsh-acp pen ' || $1, 0)`,
+        [made.id],
       )
       expect(rows.map((r) => r.killed)).toEqual([true])
     } finally {

@@ -5,7 +5,7 @@ import { SessionErrorCode } from '../../src/session/errors.js'
 import type { SessionEvent } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
 import { type BackendHost, startHost } from '../support/backends.js'
-import { freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
+import { freshDatabase, freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
 import { appendTurn } from '../support/session-store.js'
 
 // Two hosts (two stores, each with its own backend) on one database: what one appends reaches the
@@ -139,7 +139,8 @@ describe('PostgreSQL: live updates across hosts', () => {
   })
 
   it('the listening connection killed: it comes back and catches up on what was written meanwhile', async () => {
-    const url = await freshSchema()
+    // A database of its own: the other files' connections are not this test's to terminate.
+    const url = await freshDatabase()
     const a = await host(url)
     const b = await host(url)
     const onA = await a.sessions.createDurable()
@@ -150,7 +151,7 @@ describe('PostgreSQL: live updates across hosts', () => {
     await seen.reaches(onB, onA.lastSeq)
     await sql(
       url,
-      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh-acp notices'",
+      "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'dsh-acp notices' AND datname = current_database()",
     )
     appendTurn(onA, 'while it was away')
     await a.sessions.flush(onA.id)

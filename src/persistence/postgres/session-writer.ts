@@ -1,12 +1,14 @@
 import type pg from 'pg'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader, SessionSummary } from '../../session/header.js'
+import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { appendedSince } from './catch-up.js'
+import { createRows } from './create.js'
 import { cutRows } from './cut.js'
 import { announce } from './notices.js'
-import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
+import { type HeldPen, lockPen, lostPen, unlockPen } from './pen-lock.js'
+import { inTransaction } from './pool.js'
 import { sessionRow } from './reads.js'
 import {
   advanceVersion,
@@ -14,33 +16,12 @@ import {
   databaseError,
   fallbackProjection,
   insertEvents,
-  insertSession,
   type Projection,
   projectionOf,
 } from './rows.js'
+import type { BaseReference, WriterEnv } from './writer-env.js'
 
-/** What a session's writer needs of its backend. */
-export interface WriterEnv {
-  readonly db: PostgresPool
-  /** Resolves once the schema is migrated (rejects when it could not be). */
-  readonly ready: Promise<void>
-  /** The session could not be persisted: the store makes it read-only. */
-  fail(id: SessionId, error: SessionError): void
-  warn(message: string): void
-  /** The current summary of the live session `id`, or undefined when it is not live. */
-  summary(id: SessionId): SessionSummary | undefined
-}
-
-/** A fork child's reference to its parent's first events, once they are committed. */
-export interface BaseReference {
-  readonly session: SessionId
-  readonly length: number
-  /** Resolves once the parent's events through `length` are committed; rejects when they cannot be. */
-  readonly committed: () => Promise<void>
-}
-
-/** The key of a session's pen among the database's advisory locks. */
-const PEN_KEY = "hashtextextended('dsh-acp pen ' || $1, 0)"
+export type { BaseReference, WriterEnv } from './writer-env.js'
 
 /**
  * One live session's writes, in order, through one promise queue: the create (header and seed, or
@@ -56,7 +37,7 @@ export class PgSessionWriter {
   private drainQueued = false
   private failure: SessionError | undefined
   /** The pen: wanted by the store; `client` holds the advisory lock while it is taken. */
-  private pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = { wanted: false }
+  private pen: { wanted: boolean; held?: HeldPen } = { wanted: false }
   /** A rewind cut the log: the listing columns are refreshed when the pen is let go. */
   private stale = false
   /** The last committed event (undefined after a cut): a catch-up checks the stored one is it. */
@@ -131,7 +112,7 @@ export class PgSessionWriter {
     if (this.changed) throw this.changed
     if (this.pen.wanted) return []
     this.pen.wanted = true
-    if (!this.pen.client) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
+    if (!this.pen.held) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
     return this.fetched.splice(0)
   }
 
@@ -161,7 +142,7 @@ export class PgSessionWriter {
   /** What other hosts appended that was read since the last call (see `poll`); [] under the pen. */
   refresh(): SessionEvent[] {
     if (this.changed) throw this.changed
-    if (this.pen.wanted || this.pen.client) return []
+    if (this.pen.wanted || this.pen.held) return []
     return this.fetched.splice(0)
   }
 
@@ -173,7 +154,7 @@ export class PgSessionWriter {
    */
   poll(): Promise<boolean> {
     return this.serial(async () => {
-      if (this.failure || this.changed || this.pen.wanted || this.pen.client) return false
+      if (this.failure || this.changed || this.pen.wanted || this.pen.held) return false
       try {
         await this.catchUp(() => this.env.db.snapshot(this.read))
       } catch (error) {
@@ -259,10 +240,10 @@ export class PgSessionWriter {
 
   /** The connection writes go through: the pen's while it is held, else one of the pool's. */
   private async write<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-    const pen = this.pen.client
-    if (!pen) return this.env.db.transaction(work)
-    if (this.pen.lost) throw lostPen(this.id, this.pen.lost)
-    return inTransaction(pen, work)
+    const { held } = this.pen
+    if (!held) return this.env.db.transaction(work)
+    if (held.lost) throw lostPen(this.id, held.lost)
+    return inTransaction(held.client, work)
   }
 
   private async create(initial: readonly SessionEvent[], base: BaseReference | undefined): Promise<void> {
@@ -275,33 +256,7 @@ export class PgSessionWriter {
       )
     }
     const projection = this.projection()
-    await this.env.db.transaction(async (client) => {
-      let referenced = 0
-      if (reference) {
-        const parent = await client.query<{ last_seq: number }>(
-          'SELECT last_seq FROM dsh_sessions WHERE id = $1 FOR SHARE',
-          [reference.session],
-        )
-        if ((parent.rows[0]?.last_seq ?? 0) >= reference.length) referenced = reference.length
-      }
-      const made = await insertSession(
-        client,
-        this.header,
-        initial.length,
-        referenced > 0 && reference ? { session: reference.session, length: referenced } : undefined,
-        projection,
-      )
-      if (!made) {
-        throw new SessionError(
-          SessionErrorCode.SESSION_ALREADY_EXISTS,
-          `session ${this.id} already exists in the database`,
-          {
-            sessionId: this.id,
-          },
-        )
-      }
-      await insertEvents(client, this.id, initial.slice(referenced))
-    })
+    await this.env.db.transaction((client) => createRows(client, this.header, initial, reference, projection))
   }
 
   /** The listing columns as of now: the live session's summary, else what the events say. */
@@ -340,34 +295,16 @@ export class PgSessionWriter {
    * view is `SESSION_CHANGED`.
    */
   private async lockPen(catchUp: boolean): Promise<void> {
-    if (this.pen.client || !this.pen.wanted) return
-    const client = await this.env.db.connect()
-    const pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = this.pen
-    const onError = (error: Error) => {
-      pen.lost = error
-      this.env.warn(`postgres: the connection holding the pen of ${this.id} failed: ${error.message}`)
-    }
-    client.on('error', onError)
+    if (this.pen.held || !this.pen.wanted) return
+    const held = await lockPen(this.env.db, this.id, this.env.warn)
+    this.pen.held = held
     try {
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${PEN_KEY}) AS ok`, [
-        this.id,
-      ])
-      if (!rows[0]?.ok) {
-        throw new SessionError(
-          SessionErrorCode.SESSION_LOCKED,
-          `session ${this.id} is being written by another host`,
-          {
-            sessionId: this.id,
-          },
-        )
-      }
-      pen.client = client
       if (catchUp) {
-        await this.catchUp(() => inTransaction(client, this.read))
+        await this.catchUp(() => inTransaction(held.client, this.read))
         return
       }
       // The expected version: nobody appended, rewound or deleted it since this host's view.
-      const row = await sessionRow(client, this.id)
+      const row = await sessionRow(held.client, this.id)
       if (!row) throw changedError(this.id, 'it was deleted')
       if (row.lastSeq !== this.committed) {
         throw changedError(
@@ -377,10 +314,6 @@ export class PgSessionWriter {
       }
     } catch (error) {
       await this.unlockPen()
-      if (pen.client !== client) {
-        client.off('error', onError)
-        client.release(isConnectionLoss(error) ? (error as Error) : undefined)
-      }
       throw error
     }
   }
@@ -390,22 +323,11 @@ export class PgSessionWriter {
   }
 
   private async unlockPen(): Promise<void> {
-    const { client, lost } = this.pen
-    if (!client) return
+    const { held } = this.pen
+    if (!held) return
     this.pen = { wanted: this.pen.wanted }
-    if (this.stale && !lost) await this.refreshProjection(client).catch(() => {})
-    client.removeAllListeners('error')
-    if (lost) {
-      client.release(lost)
-      return
-    }
-    try {
-      await client.query(`SELECT pg_advisory_unlock(${PEN_KEY})`, [this.id])
-      client.release()
-    } catch (error) {
-      // The connection is gone, and the lock with it.
-      client.release(error as Error)
-    }
+    if (this.stale && !held.lost) await this.refreshProjection(held.client).catch(() => {})
+    await unlockPen(held, this.id)
   }
 
   private async refreshProjection(client: pg.ClientBase): Promise<void> {
@@ -427,13 +349,4 @@ export class PgSessionWriter {
     this.lastCommitted = undefined
     this.stale = true
   }
-}
-
-function lostPen(id: SessionId, cause: Error): SessionError {
-  return new SessionError(
-    SessionErrorCode.PERSISTENCE_FAILED,
-    `session ${id}: the database connection holding its pen was lost (${cause.message}); nothing after the last acknowledged event was kept`,
-    { sessionId: id, op: 'append' },
-    { cause },
-  )
 }
