@@ -11,13 +11,13 @@ import type {
   StoredEventVisitor,
 } from '../../session/store/persistence-port.js'
 import { type DisposeReason, inheritedEventCount } from '../../session/store/store.js'
+import { HostWatches } from './host-watches.js'
 import { listStored } from './list.js'
-import { SessionNotices } from './notices.js'
-import { type PostgresConnectionConfig, PostgresPool, storedVersions } from './pool.js'
+import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { corruptRow, readEvents, sessionRow } from './reads.js'
 import { removeSession } from './remove.js'
 import { databaseError } from './rows.js'
-import { migrate } from './schema.js'
+import { migrateAt } from './schema.js'
 import { PgSessionWriter, type WriterEnv } from './session-writer.js'
 
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
@@ -40,9 +40,7 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly opened = new Map<SessionId, PgSessionWriter>()
   private readonly closing = new Map<SessionId, Promise<void>>()
   private ended: Promise<void> | undefined
-  private readonly notices: SessionNotices
-  private readonly hearers = new Map<SessionId, Set<() => void>>()
-  private readonly live: boolean
+  private readonly watches: HostWatches
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -50,7 +48,7 @@ export class PostgresPersistence implements SessionPersistence {
     this.logger = ctx.logger('persistence')
     this.where = describeDatabase(config.url)
     this.db = new PostgresPool(config, (message) => this.logger.warn(message))
-    this.ready = this.migrate()
+    this.ready = migrateAt(this.db, this.where)
     // Reported by every operation that waits for it; not an unhandled rejection meanwhile.
     this.ready.catch(() => {})
     this.env = {
@@ -63,15 +61,7 @@ export class PostgresPersistence implements SessionPersistence {
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
     }
-    this.live = config.live ?? true
-    this.notices = new SessionNotices({
-      url: config.url,
-      checkEveryMs: config.checkEveryMs ?? 5000,
-      heard: (id) => this.heard(id),
-      versions: (ids) => storedVersions(this.db, ids),
-      viewOf: (id) => this.writerOfLive(id)?.view,
-      warn: (message) => this.logger.warn(message),
-    })
+    this.watches = new HostWatches(config, this.db, (id) => this.writerOfLive(id), this.logger)
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => {
       const writer = this.opened.get(session.id)
@@ -90,28 +80,9 @@ export class PostgresPersistence implements SessionPersistence {
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('dispose', () => {
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
-      const closed = Promise.allSettled([...this.closing.values(), this.notices.end()])
+      const closed = Promise.allSettled([...this.closing.values(), this.watches.end()])
       this.ended = closed.then(() => this.db.end())
     })
-  }
-
-  private async migrate(): Promise<void> {
-    let client: pg.PoolClient | undefined
-    let op = 'connecting to the database'
-    try {
-      client = await this.db.connect()
-      op = 'migrating the schema'
-      await migrate(client)
-    } catch (error) {
-      throw new SessionError(
-        SessionErrorCode.PERSISTENCE_FAILED,
-        `postgres: ${op} at ${this.where} failed: ${(error as Error).message}`,
-        { op: 'migrate' },
-        { cause: error },
-      )
-    } finally {
-      client?.release()
-    }
   }
 
   private created(session: Session): void {
@@ -268,29 +239,7 @@ export class PostgresPersistence implements SessionPersistence {
 
   /** Other hosts' writes to `id`, as their notices come (and the safety-net check finds them). */
   watch(id: SessionId, onChange: () => void): () => void {
-    if (!this.live) return () => {}
-    const hearers = this.hearers.get(id) ?? new Set()
-    this.hearers.set(id, hearers)
-    hearers.add(onChange)
-    const stop = this.notices.watch(id)
-    return () => {
-      stop()
-      hearers.delete(onChange)
-      if (hearers.size === 0 && this.hearers.get(id) === hearers) this.hearers.delete(id)
-    }
-  }
-
-  /** Another host wrote `id`: what it appended is read, then the watchers are told. */
-  private heard(id: SessionId): void {
-    const writer = this.writerOfLive(id)
-    if (!writer) return
-    writer.poll().then(
-      (news) => {
-        if (!news) return
-        for (const onChange of this.hearers.get(id) ?? []) onChange()
-      },
-      (error) => this.logger.debug(`catching up on ${id}: ${(error as Error).message}`),
-    )
+    return this.watches.watch(id, onChange)
   }
 
   private writerOfLive(id: SessionId): PgSessionWriter | undefined {
@@ -321,12 +270,3 @@ export function postgresPersistencePlugin(ctx: Context, config: PostgresPersiste
 }
 postgresPersistencePlugin.inject = ['sessions']
 postgresPersistencePlugin.reusable = false
-
-function describeDatabase(url: string): string {
-  try {
-    const at = new URL(url)
-    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
-  } catch {
-    return 'the configured database'
-  }
-}

@@ -163,3 +163,13 @@ export async function storedVersions(
   )
   return new Map(rows.map((r) => [r.id, r.last_seq]))
 }
+
+/** The database as errors name it: host, port and database, never the password. */
+export function describeDatabase(url: string): string {
+  try {
+    const at = new URL(url)
+    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
+  } catch {
+    return 'the configured database'
+  }
+}
