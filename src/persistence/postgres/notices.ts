@@ -77,9 +77,11 @@ export class SessionNotices {
     clearTimeout(this.retry)
     this.timer = undefined
     this.retry = undefined
-    await this.connecting
+    // Let go at once: a watch that comes meanwhile opens another (a connection still being made
+    // ends itself when it finds nothing watched, else is kept).
     const client = this.client
     this.client = undefined
+    await this.connecting
     await client?.end().catch(() => {})
   }
 
@@ -87,6 +89,7 @@ export class SessionNotices {
     const client = new pg.Client({
       connectionString: this.config.url,
       keepAlive: true,
+      connectionTimeoutMillis: 10_000,
       application_name: 'dsh-acp notices',
     })
     client.on('error', (error) => this.lost(client, error))
