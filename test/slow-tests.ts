@@ -34,4 +34,6 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/postgres-live.test.ts',
   // Three `serve` processes on one database: one killed mid-turn, another taking the session over.
   'test/e2e/postgres-serve.test.ts',
+  // The built server on PostgreSQL through a TCP proxy that cuts its connections mid-turn.
+  'test/e2e/postgres-faults.test.ts',
 ]
