@@ -89,7 +89,8 @@ describe('dsh-acp on PostgreSQL: the connection cut mid-turn', () => {
     await until(agent, (u) => agentText([u]) === 'working on it', from)
     // Cut once turn 2's prompt is committed (its start and the user's message, before the chunk's event).
     const chunk = agent.updates.slice(from).find((u) => agentText([u]) === 'working on it')
-    await committedThrough(url, sessionId, ((chunk?._meta as { dsh: { seq: number } }).dsh.seq ?? 0) - 1)
+    const chunkSeq = (chunk?._meta as { dsh?: { seq?: number } } | undefined)?.dsh?.seq ?? 1
+    await committedThrough(url, sessionId, chunkSeq - 1)
     proxy.cut()
     await agent.agent.notify('session/cancel', { sessionId })
     const failure = await running.then(
