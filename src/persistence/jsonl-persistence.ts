@@ -266,6 +266,11 @@ export class JsonlPersistence implements SessionPersistence {
     return this.writerOf(id).takePen()
   }
 
+  /** The pen is a lock file here: taken at once (see `takePen`). */
+  async acquirePen(id: SessionId): Promise<SessionEvent[]> {
+    return this.takePen(id)
+  }
+
   releasePen(id: SessionId): Promise<void> {
     return this.writers.get(id)?.releasePen() ?? Promise.resolve()
   }

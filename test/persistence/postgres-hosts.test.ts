@@ -36,6 +36,15 @@ describe('PostgreSQL: several hosts on one database', () => {
     hosts.push(started)
     return started
   }
+  /** A host that does not follow other hosts' writes live: its view stays as it loaded it. */
+  const quietHost = async () => {
+    const url = await urlOf(store)
+    const started = await startHost((ctx) =>
+      ctx.plugin(postgresPersistencePlugin, { url, poolSize: 4, live: false }),
+    )
+    hosts.push(started)
+    return started
+  }
   beforeAll(() => sharedPostgres(), 120_000)
   afterEach(async () => {
     for (const h of hosts.splice(0)) await h.stop().catch(() => {})
@@ -44,7 +53,7 @@ describe('PostgreSQL: several hosts on one database', () => {
   it('a stale writer fails with SESSION_CHANGED and writes nothing; the other host’s events stand', async () => {
     store = await postgresBackend.fresh()
     const a = await host()
-    const b = await host()
+    const b = await quietHost()
     const made = await a.sessions.createDurable()
     appendTurn(made, 'first')
     await a.sessions.flush(made.id)
@@ -63,7 +72,7 @@ describe('PostgreSQL: several hosts on one database', () => {
   it('while one host holds the pen, another host’s append fails with SESSION_LOCKED; none interleave', async () => {
     store = await postgresBackend.fresh()
     const a = await host()
-    const b = await host()
+    const b = await quietHost()
     const made = await a.sessions.createDurable()
     await a.sessions.close(made.id)
     const onA = await a.sessions.load(made.id)
@@ -81,8 +90,8 @@ describe('PostgreSQL: several hosts on one database', () => {
 
   it('racing appends from two hosts: exactly one batch is committed, contiguous, never interleaved', async () => {
     store = await postgresBackend.fresh()
-    const a = await host()
-    const b = await host()
+    const a = await quietHost()
+    const b = await quietHost()
     for (let round = 0; round < 5; round++) {
       const made = await a.sessions.createDurable()
       await a.sessions.close(made.id)
@@ -119,8 +128,11 @@ describe('PostgreSQL: several hosts on one database', () => {
     await admin.connect()
     try {
       const { rows } = await admin.query<{ killed: boolean }>(
+        // This session's pen only: other test files share this database (and hold pens of their own).
         `SELECT pg_terminate_backend(l.pid) AS killed FROM pg_locks l WHERE l.locktype = 'advisory' AND l.pid <> pg_backend_pid()
-           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+           AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+           AND ((l.classid::bigint << 32) | l.objid::bigint) = hashtextextended('dsh-acp pen ' || $1, 0)`,
+        [made.id],
       )
       expect(rows.map((r) => r.killed)).toEqual([true])
     } finally {

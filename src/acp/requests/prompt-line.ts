@@ -79,7 +79,8 @@ async function runPromptTurn(
   onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
   const sessionId = session.id
-  const pen = call.sessions.takePen(session)
+  // Awaited: a pen another host holds refuses the prompt before the model runs.
+  const pen = await call.sessions.acquirePen(session)
   let outcome: Awaited<ReturnType<typeof call.agent.runTurn>>
   try {
     await sendCaughtUp(call, session)

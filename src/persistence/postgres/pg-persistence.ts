@@ -13,12 +13,13 @@ import type {
 import { type DisposeReason, inheritedEventCount } from '../../session/store/store.js'
 import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { PgBlobs } from './blobs.js'
+import { HostWatches } from './host-watches.js'
 import { listStored } from './list.js'
-import { type PostgresConnectionConfig, PostgresPool } from './pool.js'
+import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { corruptRow, readEvents, sessionRow } from './reads.js'
 import { removeSession } from './remove.js'
 import { databaseError } from './rows.js'
-import { migrate } from './schema.js'
+import { migrateAt } from './schema.js'
 import { PgSessionWriter, type WriterEnv } from './session-writer.js'
 
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
@@ -46,6 +47,7 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly opened = new Map<SessionId, PgSessionWriter>()
   private readonly closing = new Map<SessionId, Promise<void>>()
   private ended: Promise<void> | undefined
+  private readonly watches: HostWatches
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -53,7 +55,7 @@ export class PostgresPersistence implements SessionPersistence {
     this.logger = ctx.logger('persistence')
     this.where = describeDatabase(config.url)
     this.db = new PostgresPool(config, (message) => this.logger.warn(message))
-    this.ready = this.migrate()
+    this.ready = migrateAt(this.db, this.where)
     // Reported by every operation that waits for it; not an unhandled rejection meanwhile.
     this.ready.catch(() => {})
     this.blobs = new PgBlobs(this.db, this.ready, config.blobGraceMs ?? BLOB_GRACE_MS)
@@ -67,6 +69,7 @@ export class PostgresPersistence implements SessionPersistence {
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
     }
+    this.watches = new HostWatches(config, this.db, (id) => this.writerOfLive(id), this.logger)
     ctx.on('session/created', (session) => this.created(session))
     ctx.on('session/loaded', (session) => {
       const writer = this.opened.get(session.id)
@@ -85,27 +88,9 @@ export class PostgresPersistence implements SessionPersistence {
     ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('dispose', () => {
       for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
-      this.ended = Promise.allSettled([...this.closing.values(), this.blobs.idle()]).then(() => this.db.end())
+      const closed = Promise.allSettled([...this.closing.values(), this.blobs.idle(), this.watches.end()])
+      this.ended = closed.then(() => this.db.end())
     })
-  }
-
-  private async migrate(): Promise<void> {
-    let client: pg.PoolClient | undefined
-    let op = 'connecting to the database'
-    try {
-      client = await this.db.connect()
-      op = 'migrating the schema'
-      await migrate(client)
-    } catch (error) {
-      throw new SessionError(
-        SessionErrorCode.PERSISTENCE_FAILED,
-        `postgres: ${op} at ${this.where} failed: ${(error as Error).message}`,
-        { op: 'migrate' },
-        { cause: error },
-      )
-    } finally {
-      client?.release()
-    }
   }
 
   private created(session: Session): void {
@@ -147,18 +132,10 @@ export class PostgresPersistence implements SessionPersistence {
     work: (client: pg.ClientBase) => Promise<T>,
   ): Promise<T> {
     await this.ready
-    let client: pg.PoolClient | undefined
     try {
-      client = await this.db.connect()
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
-      const result = await work(client)
-      await client.query('COMMIT')
-      return result
+      return await this.db.snapshot(work)
     } catch (error) {
-      await client?.query('ROLLBACK').catch(() => {})
       throw databaseError(id, op, error)
-    } finally {
-      client?.release()
     }
   }
 
@@ -258,6 +235,27 @@ export class PostgresPersistence implements SessionPersistence {
     return this.writerOf(id).takePen()
   }
 
+  acquirePen(id: SessionId): Promise<SessionEvent[]> {
+    try {
+      return this.writerOf(id).acquirePen()
+    } catch (error) {
+      return Promise.reject(error)
+    }
+  }
+
+  refresh(id: SessionId): SessionEvent[] {
+    return this.writerOfLive(id)?.refresh() ?? []
+  }
+
+  /** Other hosts' writes to `id`, as their notices come (and the safety-net check finds them). */
+  watch(id: SessionId, onChange: () => void): () => void {
+    return this.watches.watch(id, onChange)
+  }
+
+  private writerOfLive(id: SessionId): PgSessionWriter | undefined {
+    return this.writers.get(id) ?? this.opened.get(id)
+  }
+
   releasePen(id: SessionId): Promise<void> {
     return this.writers.get(id)?.releasePen() ?? this.opened.get(id)?.releasePen() ?? Promise.resolve()
   }
@@ -282,12 +280,3 @@ export function postgresPersistencePlugin(ctx: Context, config: PostgresPersiste
 }
 postgresPersistencePlugin.inject = ['sessions']
 postgresPersistencePlugin.reusable = false
-
-function describeDatabase(url: string): string {
-  try {
-    const at = new URL(url)
-    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
-  } catch {
-    return 'the configured database'
-  }
-}

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import type { SessionId } from '../../session/ids.js'
 
 /** How the backend talks to the database. Every field has a default fit for a small deployment. */
 export interface PostgresConnectionConfig {
@@ -12,6 +13,14 @@ export interface PostgresConnectionConfig {
   readonly connectTimeoutMs?: number
   /** Attempts to connect before an operation fails (backoff 100 ms doubling, at most 2 s between). Default 5. */
   readonly connectAttempts?: number
+  /**
+   * Whether other hosts' writes to the sessions live here are followed as they happen (LISTEN on a
+   * connection of its own). Default true; off (a pooler that cannot LISTEN), they are taken in at
+   * the next load or pen.
+   */
+  readonly live?: boolean
+  /** How often the sessions live here are checked for other hosts' writes a notice missed (ms). Default 5 s. */
+  readonly checkEveryMs?: number
 }
 
 /** Errors worth another connection attempt: the server is unreachable, starting, or shutting down. */
@@ -34,6 +43,7 @@ const TRANSIENT_CONNECT = new Set([
 export class PostgresPool {
   readonly pool: pg.Pool
   private readonly attempts: number
+  private readonly guarded = new WeakSet<pg.PoolClient>()
 
   constructor(
     config: PostgresConnectionConfig,
@@ -56,7 +66,14 @@ export class PostgresPool {
     let delay = 100
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.pool.connect()
+        const client = await this.pool.connect()
+        if (!this.guarded.has(client)) {
+          this.guarded.add(client)
+          // A connection that dies between two queries of its user: the next query fails (and the
+          // user lets it go), not the process. The pool handles it meanwhile if it is idle.
+          client.on('error', () => {})
+        }
+        return client
       } catch (error) {
         const code = (error as { code?: string }).code
         const transient =
@@ -72,17 +89,22 @@ export class PostgresPool {
   }
 
   /** Runs `work` on a pooled connection inside one transaction (committed, else rolled back). */
-  async transaction<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (client: pg.ClientBase) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     const client = await this.connect()
     let broken: Error | undefined
     try {
-      return await inTransaction(client, work)
+      return await inTransaction(client, work, begin)
     } catch (error) {
       if (isConnectionLoss(error)) broken = error as Error
       throw error
     } finally {
       client.release(broken)
     }
+  }
+
+  /** Runs `work` on a pooled connection inside a read-only, repeatable-read transaction: one snapshot. */
+  snapshot<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    return this.transaction(work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
   }
 
   /** Runs one query on a pooled connection. */
@@ -108,8 +130,9 @@ export class PostgresPool {
 export async function inTransaction<T>(
   client: pg.ClientBase,
   work: (client: pg.ClientBase) => Promise<T>,
+  begin = 'BEGIN',
 ): Promise<T> {
-  await client.query('BEGIN')
+  await client.query(begin)
   try {
     const result = await work(client)
     await client.query('COMMIT')
@@ -127,4 +150,26 @@ export function isConnectionLoss(error: unknown): boolean {
   return /Connection terminated|connection .*(ended|closed)|not queryable/i.test(
     (error as Error)?.message ?? '',
   )
+}
+
+/** The stored versions (`last_seq`) of sessions `ids`; a removed one is missing. */
+export async function storedVersions(
+  db: PostgresPool,
+  ids: readonly string[],
+): Promise<Map<SessionId, number>> {
+  const { rows } = await db.query<{ id: SessionId; last_seq: number }>(
+    'SELECT id, last_seq FROM dsh_sessions WHERE id = ANY($1::text[])',
+    [ids],
+  )
+  return new Map(rows.map((r) => [r.id, r.last_seq]))
+}
+
+/** The database as errors name it: host, port and database, never the password. */
+export function describeDatabase(url: string): string {
+  try {
+    const at = new URL(url)
+    return `${at.hostname || 'localhost'}:${at.port || '5432'}${at.pathname}`
+  } catch {
+    return 'the configured database'
+  }
 }

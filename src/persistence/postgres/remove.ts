@@ -1,6 +1,7 @@
 import type pg from 'pg'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionId } from '../../session/ids.js'
+import { announce } from './notices.js'
 import { sessionRow } from './reads.js'
 import { referencingChildren } from './rows.js'
 
@@ -39,5 +40,6 @@ export async function removeSession(client: pg.ClientBase, id: SessionId): Promi
   }
   await client.query('DELETE FROM dsh_events WHERE session_id = $1', [id])
   await client.query('DELETE FROM dsh_sessions WHERE id = $1', [id])
+  await announce(client, id, 0)
   return true
 }

@@ -4,6 +4,7 @@ import type { SessionHeader, SessionSummary } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine, headerLine } from '../file-format.js'
+import { isConnectionLoss } from './pool.js'
 import { type SessionRow, segmentsOf, storedName } from './reads.js'
 
 /** What the listing columns hold: a live session's summary when its events were committed. */
@@ -148,9 +149,13 @@ export async function referencingChildren(
 export function databaseError(id: SessionId, op: string, error: unknown): SessionError {
   if (error instanceof SessionError) return error
   const code = (error as { code?: string }).code
+  const message = (error as Error)?.message ?? String(error)
+  const why = isConnectionLoss(error)
+    ? `the connection to the database was lost (${message}); nothing after the last acknowledged event was kept`
+    : message
   return new SessionError(
     SessionErrorCode.PERSISTENCE_FAILED,
-    `session ${id}: ${op} on ${storedName(id)} failed: ${(error as Error)?.message ?? String(error)}`,
+    `session ${id}: ${op} on ${storedName(id)} failed: ${why}`,
     { sessionId: id, op, ...(code !== undefined && { sqlState: code }) },
     { cause: error },
   )

@@ -1,4 +1,6 @@
 import type pg from 'pg'
+import { SessionError, SessionErrorCode } from '../../session/errors.js'
+import type { PostgresPool } from './pool.js'
 import { BLOBS_MIGRATION, FILE_FORMS_MIGRATION } from './schema-blobs.js'
 
 /**
@@ -83,5 +85,25 @@ export async function migrate(client: pg.ClientBase): Promise<void> {
   } catch (error) {
     await client.query('ROLLBACK').catch(() => {})
     throw error
+  }
+}
+
+/** Connects and migrates (see {@link migrate}); a failure is `PERSISTENCE_FAILED` naming `where` and the step. */
+export async function migrateAt(db: PostgresPool, where: string): Promise<void> {
+  let client: pg.PoolClient | undefined
+  let op = 'connecting to the database'
+  try {
+    client = await db.connect()
+    op = 'migrating the schema'
+    await migrate(client)
+  } catch (error) {
+    throw new SessionError(
+      SessionErrorCode.PERSISTENCE_FAILED,
+      `postgres: ${op} at ${where} failed: ${(error as Error).message}`,
+      { op: 'migrate' },
+      { cause: error },
+    )
+  } finally {
+    client?.release()
   }
 }

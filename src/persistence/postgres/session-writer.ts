@@ -1,45 +1,27 @@
 import type pg from 'pg'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader, SessionSummary } from '../../session/header.js'
+import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
-import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
+import { appendedSince } from './catch-up.js'
+import { createRows } from './create.js'
+import { cutRows } from './cut.js'
+import { announce } from './notices.js'
+import { type HeldPen, lockPen, lostPen, unlockPen } from './pen-lock.js'
+import { inTransaction } from './pool.js'
 import { sessionRow } from './reads.js'
 import {
   advanceVersion,
   changedError,
-  copyResolved,
   databaseError,
   fallbackProjection,
   insertEvents,
-  insertSession,
   type Projection,
   projectionOf,
-  referencingChildren,
 } from './rows.js'
+import type { BaseReference, WriterEnv } from './writer-env.js'
 
-/** What a session's writer needs of its backend. */
-export interface WriterEnv {
-  readonly db: PostgresPool
-  /** Resolves once the schema is migrated (rejects when it could not be). */
-  readonly ready: Promise<void>
-  /** The session could not be persisted: the store makes it read-only. */
-  fail(id: SessionId, error: SessionError): void
-  warn(message: string): void
-  /** The current summary of the live session `id`, or undefined when it is not live. */
-  summary(id: SessionId): SessionSummary | undefined
-}
-
-/** A fork child's reference to its parent's first events, once they are committed. */
-export interface BaseReference {
-  readonly session: SessionId
-  readonly length: number
-  /** Resolves once the parent's events through `length` are committed; rejects when they cannot be. */
-  readonly committed: () => Promise<void>
-}
-
-/** The key of a session's pen among the database's advisory locks. */
-const PEN_KEY = "hashtextextended('dsh-acp pen ' || $1, 0)"
+export type { BaseReference, WriterEnv } from './writer-env.js'
 
 /**
  * One live session's writes, in order, through one promise queue: the create (header and seed, or
@@ -55,9 +37,15 @@ export class PgSessionWriter {
   private drainQueued = false
   private failure: SessionError | undefined
   /** The pen: wanted by the store; `client` holds the advisory lock while it is taken. */
-  private pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = { wanted: false }
+  private pen: { wanted: boolean; held?: HeldPen } = { wanted: false }
   /** A rewind cut the log: the listing columns are refreshed when the pen is let go. */
   private stale = false
+  /** The last committed event (undefined after a cut): a catch-up checks the stored one is it. */
+  private lastCommitted: SessionEvent | undefined
+  /** Events other hosts appended, read (`committed` counts them) and not yet handed to the store. */
+  private fetched: SessionEvent[] = []
+  /** Another host replaced or removed the stored log: what `refresh` reports. */
+  private changed: SessionError | undefined
 
   private constructor(
     readonly id: SessionId,
@@ -68,6 +56,12 @@ export class PgSessionWriter {
     private last: SessionEvent | undefined,
   ) {
     this.queue = env.ready
+    this.lastCommitted = last
+  }
+
+  /** The seq this host's view of the stored log ends at (what it read or committed). */
+  get view(): number {
+    return this.committed
   }
 
   /** The writer of a session being created: its header and `initial` events are written first. */
@@ -115,10 +109,87 @@ export class PgSessionWriter {
    */
   takePen(): SessionEvent[] {
     if (this.failure) throw this.failure
+    if (this.changed) throw this.changed
     if (this.pen.wanted) return []
     this.pen.wanted = true
-    if (!this.pen.client) void this.enqueue('take the pen', () => this.lockPen()).catch(() => {})
-    return []
+    if (!this.pen.held) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
+    return this.fetched.splice(0)
+  }
+
+  /**
+   * Takes the pen and resolves once it is held: the advisory lock taken, then what other hosts
+   * appended since this host's view read (resolved, in order, for the store to take in). Rejects
+   * with `SESSION_LOCKED` (another host holds it) or `SESSION_CHANGED` (the stored log no longer
+   * extends this view) without failing the session: nothing was written, the pen is not held.
+   */
+  acquirePen(): Promise<SessionEvent[]> {
+    if (this.failure) return Promise.reject(this.failure)
+    if (this.changed) return Promise.reject(this.changed)
+    const held = this.pen.wanted
+    this.pen.wanted = true
+    if (held) return Promise.resolve(this.fetched.splice(0))
+    return this.serial(async () => {
+      try {
+        await this.lockPen(true)
+      } catch (error) {
+        this.pen.wanted = false
+        throw databaseError(this.id, 'take the pen', error)
+      }
+      return this.fetched.splice(0)
+    })
+  }
+
+  /** What other hosts appended that was read since the last call (see `poll`); [] under the pen. */
+  refresh(): SessionEvent[] {
+    if (this.changed) throw this.changed
+    if (this.pen.wanted || this.pen.held) return []
+    return this.fetched.splice(0)
+  }
+
+  /**
+   * Reads what other hosts appended past this host's view (unless this host holds or wants the
+   * pen: then nobody else appends), in the queue's order. Resolves true when there is something
+   * for `refresh` (events, or the stored log replaced or removed). A database error only delays it
+   * (the next notice or check looks again): it never fails the session.
+   */
+  poll(): Promise<boolean> {
+    return this.serial(async () => {
+      if (this.failure || this.changed || this.pen.wanted || this.pen.held) return false
+      try {
+        await this.catchUp(() => this.env.db.snapshot(this.read))
+      } catch (error) {
+        if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_CHANGED) throw error
+        this.changed = error
+      }
+      return this.changed !== undefined || this.fetched.length > 0
+    })
+  }
+
+  private readonly read = (client: pg.ClientBase) =>
+    appendedSince(client, this.id, { seq: this.committed, last: this.lastCommitted })
+
+  /** Reads what others appended (`read`), keeping it for the store and moving the view past it. */
+  private async catchUp(read: () => Promise<SessionEvent[]>): Promise<void> {
+    const events = await read()
+    const last = events[events.length - 1]
+    if (!last) return
+    this.fetched.push(...events)
+    this.committed = last.seq
+    this.lastCommitted = last
+    this.last = last
+  }
+
+  /** Runs `task` in the queue's order without failing the session when it fails. */
+  private serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.failure) throw this.failure
+      return task()
+    })
+    this.queue = run.then(
+      () => {},
+      () => {},
+    )
+    return run
   }
 
   /** Lets the pen go once everything appended is committed, unless it is taken again before. */
@@ -169,10 +240,10 @@ export class PgSessionWriter {
 
   /** The connection writes go through: the pen's while it is held, else one of the pool's. */
   private async write<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-    const pen = this.pen.client
-    if (!pen) return this.env.db.transaction(work)
-    if (this.pen.lost) throw lostPen(this.id, this.pen.lost)
-    return inTransaction(pen, work)
+    const { held } = this.pen
+    if (!held) return this.env.db.transaction(work)
+    if (held.lost) throw lostPen(this.id, held.lost)
+    return inTransaction(held.client, work)
   }
 
   private async create(initial: readonly SessionEvent[], base: BaseReference | undefined): Promise<void> {
@@ -185,33 +256,7 @@ export class PgSessionWriter {
       )
     }
     const projection = this.projection()
-    await this.env.db.transaction(async (client) => {
-      let referenced = 0
-      if (reference) {
-        const parent = await client.query<{ last_seq: number }>(
-          'SELECT last_seq FROM dsh_sessions WHERE id = $1 FOR SHARE',
-          [reference.session],
-        )
-        if ((parent.rows[0]?.last_seq ?? 0) >= reference.length) referenced = reference.length
-      }
-      const made = await insertSession(
-        client,
-        this.header,
-        initial.length,
-        referenced > 0 && reference ? { session: reference.session, length: referenced } : undefined,
-        projection,
-      )
-      if (!made) {
-        throw new SessionError(
-          SessionErrorCode.SESSION_ALREADY_EXISTS,
-          `session ${this.id} already exists in the database`,
-          {
-            sessionId: this.id,
-          },
-        )
-      }
-      await insertEvents(client, this.id, initial.slice(referenced))
-    })
+    await this.env.db.transaction((client) => createRows(client, this.header, initial, reference, projection))
   }
 
   /** The listing columns as of now: the live session's summary, else what the events say. */
@@ -238,35 +283,28 @@ export class PgSessionWriter {
     await this.write(async (client) => {
       await advanceVersion(client, this.id, expected, next, projection)
       await insertEvents(client, this.id, batch)
+      await announce(client, this.id, next)
     })
     this.committed = next
+    this.lastCommitted = batch[batch.length - 1]
   }
 
-  private async lockPen(): Promise<void> {
-    if (this.pen.client || !this.pen.wanted) return
-    const client = await this.env.db.connect()
-    const pen: { wanted: boolean; client?: pg.PoolClient; lost?: Error } = this.pen
-    const onError = (error: Error) => {
-      pen.lost = error
-      this.env.warn(`postgres: the connection holding the pen of ${this.id} failed: ${error.message}`)
-    }
-    client.on('error', onError)
+  /**
+   * The advisory lock on a connection of its own, then the expected version: with `catchUp`, what
+   * others appended since this view is read (kept for the store); without, a stored log past this
+   * view is `SESSION_CHANGED`.
+   */
+  private async lockPen(catchUp: boolean): Promise<void> {
+    if (this.pen.held || !this.pen.wanted) return
+    const held = await lockPen(this.env.db, this.id, this.env.warn)
+    this.pen.held = held
     try {
-      const { rows } = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(${PEN_KEY}) AS ok`, [
-        this.id,
-      ])
-      if (!rows[0]?.ok) {
-        throw new SessionError(
-          SessionErrorCode.SESSION_LOCKED,
-          `session ${this.id} is being written by another host`,
-          {
-            sessionId: this.id,
-          },
-        )
+      if (catchUp) {
+        await this.catchUp(() => inTransaction(held.client, this.read))
+        return
       }
-      pen.client = client
       // The expected version: nobody appended, rewound or deleted it since this host's view.
-      const row = await sessionRow(client, this.id)
+      const row = await sessionRow(held.client, this.id)
       if (!row) throw changedError(this.id, 'it was deleted')
       if (row.lastSeq !== this.committed) {
         throw changedError(
@@ -276,10 +314,6 @@ export class PgSessionWriter {
       }
     } catch (error) {
       await this.unlockPen()
-      if (pen.client !== client) {
-        client.off('error', onError)
-        client.release(isConnectionLoss(error) ? (error as Error) : undefined)
-      }
       throw error
     }
   }
@@ -289,22 +323,11 @@ export class PgSessionWriter {
   }
 
   private async unlockPen(): Promise<void> {
-    const { client, lost } = this.pen
-    if (!client) return
+    const { held } = this.pen
+    if (!held) return
     this.pen = { wanted: this.pen.wanted }
-    if (this.stale && !lost) await this.refreshProjection(client).catch(() => {})
-    client.removeAllListeners('error')
-    if (lost) {
-      client.release(lost)
-      return
-    }
-    try {
-      await client.query(`SELECT pg_advisory_unlock(${PEN_KEY})`, [this.id])
-      client.release()
-    } catch (error) {
-      // The connection is gone, and the lock with it.
-      client.release(error as Error)
-    }
+    if (this.stale && !held.lost) await this.refreshProjection(held.client).catch(() => {})
+    await unlockPen(held, this.id)
   }
 
   private async refreshProjection(client: pg.ClientBase): Promise<void> {
@@ -316,55 +339,14 @@ export class PgSessionWriter {
     )
   }
 
-  /**
-   * The rewind's cut, in one transaction: every session referencing events past `count` gets them
-   * (the archived branch, the last and longest, by moving this session's rows to it with one
-   * UPDATE; any other by a copy), then this session's rows past `count` go and its version becomes
-   * `count`.
-   */
+  /** The rewind's cut (see `cutRows`), announced to the other hosts. */
   private async cut(count: number): Promise<void> {
     await this.write(async (client) => {
-      const row = await sessionRow(client, this.id, true)
-      if (!row) throw changedError(this.id, 'it was deleted')
-      if (row.lastSeq !== this.committed)
-        throw changedError(this.id, `its stored log ends at seq ${row.lastSeq}`)
-      await client.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [this.id])
-      const children = await referencingChildren(client, this.id, count)
-      for (const [i, child] of children.entries()) {
-        const own = Math.max(count, row.baseLength)
-        if (i === children.length - 1 && child.baseLength > own) {
-          // The inherited part past the cut is copied; this session's own rows move.
-          await copyResolved(client, this.id, row, count + 1, own, child.id)
-          await client.query(
-            'UPDATE dsh_events SET session_id = $2 WHERE session_id = $1 AND seq > $3 AND seq <= $4',
-            [this.id, child.id, own, child.baseLength],
-          )
-        } else {
-          await copyResolved(client, this.id, row, count + 1, child.baseLength, child.id)
-        }
-        await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
-          child.id,
-          count > 0 ? this.id : null,
-          count,
-        ])
-      }
-      await client.query('DELETE FROM dsh_events WHERE session_id = $1 AND seq > $2', [this.id, count])
-      const baseLength = Math.min(row.baseLength, count)
-      await client.query(
-        'UPDATE dsh_sessions SET last_seq = $2, base_length = $3, base_session = CASE WHEN $3 = 0 THEN NULL ELSE base_session END WHERE id = $1',
-        [this.id, count, baseLength],
-      )
+      await cutRows(client, this.id, this.committed, count)
+      await announce(client, this.id, count)
     })
     this.committed = count
+    this.lastCommitted = undefined
     this.stale = true
   }
-}
-
-function lostPen(id: SessionId, cause: Error): SessionError {
-  return new SessionError(
-    SessionErrorCode.PERSISTENCE_FAILED,
-    `session ${id}: the database connection holding its pen was lost (${cause.message}); nothing after the last acknowledged event was kept`,
-    { sessionId: id, op: 'append' },
-    { cause },
-  )
 }

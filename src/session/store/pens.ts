@@ -63,32 +63,53 @@ export class Pens {
 
   /** See `SessionStore.takePen`. */
   take(session: Session): SessionPen {
-    let entry = this.holds.get(session.id)
-    let caughtUp: readonly SessionEvent[] = []
-    if (entry === undefined) {
-      const persistence = this.persistence()
-      const appended = persistence?.takePen?.(session.id) ?? []
-      const fresh = { count: 1 }
-      entry = fresh
-      this.holds.set(session.id, fresh)
-      try {
-        caughtUp = this.adopt(session, appended)
-        this.endForeignTurn(session)
-      } catch (error) {
-        this.holds.delete(session.id)
-        void persistence?.releasePen?.(session.id)
-        throw error
-      }
-    } else entry.count++
-    const held = entry
+    const entry = this.holds.get(session.id)
+    if (entry === undefined) return this.took(session, this.persistence()?.takePen?.(session.id) ?? [])
+    entry.count++
+    return this.hold(session.id, entry, [])
+  }
+
+  /** The pen was just taken for `session`, the backend having caught up on `appended`: the first hold. */
+  private took(session: Session, appended: readonly SessionEvent[]): SessionPen {
+    const entry = { count: 1 }
+    this.holds.set(session.id, entry)
+    try {
+      const caughtUp = this.adopt(session, appended)
+      this.endForeignTurn(session)
+      return this.hold(session.id, entry, caughtUp)
+    } catch (error) {
+      this.holds.delete(session.id)
+      void this.persistence()?.releasePen?.(session.id)
+      throw error
+    }
+  }
+
+  private hold(id: SessionId, entry: { count: number }, caughtUp: readonly SessionEvent[]): SessionPen {
     let released: Promise<void> | undefined
     return {
       caughtUp,
       release: () => {
-        released ??= this.release(session.id, held)
+        released ??= this.release(id, entry)
         return released
       },
     }
+  }
+
+  /**
+   * See `SessionStore.acquirePen`: as `take`, awaiting a backend that must ask for the pen
+   * (`acquirePen`), so that a refusal comes before the work it would hold up.
+   */
+  async acquire(session: Session): Promise<SessionPen> {
+    const persistence = this.persistence()
+    if (this.holds.has(session.id) || !persistence?.acquirePen) return this.take(session)
+    const appended = await persistence.acquirePen(session.id)
+    const entry = this.holds.get(session.id)
+    if (entry) {
+      // Taken here meanwhile (an append of this process): one more hold of it.
+      entry.count++
+      return this.hold(session.id, entry, this.adopt(session, appended))
+    }
+    return this.took(session, appended)
   }
 
   /**

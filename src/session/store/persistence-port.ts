@@ -72,6 +72,15 @@ export interface SessionPersistence {
    */
   takePen?(id: SessionId): SessionEvent[]
   /**
+   * Takes the pen as `takePen` does, and resolves once it is held, for a backend that must ask
+   * another party for it (a database's lock): with the events other writers appended since this
+   * process's view, in order. Rejects with `SESSION_LOCKED` or `SESSION_CHANGED` without failing
+   * the session (nothing was written; the pen is not held). Callers about to do costly work (a
+   * model's turn) take the pen this way so that a refusal comes first. Optional: without it,
+   * `takePen` is used.
+   */
+  acquirePen?(id: SessionId): Promise<SessionEvent[]>
+  /**
    * Lets the pen go once everything appended so far is durable (written and fdatasynced); a
    * `takePen` before that keeps it. Rejects with a write or fsync failure (the pen is let go).
    */

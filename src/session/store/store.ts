@@ -187,13 +187,28 @@ export class SessionStore {
   }
 
   /**
+   * Takes the pen as {@link takePen} does, resolving once it is held: with a backend that must ask
+   * for it (a database's lock), the refusal (`SESSION_LOCKED`, `SESSION_CHANGED`) comes here,
+   * before any work, and the session stays writable. Take it this way before costly work (a turn).
+   */
+  acquirePen(session: Session): Promise<SessionPen> {
+    return this.pens.acquire(session)
+  }
+
+  /**
    * Lets go of the live session `id` when another process replaced, cut (a rewind) or removed its
-   * file since this process opened it (`SESSION_CHANGED`), so that the next `open` reads it
-   * again; for a client that loads it anew. True when it did.
+   * file since this process opened it (`SESSION_CHANGED`), or when a failed write made it
+   * read-only (the store was away), so that the next `open` reads it again; for a client that
+   * loads it anew. True when it did.
    */
   letGoIfChanged(id: SessionId): boolean {
     const live = this.live.get(id)
     if (!live || this.pens.held(live)) return false
+    if (live.writeFailure) {
+      // Read-only after a failed write (the database or disk was away): read again, what is stored.
+      this.detach(live, 'closed')
+      return true
+    }
     try {
       this.refresh(live)
       return false

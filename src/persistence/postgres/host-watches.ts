@@ -1,0 +1,70 @@
+import type { SessionId } from '../../session/ids.js'
+import { SessionNotices } from './notices.js'
+import { type PostgresConnectionConfig, type PostgresPool, storedVersions } from './pool.js'
+
+/** A live session's writer as the watches use it. */
+export interface PolledWriter {
+  /** The seq this host's view ends at. */
+  readonly view: number
+  /** Reads what other hosts appended past the view; true when there is news for `refresh`. */
+  poll(): Promise<boolean>
+}
+
+/**
+ * The port's `watch` for the PostgreSQL backend: the sessions live here, followed through
+ * {@link SessionNotices}. A notice (or a missed one found) makes the session's writer poll; when
+ * it found something, the session's watchers are told (the store then `refresh`es).
+ */
+export class HostWatches {
+  private readonly hearers = new Map<SessionId, Set<() => void>>()
+  private readonly notices: SessionNotices
+  private readonly live: boolean
+
+  constructor(
+    config: PostgresConnectionConfig,
+    db: PostgresPool,
+    private readonly writerOf: (id: SessionId) => PolledWriter | undefined,
+    private readonly log: { warn(message: string): void; debug(message: string): void },
+  ) {
+    this.live = config.live ?? true
+    this.notices = new SessionNotices({
+      url: config.url,
+      checkEveryMs: config.checkEveryMs ?? 5000,
+      heard: (id) => this.heard(id),
+      versions: (ids) => storedVersions(db, ids),
+      viewOf: (id) => this.writerOf(id)?.view,
+      warn: (message) => this.log.warn(message),
+    })
+  }
+
+  /** See `SessionPersistence.watch`. Nothing is followed with `live: false`. */
+  watch(id: SessionId, onChange: () => void): () => void {
+    if (!this.live) return () => {}
+    const hearers = this.hearers.get(id) ?? new Set()
+    this.hearers.set(id, hearers)
+    hearers.add(onChange)
+    const stop = this.notices.watch(id)
+    return () => {
+      stop()
+      hearers.delete(onChange)
+      if (hearers.size === 0 && this.hearers.get(id) === hearers) this.hearers.delete(id)
+    }
+  }
+
+  end(): Promise<void> {
+    return this.notices.end()
+  }
+
+  /** Another host wrote `id`: what it appended is read, then the watchers are told. */
+  private heard(id: SessionId): void {
+    const writer = this.writerOf(id)
+    if (!writer) return
+    writer.poll().then(
+      (news) => {
+        if (!news) return
+        for (const onChange of this.hearers.get(id) ?? []) onChange()
+      },
+      (error) => this.log.debug(`catching up on ${id}: ${(error as Error).message}`),
+    )
+  }
+}
