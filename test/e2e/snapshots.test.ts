@@ -144,6 +144,7 @@ describe('every stored snapshot transcript', () => {
     }
     expect(problems).toEqual([])
     expect([...seen].sort()).toEqual([
+      'authAccount',
       'forkParams',
       'forkParams (invalid)',
       'forkResult',

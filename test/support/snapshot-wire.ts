@@ -70,6 +70,7 @@ export type DshMetaDef =
   | 'sessionInfoShared'
   | 'noticeResync'
   | 'permissionSubagent'
+  | 'authAccount'
 
 export interface DshMetaSite {
   /** The schema definition for this place, or undefined when `_meta.dsh` should not be there. */
@@ -92,6 +93,8 @@ const SITES: readonly { kind: string; method: string; path: RegExp; def: DshMeta
   { kind: 'response', method: 'session/prompt', path: /^result$/, def: 'promptResult' },
   { kind: 'response', method: 'session/fork', path: /^result$/, def: 'forkResult' },
   { kind: 'response', method: 'session/list', path: /^result\.sessions\.\d+$/, def: 'sessionListEntry' },
+  { kind: 'response', method: 'auth/status', path: /^result\.accounts\.\d+$/, def: 'authAccount' },
+  { kind: 'notification', method: 'auth/status_update', path: /^params\.accounts\.\d+$/, def: 'authAccount' },
 ]
 
 /** The definition for `params.update._meta.dsh`, by the kind of update it is on. */
