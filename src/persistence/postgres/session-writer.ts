@@ -20,6 +20,7 @@ import {
   projectionOf,
   updateListing,
 } from './rows.js'
+import { WriteQueue } from './write-queue.js'
 import type { BaseReference, WriterEnv } from './writer-env.js'
 
 export type { BaseReference, WriterEnv } from './writer-env.js'
@@ -33,10 +34,9 @@ export type { BaseReference, WriterEnv } from './writer-env.js'
  * not committed is not acknowledged.
  */
 export class PgSessionWriter {
-  private queue: Promise<void>
+  private readonly queue: WriteQueue
   private pending: SessionEvent[] = []
   private drainQueued = false
-  private failure: SessionError | undefined
   /** The pen: wanted by the store, and the advisory lock while it is taken. */
   private readonly pen: SessionPen
   /** A rewind cut the log: the listing columns are refreshed when the pen is let go. */
@@ -51,7 +51,7 @@ export class PgSessionWriter {
     private readonly header: SessionHeader,
     private last: SessionEvent | undefined,
   ) {
-    this.queue = env.ready
+    this.queue = new WriteQueue(env.ready, id, (failure) => env.fail(id, failure))
     this.stored = new StoredView(committed, last)
     this.pen = new SessionPen(env.db, id, env.warn)
   }
@@ -84,7 +84,7 @@ export class PgSessionWriter {
   }
 
   append(event: SessionEvent): void {
-    if (this.failure) return
+    if (this.queue.failure) return
     this.pending.push(event)
     this.last = event
     if (this.drainQueued) return
@@ -105,7 +105,7 @@ export class PgSessionWriter {
    * written. Returns what other hosts appended that was read already (see `poll`).
    */
   takePen(): SessionEvent[] {
-    if (this.failure) throw this.failure
+    if (this.queue.failure) throw this.queue.failure
     if (this.stored.changed) throw this.stored.changed
     if (this.pen.wanted) return []
     this.pen.wanted = true
@@ -120,12 +120,12 @@ export class PgSessionWriter {
    * extends this view) without failing the session: nothing was written, the pen is not held.
    */
   acquirePen(): Promise<SessionEvent[]> {
-    if (this.failure) return Promise.reject(this.failure)
+    if (this.queue.failure) return Promise.reject(this.queue.failure)
     if (this.stored.changed) return Promise.reject(this.stored.changed)
     const held = this.pen.wanted
     this.pen.wanted = true
     if (held) return Promise.resolve(this.stored.take())
-    return this.serial(async () => {
+    return this.queue.serial(async () => {
       try {
         await this.lockPen(true)
       } catch (error) {
@@ -150,8 +150,8 @@ export class PgSessionWriter {
    * (the next notice or check looks again): it never fails the session.
    */
   poll(): Promise<boolean> {
-    return this.serial(async () => {
-      if (this.failure || this.stored.changed || this.pen.busy) return false
+    return this.queue.serial(async () => {
+      if (this.queue.failure || this.stored.changed || this.pen.busy) return false
       try {
         await this.catchUp((work) => this.env.db.snapshot(work))
       } catch (error) {
@@ -170,19 +170,6 @@ export class PgSessionWriter {
   ): Promise<void> {
     const last = await within((client) => this.stored.catchUp(client, this.id))
     if (last) this.last = last
-  }
-
-  /** Runs `task` in the queue's order without failing the session when it fails. */
-  private serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
-      if (this.failure) throw this.failure
-      return task()
-    })
-    this.queue = run.then(
-      () => {},
-      () => {},
-    )
-    return run
   }
 
   /** Lets the pen go once everything appended is committed, unless it is taken again before. */
@@ -216,19 +203,7 @@ export class PgSessionWriter {
   }
 
   private enqueue(op: string, task: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(async () => {
-      if (this.failure) throw this.failure
-      try {
-        await task()
-      } catch (error) {
-        const failure = databaseError(this.id, op, error)
-        this.failure ??= failure
-        this.env.fail(this.id, failure)
-        throw failure
-      }
-    })
-    this.queue = run.catch(() => {})
-    return run
+    return this.queue.run(op, task)
   }
 
   private async create(initial: readonly SessionEvent[], base: BaseReference | undefined): Promise<void> {
