@@ -1,4 +1,5 @@
 import type pg from 'pg'
+import type { SessionError } from '../../session/errors.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { readEvents, sessionRow } from './reads.js'
@@ -39,4 +40,49 @@ export async function appendedSince(
     return true
   })
   return events
+}
+
+/**
+ * A writer's view of its session's stored log: where it ends (the version the writer expects the
+ * row to have), and the events other hosts appended past what the store has taken in, read and not
+ * yet handed over.
+ */
+export class StoredView {
+  /** Read past the view and not yet taken by the store (the view's `seq` counts them). */
+  private unread: SessionEvent[] = []
+  /** Another host replaced or removed the stored log: this view cannot be extended. */
+  changed: SessionError | undefined
+
+  constructor(
+    /** The seq of the last committed event. */
+    public seq: number,
+    /** That event (undefined after a cut): a catch-up checks the stored one is still it. */
+    private last: SessionEvent | undefined,
+  ) {}
+
+  /** This host committed through `seq` (`last`: that event, undefined when not known). */
+  committed(seq: number, last: SessionEvent | undefined): void {
+    this.seq = seq
+    this.last = last
+  }
+
+  /** Reads what others appended past the view in `client`'s transaction; the last event read. */
+  async catchUp(client: pg.ClientBase, id: SessionId): Promise<SessionEvent | undefined> {
+    const events = await appendedSince(client, id, { seq: this.seq, last: this.last })
+    const last = events[events.length - 1]
+    if (!last) return undefined
+    this.unread.push(...events)
+    this.committed(last.seq, last)
+    return last
+  }
+
+  /** The events read and not yet taken, in order (and forgets them). */
+  take(): SessionEvent[] {
+    return this.unread.splice(0)
+  }
+
+  /** Whether there is something for the store: events, or the change. */
+  get news(): boolean {
+    return this.changed !== undefined || this.unread.length > 0
+  }
 }

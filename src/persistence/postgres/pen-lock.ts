@@ -1,7 +1,7 @@
 import type pg from 'pg'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionId } from '../../session/ids.js'
-import { isConnectionLoss, type PostgresPool } from './pool.js'
+import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
 
 /** The key of a session's pen among the database's advisory locks. */
 const PEN_KEY = "hashtextextended('dsh-acp pen ' || $1, 0)"
@@ -77,4 +77,59 @@ export function lostPen(id: SessionId, cause: Error): SessionError {
     { sessionId: id, op: 'append' },
     { cause },
   )
+}
+
+/**
+ * A live session's pen on this host: whether the store wants it, and the lock while it is held.
+ * Writes go through the pen's connection while it is held, else through one of the pool's.
+ */
+export class SessionPen {
+  /** The store holds (or is taking) the pen. */
+  wanted = false
+  private held: HeldPen | undefined
+
+  constructor(
+    private readonly db: PostgresPool,
+    private readonly id: SessionId,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** Wanted or held: nobody else appends to the session meanwhile. */
+  get busy(): boolean {
+    return this.wanted || this.held !== undefined
+  }
+
+  get isHeld(): boolean {
+    return this.held !== undefined
+  }
+
+  /** Takes the lock (unless held, or no longer wanted), then runs `check` on its connection; a failed check lets it go. */
+  async lock(check: (client: pg.ClientBase) => Promise<void>): Promise<void> {
+    if (this.held || !this.wanted) return
+    const held = await lockPen(this.db, this.id, this.warn)
+    this.held = held
+    try {
+      await check(held.client)
+    } catch (error) {
+      await this.unlock()
+      throw error
+    }
+  }
+
+  /** Lets the lock go (after `last`, on its connection while it lives, whose failure is ignored). */
+  async unlock(last?: (client: pg.ClientBase) => Promise<void>): Promise<void> {
+    const { held } = this
+    if (!held) return
+    this.held = undefined
+    if (last && !held.lost) await last(held.client).catch(() => {})
+    await unlockPen(held, this.id)
+  }
+
+  /** Runs `work` in one transaction: on the pen's connection while held (failing if it was lost). */
+  write<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
+    const { held } = this
+    if (!held) return this.db.transaction(work)
+    if (held.lost) return Promise.reject(lostPen(this.id, held.lost))
+    return inTransaction(held.client, work)
+  }
 }

@@ -160,3 +160,15 @@ export function databaseError(id: SessionId, op: string, error: unknown): Sessio
     { cause: error },
   )
 }
+
+/** Sets the listing columns of session `id` (after a rewind: its last events changed). */
+export async function updateListing(
+  client: pg.ClientBase,
+  id: SessionId,
+  projection: Projection,
+): Promise<void> {
+  await client.query(
+    'UPDATE dsh_sessions SET updated_at = $2, title = $3, archived = $4, cost = $5::json WHERE id = $1',
+    [id, projection.updatedAt, projection.title, projection.archived, projection.cost],
+  )
+}

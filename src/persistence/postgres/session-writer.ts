@@ -3,11 +3,11 @@ import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
-import { appendedSince } from './catch-up.js'
+import { StoredView } from './catch-up.js'
 import { createRows } from './create.js'
 import { cutRows } from './cut.js'
 import { announce } from './notices.js'
-import { type HeldPen, lockPen, lostPen, unlockPen } from './pen-lock.js'
+import { SessionPen } from './pen-lock.js'
 import { inTransaction } from './pool.js'
 import { sessionRow } from './reads.js'
 import {
@@ -18,7 +18,9 @@ import {
   insertEvents,
   type Projection,
   projectionOf,
+  updateListing,
 } from './rows.js'
+import { WriteQueue } from './write-queue.js'
 import type { BaseReference, WriterEnv } from './writer-env.js'
 
 export type { BaseReference, WriterEnv } from './writer-env.js'
@@ -32,36 +34,31 @@ export type { BaseReference, WriterEnv } from './writer-env.js'
  * not committed is not acknowledged.
  */
 export class PgSessionWriter {
-  private queue: Promise<void>
+  private readonly queue: WriteQueue
   private pending: SessionEvent[] = []
   private drainQueued = false
-  private failure: SessionError | undefined
-  /** The pen: wanted by the store; `client` holds the advisory lock while it is taken. */
-  private pen: { wanted: boolean; held?: HeldPen } = { wanted: false }
+  /** The pen: wanted by the store, and the advisory lock while it is taken. */
+  private readonly pen: SessionPen
   /** A rewind cut the log: the listing columns are refreshed when the pen is let go. */
   private stale = false
-  /** The last committed event (undefined after a cut): a catch-up checks the stored one is it. */
-  private lastCommitted: SessionEvent | undefined
-  /** Events other hosts appended, read (`committed` counts them) and not yet handed to the store. */
-  private fetched: SessionEvent[] = []
-  /** Another host replaced or removed the stored log: what `refresh` reports. */
-  private changed: SessionError | undefined
+  /** Where this host's view of the stored log ends, and what others appended past it. */
+  private readonly stored: StoredView
 
   private constructor(
     readonly id: SessionId,
     private readonly env: WriterEnv,
-    /** The seq of the last committed event: the version this writer expects the row to have. */
-    private committed: number,
+    committed: number,
     private readonly header: SessionHeader,
     private last: SessionEvent | undefined,
   ) {
-    this.queue = env.ready
-    this.lastCommitted = last
+    this.queue = new WriteQueue(env.ready, id, (failure) => env.fail(id, failure))
+    this.stored = new StoredView(committed, last)
+    this.pen = new SessionPen(env.db, id, env.warn)
   }
 
   /** The seq this host's view of the stored log ends at (what it read or committed). */
   get view(): number {
-    return this.committed
+    return this.stored.seq
   }
 
   /** The writer of a session being created: its header and `initial` events are written first. */
@@ -87,7 +84,7 @@ export class PgSessionWriter {
   }
 
   append(event: SessionEvent): void {
-    if (this.failure) return
+    if (this.queue.failure) return
     this.pending.push(event)
     this.last = event
     if (this.drainQueued) return
@@ -105,15 +102,15 @@ export class PgSessionWriter {
    * Takes the pen: synchronous for the store, the advisory lock and the expected-version check run
    * in order before any write that follows. Another host holding it, or a stored log that moved
    * past this view, fails the session (`SESSION_LOCKED`, `SESSION_CHANGED`) before anything is
-   * written. Returns [] (a host does not catch up on another's appends: it loads again).
+   * written. Returns what other hosts appended that was read already (see `poll`).
    */
   takePen(): SessionEvent[] {
-    if (this.failure) throw this.failure
-    if (this.changed) throw this.changed
+    if (this.queue.failure) throw this.queue.failure
+    if (this.stored.changed) throw this.stored.changed
     if (this.pen.wanted) return []
     this.pen.wanted = true
-    if (!this.pen.held) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
-    return this.fetched.splice(0)
+    if (!this.pen.isHeld) void this.enqueue('take the pen', () => this.lockPen(false)).catch(() => {})
+    return this.stored.take()
   }
 
   /**
@@ -123,27 +120,27 @@ export class PgSessionWriter {
    * extends this view) without failing the session: nothing was written, the pen is not held.
    */
   acquirePen(): Promise<SessionEvent[]> {
-    if (this.failure) return Promise.reject(this.failure)
-    if (this.changed) return Promise.reject(this.changed)
+    if (this.queue.failure) return Promise.reject(this.queue.failure)
+    if (this.stored.changed) return Promise.reject(this.stored.changed)
     const held = this.pen.wanted
     this.pen.wanted = true
-    if (held) return Promise.resolve(this.fetched.splice(0))
-    return this.serial(async () => {
+    if (held) return Promise.resolve(this.stored.take())
+    return this.queue.serial(async () => {
       try {
         await this.lockPen(true)
       } catch (error) {
         this.pen.wanted = false
         throw databaseError(this.id, 'take the pen', error)
       }
-      return this.fetched.splice(0)
+      return this.stored.take()
     })
   }
 
   /** What other hosts appended that was read since the last call (see `poll`); [] under the pen. */
   refresh(): SessionEvent[] {
-    if (this.changed) throw this.changed
-    if (this.pen.wanted || this.pen.held) return []
-    return this.fetched.splice(0)
+    if (this.stored.changed) throw this.stored.changed
+    if (this.pen.busy) return []
+    return this.stored.take()
   }
 
   /**
@@ -153,43 +150,26 @@ export class PgSessionWriter {
    * (the next notice or check looks again): it never fails the session.
    */
   poll(): Promise<boolean> {
-    return this.serial(async () => {
-      if (this.failure || this.changed || this.pen.wanted || this.pen.held) return false
+    return this.queue.serial(async () => {
+      if (this.queue.failure || this.stored.changed || this.pen.busy) return false
       try {
-        await this.catchUp(() => this.env.db.snapshot(this.read))
+        await this.catchUp((work) => this.env.db.snapshot(work))
       } catch (error) {
         if (!(error instanceof SessionError) || error.code !== SessionErrorCode.SESSION_CHANGED) throw error
-        this.changed = error
+        this.stored.changed = error
       }
-      return this.changed !== undefined || this.fetched.length > 0
+      return this.stored.news
     })
   }
 
-  private readonly read = (client: pg.ClientBase) =>
-    appendedSince(client, this.id, { seq: this.committed, last: this.lastCommitted })
-
-  /** Reads what others appended (`read`), keeping it for the store and moving the view past it. */
-  private async catchUp(read: () => Promise<SessionEvent[]>): Promise<void> {
-    const events = await read()
-    const last = events[events.length - 1]
-    if (!last) return
-    this.fetched.push(...events)
-    this.committed = last.seq
-    this.lastCommitted = last
-    this.last = last
-  }
-
-  /** Runs `task` in the queue's order without failing the session when it fails. */
-  private serial<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
-      if (this.failure) throw this.failure
-      return task()
-    })
-    this.queue = run.then(
-      () => {},
-      () => {},
-    )
-    return run
+  /** Reads what others appended through `within` (a transaction), for the store. */
+  private async catchUp(
+    within: (
+      work: (client: pg.ClientBase) => Promise<SessionEvent | undefined>,
+    ) => Promise<SessionEvent | undefined>,
+  ): Promise<void> {
+    const last = await within((client) => this.stored.catchUp(client, this.id))
+    if (last) this.last = last
   }
 
   /** Lets the pen go once everything appended is committed, unless it is taken again before. */
@@ -223,27 +203,7 @@ export class PgSessionWriter {
   }
 
   private enqueue(op: string, task: () => Promise<void>): Promise<void> {
-    const run = this.queue.then(async () => {
-      if (this.failure) throw this.failure
-      try {
-        await task()
-      } catch (error) {
-        const failure = databaseError(this.id, op, error)
-        this.failure ??= failure
-        this.env.fail(this.id, failure)
-        throw failure
-      }
-    })
-    this.queue = run.catch(() => {})
-    return run
-  }
-
-  /** The connection writes go through: the pen's while it is held, else one of the pool's. */
-  private async write<T>(work: (client: pg.ClientBase) => Promise<T>): Promise<T> {
-    const { held } = this.pen
-    if (!held) return this.env.db.transaction(work)
-    if (held.lost) throw lostPen(this.id, held.lost)
-    return inTransaction(held.client, work)
+    return this.queue.run(op, task)
   }
 
   private async create(initial: readonly SessionEvent[], base: BaseReference | undefined): Promise<void> {
@@ -272,7 +232,7 @@ export class PgSessionWriter {
     this.pending = []
     // Taken in the same tick as the batch: the summary is the session's through the batch's end.
     const projection = this.projection()
-    const expected = this.committed
+    const expected = this.stored.seq
     const next = (batch[batch.length - 1] as SessionEvent).seq
     if ((batch[0] as SessionEvent).seq !== expected + 1) {
       throw changedError(
@@ -280,13 +240,12 @@ export class PgSessionWriter {
         `the batch starts at seq ${(batch[0] as SessionEvent).seq}, after ${expected}`,
       )
     }
-    await this.write(async (client) => {
+    await this.pen.write(async (client) => {
       await advanceVersion(client, this.id, expected, next, projection)
       await insertEvents(client, this.id, batch)
       await announce(client, this.id, next)
     })
-    this.committed = next
-    this.lastCommitted = batch[batch.length - 1]
+    this.stored.committed(next, batch[batch.length - 1])
   }
 
   /**
@@ -294,59 +253,44 @@ export class PgSessionWriter {
    * others appended since this view is read (kept for the store); without, a stored log past this
    * view is `SESSION_CHANGED`.
    */
-  private async lockPen(catchUp: boolean): Promise<void> {
-    if (this.pen.held || !this.pen.wanted) return
-    const held = await lockPen(this.env.db, this.id, this.env.warn)
-    this.pen.held = held
-    try {
+  private lockPen(catchUp: boolean): Promise<void> {
+    return this.pen.lock(async (client) => {
       if (catchUp) {
-        await this.catchUp(() => inTransaction(held.client, this.read))
+        await this.catchUp((work) => inTransaction(client, work))
         return
       }
       // The expected version: nobody appended, rewound or deleted it since this host's view.
-      const row = await sessionRow(held.client, this.id)
+      const row = await sessionRow(client, this.id)
       if (!row) throw changedError(this.id, 'it was deleted')
-      if (row.lastSeq !== this.committed) {
+      if (row.lastSeq !== this.stored.seq) {
         throw changedError(
           this.id,
-          `its stored log ends at seq ${row.lastSeq}, this host's view at ${this.committed}`,
+          `its stored log ends at seq ${row.lastSeq}, this host's view at ${this.stored.seq}`,
         )
       }
-    } catch (error) {
-      await this.unlockPen()
-      throw error
-    }
+    })
   }
 
   private async unlockPenUnlessWanted(): Promise<void> {
     if (!this.pen.wanted) await this.unlockPen()
   }
 
-  private async unlockPen(): Promise<void> {
-    const { held } = this.pen
-    if (!held) return
-    this.pen = { wanted: this.pen.wanted }
-    if (this.stale && !held.lost) await this.refreshProjection(held.client).catch(() => {})
-    await unlockPen(held, this.id)
-  }
-
-  private async refreshProjection(client: pg.ClientBase): Promise<void> {
-    this.stale = false
-    const projection = this.projection()
-    await client.query(
-      'UPDATE dsh_sessions SET updated_at = $2, title = $3, archived = $4, cost = $5::json WHERE id = $1',
-      [this.id, projection.updatedAt, projection.title, projection.archived, projection.cost],
-    )
+  /** Lets the pen go; after a rewind, the listing columns are refreshed first. */
+  private unlockPen(): Promise<void> {
+    if (!this.stale) return this.pen.unlock()
+    return this.pen.unlock(async (client) => {
+      this.stale = false
+      await updateListing(client, this.id, this.projection())
+    })
   }
 
   /** The rewind's cut (see `cutRows`), announced to the other hosts. */
   private async cut(count: number): Promise<void> {
-    await this.write(async (client) => {
-      await cutRows(client, this.id, this.committed, count)
+    await this.pen.write(async (client) => {
+      await cutRows(client, this.id, this.stored.seq, count)
       await announce(client, this.id, count)
     })
-    this.committed = count
-    this.lastCommitted = undefined
+    this.stored.committed(count, undefined)
     this.stale = true
   }
 }
