@@ -30,7 +30,7 @@ describe('_session/rewind_points and /rewind N', () => {
       [2, 'two'],
     ])
     const turnStart = session.lastSeq + 1
-    const run = (args: string) => rewindCommand.run({ session, sessions: store.sessions, args, turnStart })
+    const run = (args: string) => rewindCommand().run({ session, sessions: store.sessions, args, turnStart })
     expect(await run('3')).toBe('Cannot undo 3 prompts: there are 2 (try /rewind 2).')
     expect(await run('2')).toContain('from before "one"')
     await store.stop()
@@ -56,7 +56,7 @@ describe('_session/rewind_points and /rewind N', () => {
       [2, 'two'],
     ])
     const turnStart = session.lastSeq + 1
-    const run = (args: string) => rewindCommand.run({ session, sessions: store.sessions, args, turnStart })
+    const run = (args: string) => rewindCommand().run({ session, sessions: store.sessions, args, turnStart })
     expect(await run('3')).toBe('Cannot undo 3 prompts: there are 2 (try /rewind 2).')
     expect(await run('1')).toContain('from before "two"')
     await store.stop()

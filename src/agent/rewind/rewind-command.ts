@@ -1,6 +1,12 @@
 import { planRewind, type Session, type SessionStore, undoablePrompts } from '../../session/index.js'
 import type { FileRestoreReport, RestoreFiles } from '../checkpoints/restore-contract.js'
-import { afterTurnEnds } from './after-turn.js'
+import type { AgentFeature, FeatureHost } from '../features/agent-feature.js'
+import { afterTurnEnds, runAfterTurn } from './after-turn.js'
+
+/** `/rewind`, with the agent's file restore, and the rewind it leaves for after its turn. */
+export function rewindFeature(host: FeatureHost): AgentFeature {
+  return { commands: [rewindCommand(host.restoreFiles)], afterTurn: runAfterTurn }
+}
 
 /**
  * `/rewind [N]`: undoes the last N prompts (default 1; slash commands do not count) for editors
@@ -11,23 +17,21 @@ import { afterTurnEnds } from './after-turn.js'
  * files the built-in tools changed in the undone turns are put back first (a file changed since
  * by someone else is left and named; what commands changed is not restored), as the answer says.
  */
-export const rewindCommand = {
+export const rewindCommand = (restoreFiles?: RestoreFiles) => ({
   name: 'rewind',
   description: 'Undo the last N prompts (default 1); what is removed is kept in an archived session',
   hint: 'how many prompts to undo (default 1)',
-  // The `SlashCommand` shape (commands.ts), spelled out: commands.ts imports this file.
+  // Typed by what it uses of a `CommandContext`, so that a test can run it on a bare session.
   async run({
     session,
     sessions,
     args,
     turnStart,
-    restoreFiles,
   }: {
     readonly session: Session
     readonly sessions: SessionStore
     readonly args: string
     readonly turnStart: number
-    readonly restoreFiles?: RestoreFiles
   }): Promise<string> {
     const text = args.trim()
     if (text !== '' && !/^[1-9]\d{0,5}$/.test(text)) {
@@ -62,7 +66,7 @@ export const rewindCommand = {
       filesSaid(preview),
     ].join(' ')
   },
-}
+})
 
 /** What the answer says of the files, from the restore's dry run. */
 function filesSaid(report: FileRestoreReport | undefined): string {
