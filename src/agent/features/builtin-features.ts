@@ -2,8 +2,8 @@ import { compactionFeature } from '../compaction/compact-command.js'
 import { planFeature } from '../plan/update-plan-tool.js'
 import { rewindFeature } from '../rewind/rewind-command.js'
 import { subagentsFeature } from '../subagents/subagents-feature.js'
-import { sessionCommands } from '../turn/commands.js'
 import { instructionsFeature } from '../turn/reload-instructions-command.js'
+import { sessionCommands } from '../turn/session-commands.js'
 import type { Feature } from './agent-feature.js'
 
 /**

@@ -1,6 +1,5 @@
-import { isSessionError, normalizeTitle, type SessionStore, titleUpdate } from '../../session/index.js'
+import type { SessionStore } from '../../session/index.js'
 import type { RequestShape } from '../compaction/turn-compaction.js'
-import type { AgentFeature } from '../features/agent-feature.js'
 import type { NoticeChannel } from '../notices/notice.js'
 import type { ContentBlock } from '../types.js'
 import type { TurnScope } from './turn-scope.js'
@@ -34,42 +33,6 @@ export interface SlashCommand {
   /** What to type after the name, shown by editors as a hint; absent: the command takes nothing. */
   readonly hint?: string
   run(context: CommandContext): Promise<string>
-}
-
-const forkCommand: SlashCommand = {
-  name: 'fork',
-  description: 'Fork this session into a new one (for editors without a fork button) and say its id',
-  hint: 'seq to fork at (default: before this command)',
-  async run({ session, sessions, args, turnStart }) {
-    const text = args.trim()
-    if (text !== '' && !/^\d+$/.test(text)) return `Usage: /fork [seq]. ${JSON.stringify(text)} is not a seq.`
-    const boundary = text === '' ? turnStart - 1 : Number(text)
-    try {
-      const child = await sessions.forkDurable(session, boundary)
-      return `Forked ${session.id} at seq ${boundary} into ${child.id}${child.title !== undefined ? ` ("${child.title}")` : ''}. Load or resume ${child.id} to go on there.`
-    } catch (error) {
-      if (isSessionError(error)) return `Cannot fork at seq ${boundary}: ${error.message}.`
-      throw error
-    }
-  },
-}
-
-const titleCommand: SlashCommand = {
-  name: 'title',
-  description: 'Set the title of this session',
-  hint: 'the new title',
-  async run({ session, args, send }) {
-    const title = normalizeTitle(args)
-    if (title === '') return 'Usage: /title TEXT'
-    const event = session.append({ type: 'session/title', data: { title } })
-    send(titleUpdate(title, event.time), event.seq)
-    return `Title set: ${title}`
-  },
-}
-
-/** `/fork` and `/title`: what every session offers about itself. */
-export function sessionCommands(): AgentFeature {
-  return { commands: [forkCommand, titleCommand] }
 }
 
 /** `/help`: lists `commands` (itself included). */
