@@ -23,7 +23,7 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
-import type { FeatureHost } from './features/agent-feature.js'
+import type { AgentFeature, FeatureHost } from './features/agent-feature.js'
 import { AgentFeatures } from './features/agent-features.js'
 import { BUILTIN_FEATURES } from './features/builtin-features.js'
 import { SessionGoals } from './goals/session-goals.js'
@@ -97,7 +97,6 @@ export class AgentService {
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
-    this.features = new AgentFeatures(this.featureHost(config), BUILTIN_FEATURES, this.tools)
     this.mcp = new McpSessions({
       registry: this.tools,
       logger: ctx.logger('mcp'),
@@ -116,11 +115,9 @@ export class AgentService {
       if (session.header.parentSession === undefined)
         this.files.openedIn(session.id, [session.cwd, ...session.additionalDirectories])
     })
-    ctx.on('session/disposed', (session) => {
-      this.files.forget(session.id)
-      void this.goals.forget(session.id)
-      void this.mcp.close(session.id)
-    })
+    const features = [...BUILTIN_FEATURES, () => this.ownServices()]
+    this.features = new AgentFeatures(this.featureHost(config), features, this.tools)
+    ctx.on('session/disposed', (session) => this.features.forget(session.id))
     ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
       await this.mcp.closeAll()
@@ -141,6 +138,21 @@ export class AgentService {
       runTurn: (session, request) => this.runTurn(session, request),
       permissionsOf: (sessionId) => this.permissionsOf(sessionId),
       restoreFiles: (request) => this.restoreFiles(request),
+    }
+  }
+
+  /**
+   * The hooks of the services the protocol layer also calls by name (`files`, `goals`, `mcp`),
+   * registered as every feature's are.
+   */
+  private ownServices(): AgentFeature {
+    return {
+      beforeStep: (session, send, signal) => this.mcp.beforeStep(session, send, signal),
+      forget: (sessionId) => {
+        this.files.forget(sessionId)
+        void this.goals.forget(sessionId)
+        void this.mcp.close(sessionId)
+      },
     }
   }
 
@@ -313,7 +325,7 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
-        beforeStep: (send, stepSignal) => this.mcp.beforeStep(session, send, stepSignal),
+        beforeStep: (send, stepSignal) => this.features.beforeStep(session, send, stepSignal),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,

@@ -2,6 +2,7 @@ import type { Session, SessionStore } from '../../session/index.js'
 import type { RestoreFiles } from '../checkpoints/restore-contract.js'
 import type { AgentConfig } from '../config/agent-config.js'
 import type { LivePermissions } from '../config/permissions.js'
+import type { UpdateSender } from '../notices/notice.js'
 import type { Tool } from '../tools/tool.js'
 import type { SlashCommand } from '../turn/commands.js'
 import type { ModelProvider, TurnOutcome, TurnRequest } from '../types.js'
@@ -38,6 +39,13 @@ export interface AgentFeature {
    * (`completed`: it ended `completed`). A rejection fails the prompt, after every hook ran.
    */
   readonly afterTurn?: (session: Session, completed: boolean) => Promise<void>
+  /**
+   * Before each model request of a turn of `session`, while its log may take standalone events,
+   * with the turn's update channel and signal. Awaited only when it returns a promise.
+   */
+  readonly beforeStep?: (session: Session, send: UpdateSender, signal: AbortSignal) => void | Promise<void>
+  /** A session of this process was disposed: forget what the feature holds for it. */
+  readonly forget?: (sessionId: string) => void
 }
 
 /** A feature: what it adds, built from the agent it plugs into (undefined: it is switched off). */

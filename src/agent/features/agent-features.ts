@@ -1,4 +1,5 @@
 import type { Session } from '../../session/index.js'
+import type { UpdateSender } from '../notices/notice.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { helpCommand, parseCommand, type SlashCommand } from '../turn/commands.js'
 import type { ContentBlock } from '../types.js'
@@ -37,5 +38,19 @@ export class AgentFeatures {
       }
     }
     if (failure) throw failure.error
+  }
+
+  /**
+   * Every feature's `beforeStep`; undefined, at once, when none returned a promise (a step with
+   * nothing to wait for starts in the same tick).
+   */
+  beforeStep(session: Session, send: UpdateSender, signal: AbortSignal): Promise<void> | undefined {
+    const waits = this.built.flatMap((feature) => feature.beforeStep?.(session, send, signal) ?? [])
+    return waits.length === 0 ? undefined : Promise.all(waits).then(() => {})
+  }
+
+  /** Every feature's `forget`, for a session this process disposed. */
+  forget(sessionId: string): void {
+    for (const feature of this.built) feature.forget?.(sessionId)
   }
 }
