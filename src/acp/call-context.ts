@@ -18,13 +18,10 @@ import type { AgentSetup } from './setup-port.js'
 import { ClientView } from './views/client-view.js'
 import { splicedLine } from './views/stored-line-splice.js'
 import { openSubagentChannel } from './views/subagent-view.js'
+import type { ViewCall } from './views/view-call.js'
 
 /** What a method handler may use for one call. */
-export interface CallContext {
-  /** `ctx.sessions`, resolved once when the server started (cordis service reads are slow). */
-  readonly sessions: SessionStore
-  /** `ctx.agent`, resolved once when the server started. */
-  readonly agent: AgentService
+export interface CallContext extends ViewCall {
   /** The process's set-up: auth methods, stored keys, MCP servers offered to every session. */
   readonly setup: AgentSetup
   /** Aborts when the client cancels this request with `$/cancel_request`; never for a notification. */
@@ -33,25 +30,10 @@ export interface CallContext {
   readonly requestId?: WireId | undefined
   /** What the client said in `initialize`; undefined until `initialize` succeeded. */
   readonly client: ClientState | undefined
-  /** What this client sees (the only place deciding it): made from its `initialize`. */
-  readonly view: ClientView
   /** Records the client's `initialize` (only `initialize` calls this). */
   setClient(state: ClientState): void
   /** The capabilities of every registered method. */
   capabilities(): AgentCapabilities
-  /**
-   * Sends one canonical `session/update` notification as this client's {@link view} renders it
-   * (none, one or several), in order with everything else written. Resolves when the last was
-   * handed to the output (later when the output pushes back); never rejects. `from`: the stored
-   * event the update was projected from; while its backend lends the line it was parsed from
-   * (`storedLineOf`), long strings the two share are copied from the line's bytes.
-   */
-  notify(update: SessionUpdateNotification, from?: SessionEvent): Promise<void>
-  /**
-   * Runs `task` once this call's response has been written, if the call succeeds: for updates a
-   * client drops when they come before the answer that tells it about the session.
-   */
-  afterResponse(task: () => void): void
   /** Sends the client-side notification `method` (not a session update) to this connection; never rejects. */
   notifyClient(method: string, params: unknown): void
   /**

@@ -5,11 +5,11 @@ import { type CancelNotifications, isPromiseLike, NdjsonConnection, type WireId 
 import { QuestionWithdrawn } from './attach/shared-questions.js'
 import { Call, type CallScope } from './call-context.js'
 import type { ClientRequestSender } from './client/client-requests.js'
+import type { ConnectionHost } from './connection-host.js'
 import { ErrorCode, ProtocolError, toResponseError } from './errors.js'
 import type { AcpMethod, ClientState } from './method.js'
 import type { PromptParams } from './methods/session-prompt.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
-import type { AcpServer } from './server.js'
 import { NO_SETUP } from './setup-port.js'
 import { v2ClientRequests } from './v2/client-requests-v2.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
@@ -77,7 +77,7 @@ export class AcpConnection {
 
   constructor(
     ctx: Context,
-    private readonly server: AcpServer,
+    private readonly server: ConnectionHost,
     input: Readable,
     output: Writable,
     options: ConnectionOptions,

@@ -23,15 +23,15 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
+import type { AgentFeature, FeatureHost } from './features/agent-feature.js'
+import { AgentFeatures } from './features/agent-features.js'
+import { BUILTIN_FEATURES } from './features/builtin-features.js'
 import { SessionGoals } from './goals/session-goals.js'
 import { needsPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
 import { modelSampler } from './mcp/asks/model-sampler.js'
 import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
-import { updatePlanTool } from './plan/update-plan-tool.js'
 import { PromptQueues } from './queue/prompt-queue.js'
-import { runAfterTurn } from './rewind/after-turn.js'
-import { delegateTool } from './subagents/index.js'
 import { ToolRegistry } from './tools/registry.js'
 import { SteerInbox } from './turn/steer-inbox.js'
 import { sessionSystemPrompt } from './turn/system-prompt.js'
@@ -73,6 +73,8 @@ export class AgentService {
   readonly queue = new PromptQueues()
   /** Session goals: their limits, the `goal_status` tool, what follows a turn toward one. */
   readonly goals: SessionGoals
+  /** What the features add: slash commands, tools, hooks on a turn (see `BUILTIN_FEATURES`). */
+  readonly features: AgentFeatures
   private readonly running = new Map<string, RunningTurn>()
   private cancellingAll = false
 
@@ -84,7 +86,6 @@ export class AgentService {
     this.provider = config.provider
     this.files = new SessionFiles(() => this.ctx.sessions, config.checkpointBlobs)
     this.tools = new ToolRegistry(config.tools ?? builtinTools())
-    this.tools.register(updatePlanTool(() => this.ctx.sessions))
     this.configSpecs = configOptionSpecs(this.provider, config.defaultMode)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.configNotices = config.notices ?? []
@@ -96,21 +97,6 @@ export class AgentService {
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
-    if (subagents) {
-      this.tools.register(
-        delegateTool({
-          sessions: () => this.ctx.sessions,
-          runTurn: (child, request) => this.runTurn(child, request),
-          maxSteps: positive('subagents.maxSteps', subagents.maxSteps ?? this.maxSteps),
-          permissionsOf: (sessionId) => this.permissionsOf(sessionId),
-          toolNames: (sessionId) =>
-            this.tools
-              .forSession(sessionId)
-              .specs()
-              .map((spec) => spec.name),
-        }),
-      )
-    }
     this.mcp = new McpSessions({
       registry: this.tools,
       logger: ctx.logger('mcp'),
@@ -129,15 +115,45 @@ export class AgentService {
       if (session.header.parentSession === undefined)
         this.files.openedIn(session.id, [session.cwd, ...session.additionalDirectories])
     })
-    ctx.on('session/disposed', (session) => {
-      this.files.forget(session.id)
-      void this.goals.forget(session.id)
-      void this.mcp.close(session.id)
-    })
+    const features = [...BUILTIN_FEATURES, () => this.ownServices()]
+    this.features = new AgentFeatures(this.featureHost(config), features, this.tools)
+    ctx.on('session/disposed', (session) => this.features.forget(session.id))
     ctx.on('dispose', async () => {
       for (const turn of this.running.values()) turn.controller.abort()
       await this.mcp.closeAll()
     })
+  }
+
+  private featureHost(config: AgentConfig): FeatureHost {
+    return {
+      config,
+      provider: this.provider,
+      maxSteps: this.maxSteps,
+      sessions: () => this.ctx.sessions,
+      toolNames: (sessionId) =>
+        this.tools
+          .forSession(sessionId)
+          .specs()
+          .map((spec) => spec.name),
+      runTurn: (session, request) => this.runTurn(session, request),
+      permissionsOf: (sessionId) => this.permissionsOf(sessionId),
+      restoreFiles: (request) => this.restoreFiles(request),
+    }
+  }
+
+  /**
+   * The hooks of the services the protocol layer also calls by name (`files`, `goals`, `mcp`),
+   * registered as every feature's are.
+   */
+  private ownServices(): AgentFeature {
+    return {
+      beforeStep: (session, send, signal) => this.mcp.beforeStep(session, send, signal),
+      forget: (sessionId) => {
+        this.files.forget(sessionId)
+        void this.goals.forget(sessionId)
+        void this.mcp.close(sessionId)
+      },
+    }
   }
 
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
@@ -266,7 +282,7 @@ export class AgentService {
     try {
       outcome = await done
     } catch (error) {
-      runAfterTurn(session, false)
+      void this.features.afterTurn(session, false).catch(() => {})
       throw error
     } finally {
       request.signal.removeEventListener('abort', onAbort)
@@ -275,7 +291,7 @@ export class AgentService {
       await pen.release()
     }
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
-    await runAfterTurn(session, outcome.endReason === 'completed')
+    await this.features.afterTurn(session, outcome.endReason === 'completed')
     return outcome
   }
 
@@ -309,7 +325,7 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
-        beforeStep: (send, stepSignal) => this.mcp.beforeStep(session, send, stepSignal),
+        beforeStep: (send, stepSignal) => this.features.beforeStep(session, send, stepSignal),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,
         maxConcurrent: this.maxConcurrentSubagents,
@@ -317,7 +333,7 @@ export class AgentService {
         compaction: this.compaction,
         onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
         checkpoints: this.files.recorder(session),
-        restoreFiles: (request) => this.restoreFiles(request),
+        commands: this.features.commands,
         ...(steers && { steers }),
       },
       signal,

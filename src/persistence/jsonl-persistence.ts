@@ -27,6 +27,7 @@ import { resolveStoreDir, StorePaths } from './store-paths.js'
 import { tidyStore } from './store-tidy.js'
 import { SessionWriter, type WriterEnv } from './write/session-writer.js'
 import { SlowDiskValve } from './write/slow-disk-valve.js'
+import { WriterRegistry } from './writer-registry.js'
 
 export interface JsonlPersistenceConfig {
   /** The store directory (`--store DIR`). Default: {@link resolveStoreDir} of the environment. */
@@ -48,12 +49,8 @@ export class JsonlPersistence implements SessionPersistence {
   private readonly logger: Logger
   private readonly env: WriterEnv
   private readonly catalog: SessionCatalog
-  /** Writers of live sessions. */
-  private readonly writers = new Map<SessionId, SessionWriter>()
-  /** Writers of sessions `open` returned that the store has not admitted yet. */
-  private readonly opened = new Map<SessionId, SessionWriter>()
-  /** Writers being closed (async dispose is not awaited by cordis). */
-  private readonly closing = new Map<SessionId, Promise<void>>()
+  /** The writers of this process's sessions. */
+  private readonly writers: WriterRegistry<SessionWriter>
   /** The files a live session reads the data of its large stored events back from. */
   private readonly bodies = new Map<SessionId, readonly BodyFile[]>()
   /** The file checkpoints' content (`<dir>/blobs`), shared by every session of the store. */
@@ -89,16 +86,8 @@ export class JsonlPersistence implements SessionPersistence {
     mkdirSync(this.paths.dir, { recursive: true, mode: 0o700 })
     tidyStore(this.paths, this.logger)
     ctx.on('session/created', (session) => this.created(session))
-    ctx.on('session/loaded', (session) => this.loaded(session))
-    const stopHearing = ctx.sessions.onAppended((session, event) =>
-      this.writers.get(session.id)?.append(event),
-    )
-    ctx.on('dispose', stopHearing)
-    ctx.on('session/flush', async (session) => {
-      await this.writers.get(session.id)?.flush()
-    })
+    this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
-    ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('session/rewind', async (session, branch, marker) => {
       const writer = this.writers.get(session.id)
       if (!writer) return undefined
@@ -117,7 +106,7 @@ export class JsonlPersistence implements SessionPersistence {
     ctx.on('dispose', () => {
       this.watches.close()
       this.catalog.close()
-      for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
+      for (const id of this.writers.ids()) this.disposed(id, 'stopped')
     })
   }
 
@@ -126,13 +115,7 @@ export class JsonlPersistence implements SessionPersistence {
    * catalog is saved (when it changed).
    */
   async idle(): Promise<void> {
-    const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
-    await Promise.allSettled([
-      ...all,
-      ...this.closing.values(),
-      this.catalog.saveNow(),
-      this.blobCollector.idle(),
-    ])
+    await Promise.allSettled([this.writers.idle(), this.catalog.saveNow(), this.blobCollector.idle()])
   }
 
   private created(session: Session): void {
@@ -161,13 +144,6 @@ export class JsonlPersistence implements SessionPersistence {
     }
   }
 
-  private loaded(session: Session): void {
-    const writer = this.opened.get(session.id)
-    if (!writer) return
-    this.opened.delete(session.id)
-    this.writers.set(session.id, writer)
-  }
-
   private disposed(id: SessionId, reason: DisposeReason): void {
     for (const body of this.bodies.get(id) ?? []) {
       body
@@ -175,17 +151,7 @@ export class JsonlPersistence implements SessionPersistence {
         .catch((error) => this.logger.error(`closing a read-back file of ${id}: ${(error as Error).message}`))
     }
     this.bodies.delete(id)
-    const writer = this.writers.get(id) ?? this.opened.get(id)
-    if (!writer) return
-    this.writers.delete(id)
-    this.opened.delete(id)
-    const done = writer
-      .close(reason !== 'deleted')
-      .catch((error) => this.logger.error(`closing session ${id}: ${(error as Error).message}`))
-      .finally(() => {
-        if (this.closing.get(id) === done) this.closing.delete(id)
-      })
-    this.closing.set(id, done)
+    this.writers.close(id, reason !== 'deleted')
   }
 
   async open(
@@ -193,7 +159,7 @@ export class JsonlPersistence implements SessionPersistence {
     onEvent?: StoredEventListener,
   ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
     const path = this.paths.sessionFile(id)
-    await this.closing.get(id)
+    await this.writers.closed(id)
     if (!(await this.exists(id))) return undefined
     let file: OpenFile | undefined
     let body: BodyFile | undefined
@@ -220,7 +186,7 @@ export class JsonlPersistence implements SessionPersistence {
         standIn,
         this.tailRepair(id),
       )
-      this.opened.set(id, SessionWriter.opened(id, this.env, file, contents, ino))
+      this.writers.setOpened(id, SessionWriter.opened(id, this.env, file, contents, ino))
       if (body && keptOut) {
         body.hold(id)
         this.bodies.set(id, [body])
@@ -284,7 +250,7 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   private writerOf(id: SessionId): SessionWriter {
-    const writer = this.writers.get(id) ?? this.opened.get(id)
+    const writer = this.writers.any(id)
     if (!writer) {
       throw new SessionError(SessionErrorCode.SESSION_NOT_LIVE, `session ${id} is not open in this process`, {
         sessionId: id,
@@ -324,7 +290,7 @@ export class JsonlPersistence implements SessionPersistence {
 
   async release(id: SessionId): Promise<void> {
     this.disposed(id, 'closed')
-    await this.closing.get(id)
+    await this.writers.closed(id)
   }
 
   async exists(id: SessionId): Promise<boolean> {
@@ -339,16 +305,16 @@ export class JsonlPersistence implements SessionPersistence {
   }
 
   list(options: ListOptions, live?: (id: SessionId) => SessionSummary | undefined): Promise<SessionPage> {
-    return this.catalog.list(options, (id) => this.writers.has(id) || this.opened.has(id), live)
+    return this.catalog.list(options, (id) => this.writers.has(id), live)
   }
 
   /** Deletes the file and its lock. Refused with `SESSION_LOCKED` while another process writes it. */
   async remove(id: SessionId): Promise<boolean> {
     const path = this.paths.sessionFile(id)
     const lock = this.paths.lockFile(id)
-    await this.closing.get(id)
+    await this.writers.closed(id)
     const holder = liveHolder(lock)
-    if (holder !== undefined || this.writers.has(id) || this.opened.has(id)) {
+    if (holder !== undefined || this.writers.has(id)) {
       throw new SessionError(SessionErrorCode.SESSION_LOCKED, `session ${id} is being written`, {
         sessionId: id,
         pid: holder ?? process.pid,

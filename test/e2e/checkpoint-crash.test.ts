@@ -1,18 +1,10 @@
 import { createHash } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { INLINE_BEFORE_BYTES } from '../../src/agent/checkpoints/checkpoint-event.js'
-import { AgentProcess } from '../support/agent-process.js'
+import type { AgentProcess } from '../support/agent-process.js'
+import { testResources } from '../support/test-resources.js'
 
 /**
  * Issue 24, crash safety of file checkpoints: the built binary is killed (SIGKILL) at a random
@@ -23,12 +15,7 @@ import { AgentProcess } from '../support/agent-process.js'
 
 const ROUNDS = 6
 const TURNS = 12
-const dirs: string[] = []
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
 const BIG = `edit 0\n${'x'.repeat(INLINE_BEFORE_BYTES * 2)}\n`
 const TURNS_SCRIPT = Array.from({ length: TURNS }, (_, t) => [
@@ -46,8 +33,7 @@ const TURNS_SCRIPT = Array.from({ length: TURNS }, (_, t) => [
 describe('file checkpoints survive a kill at any moment', () => {
   it('every complete checkpoint line names content that is stored whole', async () => {
     for (let round = 0; round < ROUNDS; round++) {
-      const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-ckpt-kill-')))
-      dirs.push(base)
+      const base = realpathSync(resources.tempDir('dsh-acp-ckpt-kill-'))
       const cwd = join(base, 'project')
       const storeDir = join(base, 'store')
       mkdirSync(cwd)
@@ -57,7 +43,7 @@ describe('file checkpoints survive a kill at any moment', () => {
       const killAt = 1 + Math.floor(Math.random() * (TURNS - 1))
       let asked = 0
       let agent: AgentProcess | undefined
-      agent = new AgentProcess({
+      agent = resources.start({
         storeDir,
         cwd,
         args: ['--model', `script:${model}`],
@@ -71,7 +57,6 @@ describe('file checkpoints survive a kill at any moment', () => {
           })
         },
       })
-      agents.push(agent)
       await agent.initialize()
       const { sessionId } = await agent.agent.request('session/new', { cwd, mcpServers: [] })
       for (let t = 0; t < TURNS; t++) {

@@ -1,13 +1,36 @@
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import { fork, newSession, prompt, text } from '../support/snapshot-client.js'
-import { expectScenarioSnapshot, runScenario, waitForUpdate } from '../support/snapshot-scenario.js'
+import {
+  expectScenarioSnapshot,
+  runScenario,
+  type Scenario,
+  waitForUpdate,
+} from '../support/snapshot-scenario.js'
 
 /** A turn that streams one chunk, then waits until it is cancelled (the wait ends early). */
 const SLOW_TURN = [[{ text: 'working on it' }, { delayMs: 600_000 }, { text: ' (never said)' }]]
 const QUICK_TURN = [[{ text: 'quick answer' }]]
 const saysWorkingOnIt = (n: acp.SessionNotification) =>
   (n.update as { content?: { text?: string } }).content?.text === 'working on it'
+
+/**
+ * A session with one quick turn done (`first`, its answer) and a slow one running on it, which has
+ * said it is working; `cancel()` cancels it and checks that it ended `cancelled`.
+ */
+async function slowTurnRunning(s: Scenario) {
+  const agent = s.start({ args: ['--model', s.scriptModel('model.json', [QUICK_TURN, SLOW_TURN])] })
+  await agent.initialize()
+  const source = await newSession(agent)
+  const first = await prompt(agent, source, 'quick')
+  const running = agent.agent.request('session/prompt', { sessionId: source, prompt: [text('slow')] })
+  await waitForUpdate(agent, saysWorkingOnIt)
+  const cancel = async () => {
+    await agent.agent.notify('session/cancel', { sessionId: source })
+    expect((await running).stopReason).toBe('cancelled')
+  }
+  return { agent, source, first, cancel }
+}
 
 /**
  * `session/fork`'s refusals and its behaviour while the source's prompt runs, recorded as
@@ -59,34 +82,22 @@ describe('session/fork errors and open turns (transcript snapshots)', () => {
 
   it('fork-open-turn: while a prompt runs, a fork without boundary is refused with lastSafeBoundary', async () => {
     const output = await runScenario(async (s) => {
-      const agent = s.start({ args: ['--model', s.scriptModel('model.json', [QUICK_TURN, SLOW_TURN])] })
-      await agent.initialize()
-      const source = await newSession(agent)
-      const first = await prompt(agent, source, 'quick')
-      const running = agent.agent.request('session/prompt', { sessionId: source, prompt: [text('slow')] })
-      await waitForUpdate(agent, saysWorkingOnIt)
+      const { agent, source, first, cancel } = await slowTurnRunning(s)
       await expect(fork(agent, source)).rejects.toMatchObject({
         code: -32602,
         data: { code: 'OPEN_TURN', lastSafeBoundary: first.seq },
       })
-      await agent.agent.notify('session/cancel', { sessionId: source })
-      expect((await running).stopReason).toBe('cancelled')
+      await cancel()
     })
     await expectScenarioSnapshot('fork-open-turn', output)
   })
 
   it('fork-earlier-boundary: while a prompt runs, a fork at a closed boundary succeeds', async () => {
     const output = await runScenario(async (s) => {
-      const agent = s.start({ args: ['--model', s.scriptModel('model.json', [QUICK_TURN, SLOW_TURN])] })
-      await agent.initialize()
-      const source = await newSession(agent)
-      const first = await prompt(agent, source, 'quick')
-      const running = agent.agent.request('session/prompt', { sessionId: source, prompt: [text('slow')] })
-      await waitForUpdate(agent, saysWorkingOnIt)
+      const { agent, source, first, cancel } = await slowTurnRunning(s)
       const child = await fork(agent, source, { boundary: first.seq })
       expect(child).toMatchObject({ parentSession: source, seedLength: first.seq })
-      await agent.agent.notify('session/cancel', { sessionId: source })
-      expect((await running).stopReason).toBe('cancelled')
+      await cancel()
       const { sessions } = await agent.agent.request('session/list', {})
       expect(sessions.map((entry) => entry.sessionId)).toEqual([child.sessionId, source])
     })

@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
 // Two stdio agent processes on one store (two editor windows, two agent-shell shells): a client
@@ -26,28 +27,17 @@ writeFileSync(
   }),
 )
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async (t) => {
-  if (t.task.result?.state === 'fail') for (const agent of agents) console.error(agent.stderr)
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
 
-function store(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-live-cross-store-'))
-  dirs.push(dir)
-  return dir
-}
+const store = (): string => resources.tempDir('dsh-acp-live-cross-store-')
 
 async function start(
   storeDir: string,
   args: string[] = [],
   capabilities: acp.ClientCapabilities = {},
 ): Promise<AgentProcess> {
-  const agent = new AgentProcess({ storeDir, args })
-  agents.push(agent)
+  const agent = resources.start({ storeDir, args })
   await agent.initialize(capabilities)
   return agent
 }

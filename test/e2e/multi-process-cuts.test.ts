@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 
 // Issue 34 item 1: a cut one process makes must never meet a view another process holds. Process
 // B loads a session; process A rewinds it (a cut) and writes a new turn that makes the file a few
@@ -14,17 +14,10 @@ import { PROJECT_DIR } from '../support/project-dir.js'
 const CWD = PROJECT_DIR
 const text = (t: string): acp.ContentBlock => ({ type: 'text', text: t })
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async (t) => {
-  if (t.task.result?.state === 'fail') for (const agent of agents) console.error(agent.stderr)
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
 async function start(storeDir: string): Promise<AgentProcess> {
-  const agent = new AgentProcess({ storeDir })
-  agents.push(agent)
+  const agent = resources.start({ storeDir })
   await agent.initialize()
   return agent
 }
@@ -59,8 +52,7 @@ async function rejection(promise: Promise<unknown>): Promise<{ code: number } | 
 
 describe('cuts under several processes (issue 34, item 1)', () => {
   it('a rewind elsewhere that regrows the file past a stale view is never cut into', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-cuts-'))
-    dirs.push(dir)
+    const dir = resources.tempDir('dsh-acp-cuts-')
     const a = await start(dir)
     const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
     const path = join(dir, `${sessionId}.jsonl`)

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterAll, afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { afterAll, describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
 // Several editor windows, one store: each window starts its own agent process (agent-shell starts
@@ -25,24 +26,13 @@ writeFileSync(
   }),
 )
 
-const agents: AgentProcess[] = []
-const dirs: string[] = []
-afterEach(async (t) => {
-  if (t.task.result?.state === 'fail') for (const agent of agents) console.error(agent.stderr)
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
 
-function store(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-multi-store-'))
-  dirs.push(dir)
-  return dir
-}
+const store = (): string => resources.tempDir('dsh-acp-multi-store-')
 
 async function start(storeDir: string, args: string[] = []): Promise<AgentProcess> {
-  const agent = new AgentProcess({ storeDir, args })
-  agents.push(agent)
+  const agent = resources.start({ storeDir, args })
   await agent.initialize()
   return agent
 }
@@ -230,8 +220,7 @@ describe('a rewind and the other processes with the session open', () => {
 describe('catching up shows what another process appended as a replay shows it', () => {
   it('a /compact made in B reaches A, whose client shows compactions, as a compaction_update', async () => {
     const dir = store()
-    const a = new AgentProcess({ storeDir: dir })
-    agents.push(a)
+    const a = resources.start({ storeDir: dir })
     await a.initialize({ session: { compaction: {} } } as acp.ClientCapabilities)
     const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
     await prompt(a, sessionId, 'one')

@@ -1,31 +1,18 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
+import { testResources } from '../support/test-resources.js'
 
 // Issue 34 items 3 and 11: a header is data, not authority. A session file whose header `cwd` (and
 // checkpoint paths) were rewritten to name the workspace's parent must never make a rewind's file
 // half act there: a restore acts only inside the cwd and directories a request named for the
 // session, and a refusal says why.
 
-const dirs: string[] = []
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
 function start(base: string, cwd: string, model: string): AgentProcess {
-  const agent = new AgentProcess({
+  const agent = resources.start({
     storeDir: join(base, 'store'),
     cwd,
     args: ['--model', `script:${model}`],
@@ -35,14 +22,12 @@ function start(base: string, cwd: string, model: string): AgentProcess {
       }))
     },
   })
-  agents.push(agent)
   return agent
 }
 
 describe('a rewind never trusts the session file header', () => {
   it('with the header cwd rewritten to the parent, the file half refuses and touches nothing outside', async () => {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-rewind-header-')))
-    dirs.push(base)
+    const base = realpathSync(resources.tempDir('dsh-acp-rewind-header-'))
     const cwd = join(base, 'project')
     mkdirSync(cwd)
     const model = join(base, 'model.json')

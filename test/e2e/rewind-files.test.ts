@@ -1,16 +1,8 @@
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { AgentProcess } from '../support/agent-process.js'
+import { describe, expect, it } from 'vitest'
+import type { AgentProcess } from '../support/agent-process.js'
+import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
 /**
@@ -18,26 +10,20 @@ import { agentText } from './updates.js'
  * in the undone turns; a file changed since by someone else is left as it is and named.
  */
 
-const dirs: string[] = []
-const agents: AgentProcess[] = []
-afterEach(async () => {
-  for (const agent of agents.splice(0)) if (agent.child.exitCode === null) await agent.kill()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
-})
+const resources = testResources()
 
 const write = (path: string, content: string) => ({
   toolCall: { name: 'write_text_file', input: { path, content } },
 })
 
 async function started(turns: unknown): Promise<{ agent: AgentProcess; cwd: string; sessionId: string }> {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'dsh-acp-rewind-files-')))
-  dirs.push(base)
+  const base = realpathSync(resources.tempDir('dsh-acp-rewind-files-'))
   const cwd = join(base, 'project')
   mkdirSync(cwd)
   writeFileSync(join(cwd, 'kept.txt'), 'before\n')
   const model = join(base, 'model.json')
   writeFileSync(model, JSON.stringify({ turns }))
-  const agent = new AgentProcess({
+  const agent = resources.start({
     storeDir: join(base, 'store'),
     cwd,
     args: ['--model', `script:${model}`],
@@ -47,7 +33,6 @@ async function started(turns: unknown): Promise<{ agent: AgentProcess; cwd: stri
       }))
     },
   })
-  agents.push(agent)
   await agent.initialize()
   const { sessionId } = await agent.agent.request('session/new', { cwd, mcpServers: [] })
   return { agent, cwd, sessionId }

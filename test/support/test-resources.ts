@@ -16,13 +16,16 @@ export interface TestResources {
 
 /**
  * The shared set-up of end-to-end test files: registers, in the calling file, an `afterEach` that
- * kills every agent a test started and is still running, removes the temp store each made for
- * itself, and removes every directory the test made with `tempDir`.
+ * prints the stderr of a failed test's agents, kills every agent a test started and is still
+ * running, removes the temp store each made for itself, and removes every directory the test made
+ * with `tempDir`.
  */
 export function testResources(): TestResources {
   const agents: AgentProcess[] = []
   const dirs: string[] = []
-  afterEach(async () => {
+  afterEach(async (t) => {
+    // A failed test shows what its agents said on stderr.
+    if (t.task.result?.state === 'fail') for (const agent of agents) console.error(agent.stderr)
     for (const agent of agents.splice(0)) {
       if (agent.child.exitCode === null) await agent.kill()
       agent.cleanup()

@@ -1,7 +1,9 @@
+import type { NdjsonConnection } from '../../jsonrpc/index.js'
 import type { Session } from '../../session/index.js'
-import type { CallContext, CallScope } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
+import type { ClientState } from '../client-state.js'
 import { replayOutput, replayProjector } from '../views/replay-output.js'
+import type { ViewCall } from '../views/view-call.js'
 import { resyncNotice } from './resync.js'
 import type { Seat } from './seat.js'
 
@@ -9,7 +11,7 @@ import type { Seat } from './seat.js'
  * A seat for a client that was shown `session` up to its last event another way (a new session,
  * a resume): the replay's projection fed every event so far, sending nothing.
  */
-export function seatAfter(call: CallContext, session: Session): Seat {
+export function seatAfter(call: ViewCall, session: Session): Seat {
   const projector = replayProjector(call, session.header)
   const { turnEnds } = replayOutput(call)
   for (const event of session.eventsAfter(0)) {
@@ -28,8 +30,8 @@ const CANCEL_ON_THE_WIRE = { method: '$/cancel_request', idParam: 'requestId' } 
  * another process replaced the log, and the attaching call's after-answer hook.
  */
 export function connectionParts(
-  call: CallContext,
-  scope: Pick<CallScope, 'wire' | 'client'>,
+  call: ViewCall,
+  scope: { readonly wire: NdjsonConnection; readonly client: ClientState | undefined },
 ): Pick<Seat, 'ask' | 'name' | 'canAnswer' | 'resync' | 'afterResponse'> {
   const name = scope.client?.info?.name
   return {
@@ -46,7 +48,7 @@ export function connectionParts(
  * events after `keptSeq` as a replay shows them. Returns its new projection (fed the whole log).
  */
 export function resyncSeat(
-  call: CallContext,
+  call: ViewCall,
   session: Session,
   keptSeq: number,
 ): Pick<Seat, 'projector' | 'turnEnds' | 'notify'> {

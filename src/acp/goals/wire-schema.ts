@@ -4,7 +4,7 @@ import type { FromSchema } from 'json-schema-to-ts'
 /**
  * The JSON schema of the goal extension (no SDK schema has it): `_session/goal` as claude-agent-acp
  * and codex-acp serve it, what `initialize` advertises, and the goal `session_info_update._meta.goal`
- * shows. Published as `schemas/goal.schema.json` (written by scripts/generate-goal-validators.mjs; a
+ * shows. Published as `schemas/goal.schema.json` (written by scripts/generate-extension-validators.mjs; a
  * test keeps the two equal).
  */
 export const GOAL_WIRE_SCHEMA = {

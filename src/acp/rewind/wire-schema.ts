@@ -5,8 +5,8 @@ import type { FromSchema } from 'json-schema-to-ts'
  * The JSON schema of the rewind extension methods (they have no SDK schema), from their contract
  * documents: JetBrains AIR's `_session/rewind` (claude-agent-acp `docs/session-rewind-extension.md`)
  * and claude-agent-acp's `_session/rewind` with modes plus `_session/rewind_points`
- * (`docs/rewind-extension.md`). Published as `schemas/rewind.schema.json` (a test keeps the two
- * equal). Fields marked "dsh" are this agent's additions; the documents' fields keep their shapes.
+ * (`docs/rewind-extension.md`). Published as `schemas/rewind.schema.json` (written by
+ * scripts/generate-extension-validators.mjs; a test keeps the two equal). Fields marked "dsh" are this agent's additions; the documents' fields keep their shapes.
  */
 export const REWIND_WIRE_SCHEMA = {
   $id: 'https://dsh-acp.dev/schemas/rewind.schema.json',
@@ -219,7 +219,7 @@ type Defs = (typeof REWIND_WIRE_SCHEMA)['$defs']
 
 /**
  * The params of each method, as the schema types them (json-schema-to-ts); the generated validators
- * (wire-validators.gen.ts, scripts/generate-rewind-validators.mjs) prove a value has that type.
+ * (wire-validators.gen.ts, scripts/generate-extension-validators.mjs) prove a value has that type.
  */
 export type AirRewindParams = FromSchema<{ $ref: '#/$defs/airRewindParams'; $defs: Defs }>
 export type ModeRewindParams = FromSchema<{ $ref: '#/$defs/modeRewindParams'; $defs: Defs }>

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest'
 import { validateAirRewindParams, validateModeRewindParams } from './wire-validators.gen.js'
 
 describe('the rewind methods’ generated params validators', () => {
-  it('are what scripts/generate-rewind-validators.mjs writes from wire-schema.ts', () => {
+  it('are what scripts/generate-extension-validators.mjs writes from wire-schema.ts', () => {
     const root = new URL('../../../', import.meta.url).pathname
-    const check = spawnSync(process.execPath, ['scripts/generate-rewind-validators.mjs', '--check'], {
+    const check = spawnSync(process.execPath, ['scripts/generate-extension-validators.mjs', '--check'], {
       cwd: root,
       encoding: 'utf8',
     })

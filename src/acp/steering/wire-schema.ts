@@ -6,7 +6,7 @@ import type { FromSchema } from 'json-schema-to-ts'
  * `_session/steering` as the clients that call it send it (Caelis, openma, weavie; served by
  * claude-agent-acp, codex-acp and pi-acp), and `_session/runtime/control` / `_session/runtime/read`
  * for the prompts `session/prompt` queued. Published as `schemas/steering.schema.json` (written by
- * scripts/generate-steering-validators.mjs; a test keeps the two equal). Content blocks are the
+ * scripts/generate-extension-validators.mjs; a test keeps the two equal). Content blocks are the
  * SDK's `ContentBlock`, checked as `session/prompt`'s are once the params are well formed.
  */
 export const STEERING_WIRE_SCHEMA = {

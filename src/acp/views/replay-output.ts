@@ -1,14 +1,14 @@
 import { type SessionHeader, UpdateProjector } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
 import { configUpdates } from './config-options.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
+import type { ViewCall } from './view-call.js'
 
 /**
  * The projection a replay of the session of `header` shows this client: `session/load`'s, and the
  * catch-up on what other processes appended (caught-up.ts), so both show an event alike.
  */
-export function replayProjector(call: CallContext, header: SessionHeader): UpdateProjector {
+export function replayProjector(call: ViewCall, header: SessionHeader): UpdateProjector {
   return new UpdateProjector(header.id, {
     configUpdates: configUpdates(call.agent),
     ...(header.title !== undefined && { headerTitle: header.title }),
@@ -19,7 +19,7 @@ export function replayProjector(call: CallContext, header: SessionHeader): Updat
  * Where a replay's updates go: each turn's last one waits for the next event, to carry how the
  * turn ended; then to the subagent replay when the client shows subagents, else straight out.
  */
-export function replayOutput(call: CallContext): {
+export function replayOutput(call: ViewCall): {
   readonly turnEnds: ReplayTurnEnds
   readonly subagents: SubagentReplay | undefined
 } {

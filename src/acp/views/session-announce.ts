@@ -1,12 +1,12 @@
 import type * as acp from '@agentclientprotocol/sdk'
-import { SLASH_COMMANDS, sessionUsageUpdate } from '../../agent/index.js'
+import { type SlashCommand, sessionUsageUpdate } from '../../agent/index.js'
 import { type Session, type SessionUpdateNotification, titleUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { TRUST_COMMAND } from '../trust/trust-view.js'
 
 /** ACP `AvailableCommand`s: the slash commands every session takes. */
-export function availableCommands(): acp.AvailableCommand[] {
-  return SLASH_COMMANDS.map((command) => ({
+export function availableCommands(commands: readonly SlashCommand[]): acp.AvailableCommand[] {
+  return commands.map((command) => ({
     name: command.name,
     description: command.description,
     ...(command.hint !== undefined && { input: { hint: command.hint } }),
@@ -53,7 +53,7 @@ function announcement(
       sessionId: session.id,
       update: {
         sessionUpdate: 'available_commands_update',
-        availableCommands: [...availableCommands(), ...trust],
+        availableCommands: [...availableCommands(call.agent.features.commands), ...trust],
       },
     },
   ]

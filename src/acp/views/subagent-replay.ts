@@ -11,14 +11,14 @@ import {
   type SubagentState,
   UpdateProjector,
 } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
+import type { ViewCall } from './view-call.js'
 
 /**
  * How a `session/load` replay sends its updates to a client with the unstable `subagents`
  * capability, or undefined for any other client (whose replay shows the parent's linking
  * `tool_call_update` only, as it saw live).
  */
-export function subagentReplay(call: CallContext): SubagentReplay | undefined {
+export function subagentReplay(call: ViewCall): SubagentReplay | undefined {
   return call.view.features.subagents ? new SubagentReplay(call) : undefined
 }
 
@@ -47,12 +47,12 @@ export class SubagentReplay {
   /** The sends not yet made, in order, while a child is being read. */
   private pending: Promise<void> | undefined
 
-  constructor(private readonly call: CallContext) {}
+  constructor(private readonly call: ViewCall) {}
 
   /**
    * Sends the updates one parent event projects to (in order after everything sent before it).
    * The promise paces the replay's read: it resolves when the output took them. Updates sent at
-   * once, within this call, name `event` as where they came from (see `CallContext.notify`).
+   * once, within this call, name `event` as where they came from (see `ViewCall.notify`).
    */
   send(event: SessionEvent, updates: readonly SessionUpdateNotification[]): Promise<void> | undefined {
     if (event.type === 'turn/start') this.turnStart = event.seq

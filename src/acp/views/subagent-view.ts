@@ -1,9 +1,13 @@
-import type { SubagentChannel, SubagentLink } from '../../agent/types.js'
+import type { ClientBridge, SubagentChannel, SubagentLink } from '../../agent/types.js'
 import { type SessionUpdate, subagentProgressUpdate } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
+import type { PermissionTarget } from '../client/permission.js'
+import type { ViewCall } from './view-call.js'
 
 /** What a subagent's channel needs from the call that runs the subagent's parent turn. */
-type SubagentCall = Pick<CallContext, 'view' | 'notify' | 'clientBridge'>
+type SubagentCall = Pick<ViewCall, 'view' | 'notify'> & {
+  /** As `CallContext.clientBridge`. */
+  clientBridge(sessionId: string, permissionTarget?: PermissionTarget): ClientBridge
+}
 
 /**
  * Where a subagent's turn goes, by what the client's view shows (the delegation itself says on the

@@ -1,25 +1,30 @@
+import type { AgentFeature, FeatureHost } from '../features/agent-feature.js'
+import type { CommandContext, SlashCommand } from '../turn/commands.js'
 import type { CompactionResult } from './compactor.js'
+import { type CompactionSettings, turnCompaction } from './turn-compaction.js'
+
+/** `/compact`, with the agent's compaction settings. */
+export function compactionFeature(host: FeatureHost): AgentFeature {
+  return { commands: [compactCommand(host.config.compaction ?? {})] }
+}
 
 /**
  * `/compact [instructions]`: summarizes the conversation before this command (through the boundary
  * before its turn) with the session's model, so later requests send the summary instead. The
  * instructions say what the summary should keep. Cancelling the turn cancels it (nothing recorded).
  */
-// Typed by what it uses of a CommandContext (commands.ts lists it as a SlashCommand), so that this
-// file does not import commands.ts, which imports it.
-export const compactCommand = {
-  name: 'compact',
-  description: 'Summarize the conversation so far to free the context window (nothing is deleted)',
-  hint: 'what the summary should keep',
-  async run({
-    args,
-    compact,
-  }: {
-    readonly args: string
-    readonly compact: (instructions: string) => Promise<CompactionResult>
-  }): Promise<string> {
-    return compactionReply(await compact(args))
-  },
+function compactCommand(settings: CompactionSettings): SlashCommand {
+  return {
+    name: 'compact',
+    description: 'Summarize the conversation so far to free the context window (nothing is deleted)',
+    hint: 'what the summary should keep',
+    async run(context: CommandContext): Promise<string> {
+      const compaction = turnCompaction(context, settings, context.turnStart, context.notices)
+      return compactionReply(
+        await compaction.run('command', context.requestShape(), { instructions: context.args }),
+      )
+    },
+  }
 }
 
 /** What `/compact` answers for a compaction's result. */

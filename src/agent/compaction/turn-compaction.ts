@@ -1,7 +1,9 @@
 import type { CoreEvent } from '../../session/index.js'
+import type { NoticeChannel } from '../notices/notice.js'
 import { modelHistory } from '../turn/model-step.js'
 import type { TurnScope } from '../turn/turn-scope.js'
 import type { ToolSpec } from '../types.js'
+import { compactionNotice } from './compaction-notice.js'
 import { type CompactionResult, type CompactionTrigger, compact, summaryReserve } from './compactor.js'
 import { SUMMARY_INSTRUCTION_TOKENS } from './summary-request.js'
 import { estimateTokens, upperBound } from './token-estimate.js'
@@ -114,5 +116,17 @@ export function triggerLimit(window: number, at: number): number {
   return Math.max(
     1,
     Math.min(Math.floor(window * at), window - summaryReserve(window) - SUMMARY_INSTRUCTION_TOKENS),
+  )
+}
+
+/** A turn's compaction whose completed compactions the turn says as notices (`compactionNotice`). */
+export function turnCompaction(
+  scope: Pick<TurnScope, 'session' | 'provider' | 'signal' | 'send'>,
+  settings: CompactionSettings,
+  turnStart: number,
+  notices: NoticeChannel,
+): TurnCompaction {
+  return new TurnCompaction(scope, settings, turnStart, (event) =>
+    notices.say(compactionNotice(event.data), event.seq, 'log'),
   )
 }

@@ -1,4 +1,5 @@
 import { PLAN_UPDATED, type PlanEntryData, planUpdate, type SessionStore } from '../../session/index.js'
+import type { AgentFeature, FeatureHost } from '../features/agent-feature.js'
 import { defineTool } from '../tools/define-tool.js'
 import type { Tool } from '../tools/tool.js'
 
@@ -84,4 +85,9 @@ export function updatePlanTool(sessions: () => SessionStore): Tool {
       return { output: planSummary(entries) }
     },
   })
+}
+
+/** The model's plan: the `update_plan` tool. */
+export function planFeature(host: FeatureHost): AgentFeature {
+  return { tools: [updatePlanTool(host.sessions)] }
 }

@@ -10,7 +10,7 @@ describe('/rewind', () => {
     const child = store.sessions.fork(parent, 12, 'c')
     appendTurn(child, 'three')
     const run = (args: string) =>
-      rewindCommand.run({ session: child, sessions: store.sessions, args, turnStart: child.lastSeq + 1 })
+      rewindCommand().run({ session: child, sessions: store.sessions, args, turnStart: child.lastSeq + 1 })
     expect(await run('2')).toBe(
       'Cannot rewind before the first 12 events: this session was forked from s with them. Fork s there instead.',
     )

@@ -1,33 +1,23 @@
-import {
-  isSessionError,
-  normalizeTitle,
-  type Session,
-  type SessionStore,
-  type SessionUpdate,
-  titleUpdate,
-} from '../../session/index.js'
-import type { RestoreFiles } from '../checkpoints/restore-contract.js'
-import { compactCommand } from '../compaction/compact-command.js'
-import type { CompactionResult } from '../compaction/compactor.js'
-import { rewindCommand } from '../rewind/rewind-command.js'
+import type { SessionStore } from '../../session/index.js'
+import type { RequestShape } from '../compaction/turn-compaction.js'
+import type { NoticeChannel } from '../notices/notice.js'
 import type { ContentBlock } from '../types.js'
-import { reloadInstructionsCommand } from './reload-instructions-command.js'
+import type { TurnScope } from './turn-scope.js'
 
-/** What a slash command gets to run: the session, the store, and the text after its name. */
-export interface CommandContext {
-  readonly session: Session
+/**
+ * What a slash command gets to run: the turn's scope (its session, signal, update channel, model),
+ * the store, and the text after its name. What a command needs beyond the turn (a restore, the
+ * compaction settings) its feature gives it when it is built (see `AgentFeature`), not this.
+ */
+export interface CommandContext extends TurnScope {
   readonly sessions: SessionStore
   readonly args: string
   /** The seq of the `turn/start` of the turn that runs the command. */
   readonly turnStart: number
-  /** Streams one update to the client, tagged with the seq of the event it came from. */
-  readonly send: (update: SessionUpdate, seq: number) => void
-  /** The turn's signal (the user cancelled the command's turn). */
-  readonly signal: AbortSignal
-  /** Compacts the conversation through the boundary before this turn (compact-command.ts). */
-  readonly compact: (instructions: string) => Promise<CompactionResult>
-  /** Puts the files the session's tools changed back as they were at a boundary (absent: cannot). */
-  readonly restoreFiles?: RestoreFiles
+  /** What the turn's next model request would offer: its tools, model and system prompt. */
+  readonly requestShape: () => RequestShape
+  /** Where the turn's notices go. */
+  readonly notices: NoticeChannel
 }
 
 /**
@@ -45,71 +35,32 @@ export interface SlashCommand {
   run(context: CommandContext): Promise<string>
 }
 
-const forkCommand: SlashCommand = {
-  name: 'fork',
-  description: 'Fork this session into a new one (for editors without a fork button) and say its id',
-  hint: 'seq to fork at (default: before this command)',
-  async run({ session, sessions, args, turnStart }) {
-    const text = args.trim()
-    if (text !== '' && !/^\d+$/.test(text)) return `Usage: /fork [seq]. ${JSON.stringify(text)} is not a seq.`
-    const boundary = text === '' ? turnStart - 1 : Number(text)
-    try {
-      const child = await sessions.forkDurable(session, boundary)
-      return `Forked ${session.id} at seq ${boundary} into ${child.id}${child.title !== undefined ? ` ("${child.title}")` : ''}. Load or resume ${child.id} to go on there.`
-    } catch (error) {
-      if (isSessionError(error)) return `Cannot fork at seq ${boundary}: ${error.message}.`
-      throw error
-    }
-  },
+/** `/help`: lists `commands` (itself included). */
+export function helpCommand(commands: () => readonly SlashCommand[]): SlashCommand {
+  return {
+    name: 'help',
+    description: 'List the commands this agent understands',
+    async run() {
+      return [
+        'Commands:',
+        ...commands().map((c) => `/${c.name}${c.hint !== undefined ? ` [${c.hint}]` : ''}: ${c.description}`),
+      ].join('\n')
+    },
+  }
 }
-
-const titleCommand: SlashCommand = {
-  name: 'title',
-  description: 'Set the title of this session',
-  hint: 'the new title',
-  async run({ session, args, send }) {
-    const title = normalizeTitle(args)
-    if (title === '') return 'Usage: /title TEXT'
-    const event = session.append({ type: 'session/title', data: { title } })
-    send(titleUpdate(title, event.time), event.seq)
-    return `Title set: ${title}`
-  },
-}
-
-const helpCommand: SlashCommand = {
-  name: 'help',
-  description: 'List the commands this agent understands',
-  async run() {
-    return [
-      'Commands:',
-      ...SLASH_COMMANDS.map(
-        (c) => `/${c.name}${c.hint !== undefined ? ` [${c.hint}]` : ''}: ${c.description}`,
-      ),
-    ].join('\n')
-  },
-}
-
-/** The slash commands every session offers (`available_commands_update`). */
-export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  forkCommand,
-  titleCommand,
-  rewindCommand,
-  compactCommand,
-  reloadInstructionsCommand,
-  helpCommand,
-]
 
 /**
  * The command a prompt invokes: its first block is text `/name` (then whitespace and arguments)
- * naming one of {@link SLASH_COMMANDS}. Anything else (also an unknown `/name`) goes to the model.
+ * naming one of `commands`. Anything else (also an unknown `/name`) goes to the model.
  */
 export function parseCommand(
   prompt: readonly ContentBlock[],
+  commands: readonly SlashCommand[],
 ): { readonly command: SlashCommand; readonly args: string } | undefined {
   const first = prompt[0]
   if (first?.type !== 'text' || typeof first.text !== 'string') return undefined
   const match = /^\s*\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(first.text)
   if (!match) return undefined
-  const command = SLASH_COMMANDS.find((c) => c.name === match[1])
+  const command = commands.find((c) => c.name === match[1])
   return command ? { command, args: match[2] ?? '' } : undefined
 }

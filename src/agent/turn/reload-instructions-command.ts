@@ -1,5 +1,6 @@
-import type { Session } from '../../session/index.js'
+import type { AgentFeature } from '../features/agent-feature.js'
 import { recordedPromptInputs, recordPromptInputs } from '../instructions/prompt-inputs.js'
+import type { SlashCommand } from './commands.js'
 
 /**
  * `/reload-instructions`: reads the environment and the `AGENTS.md` files again and, when they
@@ -7,11 +8,10 @@ import { recordedPromptInputs, recordPromptInputs } from '../instructions/prompt
  * them from its next model request (other sessions keep theirs; new sessions read the files when
  * they are created). The answer lists the files now in the prompt.
  */
-// A SlashCommand (commands.ts), typed by its shape: that file lists it.
-export const reloadInstructionsCommand = {
+const reloadInstructionsCommand: SlashCommand = {
   name: 'reload-instructions',
   description: 'Read AGENTS.md and the environment again, for this session from its next request',
-  async run({ session }: { readonly session: Session }): Promise<string> {
+  async run({ session }) {
     const event = await recordPromptInputs(session)
     const files = recordedPromptInputs(session)?.inputs.files ?? []
     const list =
@@ -28,4 +28,9 @@ export const reloadInstructionsCommand = {
       : 'The instructions and the environment are as this session recorded them: nothing changed.'
     return `${head}\n${list}`
   },
+}
+
+/** `/reload-instructions`. */
+export function instructionsFeature(): AgentFeature {
+  return { commands: [reloadInstructionsCommand] }
 }

@@ -7,9 +7,12 @@ import {
   titleUpdate,
 } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
-import type { RestoreFiles } from '../checkpoints/restore-contract.js'
-import { compactionNotice } from '../compaction/compaction-notice.js'
-import { type CompactionSettings, type RequestShape, TurnCompaction } from '../compaction/turn-compaction.js'
+import {
+  type CompactionSettings,
+  type RequestShape,
+  type TurnCompaction,
+  turnCompaction,
+} from '../compaction/turn-compaction.js'
 import { type LivePermissions, offeredIn } from '../config/permissions.js'
 import { type ConfigOptionSpec, effectiveConfig } from '../config/session-config.js'
 import { NoticeChannel } from '../notices/notice.js'
@@ -55,8 +58,8 @@ export interface TurnRunOptions {
   readonly onSendError?: (error: unknown) => void
   /** Where the file tools record their changes, for a rewind to restore (absent: nowhere). */
   readonly checkpoints?: FileCheckpoints
-  /** Restores what they recorded (`/rewind`); absent: commands cannot. */
-  readonly restoreFiles?: RestoreFiles
+  /** The slash commands a prompt may invoke (when the request takes commands). */
+  readonly commands: readonly SlashCommand[]
   /** When the conversation is compacted by itself (compaction/turn-compaction.ts). Default: never. */
   readonly compaction?: CompactionSettings
   /**
@@ -105,15 +108,14 @@ export class TurnRun {
 
   async run(): Promise<TurnEnding> {
     const { session, turn } = this
-    const invoked = this.request.commands === true ? parseCommand(this.request.prompt) : undefined
+    const invoked =
+      this.request.commands === true ? parseCommand(this.request.prompt, this.options.commands) : undefined
     // A command's turn is marked, so the model's history leaves it out (it is not conversation).
     const start = session.append({
       type: 'turn/start',
       data: { turn, ...(invoked && { command: invoked.command.name }) },
     })
-    this.compaction = new TurnCompaction(this.scope, this.options.compaction ?? {}, start.seq, (event) =>
-      this.notices.say(compactionNotice(event.data), event.seq, 'log'),
-    )
+    this.compaction = turnCompaction(this.scope, this.options.compaction ?? {}, start.seq, this.notices)
     const titleBefore = session.title
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     this.request.onUserMessage?.(session.messageIdAt(user.seq), user.seq)
@@ -159,14 +161,12 @@ export class TurnRun {
     let reply: string
     try {
       reply = await command.run({
-        session,
+        ...this.scope,
         sessions: this.options.sessions,
         args,
         turnStart,
-        send: (update, seq) => this.send(update, seq),
-        signal: this.signal,
-        compact: (instructions) => this.compactor().run('command', this.requestShape(), { instructions }),
-        ...(this.options.restoreFiles && { restoreFiles: this.options.restoreFiles }),
+        requestShape: () => this.requestShape(),
+        notices: this.notices,
       })
     } catch (error) {
       reply = `/${command.name} failed: ${errorMessage(error)}`

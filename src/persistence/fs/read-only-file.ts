@@ -1,5 +1,5 @@
 import { close, fstat, open, read, readSync, type Stats } from 'node:fs'
-import type { FileStat, OpenFile } from './file-system.js'
+import type { FileStat, OpenFile } from './open-file.js'
 
 /** The fields of a `Stats` the backend uses. */
 export function fileStat(s: Stats): FileStat {

@@ -14,6 +14,7 @@ import { type DisposeReason, inheritedEventCount } from '../../session/store/sto
 import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { PgBlobs } from './blobs.js'
 import { HostWatches } from './host-watches.js'
+import { WriterRegistry } from '../writer-registry.js'
 import { listStored } from './list.js'
 import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { corruptRow, readEvents, sessionRow } from './reads.js'
@@ -43,9 +44,8 @@ export class PostgresPersistence implements SessionPersistence {
   readonly ready: Promise<void>
   /** File checkpoints' content (`dsh_blobs`), collected after each `remove` (blobs.ts). */
   readonly blobs: PgBlobs
-  private readonly writers = new Map<SessionId, PgSessionWriter>()
-  private readonly opened = new Map<SessionId, PgSessionWriter>()
-  private readonly closing = new Map<SessionId, Promise<void>>()
+  /** The writers of this process's sessions. */
+  private readonly writers: WriterRegistry<PgSessionWriter>
   private ended: Promise<void> | undefined
   private readonly watches: HostWatches
   /** The database as errors name it: host, port and database, never the password. */
@@ -71,24 +71,11 @@ export class PostgresPersistence implements SessionPersistence {
     }
     this.watches = new HostWatches(config, this.db, (id) => this.writerOfLive(id), this.logger)
     ctx.on('session/created', (session) => this.created(session))
-    ctx.on('session/loaded', (session) => {
-      const writer = this.opened.get(session.id)
-      if (!writer) return
-      this.opened.delete(session.id)
-      this.writers.set(session.id, writer)
-    })
-    const stopHearing = ctx.sessions.onAppended((session, event) =>
-      this.writers.get(session.id)?.append(event),
-    )
-    ctx.on('dispose', stopHearing)
-    ctx.on('session/flush', async (session) => {
-      await this.writers.get(session.id)?.flush()
-    })
+    this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
-    ctx.on('session/truncate', async (session, count) => this.writers.get(session.id)?.truncate(count))
     ctx.on('dispose', () => {
-      for (const id of [...this.writers.keys(), ...this.opened.keys()]) this.disposed(id, 'stopped')
-      const closed = Promise.allSettled([...this.closing.values(), this.blobs.idle(), this.watches.end()])
+      for (const id of this.writers.ids()) this.disposed(id, 'stopped')
+      const closed = Promise.allSettled([this.writers.idle(), this.blobs.idle(), this.watches.end()])
       this.ended = closed.then(() => this.db.end())
     })
   }
@@ -106,22 +93,11 @@ export class PostgresPersistence implements SessionPersistence {
   }
 
   private disposed(id: SessionId, reason: DisposeReason): void {
-    const writer = this.writers.get(id) ?? this.opened.get(id)
-    if (!writer) return
-    this.writers.delete(id)
-    this.opened.delete(id)
-    const done = writer
-      .close(reason !== 'deleted')
-      .catch((error) => this.logger.error(`closing session ${id}: ${(error as Error).message}`))
-      .finally(() => {
-        if (this.closing.get(id) === done) this.closing.delete(id)
-      })
-    this.closing.set(id, done)
+    this.writers.close(id, reason !== 'deleted')
   }
 
   async idle(): Promise<void> {
-    const all = [...this.writers.values(), ...this.opened.values()].map((w) => w.flush().catch(() => {}))
-    await Promise.allSettled([...all, ...this.closing.values(), this.blobs.idle()])
+    await Promise.allSettled([this.writers.idle(), this.blobs.idle()])
     await this.ended
   }
 
@@ -143,7 +119,7 @@ export class PostgresPersistence implements SessionPersistence {
     id: SessionId,
     onEvent?: StoredEventListener,
   ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
-    await this.closing.get(id)
+    await this.writers.closed(id)
     const stored = await this.snapshot(id, 'read', async (client) => {
       const row = await sessionRow(client, id)
       if (!row) return undefined
@@ -158,7 +134,10 @@ export class PostgresPersistence implements SessionPersistence {
     })
     if (!stored) return undefined
     const { header, events } = stored
-    this.opened.set(id, PgSessionWriter.opened(this.env, header, events.length, events[events.length - 1]))
+    this.writers.setOpened(
+      id,
+      PgSessionWriter.opened(this.env, header, events.length, events[events.length - 1]),
+    )
     return stored
   }
 
@@ -190,7 +169,7 @@ export class PostgresPersistence implements SessionPersistence {
 
   async release(id: SessionId): Promise<void> {
     this.disposed(id, 'closed')
-    await this.closing.get(id)
+    await this.writers.closed(id)
   }
 
   async exists(id: SessionId): Promise<boolean> {
@@ -208,15 +187,15 @@ export class PostgresPersistence implements SessionPersistence {
     live?: (id: SessionId) => SessionSummary | undefined,
   ): Promise<SessionPage> {
     await this.ready
-    const liveHere = [...this.writers.keys(), ...this.opened.keys()]
+    const liveHere = this.writers.ids()
     return listStored(this.db, options, liveHere, live)
   }
 
   /** Deletes a session; refused with `SESSION_LOCKED` while it is live here or another host holds its pen. */
   async remove(id: SessionId): Promise<boolean> {
     await this.ready
-    await this.closing.get(id)
-    if (this.writers.has(id) || this.opened.has(id)) {
+    await this.writers.closed(id)
+    if (this.writers.has(id)) {
       throw new SessionError(SessionErrorCode.SESSION_LOCKED, `session ${id} is being written`, {
         sessionId: id,
         pid: process.pid,
@@ -253,15 +232,15 @@ export class PostgresPersistence implements SessionPersistence {
   }
 
   private writerOfLive(id: SessionId): PgSessionWriter | undefined {
-    return this.writers.get(id) ?? this.opened.get(id)
+    return this.writers.any(id)
   }
 
   releasePen(id: SessionId): Promise<void> {
-    return this.writers.get(id)?.releasePen() ?? this.opened.get(id)?.releasePen() ?? Promise.resolve()
+    return this.writers.any(id)?.releasePen() ?? Promise.resolve()
   }
 
   private writerOf(id: SessionId): PgSessionWriter {
-    const writer = this.writers.get(id) ?? this.opened.get(id)
+    const writer = this.writers.any(id)
     if (!writer) {
       throw new SessionError(SessionErrorCode.SESSION_NOT_LIVE, `session ${id} is not open in this process`, {
         sessionId: id,

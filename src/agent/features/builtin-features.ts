@@ -1,0 +1,20 @@
+import { compactionFeature } from '../compaction/compact-command.js'
+import { planFeature } from '../plan/update-plan-tool.js'
+import { rewindFeature } from '../rewind/rewind-command.js'
+import { subagentsFeature } from '../subagents/subagents-feature.js'
+import { instructionsFeature } from '../turn/reload-instructions-command.js'
+import { sessionCommands } from '../turn/session-commands.js'
+import type { Feature } from './agent-feature.js'
+
+/**
+ * The agent's features, in the order their commands are listed and their tools registered. A new
+ * feature is a file exporting a {@link Feature} and a line here.
+ */
+export const BUILTIN_FEATURES: readonly Feature[] = [
+  sessionCommands,
+  planFeature,
+  rewindFeature,
+  compactionFeature,
+  instructionsFeature,
+  subagentsFeature,
+]
