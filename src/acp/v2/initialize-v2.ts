@@ -12,7 +12,8 @@ export const PROTOCOL_V2 = 2
  * the required `info`. `capabilities.session` is advertised only when every baseline session
  * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
  * The unstable schema's markers (fork, archive, status, title, systemPrompt) where v1 advertises
- * them; `_meta` says how `_session/rewind` is served (as on v1). No `authMethods`: `auth/login`
+ * them; the `session.steering` draft's marker (a prompt while a turn runs steers it, see
+ * `steerV2`); `_meta` says how `_session/rewind` is served (as on v1). No `authMethods`: `auth/login`
  * and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
  */
 export function initializeV2Result(
@@ -41,7 +42,8 @@ export function initializeV2Result(
 
 /**
  * The v2 unstable schema's session markers for what v1 advertises the same way: fork, archive,
- * status, title (set_title) and the client system prompt (its modes as they are).
+ * status, title (set_title) and the client system prompt (its modes as they are); and the
+ * `session.steering` draft's, in no schema yet.
  */
 function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Record<string, unknown> {
   return {
@@ -50,6 +52,8 @@ function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Reco
     ...(served.archive != null && { archive: {} }),
     ...(served.status != null && { status: {} }),
     ...(served.title != null && { title: {} }),
+    // The `session.steering` draft: a prompt while a turn runs steers it (v2/steer-v2.ts).
+    steering: {},
   }
 }
 

@@ -23,6 +23,7 @@ import { titleFromContent } from '../title.js'
 import { type CompactionUpdate, compactionReplayed } from './compaction-updates.js'
 import { goalInfoUpdate, goalOfEvent } from './goal-updates.js'
 import { unansweredCallResult } from './history.js'
+import { agentText, userMessage, type WholeMessageUpdate } from './whole-messages.js'
 
 /**
  * A stable ACP `session/update` variant that has one form for every client (the SDK's type, less the
@@ -64,7 +65,12 @@ export type NoticeSessionUpdate = Extract<AcpWireUpdate, { sessionUpdate: 'notic
  * a compaction, a notice or a `subagent_update` looks different to different clients; everything
  * else is sent as it is.
  */
-export type SessionUpdate = AcpSessionUpdate | CompactionUpdate | NoticeSessionUpdate | SubagentSessionUpdate
+export type SessionUpdate =
+  | AcpSessionUpdate
+  | CompactionUpdate
+  | NoticeSessionUpdate
+  | SubagentSessionUpdate
+  | WholeMessageUpdate
 
 /** What one `session/update` carries on the wire (ACP v1, stable and unstable variants). */
 export type WireUpdate = AcpWireUpdate | SubagentSessionUpdate | PlanSessionUpdate
@@ -287,13 +293,9 @@ export class UpdateProjector {
     switch (event.type) {
       case 'user/message': {
         const messageId = messageIdOf(event.seq, this.generation)
-        const steered = event.data.steered === true
-        const out: AcpSessionUpdate[] = event.data.content.map((content) => ({
-          sessionUpdate: 'user_message_chunk',
-          content,
-          messageId,
-          ...(steered && { _meta: steeredMeta() }),
-        }))
+        const { content } = event.data
+        const out: SessionUpdate[] =
+          content.length > 0 ? [userMessage(messageId, content, event.data.steered === true)] : []
         const first = !this.sawUserMessage
         this.sawUserMessage = true
         if (first && this.title === undefined) {
@@ -306,10 +308,10 @@ export class UpdateProjector {
         return out
       }
       case 'assistant/message': {
-        const out: AcpSessionUpdate[] = []
+        const out: SessionUpdate[] = []
         const messageId = messageIdOf(event.seq, this.generation)
-        if (event.data.thought) out.push(thoughtChunk(event.data.thought, messageId))
-        if (event.data.content) out.push(messageChunk(event.data.content, messageId))
+        if (event.data.thought) out.push(agentText('agent_thought', messageId, event.data.thought))
+        if (event.data.content) out.push(agentText('agent_message', messageId, event.data.content))
         return out
       }
       case 'tool/call':

@@ -1,0 +1,168 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { V2AgentProcess } from '../support/v2/v2-agent-process.js'
+
+/**
+ * A v2 turn's updates, as an editor drives it with the SDK's own v2 client
+ * (`@agentclientprotocol/sdk/experimental/v2`) against the built binary: steering (the
+ * `session.steering` draft), whole-message upserts, subagents. Every line the agent writes is
+ * checked against the SDK's v2 schema.
+ */
+
+const dirs: string[] = []
+const agents: V2AgentProcess[] = []
+afterEach(async () => {
+  for (const agent of agents.splice(0)) await agent.stop()
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+const text = (value: string) => [{ type: 'text' as const, text: value }]
+const isState = (state: string) => (u: Record<string, any>) =>
+  u.sessionUpdate === 'state_update' && u.state === state
+
+/** A deferred answer to the permission request, and the moment it was asked. */
+function heldPermission() {
+  let asked!: () => void
+  let answer!: (optionId: string) => void
+  const wasAsked = new Promise<void>((done) => {
+    asked = done
+  })
+  const answered = new Promise<string>((done) => {
+    answer = done
+  })
+  return { asked, wasAsked, answer, answered }
+}
+
+/** A project with a store and a `script:` model of `turns(project)`; a v2 agent on it, permissions held. */
+function start(turns: (project: string) => unknown) {
+  const dir = mkdtempSync(join(tmpdir(), 'dsh-v2-turns-'))
+  dirs.push(dir)
+  const project = join(dir, 'project')
+  const store = join(dir, 'store')
+  mkdirSync(project)
+  writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns: turns(project) }))
+  const held = heldPermission()
+  const agent = new V2AgentProcess({
+    args: ['--store', store, '--model', `script:${join(dir, 'model.json')}`, '--log-level', 'error'],
+    setupClient: (app) =>
+      app.onRequest('session/request_permission', async () => {
+        held.asked()
+        return { outcome: { outcome: 'selected', optionId: await held.answered } }
+      }),
+  })
+  agents.push(agent)
+  /** The event types of the session's log, in order. */
+  const logged = (sessionId: string) => {
+    const file = readdirSync(store).find((name) => name.startsWith(sessionId) && name.endsWith('.jsonl'))
+    return readFileSync(join(store, file ?? ''), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { type?: string; data?: Record<string, unknown> })
+      .filter((event) => event.type !== undefined)
+  }
+  return { project, agent, held, logged }
+}
+
+/**
+ * A turn that writes `a.txt` (asking permission), then answers. The script model reads a steered
+ * message as the start of its next scripted turn, so the answer is scripted as one too.
+ */
+const writeTurn = (project: string) => [
+  [
+    [
+      {
+        toolCall: {
+          id: 'call_w',
+          name: 'write_text_file',
+          input: { path: join(project, 'a.txt'), content: 'x' },
+        },
+      },
+    ],
+  ],
+  [[{ text: 'Wrote it, in blue.' }]],
+]
+
+describe('ACP v2 steering (the session.steering draft)', () => {
+  it('a prompt sent while the turn waits on a permission is inserted after the tool result, answered with its messageId, shown whole; the turn never goes idle in between', async () => {
+    const { project, agent, held, logged } = start(writeTurn)
+    await agent.initialize()
+    // On the wire (the SDK's client keeps only the fields its schema has).
+    const init = agent.audit.lines.find((l) => l.dir === 'out' && l.message.result?.protocolVersion === 2)
+    expect(init?.message.result.capabilities.session).toMatchObject({ steering: {} })
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    const first = await agent.agent.request('session/prompt', { sessionId, prompt: text('write a.txt') })
+    await held.wasAsked
+    const steering = agent.agent.request('session/prompt', { sessionId, prompt: text('make it blue') })
+    // Written before the permission's answer: the server reads (and offers) it first.
+    held.answer('allow_once')
+    const steered = await steering
+    expect(steered.messageId).not.toBe(first.messageId)
+    expect(await agent.until(isState('idle'))).toMatchObject({ stopReason: 'end_turn' })
+    const updates = agent.audit.updates()
+    expect(updates.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state)).toEqual([
+      'running',
+      'requires_action',
+      'running',
+      'idle',
+    ])
+    expect(
+      updates.find((u) => u.sessionUpdate === 'user_message' && u.messageId === steered.messageId),
+    ).toEqual({
+      sessionUpdate: 'user_message',
+      messageId: steered.messageId,
+      content: text('make it blue'),
+      _meta: { dsh: { steered: true } },
+    })
+    const types = logged(sessionId).map((e) => e.type)
+    const at = types.lastIndexOf('user/message')
+    expect(types.slice(at - 2, at + 1)).toEqual(['tool/result', 'step/end', 'user/message'])
+    expect(types.filter((t) => t === 'turn/end')).toHaveLength(1)
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('session/cancel drops a steer not yet inserted: its prompt is answered -32800, nothing of it is logged', async () => {
+    const { project, agent, held, logged } = start(writeTurn)
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    await agent.agent.request('session/prompt', { sessionId, prompt: text('write a.txt') })
+    await held.wasAsked
+    const steering = agent.agent.request('session/prompt', { sessionId, prompt: text('never mind') })
+    const refused = steering.then(
+      () => undefined,
+      (error: { code?: number }) => error,
+    )
+    await agent.agent.notify('session/cancel', { sessionId })
+    held.answer('allow_once')
+    expect(await refused).toMatchObject({ code: -32800 })
+    expect(await agent.until(isState('idle'))).toMatchObject({ stopReason: 'cancelled' })
+    expect(JSON.stringify(logged(sessionId))).not.toContain('never mind')
+    expect(agent.audit.problems).toEqual([])
+  })
+
+  it('a prompt while no turn runs starts a turn; a slash command while one runs is its own turn after it', async () => {
+    const { project, agent, held } = start(writeTurn)
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    await agent.agent.request('session/prompt', { sessionId, prompt: text('write a.txt') })
+    await held.wasAsked
+    const command = agent.agent.request('session/prompt', { sessionId, prompt: text('/help') })
+    held.answer('allow_once')
+    const ack = await command
+    await agent.until((u) => isState('idle')(u) && agent.audit.updates().filter(isState('idle')).length === 2)
+    const updates = agent.audit.updates()
+    expect(updates.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state)).toEqual([
+      'running',
+      'requires_action',
+      'running',
+      'idle',
+      'running',
+      'idle',
+    ])
+    expect(
+      updates.find((u) => u.sessionUpdate === 'user_message' && u.messageId === ack.messageId),
+    ).toBeDefined()
+    expect(agent.audit.problems).toEqual([])
+  })
+})
