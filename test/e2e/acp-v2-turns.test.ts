@@ -166,3 +166,48 @@ describe('ACP v2 steering (the session.steering draft)', () => {
     expect(agent.audit.problems).toEqual([])
   })
 })
+
+describe('ACP v2 subagents (the unstable schema’s subagent_update: every v2 client registers children)', () => {
+  it('a delegation announces the child with subagent_update before any update of the child, the child’s turn under its own id with its own state_update, and its end mirrored on the parent', async () => {
+    // The script model plays the child (one user message, like the parent) the same turn: its
+    // delegate call is refused there (a subagent does not delegate), then it answers.
+    const { project, agent } = start(() => [
+      [
+        [{ toolCall: { id: 'call_d', name: 'delegate', input: { task: 'say hi', title: 'Greeter' } } }],
+        [{ text: 'The helper said hi.' }],
+      ],
+    ])
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    await agent.agent.request('session/prompt', { sessionId, prompt: text('ask a helper to say hi') })
+    expect(await agent.until(isState('idle'))).toMatchObject({ stopReason: 'end_turn' })
+    const sent = agent.audit.lines
+      .filter((l) => l.dir === 'out' && l.message.method === 'session/update')
+      .map((l) => l.message.params as { sessionId: string; update: Record<string, any> })
+    const announced = sent.findIndex((n) => n.update.sessionUpdate === 'subagent_update')
+    const child = sent[announced]?.update.sessionId as string
+    expect(sent[announced]).toMatchObject({
+      sessionId,
+      update: {
+        sessionUpdate: 'subagent_update',
+        sessionId: child,
+        title: 'Greeter',
+        state: { state: 'running' },
+      },
+    })
+    const childUpdates = sent.filter((n) => n.sessionId === child)
+    expect(sent.findIndex((n) => n.sessionId === child)).toBeGreaterThan(announced)
+    expect(childUpdates.map((n) => n.update.sessionUpdate)).toEqual(
+      expect.arrayContaining(['state_update', 'user_message', 'agent_message_chunk']),
+    )
+    expect(
+      childUpdates.filter((n) => n.update.sessionUpdate === 'state_update').map((n) => n.update.state),
+    ).toEqual(['running', 'idle'])
+    expect(
+      sent.filter((n) => n.sessionId === sessionId && n.update.sessionUpdate === 'subagent_update').at(-1),
+    ).toMatchObject({
+      update: { sessionId: child, state: { state: 'idle', stopReason: 'end_turn' } },
+    })
+    expect(agent.audit.problems).toEqual([])
+  })
+})

@@ -164,4 +164,20 @@ describe('ACP v2 transcript snapshots', () => {
     })
     await expectV2Snapshot('v2-steering', output)
   })
+
+  it('v2-subagent: a delegation shows subagent_update on the parent, then the child’s own turn (state_update, whole prompt, chunks) under its id; a replay shows the same', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const delegate = { id: 'call_d', name: 'delegate', input: { task: 'say hi', title: 'Greeter' } }
+      // The script model plays the child (one user message, like the parent) the same turn: its
+      // delegate call is refused there (a subagent does not delegate), then it answers.
+      const model = s.scriptModel([[[{ toolCall: delegate }], [{ text: 'The helper said hi.' }]]])
+      const agent = s.start({ args: ['--model', model] })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('ask a helper to say hi') })
+      expect(await agent.until(idle)).toMatchObject({ stopReason: 'end_turn' })
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    })
+    await expectV2Snapshot('v2-subagent', output)
+  })
 })
