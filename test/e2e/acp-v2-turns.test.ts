@@ -211,3 +211,44 @@ describe('ACP v2 subagents (the unstable schema’s subagent_update: every v2 cl
     expect(agent.audit.problems).toEqual([])
   })
 })
+
+describe('ACP v2 goals (session_info_update._meta.goal, a key of v2’s _meta patch)', () => {
+  it('offered at initialize; a goal set, then one prompt: the agent’s own turns toward it run inside that prompt’s foreground work (one running, one idle), each shown as a whole user message; cleared as _meta.goal null', async () => {
+    const { project, agent } = start(() => [
+      [[{ text: 'Read the failing test.' }]],
+      [
+        [{ toolCall: { name: 'goal_status', input: { status: 'complete', reason: 'the suite passes' } } }],
+        [{ text: 'The goal is met.' }],
+      ],
+    ])
+    await agent.initialize()
+    const init = agent.audit.lines.find((l) => l.dir === 'out' && l.message.result?.protocolVersion === 2)
+    expect(init?.message.result._meta.goal).toMatchObject({ controlMethod: '_session/goal' })
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    const request = (params: Record<string, unknown>) =>
+      agent.agent.request('_session/goal' as never, { sessionId, ...params } as never)
+    await request({ action: 'set', objective: 'make the tests pass' })
+    const ack = await agent.agent.request('session/prompt', { sessionId, prompt: text('start on the goal') })
+    expect(await agent.until(isState('idle'))).toMatchObject({ stopReason: 'end_turn' })
+    const updates = agent.audit.updates()
+    expect(updates.filter((u) => u.sessionUpdate === 'state_update').map((u) => u.state)).toEqual([
+      'running',
+      'idle',
+    ])
+    const goals = updates.flatMap((u) =>
+      u._meta?.goal ? [`${u._meta.goal.status} ${u._meta.goal.iterations}`] : [],
+    )
+    expect(goals).toEqual(['active 0', 'active 1', 'complete 2'])
+    const prompts = updates.filter((u) => u.sessionUpdate === 'user_message')
+    expect(prompts.map((u) => u.messageId)).toEqual([ack.messageId, expect.any(String)])
+    expect(prompts[1]?.content).toEqual([
+      { type: 'text', text: expect.stringContaining('make the tests pass') },
+    ])
+    await request({ action: 'clear' })
+    expect(agent.audit.updates().at(-1)).toMatchObject({
+      sessionUpdate: 'session_info_update',
+      _meta: { goal: null },
+    })
+    expect(agent.audit.problems).toEqual([])
+  })
+})

@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk'
 import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { AgentInfo } from '../agent-info.js'
 import type { AgentCapabilities } from '../capabilities.js'
+import { goalInitializeMeta } from '../goals/advertise.js'
 import { rewindInitializeMeta } from '../rewind/advertise.js'
 
 /** ACP v2's protocol version number. */
@@ -13,7 +14,8 @@ export const PROTOCOL_V2 = 2
  * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
  * The unstable schema's markers (fork, archive, status, title, systemPrompt) where v1 advertises
  * them; the `session.steering` draft's marker (a prompt while a turn runs steers it, see
- * `steerV2`); `_meta` says how `_session/rewind` is served (as on v1). No `authMethods`: `auth/login`
+ * `steerV2`); `_meta` says how `_session/rewind` is served and offers the goal extension (as on
+ * v1: its `session_info_update._meta.goal` is a key of v2's `_meta` patch). No `authMethods`: `auth/login`
  * and `auth/logout` are not served on v2 yet (docs/acp-v2.md).
  */
 export function initializeV2Result(
@@ -36,7 +38,7 @@ export function initializeV2Result(
           },
         }
       : {},
-    _meta: rewindInitializeMeta(undefined),
+    _meta: { ...rewindInitializeMeta(undefined), ...goalInitializeMeta() },
   }
 }
 

@@ -20,7 +20,7 @@ export interface ClientFeatures {
   readonly subagents: boolean
   /** `session.workspaceTrust` (or `_meta.workspaceTrust`): it reads the answers' `workspaceTrust` and asks its user (else a notice and `/trust`). */
   readonly workspaceTrust: boolean
-  /** Offered the goal extension at `initialize` (`_meta.goal`, every ACP v1 answer): goal updates. */
+  /** Offered the goal extension at `initialize` (`_meta.goal`, every answer): goal updates. */
   readonly goals: boolean
 }
 
