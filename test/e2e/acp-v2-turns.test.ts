@@ -252,3 +252,57 @@ describe('ACP v2 goals (session_info_update._meta.goal, a key of v2’s _meta pa
     expect(agent.audit.problems).toEqual([])
   })
 })
+
+describe('ACP v2 display terminals (no client terminal on v2: the agent owns one per command)', () => {
+  it('run_command shows its terminal (terminal_update, appended to the call with tool_call_content_chunk), its output as terminal_output_chunk, its end as terminal_update exitStatus', async () => {
+    const { project, agent, held } = start(() => [
+      [
+        [
+          {
+            toolCall: {
+              id: 'call_r',
+              name: 'run_command',
+              input: { command: "printf 'one\\n'; printf 'two\\n' >&2; exit 3" },
+            },
+          },
+        ],
+        [{ text: 'It failed with 3.' }],
+      ],
+    ])
+    held.answer('allow_once')
+    await agent.initialize()
+    const { sessionId } = await agent.agent.request('session/new', { cwd: project })
+    await agent.agent.request('session/prompt', { sessionId, prompt: text('run it') })
+    expect(await agent.until(isState('idle'))).toMatchObject({ stopReason: 'end_turn' })
+    const updates = agent.audit.updates()
+    const terminal = updates.filter(
+      (u) => String(u.sessionUpdate).startsWith('terminal_') || u.sessionUpdate === 'tool_call_content_chunk',
+    )
+    const terminalId = terminal[0]?.terminalId
+    expect(terminal[0]).toEqual({
+      sessionUpdate: 'terminal_update',
+      terminalId,
+      command: "printf 'one\\n'; printf 'two\\n' >&2; exit 3",
+      cwd: project,
+    })
+    expect(terminal[1]).toEqual({
+      sessionUpdate: 'tool_call_content_chunk',
+      toolCallId: 'call_r',
+      content: { type: 'terminal', terminalId },
+    })
+    const output = terminal
+      .filter((u) => u.sessionUpdate === 'terminal_output_chunk')
+      .map((u) => Buffer.from(u.terminalId === terminalId ? u.data : '', 'base64').toString('utf8'))
+      .join('')
+    expect(output.split('\n').sort()).toEqual(['', 'one', 'two'])
+    expect(terminal.at(-1)).toEqual({
+      sessionUpdate: 'terminal_update',
+      terminalId,
+      exitStatus: { exitCode: 3 },
+    })
+    // The call's result follows the terminal's end, as a whole tool_call_update.
+    const result = updates.findIndex((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'failed')
+    expect(result).toBeGreaterThan(updates.indexOf(terminal.at(-1) ?? {}))
+    expect(agent.audit.problems).toEqual([])
+  })
+})

@@ -20,6 +20,7 @@ import {
 } from '../log/events.js'
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
+import type { CommandOutputUpdate } from './command-output.js'
 import { type CompactionUpdate, compactionReplayed } from './compaction-updates.js'
 import { goalInfoUpdate, goalOfEvent } from './goal-updates.js'
 import { unansweredCallResult } from './history.js'
@@ -71,6 +72,7 @@ export type SessionUpdate =
   | NoticeSessionUpdate
   | SubagentSessionUpdate
   | WholeMessageUpdate
+  | CommandOutputUpdate
 
 /** What one `session/update` carries on the wire (ACP v1, stable and unstable variants). */
 export type WireUpdate = AcpWireUpdate | SubagentSessionUpdate | PlanSessionUpdate
@@ -199,11 +201,6 @@ export function replayContent(
 }
 
 /** What the projection needs from outside the log. */
-/** The `_meta` of a steered message's chunks (`user/message {steered: true}`), live and replayed. */
-export function steeredMeta(): { dsh: { steered: true } } {
-  return { dsh: { steered: true } }
-}
-
 export interface ProjectionOptions {
   /**
    * The title in the session's header (a fork child's own): with one, the first prompt derives

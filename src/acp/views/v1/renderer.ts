@@ -25,6 +25,7 @@ export const PLAN_ID = 'plan'
  * - `notice`: as it is for a client with `session.notices`; else its fallback as an agent message,
  *   or nothing when it has none.
  * - `subagent_update`: only to a client with `subagents`.
+ * - `command_output` (a display terminal's): nothing (v1 has no agent-owned terminals).
  * - a whole message (`user_message`, `agent_message`, `agent_thought`): one chunk per block, see
  *   {@link chunksOf}.
  *
@@ -48,6 +49,8 @@ export const acpV1Renderer: UpdateRenderer<WireNotification> = {
       }
       case 'subagent_update':
         return features.subagents ? as([update]) : []
+      case 'command_output':
+        return []
       case 'user_message':
       case 'agent_message':
       case 'agent_thought':

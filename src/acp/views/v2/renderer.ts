@@ -3,6 +3,7 @@ import { messageIdOf } from '../../../session/index.js'
 import { configOptionsV2 } from '../../v2/config-options-v2.js'
 import type { UpdateRenderer, V2Update } from '../renderer.js'
 import { PLAN_ID } from '../v1/renderer.js'
+import { displayTerminal } from './display-terminal.js'
 import { toolCallV2 } from './tool-content.js'
 
 /**
@@ -19,10 +20,13 @@ import { toolCallV2 } from './tool-content.js'
  *   `agent_message`, `agent_thought` with its whole `content` (replacing what the client holds);
  *   text a model streams comes as chunks;
  * - `subagent_update` as it is (the unstable v2 schema's; every v2 client registers children), and
- *   a state it reports is also the child session's own `state_update`, after the announcement.
+ *   a state it reports is also the child session's own `state_update`, after the announcement;
+ * - a command the agent runs itself is a display terminal ({@link displayTerminal}).
  */
 export const acpV2Renderer: UpdateRenderer<SessionUpdateNotification<V2Update>> = {
   render(notification: SessionUpdateNotification): SessionUpdateNotification<V2Update>[] {
+    if (notification.update.sessionUpdate === 'command_output')
+      return displayTerminal(notification.update).map((update) => ({ ...notification, update }))
     const update = updateV2(notification.update, notification._meta?.dsh?.seq)
     if (update === undefined) return []
     const rendered = [{ ...notification, update }]
