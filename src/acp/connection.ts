@@ -13,7 +13,7 @@ import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.
 import { NO_SETUP } from './setup-port.js'
 import { v2ClientRequests } from './v2/client-requests-v2.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
-import { promptV2 } from './v2/prompt-v2.js'
+import { promptOrSteerV2 } from './v2/prompt-v2.js'
 import { noteV2Request } from './v2/protocol-choice.js'
 import { readV2Request, V2_UNBATCHABLE, type V2Route } from './v2/reader.js'
 import { resumesSession, sendResumeState } from './v2/resume-state-v2.js'
@@ -239,7 +239,8 @@ export class AcpConnection {
 
   /**
    * A v2 request read into its v1 call: `session/prompt` runs ACP v2's prompt lifecycle (its turn
-   * counted as running until it ends); the others answer in v2's words.
+   * counted as running until it ends), or steers the turn running on the session; the others
+   * answer in v2's words.
    */
   private handleV2(route: V2Route, method: AcpMethod, params: unknown, call: Call): unknown {
     if (route.method === 'session/prompt') {
@@ -249,7 +250,7 @@ export class AcpConnection {
         this.running++
         void turn.finally(() => this.finished())
       }
-      return promptV2(prompt, call, send, track, (turn) =>
+      return promptOrSteerV2(prompt, call, send, track, (turn) =>
         this.scope.audience.writing(prompt.sessionId, this.scope, turn),
       )
     }

@@ -33,7 +33,7 @@ import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
 import { PromptQueues } from './queue/prompt-queue.js'
 import { ToolRegistry } from './tools/registry.js'
-import { SteerInbox } from './turn/steer-inbox.js'
+import { SteerInbox, type SteerReceipt } from './turn/steer-inbox.js'
 import { sessionSystemPrompt } from './turn/system-prompt.js'
 import { finishTurn } from './turn/turn-end.js'
 import { TurnRun } from './turn/turn-run.js'
@@ -210,10 +210,11 @@ export class AgentService {
 
   /**
    * Steers the turn running on this session: `prompt` reaches its model at the next safe point
-   * (see `SteerInbox`). False, nothing kept, when no turn runs or it takes no more steers.
+   * (see `SteerInbox`); `receipt` is told its message id once it is in the log, or that it was
+   * dropped (a cancel). False, nothing kept, when no turn runs or it takes no more steers.
    */
-  steer(sessionId: string, prompt: readonly ContentBlock[]): boolean {
-    return this.running.get(sessionId)?.steers?.offer(prompt) ?? false
+  steer(sessionId: string, prompt: readonly ContentBlock[], receipt?: SteerReceipt): boolean {
+    return this.running.get(sessionId)?.steers?.offer(prompt, receipt) ?? false
   }
 
   /**

@@ -131,9 +131,18 @@ describe('ACP v2 with the SDK v2 client', () => {
     expect(resumed).toBeDefined()
     const replay = agent.audit.updates().slice(replayStart)
     expect(replay.some((u) => u.sessionUpdate === 'tool_call_update')).toBe(true)
-    expect(replay.filter((u) => u.sessionUpdate === 'user_message_chunk').map((u) => u.messageId)).toContain(
+    // A replay shows each message whole (v2's upserts), not as chunks.
+    expect(replay.filter((u) => u.sessionUpdate === 'user_message').map((u) => u.messageId)).toContain(
       ack.messageId,
     )
+    expect(replay.find((u) => u.sessionUpdate === 'agent_message')).toMatchObject({
+      messageId: expect.any(String),
+      content: [{ type: 'text', text: 'Fixed the answer.' }],
+    })
+    expect(replay.find((u) => u.sessionUpdate === 'agent_thought')).toMatchObject({
+      content: [{ type: 'text', text: 'Fix it.' }],
+    })
+    expect(replay.some((u) => String(u.sessionUpdate).endsWith('_chunk'))).toBe(false)
     const plainStart = agent.audit.updates().length
     await agent.agent.request('session/resume', { sessionId, cwd: w.project })
     expect(
@@ -283,7 +292,7 @@ describe('ACP v2 with the SDK v2 client', () => {
     const replayed = agent.audit
       .updates()
       .slice(replayFrom)
-      .filter((u) => u.sessionUpdate === 'user_message_chunk')
+      .filter((u) => u.sessionUpdate === 'user_message')
       .map((u) => u.messageId)
     expect(replayed).toEqual([first])
     await agent.agent.request('session/close', { sessionId })
@@ -310,7 +319,7 @@ describe('ACP v2 with the SDK v2 client', () => {
     await v2.initialize()
     await v2.agent.request('session/resume', { sessionId, cwd: w.project, replayFrom: { type: 'start' } })
     const replayed = v2.audit.updates().map((u) => u.sessionUpdate)
-    expect(replayed).toEqual(expect.arrayContaining(['user_message_chunk', 'agent_message_chunk']))
+    expect(replayed).toEqual(expect.arrayContaining(['user_message', 'agent_message']))
     const ack = await v2.agent.request('session/prompt', {
       sessionId,
       prompt: [{ type: 'text', text: 'two' }],

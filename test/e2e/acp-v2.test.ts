@@ -89,7 +89,8 @@ describe('ACP v2 over stdio', () => {
       replayFrom: { type: 'start' },
     })
     expect(valid('ResumeSessionResponse', resumed.result)).toEqual([])
-    expect(updates(a.lines.slice(replayFrom)).map((u) => u.sessionUpdate)).toContain('agent_message_chunk')
+    // A replay sends each message whole (v2's upserts).
+    expect(updates(a.lines.slice(replayFrom)).map((u) => u.sessionUpdate)).toContain('agent_message')
     const load = await a.request('session/load', { sessionId, cwd: a.dir, mcpServers: [] })
     expect(load.error.code).toBe(-32601)
     for (const line of a.lines.filter((l) => l.method === 'session/update'))

@@ -125,4 +125,59 @@ describe('ACP v2 transcript snapshots', () => {
     })
     await expectV2Snapshot('v2-ask-user', output)
   })
+
+  it('v2-steering: a prompt sent while a permission waits is inserted after the tool result, answered with its messageId, shown whole; one idle; a replay shows it where it entered', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const file = join(s.cwd, 'a.txt')
+      const model = s.scriptModel([
+        [[{ toolCall: { id: 'call_w', name: 'write_text_file', input: { path: file, content: 'blue\n' } } }]],
+        // The script model reads the steered message as the start of its next scripted turn.
+        [[{ text: 'Wrote a.txt, in blue.' }]],
+      ])
+      let asked!: () => void
+      const wasAsked = new Promise<void>((done) => {
+        asked = done
+      })
+      let allow!: () => void
+      const allowed = new Promise<void>((done) => {
+        allow = done
+      })
+      const agent = s.start({
+        args: ['--model', model],
+        setupClient: (app) =>
+          app.onRequest('session/request_permission', async () => {
+            asked()
+            await allowed
+            return { outcome: { outcome: 'selected', optionId: 'allow_once' } }
+          }),
+      })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('write a.txt') })
+      await wasAsked
+      const steering = agent.agent.request('session/prompt', { sessionId, prompt: text('make it blue') })
+      // Written before the permission's answer: the server reads (and offers) it first.
+      allow()
+      await steering
+      expect(await agent.until(idle)).toMatchObject({ stopReason: 'end_turn' })
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    })
+    await expectV2Snapshot('v2-steering', output)
+  })
+
+  it('v2-subagent: a delegation shows subagent_update on the parent, then the child’s own turn (state_update, whole prompt, chunks) under its id; a replay shows the same', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const delegate = { id: 'call_d', name: 'delegate', input: { task: 'say hi', title: 'Greeter' } }
+      // The script model plays the child (one user message, like the parent) the same turn: its
+      // delegate call is refused there (a subagent does not delegate), then it answers.
+      const model = s.scriptModel([[[{ toolCall: delegate }], [{ text: 'The helper said hi.' }]]])
+      const agent = s.start({ args: ['--model', model] })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('ask a helper to say hi') })
+      expect(await agent.until(idle)).toMatchObject({ stopReason: 'end_turn' })
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    })
+    await expectV2Snapshot('v2-subagent', output)
+  })
 })

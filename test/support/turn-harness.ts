@@ -3,10 +3,12 @@ import { type AgentConfig, agentPlugin } from '../../src/agent/service.js'
 import type { ClientBridge, ContentBlock, TurnRequest } from '../../src/agent/types.js'
 import {
   createSequentialIdGenerator,
+  isWholeMessage,
   projectUpdates,
   type Session,
   type SessionUpdate,
   sessionsPlugin,
+  WHOLE_MESSAGE_CHUNKS,
 } from '../../src/session/index.js'
 
 /**
@@ -80,7 +82,7 @@ function chunkText(update: SessionUpdate): string | undefined {
 export function updatesBySeq(updates: readonly LiveUpdate[]): Record<string, string[]> {
   const out: Record<string, string[]> = {}
   const chunks = new Map<string, string>()
-  for (const { update, seq } of updates) {
+  for (const { update, seq } of updates.flatMap(asChunks)) {
     const kind = update.sessionUpdate
     if (
       kind === 'user_message_chunk' ||
@@ -105,6 +107,20 @@ export function updatesBySeq(updates: readonly LiveUpdate[]): Record<string, str
   }
   for (const list of Object.values(out)) list.sort()
   return out
+}
+
+/** A whole message (a replay's) as the chunks a live turn streams: one per block. */
+function asChunks(live: LiveUpdate): LiveUpdate[] {
+  const { update, seq } = live
+  if (!isWholeMessage(update)) return [live]
+  return update.content.map((content) => ({
+    seq,
+    update: {
+      sessionUpdate: WHOLE_MESSAGE_CHUNKS[update.sessionUpdate],
+      content,
+      messageId: update.messageId,
+    },
+  }))
 }
 
 /** What `session/load` would replay for `session`, in the shape of {@link updatesBySeq}. */

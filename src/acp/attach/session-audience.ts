@@ -8,6 +8,8 @@ import { type Answerer, isSharedQuestion, questionOutcome, SharedQuestion } from
 
 /** The updates streamed before their event is appended (a model's text as it comes). */
 const STREAMED: ReadonlySet<string> = new Set(['agent_message_chunk', 'agent_thought_chunk'])
+/** What the event of streamed updates projects to (the whole message a replay shows). */
+const STREAMED_WHOLE: ReadonlySet<string> = new Set(['agent_message', 'agent_thought'])
 
 interface Attached extends Seat {
   /** The connection (its call scope): one seat per connection and session. */
@@ -247,7 +249,7 @@ export class SessionAudience {
       if (last) void seat.notify(last)
       return projected
     }
-    const rest = projected.filter((update) => !STREAMED.has(update.update.sessionUpdate))
+    const rest = projected.filter((update) => !STREAMED_WHOLE.has(update.update.sessionUpdate))
     return last ? [last, ...rest] : rest
   }
 

@@ -2,7 +2,13 @@ import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { record } from '../../agent/goals/goal-control.js'
 import type { GoalTurnEnd } from '../../agent/goals/goal-turns.js'
 import { errorMessage } from '../../lib/error-message.js'
-import { type ContentBlock, goalInfoUpdate, type Session, type SessionEvent } from '../../session/index.js'
+import {
+  type ContentBlock,
+  goalInfoUpdate,
+  type Session,
+  type SessionEvent,
+  userMessage,
+} from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
 
@@ -109,12 +115,9 @@ function showGoalPrompt(
   prompt: readonly ContentBlock[],
   messageId: string,
 ): void {
-  const seq = session.lastSeq
-  for (const content of prompt) {
-    void call.notify({
-      sessionId: session.id,
-      update: { sessionUpdate: 'user_message_chunk', content, messageId },
-      _meta: { dsh: { seq } },
-    })
-  }
+  void call.notify({
+    sessionId: session.id,
+    update: userMessage(messageId, prompt),
+    _meta: { dsh: { seq: session.lastSeq } },
+  })
 }

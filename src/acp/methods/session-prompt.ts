@@ -2,7 +2,7 @@ import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import type { CallContext } from '../call-context.js'
 import { defineMethod, type MethodTypes } from '../method.js'
 import { promptBlocks } from '../requests/content-blocks.js'
-import { runInLine } from '../requests/prompt-line.js'
+import { type PromptHooks, runInLine } from '../requests/prompt-line.js'
 import { openSession } from '../requests/session-access.js'
 import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
 
@@ -28,13 +28,13 @@ export const sessionPromptMethod = defineMethod({
 export type PromptParams = MethodTypes<'session/prompt'>['params']
 
 /**
- * One prompt turn, answered as v1 answers it; `onUserMessage` is told the user message's id once
- * the prompt is in the log (ACP v2's acceptance, see v2/prompt-v2.ts).
+ * One prompt turn, answered as v1 answers it; `hooks` hear the user message's id once the prompt
+ * is in the log (ACP v2's acceptance) and how the turn ended (see v2/prompt-v2.ts).
  */
 export async function runPrompt(
   params: PromptParams,
   call: CallContext,
-  onUserMessage?: (messageId: string) => void,
+  hooks?: PromptHooks,
 ): Promise<unstable.PromptResponse> {
   {
     const sessionId = params.sessionId
@@ -49,6 +49,6 @@ export async function runPrompt(
       return { stopReason: 'end_turn' as const }
     }
     const place = call.agent.queue.join(sessionId, prompt)
-    return runInLine(call, session, prompt, place, call.signal, onUserMessage)
+    return runInLine(call, session, prompt, place, call.signal, hooks)
   }
 }

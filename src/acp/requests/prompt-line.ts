@@ -23,7 +23,8 @@ export interface QueuedState {
  * cancelled); taken back (`cancelQueuedMessage`, or `signal` aborting while it waits) it never
  * runs and answers `cancelled`. The place is released when the turn ends, so the next one runs.
  * While the session's goal is active, the agent's own turns toward it follow in the same place
- * (see `keepToGoal`), and the answer is the last one's.
+ * (see `keepToGoal`), and the answer is the last one's. `hooks.onEnd` hears how it ended before
+ * the place is released (before the next prompt's turn can start).
  */
 export async function runInLine(
   call: CallContext,
@@ -31,20 +32,38 @@ export async function runInLine(
   prompt: readonly ContentBlock[],
   place: LinePlace,
   signal: AbortSignal,
-  onUserMessage?: (messageId: string) => void,
+  hooks: PromptHooks = {},
 ): Promise<unstable.PromptResponse> {
   let forget: (() => void) | undefined
+  let end: PromptEnd | undefined
   try {
     if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
       return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
     }
     const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
     forget = call.requestId === undefined ? undefined : noteTurnPrompt(session, call.requestId)
-    return await keepToGoal(call, session, prompt, runTurn, onUserMessage)
+    const answer = await keepToGoal(call, session, prompt, runTurn, hooks.onUserMessage)
+    end = { answer }
+    return answer
+  } catch (error) {
+    end = { error }
+    throw error
   } finally {
     forget?.()
+    if (end !== undefined) hooks.onEnd?.(end)
     place.release()
   }
+}
+
+/** How a prompt's turn (and the goal's turns after it) ended: its answer, or what failed. */
+export type PromptEnd = { readonly answer: unstable.PromptResponse } | { readonly error: unknown }
+
+/** Who hears of a prompt's turn as it goes (ACP v2's prompt lifecycle, v2/prompt-v2.ts). */
+export interface PromptHooks {
+  /** The user message's id, once the prompt is in the log (acceptance). */
+  readonly onUserMessage?: (messageId: string) => void
+  /** How it ended, once it ran (not for a queued prompt taken back), before the next may start. */
+  readonly onEnd?: (end: PromptEnd) => void
 }
 
 async function waitInLine(call: CallContext, sessionId: string, place: LinePlace, signal: AbortSignal) {

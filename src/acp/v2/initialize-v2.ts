@@ -2,6 +2,7 @@ import type * as acp from '@agentclientprotocol/sdk'
 import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
 import type { AgentInfo } from '../agent-info.js'
 import type { AgentCapabilities } from '../capabilities.js'
+import { goalInitializeMeta } from '../goals/advertise.js'
 import { rewindInitializeMeta } from '../rewind/advertise.js'
 import { v2AuthCapabilities } from './auth-v2.js'
 
@@ -13,8 +14,10 @@ export const PROTOCOL_V2 = 2
  * the required `info`. `capabilities.session` is advertised only when every baseline session
  * method v2 requires with it (new, list, resume, close, prompt, cancel, update) is served.
  * The unstable schema's markers (fork, archive, status, title, systemPrompt) where v1 advertises
- * them; `_meta` says how `_session/rewind` is served (as on v1). `authMethods` (v2's words, see
- * auth-v2.ts) when there are any: `auth/login` and `auth/logout` are then served.
+ * them; the `session.steering` draft's marker (a prompt while a turn runs steers it, see
+ * `steerV2`); `_meta` says how `_session/rewind` is served and offers the goal extension (as on
+ * v1: its `session_info_update._meta.goal` is a key of v2's `_meta` patch). `authMethods` (v2's
+ * words, see auth-v2.ts) when there are any: `auth/login` and `auth/logout` are then served.
  */
 export function initializeV2Result(
   capabilities: AgentCapabilities,
@@ -38,13 +41,14 @@ export function initializeV2Result(
         }
       : {},
     ...(authMethods.length > 0 && { authMethods: [...authMethods] }),
-    _meta: rewindInitializeMeta(undefined),
+    _meta: { ...rewindInitializeMeta(undefined), ...goalInitializeMeta() },
   }
 }
 
 /**
  * The v2 unstable schema's session markers for what v1 advertises the same way: fork, archive,
- * status, title (set_title) and the client system prompt (its modes as they are).
+ * status, title (set_title) and the client system prompt (its modes as they are); and the
+ * `session.steering` draft's, in no schema yet.
  */
 function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Record<string, unknown> {
   return {
@@ -53,6 +57,8 @@ function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Reco
     ...(served.archive != null && { archive: {} }),
     ...(served.status != null && { status: {} }),
     ...(served.title != null && { title: {} }),
+    // The `session.steering` draft: a prompt while a turn runs steers it (v2/steer-v2.ts).
+    steering: {},
   }
 }
 

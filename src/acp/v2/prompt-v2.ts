@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { CallContext } from '../call-context.js'
 import { type PromptParams, runPrompt } from '../methods/session-prompt.js'
+import type { PromptEnd } from '../requests/prompt-line.js'
+import { steerV2 } from './steer-v2.js'
 
 /** Sends one v2 `session/update` of `sessionId` (as it is: already in v2's words). */
 export type V2Send = (update: Record<string, unknown>) => Promise<void>
@@ -23,26 +25,46 @@ export function promptV2(
 ): Promise<{ messageId: string }> {
   return new Promise((accept, refuse) => {
     let accepted = false
+    let idle = false
     const onUserMessage = (messageId: string) => {
       accepted = true
       void send({ sessionUpdate: 'user_message', messageId, content: params.prompt })
       void send({ sessionUpdate: 'state_update', state: 'running' })
       accept({ messageId })
     }
-    const turn = writing(() => runPrompt(params, call, onUserMessage)).then(
+    // Sent as the turn ends, before the next prompt's turn may start (its `running` follows this).
+    const onEnd = (end: PromptEnd) => {
+      if (!accepted && 'answer' in end) onUserMessage(`cmd_${randomUUID()}`)
+      if (!accepted) return
+      idle = true
+      void send(idleUpdate(end))
+    }
+    const turn = writing(() => runPrompt(params, call, { onUserMessage, onEnd })).then(
       (answer) => {
-        if (!accepted) onUserMessage(`cmd_${randomUUID()}`)
-        return send({ sessionUpdate: 'state_update', state: 'idle', stopReason: answer.stopReason })
+        if (!idle) onEnd({ answer })
       },
       (error: unknown) => {
-        if (!accepted) return refuse(error)
-        return send({
-          sessionUpdate: 'state_update',
-          state: 'idle',
-          _meta: { dsh: { error: String(error) } },
-        })
+        if (!accepted) refuse(error)
+        else if (!idle) onEnd({ error })
       },
     )
     track(turn)
   })
+}
+
+/** `state_update idle`: with the turn's stop reason, or (it failed) what failed in `_meta.dsh.error`. */
+function idleUpdate(end: PromptEnd): Record<string, unknown> {
+  if ('answer' in end)
+    return { sessionUpdate: 'state_update', state: 'idle', stopReason: end.answer.stopReason }
+  return { sessionUpdate: 'state_update', state: 'idle', _meta: { dsh: { error: String(end.error) } } }
+}
+
+/**
+ * A v2 `session/prompt`: steered into the turn running on the session (`steerV2`), else run as a
+ * turn of its own (`promptV2`, queued behind the running one when the running one no longer takes
+ * steers).
+ */
+export function promptOrSteerV2(...args: Parameters<typeof promptV2>): Promise<{ messageId: string }> {
+  const [params, call] = args
+  return steerV2(params, call) ?? promptV2(...args)
 }

@@ -13,11 +13,14 @@ export interface ClientFeatures {
   readonly compaction: boolean
   /** Unstable `plan`: `plan_update` / `plan_removed` (else the stable `plan`). */
   readonly plan: boolean
-  /** Unstable `subagents`: `subagent_update`s and the child's own updates (else nothing of them). */
+  /**
+   * Unstable `subagents` (every ACP v2 client): `subagent_update`s and the child's own updates
+   * (else nothing of them).
+   */
   readonly subagents: boolean
   /** `session.workspaceTrust` (or `_meta.workspaceTrust`): it reads the answers' `workspaceTrust` and asks its user (else a notice and `/trust`). */
   readonly workspaceTrust: boolean
-  /** Offered the goal extension at `initialize` (`_meta.goal`, every ACP v1 answer): goal updates. */
+  /** Offered the goal extension at `initialize` (`_meta.goal`, every answer): goal updates. */
   readonly goals: boolean
 }
 
@@ -41,7 +44,8 @@ export function clientFeatures(client: ClientState | undefined): ClientFeatures 
     notices: advertised(client.capabilities.session?.notices),
     compaction: advertised(client.capabilities.session?.compaction),
     plan: advertised(unstable.plan),
-    subagents: advertised(unstable.subagents),
+    // Every v2 client registers children (v2: baseline, no capability); a v1 client asks for them.
+    subagents: client.protocolVersion === 2 || advertised(unstable.subagents),
     workspaceTrust:
       advertised(session?.workspaceTrust) || advertised(client.capabilities._meta?.workspaceTrust),
     goals: servesGoals(client),

@@ -136,10 +136,10 @@ describe('subagentReplay', () => {
       ['parent', 'tool_call', 'pending'],
       ['parent', 'subagent_update', 'running'],
       ['parent', 'tool_call_update', 'in_progress'],
-      ['child', 'user_message_chunk', undefined],
+      ['child', 'user_message', undefined],
       ['child', 'tool_call', 'pending'],
       ['child', 'tool_call_update', 'completed'],
-      ['child', 'agent_message_chunk', undefined],
+      ['child', 'agent_message', undefined],
       ['parent', 'subagent_update', 'idle'],
       ['parent', 'tool_call_update', 'completed'],
     ])
@@ -186,7 +186,7 @@ describe('subagentReplay', () => {
       'parent tool_call pending',
       'parent subagent_update running',
       'parent tool_call_update in_progress',
-      'child user_message_chunk undefined',
+      'child user_message undefined',
       'child tool_call pending',
       'parent tool_call_update completed',
     ])
@@ -199,7 +199,7 @@ describe('subagentReplay', () => {
     const sent = await replay(parent, { subagents: {} })
     expect(disk.reads).toEqual([{ id: child.id, from: (child.header.seedLength ?? 0) + 1 }])
     expect(shape(sent, parent).slice(3)).toEqual([
-      ['child', 'user_message_chunk', undefined],
+      ['child', 'user_message', undefined],
       ['child', 'tool_call', 'pending'],
       ['child', 'tool_call_update', 'failed'],
       ['parent', 'subagent_update', 'idle'],

@@ -133,7 +133,7 @@ describe('delegate: a fork-based subagent', () => {
       },
     ])
     const last = child?.lastSeq ?? 0
-    expect(seen).toEqual([`user_message_chunk@${last - 4}`, `agent_message_chunk@${last - 2}`])
+    expect(seen).toEqual([`user_message@${last - 4}`, `agent_message_chunk@${last - 2}`])
     const onParent = req.live
       .filter((u) => u.seq === spawnedEvent?.seq)
       .map((u) => (u.update.sessionUpdate === 'subagent_update' ? u.update.state : u.update.sessionUpdate))

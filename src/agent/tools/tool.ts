@@ -1,4 +1,4 @@
-import type { JsonValue, SessionUpdate } from '../../session/index.js'
+import type { CommandOutputUpdate, JsonValue, SessionUpdate } from '../../session/index.js'
 import type {
   ClientBridge,
   ToolCallContent,
@@ -33,6 +33,11 @@ export interface ToolContext {
    */
   readonly progress: (content: readonly ToolCallContent[]) => void
   /**
+   * Shows a command the tool runs itself as it runs (its start, its output, its end), as a live
+   * `command_output` update of the call (in no event; absent: shown nothing).
+   */
+  readonly commandOutput?: (report: CommandOutputReport) => void
+  /**
    * Streams a `session/update` that is not about the call itself (the plan a call set), tagged with
    * the seq of the event it comes from.
    */
@@ -48,6 +53,9 @@ export interface ToolContext {
   /** Where a tool that changes files records each change (absent: nothing is recorded). */
   readonly checkpoints?: FileCheckpoints
 }
+
+/** One report of {@link ToolContext.commandOutput}: a `command_output` update less its call's id. */
+export type CommandOutputReport = Omit<CommandOutputUpdate, 'sessionUpdate' | 'toolCallId'>
 
 /** What a call would do, worked out before the user is asked (an edit's diff), shown with the question. */
 export interface ToolPreview {

@@ -1,19 +1,31 @@
 import type { ContentBlock } from '../../session/index.js'
 
+/** Who waits for one steer: told its message id once it is in the log, or that it was dropped. */
+export interface SteerReceipt {
+  delivered(messageId: string): void
+  dropped(): void
+}
+
+interface PendingSteer {
+  readonly prompt: readonly ContentBlock[]
+  readonly receipt: SteerReceipt | undefined
+}
+
 /**
- * The messages a user steered into one running turn (`_session/steering`), waiting for the turn's
- * next safe point: after a step's tool results, before the next model request. Once the turn
- * stops taking them (its last step ended, or it was cancelled) the inbox is closed: what was
- * pending is dropped and {@link offer} refuses.
+ * The messages a user steered into one running turn (`_session/steering`, or an ACP v2
+ * `session/prompt` while the turn runs), waiting for the turn's next safe point: after a step's
+ * tool results, before the next model request. Once the turn stops taking them (its last step
+ * ended, or it was cancelled) the inbox is closed: what was pending is dropped (each receipt told)
+ * and {@link offer} refuses.
  */
 export class SteerInbox {
-  private pending: (readonly ContentBlock[])[] = []
+  private pending: PendingSteer[] = []
   private closed = false
 
   /** Queues `prompt` for the next safe point; false when the turn no longer takes steers. */
-  offer(prompt: readonly ContentBlock[]): boolean {
+  offer(prompt: readonly ContentBlock[], receipt?: SteerReceipt): boolean {
     if (this.closed) return false
-    this.pending.push(prompt)
+    this.pending.push({ prompt, receipt })
     return true
   }
 
@@ -23,7 +35,7 @@ export class SteerInbox {
   }
 
   /** Takes every pending steer, oldest first. */
-  take(): (readonly ContentBlock[])[] {
+  take(): readonly PendingSteer[] {
     const taken = this.pending
     this.pending = []
     return taken
@@ -32,6 +44,8 @@ export class SteerInbox {
   /** Stops taking steers; what was pending is dropped (a cancel, or the turn's end). */
   close(): void {
     this.closed = true
+    const dropped = this.pending
     this.pending = []
+    for (const steer of dropped) steer.receipt?.dropped()
   }
 }

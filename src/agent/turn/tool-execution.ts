@@ -95,6 +95,8 @@ function contextFor(call: CoreEvent<'tool/call'>, env: ToolCallEnvironment): Too
     ...(allowedTools && { allowedTools }),
     ...(env.checkpoints && { checkpoints: env.checkpoints }),
     sendUpdate: env.send,
+    commandOutput: (report) =>
+      env.send({ sessionUpdate: 'command_output', toolCallId: call.data.callId, ...report }, call.seq),
     progress: (content) =>
       env.send(
         {

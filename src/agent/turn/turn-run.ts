@@ -5,6 +5,7 @@ import {
   type SessionStore,
   type SessionUpdate,
   titleUpdate,
+  userMessage,
 } from '../../session/index.js'
 import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import {
@@ -120,9 +121,7 @@ export class TurnRun {
     const user = session.append({ type: 'user/message', data: { turn, content: this.request.prompt } })
     this.request.onUserMessage?.(session.messageIdAt(user.seq), user.seq)
     if (this.request.subagent) {
-      const messageId = session.messageIdAt(user.seq)
-      for (const content of this.request.prompt)
-        this.send({ sessionUpdate: 'user_message_chunk', content, messageId }, user.seq)
+      this.send(userMessage(session.messageIdAt(user.seq), this.request.prompt), user.seq)
     }
     if (titleBefore === undefined && session.title !== undefined) {
       this.send(titleUpdate(session.title, user.time), user.seq)

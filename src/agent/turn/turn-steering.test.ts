@@ -95,24 +95,24 @@ describe('steering', () => {
     ])
     const steer = session.events()[6]
     expect(steer?.data).toEqual({ turn: 1, content: text('use the blue one'), steered: true })
-    const shown = req.live.filter((u) => u.update.sessionUpdate === 'user_message_chunk')
+    const shown = req.live.filter((u) => u.update.sessionUpdate === 'user_message')
     expect(shown).toEqual([
       {
         seq: 7,
         update: {
-          sessionUpdate: 'user_message_chunk',
-          content: text('use the blue one')[0],
+          sessionUpdate: 'user_message',
           messageId: 'msg_7',
+          content: text('use the blue one'),
           _meta: { dsh: { steered: true } },
         },
       },
     ])
     // A replay (load) shows it where it entered, as it was sent live.
     const replayed = projectUpdates(session.id, session.events()).filter(
-      (n) => n.update.sessionUpdate === 'user_message_chunk',
+      (n) => n.update.sessionUpdate === 'user_message',
     )
     expect(replayed.map((n) => n.update)).toEqual([
-      { sessionUpdate: 'user_message_chunk', content: text('go')[0], messageId: 'msg_2' },
+      { sessionUpdate: 'user_message', messageId: 'msg_2', content: text('go') },
       shown[0]?.update,
     ])
     expect(updatesBySeq(req.live)).toEqual(replayBySeq(session))

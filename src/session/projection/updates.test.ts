@@ -4,15 +4,32 @@ import { appendAll, cleanTurn, storePerTest } from '../../../test/support/sessio
 import type { AnyEventInput, SessionEvent } from '../log/events.js'
 import { unansweredCallResult } from './history.js'
 import { projectUpdates, type SessionUpdateNotification } from './updates.js'
+import { isWholeMessage, WHOLE_MESSAGE_CHUNKS } from './whole-messages.js'
 
 const f = storePerTest()
 
-/** Every projected notification must be a valid ACP session/update, as params and as a message. */
+/**
+ * Every projected notification must be a valid ACP session/update, as params and as a message (a
+ * whole message as ACP v1 has it: one chunk per block).
+ */
 function expectAcpValid(updates: readonly SessionUpdateNotification[]): void {
-  for (const params of updates) {
+  for (const params of updates.flatMap(v1Chunks)) {
     expect(validateAcpDefinition('SessionNotification', params)).toEqual([])
     expect(validateAcpMessage({ jsonrpc: '2.0', method: 'session/update', params })).toEqual([])
   }
+}
+
+function v1Chunks(notification: SessionUpdateNotification): unknown[] {
+  const { update } = notification
+  if (!isWholeMessage(update)) return [notification]
+  return update.content.map((content) => ({
+    ...notification,
+    update: {
+      sessionUpdate: WHOLE_MESSAGE_CHUNKS[update.sessionUpdate],
+      content,
+      messageId: update.messageId,
+    },
+  }))
 }
 
 /** The seq of each update must be the seq of an event that stands for it. */
@@ -21,23 +38,23 @@ function expectSeqs(updates: readonly SessionUpdateNotification[], events: reado
 }
 
 describe('projectUpdates', () => {
-  it('updates: a clean turn replays as user, thought, message, tool_call and tool_call_update chunks', () => {
+  it('updates: a clean turn replays as whole user, thought and message, tool_call and tool_call_update', () => {
     const s = appendAll(f.sessions.create('s'), cleanTurn(1, 'hello'))
     const updates = projectUpdates('s', s.events())
     expect(updates.map((u) => [u._meta?.dsh.seq, u.update.sessionUpdate])).toEqual([
-      [2, 'user_message_chunk'],
+      [2, 'user_message'],
       [2, 'session_info_update'],
-      [4, 'agent_thought_chunk'],
-      [4, 'agent_message_chunk'],
+      [4, 'agent_thought'],
+      [4, 'agent_message'],
       [5, 'tool_call'],
       [6, 'tool_call_update'],
-      [9, 'agent_message_chunk'],
+      [9, 'agent_message'],
     ])
     expect(updates.every((u) => u.sessionId === 's')).toBe(true)
     expect(updates[0]?.update).toEqual({
-      sessionUpdate: 'user_message_chunk',
-      content: { type: 'text', text: 'hello' },
+      sessionUpdate: 'user_message',
       messageId: 'msg_2',
+      content: [{ type: 'text', text: 'hello' }],
     })
     expect(updates[1]?.update).toEqual({
       sessionUpdate: 'session_info_update',
@@ -45,11 +62,11 @@ describe('projectUpdates', () => {
       updatedAt: s.at(2)?.time,
     })
     expect(updates[2]?.update).toEqual({
-      sessionUpdate: 'agent_thought_chunk',
-      content: { type: 'text', text: 'hmm' },
+      sessionUpdate: 'agent_thought',
       messageId: 'msg_4',
+      content: [{ type: 'text', text: 'hmm' }],
     })
-    expect(updates[3]?.update).toMatchObject({ sessionUpdate: 'agent_message_chunk', messageId: 'msg_4' })
+    expect(updates[3]?.update).toMatchObject({ sessionUpdate: 'agent_message', messageId: 'msg_4' })
     expect(updates[4]?.update).toMatchObject({
       sessionUpdate: 'tool_call',
       toolCallId: 'call_1',
@@ -68,7 +85,7 @@ describe('projectUpdates', () => {
     expectAcpValid(updates)
   })
 
-  it('updates: a multi-block user message gives one user_message_chunk per block', () => {
+  it('updates: a multi-block user message is one whole user_message (v1 shows a chunk per block)', () => {
     const s = appendAll(f.sessions.create('s'), [
       { type: 'turn/start', data: { turn: 1 } },
       {
@@ -84,8 +101,7 @@ describe('projectUpdates', () => {
     ])
     const updates = projectUpdates('s', s.events())
     expect(updates.map((u) => [u._meta?.dsh.seq, u.update.sessionUpdate])).toEqual([
-      [2, 'user_message_chunk'],
-      [2, 'user_message_chunk'],
+      [2, 'user_message'],
       [2, 'session_info_update'],
     ])
     expectAcpValid(updates)

@@ -20,9 +20,11 @@ import {
 } from '../log/events.js'
 import { messageIdOf } from '../log/message-ids.js'
 import { titleFromContent } from '../title.js'
+import type { CommandOutputUpdate } from './command-output.js'
 import { type CompactionUpdate, compactionReplayed } from './compaction-updates.js'
 import { goalInfoUpdate, goalOfEvent } from './goal-updates.js'
 import { unansweredCallResult } from './history.js'
+import { agentText, userMessage, type WholeMessageUpdate } from './whole-messages.js'
 
 /**
  * A stable ACP `session/update` variant that has one form for every client (the SDK's type, less the
@@ -64,7 +66,13 @@ export type NoticeSessionUpdate = Extract<AcpWireUpdate, { sessionUpdate: 'notic
  * a compaction, a notice or a `subagent_update` looks different to different clients; everything
  * else is sent as it is.
  */
-export type SessionUpdate = AcpSessionUpdate | CompactionUpdate | NoticeSessionUpdate | SubagentSessionUpdate
+export type SessionUpdate =
+  | AcpSessionUpdate
+  | CompactionUpdate
+  | NoticeSessionUpdate
+  | SubagentSessionUpdate
+  | WholeMessageUpdate
+  | CommandOutputUpdate
 
 /** What one `session/update` carries on the wire (ACP v1, stable and unstable variants). */
 export type WireUpdate = AcpWireUpdate | SubagentSessionUpdate | PlanSessionUpdate
@@ -193,11 +201,6 @@ export function replayContent(
 }
 
 /** What the projection needs from outside the log. */
-/** The `_meta` of a steered message's chunks (`user/message {steered: true}`), live and replayed. */
-export function steeredMeta(): { dsh: { steered: true } } {
-  return { dsh: { steered: true } }
-}
-
 export interface ProjectionOptions {
   /**
    * The title in the session's header (a fork child's own): with one, the first prompt derives
@@ -287,13 +290,9 @@ export class UpdateProjector {
     switch (event.type) {
       case 'user/message': {
         const messageId = messageIdOf(event.seq, this.generation)
-        const steered = event.data.steered === true
-        const out: AcpSessionUpdate[] = event.data.content.map((content) => ({
-          sessionUpdate: 'user_message_chunk',
-          content,
-          messageId,
-          ...(steered && { _meta: steeredMeta() }),
-        }))
+        const { content } = event.data
+        const out: SessionUpdate[] =
+          content.length > 0 ? [userMessage(messageId, content, event.data.steered === true)] : []
         const first = !this.sawUserMessage
         this.sawUserMessage = true
         if (first && this.title === undefined) {
@@ -306,10 +305,10 @@ export class UpdateProjector {
         return out
       }
       case 'assistant/message': {
-        const out: AcpSessionUpdate[] = []
+        const out: SessionUpdate[] = []
         const messageId = messageIdOf(event.seq, this.generation)
-        if (event.data.thought) out.push(thoughtChunk(event.data.thought, messageId))
-        if (event.data.content) out.push(messageChunk(event.data.content, messageId))
+        if (event.data.thought) out.push(agentText('agent_thought', messageId, event.data.thought))
+        if (event.data.content) out.push(agentText('agent_message', messageId, event.data.content))
         return out
       }
       case 'tool/call':

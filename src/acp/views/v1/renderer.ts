@@ -1,8 +1,10 @@
-import type {
-  SessionUpdate,
-  SessionUpdateNotification,
-  WireNotification,
-  WireUpdate,
+import {
+  type SessionUpdate,
+  type SessionUpdateNotification,
+  WHOLE_MESSAGE_CHUNKS,
+  type WholeMessageUpdate,
+  type WireNotification,
+  type WireUpdate,
 } from '../../../session/index.js'
 import type { ClientFeatures } from '../client-features.js'
 import type { UpdateRenderer } from '../renderer.js'
@@ -23,6 +25,9 @@ export const PLAN_ID = 'plan'
  * - `notice`: as it is for a client with `session.notices`; else its fallback as an agent message,
  *   or nothing when it has none.
  * - `subagent_update`: only to a client with `subagents`.
+ * - `command_output` (a display terminal's): nothing (v1 has no agent-owned terminals).
+ * - a whole message (`user_message`, `agent_message`, `agent_thought`): one chunk per block, see
+ *   {@link chunksOf}.
  *
  * Everything else goes out as it is.
  */
@@ -44,6 +49,12 @@ export const acpV1Renderer: UpdateRenderer<WireNotification> = {
       }
       case 'subagent_update':
         return features.subagents ? as([update]) : []
+      case 'command_output':
+        return []
+      case 'user_message':
+      case 'agent_message':
+      case 'agent_thought':
+        return chunksOf(notification, update)
       default:
         return as([update])
     }
@@ -56,4 +67,24 @@ type PlanEntries = Extract<SessionUpdate, { sessionUpdate: 'plan' }>['entries']
 function planOnWire(entries: PlanEntries): WireUpdate {
   if (entries.length === 0) return { sessionUpdate: 'plan_removed', planId: PLAN_ID }
   return { sessionUpdate: 'plan_update', plan: { type: 'items', planId: PLAN_ID, entries } }
+}
+
+/**
+ * A whole message as ACP v1 shows it: one chunk per block, in order, each with the message's id
+ * (and its `_meta`); a replayed turn's end (`_meta.dsh.turnEnd`) marks the last chunk only.
+ */
+function chunksOf(notification: SessionUpdateNotification, message: WholeMessageUpdate): WireNotification[] {
+  const { sessionUpdate, messageId, content, _meta } = message
+  const last = content.length - 1
+  const seq = notification._meta?.dsh.seq
+  return content.map((block, i) => {
+    const update: WireUpdate = {
+      sessionUpdate: WHOLE_MESSAGE_CHUNKS[sessionUpdate],
+      content: block,
+      messageId,
+      ...(_meta && { _meta }),
+    }
+    if (i === last || seq === undefined) return { ...notification, update }
+    return { ...notification, update, _meta: { dsh: { seq } } }
+  })
 }

@@ -3,6 +3,7 @@ import { messageIdOf } from '../../../session/index.js'
 import { configOptionsV2 } from '../../v2/config-options-v2.js'
 import type { UpdateRenderer, V2Update } from '../renderer.js'
 import { PLAN_ID } from '../v1/renderer.js'
+import { displayTerminal } from './display-terminal.js'
 import { toolCallV2 } from './tool-content.js'
 
 /**
@@ -15,12 +16,24 @@ import { toolCallV2 } from './tool-content.js'
  * - commands' inputs are `{ type: "text", hint }`;
  * - `notice` and usage as they are (v2 has them), a notice without its fallback; compaction with
  *   v2's content blocks (`compaction_update.summary` a list of blocks, a summary chunk's `content`);
- * - `subagent_update` is not sent (v2 has no subagents yet).
+ * - a whole message (a replayed or steered one) is v2's upsert of it: `user_message`,
+ *   `agent_message`, `agent_thought` with its whole `content` (replacing what the client holds);
+ *   text a model streams comes as chunks;
+ * - `subagent_update` as it is (the unstable v2 schema's; every v2 client registers children), and
+ *   a state it reports is also the child session's own `state_update`, after the announcement;
+ * - a command the agent runs itself is a display terminal ({@link displayTerminal}).
  */
 export const acpV2Renderer: UpdateRenderer<SessionUpdateNotification<V2Update>> = {
   render(notification: SessionUpdateNotification): SessionUpdateNotification<V2Update>[] {
+    if (notification.update.sessionUpdate === 'command_output')
+      return displayTerminal(notification.update).map((update) => ({ ...notification, update }))
     const update = updateV2(notification.update, notification._meta?.dsh?.seq)
-    return update === undefined ? [] : [{ ...notification, update }]
+    if (update === undefined) return []
+    const rendered = [{ ...notification, update }]
+    const child = notification.update
+    if (child.sessionUpdate === 'subagent_update' && child.state != null)
+      rendered.push({ sessionId: child.sessionId, update: { sessionUpdate: 'state_update', ...child.state } })
+    return rendered
   },
 }
 
@@ -68,8 +81,13 @@ function updateV2(update: SessionUpdate, seq: number | undefined): V2Update | un
       if (typeof text !== 'string') return update
       return { ...rest, content: { type: 'text', text } } as V2Update
     }
+    case 'user_message':
+    case 'agent_message':
+    case 'agent_thought':
+      return { ...update, content: [...update.content] }
     case 'session_info_update':
     case 'usage_update':
+    case 'subagent_update':
       return update
     default:
       return undefined

@@ -26,6 +26,8 @@ export interface LocalRunOptions {
   readonly sandboxInfoFd?: true
   /** Arguments given to the command on fd 4, NUL-terminated each, then closed (bubblewrap's `--args 4`). */
   readonly argsFd4?: readonly string[]
+  /** Hears each piece of output kept (stdout and stderr, as they come). */
+  readonly onOutput?: (piece: Buffer) => void
   /** Grace between SIGTERM and SIGKILL. Default 2 s. */
   readonly killGraceMs?: number
 }
@@ -77,6 +79,7 @@ export async function runLocalCommand(
       if (piece.length < chunk.length) truncated = true
       chunks.push(piece)
       kept += piece.length
+      options.onOutput?.(piece)
     }
     child.stdout?.on('data', collect)
     child.stderr?.on('data', collect)

@@ -16,7 +16,9 @@ export const COMMAND_TITLE_LIMIT = 2000
  * session's cwd. Through the editor's terminal (`terminal/create`, embedded in the tool call,
  * `terminal/wait_for_exit`, `terminal/output`, `terminal/release`) when the client advertised
  * `terminal`; otherwise as a local child process in `sandbox` (its result says when it ran
- * unconfined). Either way with a timeout and an output cap, and killed when the turn is cancelled.
+ * unconfined), shown while it runs as a display terminal (`context.commandOutput`: its start, each
+ * piece of output, its end). Either way with a timeout and an output cap, and killed when the turn
+ * is cancelled.
  * Always an `execute`: the policy asks unless the user chose "always" for this exact command line;
  * its title shows the whole command line (up to {@link COMMAND_TITLE_LIMIT} characters).
  */
@@ -47,6 +49,9 @@ export function createRunCommandTool(sandbox: CommandSandbox): Tool {
       const timeoutMs = (timeoutSeconds ?? DEFAULT_COMMAND_TIMEOUT_SECONDS) * 1000
       if (context.client.terminal) return runInEditorTerminal(command, timeoutMs, context)
       const launch = await sandbox.launch(command, context.cwd, context.additionalDirectories)
+      const show = context.commandOutput
+      const terminalId = `term_${context.callId}`
+      show?.({ terminalId, command, cwd: context.cwd })
       const run = await runLocalCommand(launch.file, launch.args, {
         cwd: context.cwd,
         timeoutMs,
@@ -55,7 +60,9 @@ export function createRunCommandTool(sandbox: CommandSandbox): Tool {
         env: launch.env,
         ...(launch.sandboxInfoFd && { sandboxInfoFd: true }),
         ...(launch.sandboxArgs && { argsFd4: launch.sandboxArgs }),
+        ...(show && { onOutput: (piece: Buffer) => show({ terminalId, data: piece.toString('base64') }) }),
       })
+      show?.({ terminalId, exitStatus: { exitCode: run.exitCode, signal: run.signal } })
       const result = commandResult(
         run.output,
         run.truncated,
