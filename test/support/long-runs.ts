@@ -4,4 +4,3 @@
  * long runs, chosen the same way every run. The two together check what the whole run checks.
  */
 export const FULL_RUN = process.env.DSH_TEST_FULL === '1'
-
