@@ -17,12 +17,14 @@ export interface QueuedState {
 
 /**
  * Runs `prompt` on `session` as its own turn once `place` (its place in the session's line of
- * prompts) comes to the head, and answers as `session/prompt` does. A queued prompt is shown
- * (`session_info_update` with `_meta.dsh.queued`: queued with its position, then started or
- * cancelled); taken back (`cancelQueuedMessage`, or `signal` aborting while it waits) it never
- * runs and answers `cancelled`. The place is released when the turn ends, so the next one runs.
- * While the session's goal is active, the agent's own turns toward it follow in the same place
- * (see `keepToGoal`), and the answer is the last one's.
+ * prompts) comes to the head and the session's pen is free, and answers as `session/prompt` does.
+ * A queued prompt is shown (`session_info_update` with `_meta.dsh.queued`: queued with its
+ * position, then started or cancelled); so is one that waits, at the head, for a turn another
+ * process runs on the session (its pen; see `SessionStore.awaitPen`). Taken back
+ * (`cancelQueuedMessage`, or `signal` aborting while it waits) it never runs and answers
+ * `cancelled`. The place is released when the turn ends, so the next one runs. While the
+ * session's goal is active, the agent's own turns toward it follow in the same place (see
+ * `keepToGoal`), and the answer is the last one's.
  */
 export async function runInLine(
   call: CallContext,
@@ -32,15 +34,28 @@ export async function runInLine(
   signal: AbortSignal,
   onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
+  const { messageId } = place
   try {
     if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
-      return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
+      return takenBack(call, session.id, messageId)
     }
-    const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
-    return await keepToGoal(call, session, prompt, runTurn, onUserMessage)
+    const held = await penInLine(call, session, place, signal)
+    if (held === undefined) return takenBack(call, session.id, messageId)
+    try {
+      if (place.queued || held.waited) void showQueued(call, session.id, { messageId, state: 'started' })
+      const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
+      return await keepToGoal(call, session, prompt, runTurn, onUserMessage)
+    } finally {
+      await held.pen.release()
+    }
   } finally {
     place.release()
   }
+}
+
+function takenBack(call: CallContext, sessionId: string, messageId: string): unstable.PromptResponse {
+  void showQueued(call, sessionId, { messageId, state: 'cancelled' })
+  return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId } } } }
 }
 
 async function waitInLine(call: CallContext, sessionId: string, place: LinePlace, signal: AbortSignal) {
@@ -52,8 +67,32 @@ async function waitInLine(call: CallContext, sessionId: string, place: LinePlace
   else signal.addEventListener('abort', takeBack, { once: true })
   const outcome = await place.ready
   signal.removeEventListener('abort', takeBack)
-  void showQueued(call, sessionId, { messageId, state: outcome === 'run' ? 'started' : 'cancelled' })
   return outcome
+}
+
+/**
+ * The session's pen for the place at the head: at once when free; while another process's turn
+ * holds it, once that process lets it go (shown as queued at position 1 unless it was shown
+ * already). Undefined when the prompt was taken back meanwhile.
+ */
+async function penInLine(call: CallContext, session: Session, place: LinePlace, signal: AbortSignal) {
+  const wait = place.awaitPen()
+  const takenBackOrCancelled = AbortSignal.any([signal, wait.signal])
+  let waited = false
+  const waiting = () => {
+    waited = true
+    if (!place.queued)
+      void showQueued(call, session.id, { messageId: place.messageId, state: 'queued', position: 1 })
+  }
+  try {
+    const pen = await call.sessions.awaitPen(session, takenBackOrCancelled, waiting)
+    return { pen, waited }
+  } catch (error) {
+    if (takenBackOrCancelled.aborted) return undefined
+    throw error
+  } finally {
+    wait.done()
+  }
 }
 
 function showQueued(call: CallContext, sessionId: string, queued: QueuedState): Promise<void> {
@@ -64,8 +103,8 @@ function showQueued(call: CallContext, sessionId: string, queued: QueuedState): 
 }
 
 /**
- * One prompt turn: what other processes appended is shown first, then the turn runs under the
- * session's pen (-32010 `SESSION_LOCKED` while another process writes it; nothing is written).
+ * One prompt turn, with the session's pen held (a nested hold): what other processes appended is
+ * shown first, then the turn runs.
  */
 async function runPromptTurn(
   call: CallContext,

@@ -11,7 +11,7 @@ type Listener = () => void
 
 /**
  * Tells listeners that a session file may have changed (another process appended to it, replaced
- * it by a rewind, or removed it), soon after it did: one watch of the store directory (inotify
+ * it by a rewind, or removed it), or its lock file (the pen: taken or let go), soon after it did: one watch of the store directory (inotify
  * where there is one) for all the sessions watched, and a stat of each watched file every
  * {@link SAFETY_POLL_MS} (every {@link POLL_MS} where the directory cannot be watched, or its watch
  * broke), reporting a file whose inode, size or time changed. Reports are coalesced per session
@@ -112,7 +112,7 @@ export class SessionWatches {
     if (name === undefined) {
       for (const id of this.listeners.keys()) this.due.add(id)
     } else {
-      const id = StorePaths.sessionIdOf(name)
+      const id = StorePaths.sessionIdOf(name) ?? StorePaths.lockIdOf(name)
       if (id === undefined || !this.listeners.has(id)) return
       this.due.add(id)
     }

@@ -84,8 +84,9 @@ export interface SessionPersistence {
   refresh?(id: SessionId): SessionEvent[]
   /**
    * Calls `onChange` soon (within milliseconds where the store can be watched, else within a poll)
-   * after another process may have appended to, replaced or removed the stored log of `id`; the
-   * store then looks (`refresh`). Reports may be spurious (this process's own writes) and are
+   * after another process may have appended to, replaced or removed the stored log of `id`, or
+   * taken or let go of its pen (where pens are reported); the store then looks (`refresh`, or a
+   * pen it waits for). Reports may be spurious (this process's own writes) and are
    * coalesced. Returns the function that stops. Optional: without it, what other processes append
    * is taken in only when this process next opens or writes the session.
    */

@@ -21,6 +21,7 @@ import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from
 import { type ForeignWriteListener, ForeignWrites } from './foreign-writes.js'
 import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import { awaitPen } from './pen-wait.js'
 import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
 import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
 import { listSessions, visitLiveEvents } from './reads/live-reads.js'
@@ -184,6 +185,18 @@ export class SessionStore {
    */
   takePen(session: Session): SessionPen {
     return this.pens.take(session)
+  }
+
+  /**
+   * {@link takePen}, but while another process holds the pen and this one follows the session (its
+   * backend watches the store), waits until it is let go instead of refusing (`waiting` is told
+   * once); see `awaitPen`. Rejects with `signal`'s reason when it aborts first.
+   */
+  awaitPen(session: Session, signal: AbortSignal, waiting: () => void = () => {}): Promise<SessionPen> {
+    const persistence = this.persistence
+    const watch = persistence?.watch?.bind(persistence)
+    const follow = watch && ((onChange: () => void) => watch(session.id, onChange))
+    return awaitPen(() => this.takePen(session), follow, signal, waiting)
   }
 
   /**
