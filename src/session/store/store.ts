@@ -23,7 +23,12 @@ import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
 import { awaitPen } from './pen-wait.js'
 import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
-import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
+import type {
+  SessionBoard,
+  SessionPersistence,
+  StoredEventListener,
+  StoredEventVisitor,
+} from './persistence-port.js'
 import { listSessions, visitLiveEvents } from './reads/live-reads.js'
 import { notFound, readStoredSession, visitStoredEvents } from './reads/stored-reads.js'
 import { type AppendListener, StoreHost } from './store-host.js'
@@ -185,6 +190,20 @@ export class SessionStore {
    */
   takePen(session: Session): SessionPen {
     return this.pens.take(session)
+  }
+
+  /** The store's notice board between processes (see `SessionPersistence.board`), if it has one. */
+  get board(): SessionBoard | undefined {
+    return this.persistence?.board
+  }
+
+  /**
+   * Calls `onChange` soon after another process may have changed what it stores of `id` (its log,
+   * its pen, its notes on the board); returns the function that stops. Undefined where the
+   * backend cannot watch.
+   */
+  watchStored(id: SessionId, onChange: () => void): (() => void) | undefined {
+    return this.persistence?.watch?.(id, onChange)
   }
 
   /**
