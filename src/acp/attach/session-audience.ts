@@ -236,6 +236,21 @@ export class SessionAudience {
   }
 
   /**
+   * Runs `wait`, a pause of a writing call of `owner` (its prompt waiting in line): meanwhile its
+   * seat is sent what the others append, as if it were not writing.
+   */
+  async notWriting<T>(sessionId: string, owner: object, wait: () => Promise<T>): Promise<T> {
+    const seat = this.seatsOf(sessionId).find((attached) => attached.owner === owner)
+    const paused = seat !== undefined && seat.writing > 0
+    if (paused) seat.writing--
+    try {
+      return await wait()
+    } finally {
+      if (paused) seat.writing++
+    }
+  }
+
+  /**
    * A chunk `owner`'s turn streams before its event `seq` is appended: sent at once to the other
    * attached connections, which then are not sent the event's chunks again when it is appended.
    */

@@ -36,10 +36,12 @@ export async function runInLine(
 ): Promise<unstable.PromptResponse> {
   const { messageId } = place
   try {
-    if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
-      return takenBack(call, session.id, messageId)
-    }
-    const held = await penInLine(call, session, place, signal)
+    // While it waits, its client is shown the turns that run before it, as any attached client.
+    const held = await call.whileWaiting(session.id, async () => {
+      if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled')
+        return undefined
+      return penInLine(call, session, place, signal)
+    })
     if (held === undefined) return takenBack(call, session.id, messageId)
     try {
       if (place.queued || held.waited) void showQueued(call, session.id, { messageId, state: 'started' })
