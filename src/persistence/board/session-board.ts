@@ -22,6 +22,8 @@ import type { StorePaths } from '../store-paths.js'
 const MAX_BYTES = 256 * 1024
 const NAME = /^([A-Za-z0-9_-]{1,128})\.(board|answer)\.([A-Za-z0-9_-]{1,64})\.json$/
 const ownStart = processStartTime(process.pid)
+/** How old the store directory's time must be to be trusted as unchanged (coarse clocks). */
+const SETTLED_MS = 100
 
 /** The session id of a board or answer file's name, else undefined. */
 export function boardSessionOf(name: string): SessionId | undefined {
@@ -108,7 +110,10 @@ export class SessionBoardFiles implements SessionBoard {
    */
   private entries(): string[] {
     const stamp = statSync(this.paths.dir, { bigint: true }).mtimeNs
-    if (this.listed?.stamp !== stamp) this.listed = { stamp, names: readdirSync(this.paths.dir) }
+    // A file system's clock may be coarse (a few ms): two changes in one tick share a time, so a
+    // time that recent proves nothing.
+    const settled = Date.now() - Number(stamp / 1_000_000n) > SETTLED_MS
+    if (!settled || this.listed?.stamp !== stamp) this.listed = { stamp, names: readdirSync(this.paths.dir) }
     return this.listed.names
   }
 
