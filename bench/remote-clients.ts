@@ -10,12 +10,15 @@ export abstract class RemoteBenchClient {
   private nextId = 1
   private readonly waiting = new Map<number, (answer: Answer) => void>()
   private firstUpdate: ((at: bigint) => void) | undefined
+  /** Hears every `session/update` (its JSON text) as it arrives. */
+  onUpdate: ((line: string) => void) | undefined
 
   protected abstract transmit(message: string): void
 
   /** One message of ours arrived (its JSON text). */
   protected received(line: string): void {
     if (line.includes('"method":"session/update"')) {
+      this.onUpdate?.(line)
       this.firstUpdate?.(process.hrtime.bigint())
       return
     }

@@ -21,6 +21,8 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/multi-process.test.ts',
   // Two and three agent processes on one store following each other's turns live.
   'test/e2e/live-cross.test.ts',
+  'test/e2e/cross-questions.test.ts',
+  'test/e2e/live-model.test.ts',
   // The longest property runs: fork at every boundary of random logs; rewind on disk.
   'src/session/fork/fork.property.test.ts',
   'test/persistence/rewind.property.test.ts',

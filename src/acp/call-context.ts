@@ -58,6 +58,11 @@ export interface CallContext extends ViewCall {
   turnState(session: Session): TurnState
   /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
   streamToOthers(update: SessionUpdateNotification, seq: number): void
+  /**
+   * Runs `wait` (this call's prompt waiting in line) with this connection shown what the session's
+   * other turns append meanwhile, as any attached connection is: it writes nothing yet.
+   */
+  whileWaiting<T>(sessionId: string, wait: () => Promise<T>): Promise<T>
 }
 
 /** What the calls of one connection share; made once per connection. */
@@ -192,6 +197,10 @@ export class Call implements CallContext {
 
   streamToOthers(update: SessionUpdateNotification, seq: number): void {
     this.scope.audience.streamed(update.sessionId, this.scope, update, seq)
+  }
+
+  whileWaiting<T>(sessionId: string, wait: () => Promise<T>): Promise<T> {
+    return this.scope.audience.notWriting(sessionId, this.scope, wait)
   }
 
   /** What `afterResponse` collected (emptied). */

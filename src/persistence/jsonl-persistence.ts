@@ -13,6 +13,7 @@ import type {
 import { type DisposeReason, inheritedEventCount } from '../session/store/store.js'
 import { BLOB_GRACE_MS, BlobCollector } from './blobs/blob-collector.js'
 import { BlobDirectory } from './blobs/blob-directory.js'
+import { SessionBoardFiles } from './board/session-board.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { eventLine } from './file-format.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
@@ -59,6 +60,8 @@ export class JsonlPersistence implements SessionPersistence {
   readonly blobCollector: BlobCollector
   /** Who is told when another process changes a live session's file. */
   private readonly watches: SessionWatches
+  /** What the processes that have a session open tell each other (presence, questions). */
+  readonly board: SessionBoardFiles
 
   constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
     this.paths = new StorePaths(config.dir ?? resolveStoreDir())
@@ -76,6 +79,7 @@ export class JsonlPersistence implements SessionPersistence {
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     this.watches = new SessionWatches(this.fs, this.paths, this.env.warn)
+    this.board = new SessionBoardFiles(this.paths, this.env.warn)
     this.blobs = new BlobDirectory(this.paths.blobDir)
     this.blobCollector = new BlobCollector(
       this.blobs,

@@ -6,6 +6,7 @@ import { assertSessionId, type SessionId } from '../session/ids.js'
 
 export const SESSION_FILE_SUFFIX = '.jsonl'
 export const BRANCH_SUFFIX = '.branch.json'
+const LOCK_SUFFIX = '.lock'
 const TEMP_NAME = /\.(\d+)\.[0-9a-f]{12}\.(tmp|stale)$/
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -61,7 +62,7 @@ export class StorePaths {
   /** `<dir>/<id>.lock`: holds the writer's pid. */
   lockFile(id: SessionId): string {
     assertSessionId(id)
-    return this.inside(`${id}.lock`)
+    return this.inside(`${id}${LOCK_SUFFIX}`)
   }
 
   /**
@@ -100,6 +101,13 @@ export class StorePaths {
   static sessionIdOf(name: string): SessionId | undefined {
     if (!name.endsWith(SESSION_FILE_SUFFIX) || name.startsWith('.')) return undefined
     const id = name.slice(0, -SESSION_FILE_SUFFIX.length)
+    return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : undefined
+  }
+
+  /** The session id of a directory entry that is a session's lock file (its pen), else undefined. */
+  static lockIdOf(name: string): SessionId | undefined {
+    if (!name.endsWith(LOCK_SUFFIX) || name.startsWith('.')) return undefined
+    const id = name.slice(0, -LOCK_SUFFIX.length)
     return /^[A-Za-z0-9_-]{1,128}$/.test(id) ? id : undefined
   }
 

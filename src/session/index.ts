@@ -19,7 +19,14 @@ export * from './projection/whole-messages.js'
 export * from './rewind/rewind-plan.js'
 export * from './rewind/rewind-points.js'
 export { Session, type SessionHost } from './session.js'
-export type { SessionPersistence, StoredEventVisitor } from './store/persistence-port.js'
+export type {
+  BoardAnswer,
+  BoardNote,
+  BoardQuestion,
+  SessionBoard,
+  SessionPersistence,
+  StoredEventVisitor,
+} from './store/persistence-port.js'
 export * from './store/reads/paginate.js'
 export * from './store/store.js'
 export * from './title.js'

@@ -91,6 +91,31 @@ async function firstChunk(agent: AgentProcess, sessionId: string, from: number):
   }
 }
 
+type Queued = { messageId: string; state: string; position?: number }
+
+/** Resolves once a condition over what was received holds (checked after each turn of the event loop). */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await new Promise((resolve) => setImmediate(resolve))
+}
+
+/** The first `_meta.dsh.queued` notice of `sessionId` from `from` on in `state` (other than `not`). */
+async function queuedNotice(
+  agent: AgentProcess,
+  sessionId: string,
+  from: number,
+  state: string,
+  not?: string,
+): Promise<Queued> {
+  const find = () =>
+    updatesOf(agent, sessionId, from)
+      .map((u) => (u.update._meta as { dsh?: { queued?: Queued } } | undefined)?.dsh?.queued)
+      .find((q) => q !== undefined && q.state === state && q.messageId !== not)
+  await until(() => find() !== undefined || agent.child.exitCode !== null)
+  const found = find()
+  if (found === undefined) throw new Error(`agent exited: ${agent.stderr}`)
+  return found
+}
+
 describe('several processes on one store', () => {
   it('agent-shell: A holds a session idle; B forks it, loads and prompts the child, prompts the parent; A is shown B’s turn as it is written', async () => {
     const dir = store()
@@ -141,7 +166,7 @@ describe('several processes on one store', () => {
     expect([...a.audit.problems, ...b.audit.problems, ...c.audit.problems]).toEqual([])
   })
 
-  it('a prompt while a turn runs in another process is refused with -32010 naming it; nothing is written; its turn is shown as it is written', async () => {
+  it("a prompt while a turn runs in another process waits in this process's queue (shown queued), can be taken back, and runs once that turn ends; nothing is written meanwhile", async () => {
     const dir = store()
     const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
     const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
@@ -152,25 +177,68 @@ describe('several processes on one store', () => {
     const running = prompt(a, sessionId, 'slow one')
     await firstChunk(a, sessionId, 0)
     const before = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
-    await expect(prompt(b, sessionId, 'refused')).rejects.toMatchObject({
-      code: -32010,
-      message: expect.stringContaining(`busy in process ${a.child.pid}`),
-      data: { code: 'SESSION_LOCKED', sessionId, pid: a.child.pid },
+    let answered = false
+    const waiting = prompt(b, sessionId, 'after yours').finally(() => {
+      answered = true
     })
+    const first = await queuedNotice(b, sessionId, from, 'queued')
+    expect(first).toMatchObject({ state: 'queued', position: 1 })
+    const takenBack = prompt(b, sessionId, 'taken back')
+    const second = await queuedNotice(b, sessionId, from, 'queued', first.messageId)
+    expect(second.position).toBe(2)
+    const read = await b.agent.request('_session/runtime/read', { sessionId, resource: 'queuedMessages' })
+    expect(read).toMatchObject({
+      queuedMessages: [
+        { messageId: first.messageId, position: 1 },
+        { messageId: second.messageId, position: 2 },
+      ],
+    })
+    const control = { sessionId, action: 'cancelQueuedMessage', messageId: second.messageId }
+    expect(await b.agent.request('_session/runtime/control', control)).toEqual({ cancelled: true })
+    expect((await takenBack).stopReason).toBe('cancelled')
+    // Other changes are still refused while the other process writes: they do not queue.
     await expect(
       b.agent.request('session/set_mode', { sessionId, modeId: 'read-only' }),
-    ).rejects.toMatchObject({ code: -32010, data: { pid: a.child.pid } })
+    ).rejects.toMatchObject({ code: -32010, data: { code: 'SESSION_LOCKED', sessionId, pid: a.child.pid } })
     expect(readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')).toBe(before)
+    expect(answered).toBe(false)
 
     await a.agent.notify('session/cancel', { sessionId })
     expect((await running).stopReason).toBe('cancelled')
-    const answer = await prompt(b, sessionId, 'now me')
+    const answer = await waiting
     expect(answer.stopReason).toBe('end_turn')
+    await queuedNotice(b, sessionId, from, 'started')
     const seen = updatesOf(b, sessionId, from)
+    // Its own prompt is not echoed to the client that sent it.
     expect(userMessages(seen).map((m) => m.text)).toEqual(['slow one'])
     expect(agentText(seen)).toBe('working on itsecond turn answer')
-    expect(storedEvents(dir, sessionId).filter((e) => e.type === 'turn/end')).toHaveLength(2)
+    const stored = storedEvents(dir, sessionId)
+    expect(stored.filter((e) => e.type === 'turn/end')).toHaveLength(2)
+    expect(stored.filter((e) => e.type === 'user/message')).toHaveLength(2)
+    // A is shown B's turn as it is written.
+    await until(() => userMessages(updatesOf(a, sessionId)).some((m) => m.text === 'after yours'))
     expect([...a.audit.problems, ...b.audit.problems]).toEqual([])
+  })
+
+  it('a prompt waiting for a turn of another process runs when that process dies holding the pen (SIGKILL)', async () => {
+    const dir = store()
+    const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const b = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const from = b.updates.length
+    void prompt(a, sessionId, 'slow one').catch(() => {})
+    await firstChunk(a, sessionId, 0)
+    const waiting = prompt(b, sessionId, 'after yours')
+    await queuedNotice(b, sessionId, from, 'queued')
+    await a.kill()
+    expect((await waiting).stopReason).toBe('end_turn')
+    const stored = storedEvents(dir, sessionId) as { type: string; data?: { reason?: string } }[]
+    expect(stored.filter((e) => e.type === 'turn/end').map((e) => e.data?.reason)).toEqual([
+      'interrupted',
+      'completed',
+    ])
+    expect(b.audit.problems).toEqual([])
   })
 
   it('a session/set_mode right after another process appended shows what it appended first', async () => {

@@ -1,6 +1,7 @@
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { type BoardAudience, CrossProcess } from './cross-process.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
@@ -53,7 +54,11 @@ export class SessionAudience {
   /** Per session, the seq of the event whose chunks stream now (before it is appended). */
   private readonly streaming = new Map<string, number>()
 
+  /** The session's life in the other processes that have it open (presence, questions). */
+  private readonly cross: CrossProcess
+
   constructor(private readonly sessions: SessionStore) {
+    this.cross = new CrossProcess(sessions, this.boardAudience())
     sessions.onAppended((session, event) => this.appended(session, event))
     sessions.onForeignWrites({
       caughtUp: (session, events) => this.caughtUp(session, events),
@@ -74,6 +79,7 @@ export class SessionAudience {
       endUnmarked: false,
     }
     this.bySession.set(sessionId, [...others, attached])
+    this.cross.follow(sessionId)
     // A question still open is put to it too.
     const answerer = answererOf(attached)
     if (answerer) {
@@ -94,7 +100,10 @@ export class SessionAudience {
       for (const question of this.questions.get(sessionId) ?? []) question.withdraw(owner)
       this.tellPresence(sessionId)
     }
-    if (left.length === 0) this.presence.delete(sessionId)
+    if (left.length === 0) {
+      this.presence.delete(sessionId)
+      this.cross.unfollow(sessionId)
+    }
     return left.length
   }
 
@@ -144,13 +153,15 @@ export class SessionAudience {
         (settled, answer) => {
           signal?.removeEventListener('abort', onAbort)
           this.questions.get(sessionId)?.delete(settled)
-          if (settled.askedOthers) {
-            const outcome = questionOutcome(sessionId, params, answer)
+          const outcome = questionOutcome(sessionId, params, answer)
+          if (settled.askedOthers || this.cross.elsewhere(sessionId).attached > 0) {
             for (const seat of this.seatsOf(sessionId)) void seat.notify(outcome)
           }
+          this.cross.settled(sessionId, boardId, outcome)
           this.tellPresence(sessionId)
         },
       )
+      const boardId = this.cross.asked(sessionId, question)
       signal?.addEventListener('abort', onAbort, { once: true })
       let open = this.questions.get(sessionId)
       if (!open) {
@@ -169,12 +180,18 @@ export class SessionAudience {
    * it after its call's answer (a client drops updates of a session it was not told of yet).
    */
   private tellPresence(sessionId: string, joined?: Attached): void {
+    this.cross.post(sessionId)
     const seats = this.seatsOf(sessionId)
     const session = this.sessions.get(sessionId)
-    const state = this.waiting(sessionId) ? 'waiting' : session?.openTurn !== undefined ? 'running' : 'idle'
+    const elsewhere = this.cross.elsewhere(sessionId)
+    const waiting = this.waiting(sessionId) || elsewhere.waiting
+    const state = waiting ? 'waiting' : session?.openTurn !== undefined ? 'running' : 'idle'
     const next: Presence = {
-      attached: seats.length,
-      clients: seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
+      attached: seats.length + elsewhere.attached,
+      clients: [
+        ...seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
+        ...elsewhere.clients,
+      ],
       state,
     }
     if (!presenceChanged(this.presence.get(sessionId), next)) return
@@ -221,6 +238,21 @@ export class SessionAudience {
   }
 
   /**
+   * Runs `wait`, a pause of a writing call of `owner` (its prompt waiting in line): meanwhile its
+   * seat is sent what the others append, as if it were not writing.
+   */
+  async notWriting<T>(sessionId: string, owner: object, wait: () => Promise<T>): Promise<T> {
+    const seat = this.seatsOf(sessionId).find((attached) => attached.owner === owner)
+    const paused = seat !== undefined && seat.writing > 0
+    if (paused) seat.writing--
+    try {
+      return await wait()
+    } finally {
+      if (paused) seat.writing++
+    }
+  }
+
+  /**
    * A chunk `owner`'s turn streams before its event `seq` is appended: sent at once to the other
    * attached connections, which then are not sent the event's chunks again when it is appended.
    */
@@ -251,6 +283,36 @@ export class SessionAudience {
     }
     const rest = projected.filter((update) => !STREAMED_WHOLE.has(update.update.sessionUpdate))
     return last ? [last, ...rest] : rest
+  }
+
+  /** What the cross-process board needs of this audience. */
+  private boardAudience(): BoardAudience {
+    return {
+      local: (sessionId) => {
+        const seats = this.seatsOf(sessionId)
+        return {
+          attached: seats.length,
+          clients: seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : [])),
+        }
+      },
+      answerers: (sessionId, method) =>
+        this.seatsOf(sessionId).flatMap((seat) => {
+          const answerer = answererOf(seat)
+          return answerer && (answerer.canAnswer?.(method) ?? true) ? [answerer] : []
+        }),
+      hold: (sessionId, question, open) => {
+        const held = this.questions.get(sessionId) ?? new Set()
+        if (open) held.add(question)
+        else held.delete(question)
+        if (held.size > 0) this.questions.set(sessionId, held)
+        else this.questions.delete(sessionId)
+        this.tellPresence(sessionId)
+      },
+      show: (sessionId, update) => {
+        for (const seat of this.seatsOf(sessionId)) void seat.notify(update)
+      },
+      changed: (sessionId) => this.tellPresence(sessionId),
+    }
   }
 
   private seatsOf(sessionId: string): readonly Attached[] {

@@ -17,6 +17,9 @@ export function isSharedQuestion(method: string, params: unknown): boolean {
  */
 export class QuestionWithdrawn extends Error {}
 
+/** The owner of an answer given in another process. */
+const ELSEWHERE = {}
+
 /** An attached connection as a question sees it. */
 export interface Answerer {
   /** The connection (its call scope). */
@@ -44,11 +47,13 @@ export class SharedQuestion {
   private lastError: unknown
   /** Whether more than one connection was ever asked (only then is its outcome shown to all). */
   askedOthers = false
+  /** The `clientInfo.name` of the client whose answer settled it, when it gave one. */
+  answeredBy: string | undefined
 
   constructor(
     readonly sessionId: string,
     readonly method: string,
-    private readonly params: unknown,
+    readonly params: unknown,
     private readonly resolve: (result: unknown) => void,
     private readonly reject: (error: unknown) => void,
     /** Called once, when it is settled (answered, failed or withdrawn). */
@@ -82,9 +87,24 @@ export class SharedQuestion {
     this.done(this)
   }
 
+  /**
+   * A client of another process answered first (offered on the store's board): settles it as
+   * that answer says; every connection asked here is withdrawn and shown the outcome.
+   */
+  answerElsewhere(result: unknown, name: string | undefined): void {
+    this.askedOthers = true
+    this.answered(result, {
+      owner: ELSEWHERE,
+      ask: () => Promise.reject(new Error('answered in another process')),
+      notify: () => Promise.resolve(),
+      ...(typeof name === 'string' && { name }),
+    })
+  }
+
   private answered(result: unknown, by: Answerer): void {
     if (this.settled) return
     this.settled = true
+    this.answeredBy = by.name
     for (const [owner, controller] of this.asked) {
       if (owner !== by.owner) controller.abort(new QuestionWithdrawn('answered by another client'))
     }

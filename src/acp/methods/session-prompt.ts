@@ -13,10 +13,10 @@ import { runTrustCommand, trustCommandArgs } from '../trust/trust-command.js'
  * the model reported some. Cancelling the request (`$/cancel_request`) cancels
  * the turn like `session/cancel`. A model failure is recorded (`turn/end` reason `error`) and
  * answered with `ModelFailed` saying what failed. When other processes appended to the session
- * since this one last wrote it, their events are first sent as the updates a replay shows; while
- * another process writes it, the prompt is refused with -32010 (`SESSION_LOCKED`, `data.pid`).
- * While a turn of this process runs on the session, the prompt is queued and runs after it (and
- * the prompts queued before it) as its own turn; see `runInLine`.
+ * since this one last wrote it, their events are first sent as the updates a replay shows. While
+ * a turn of this process runs on the session, or another process writes it (its pen), the prompt
+ * is queued and runs after it (and the prompts queued before it) as its own turn; see `runInLine`
+ * (-32010 `SESSION_LOCKED` where the store cannot be followed).
  */
 export const sessionPromptMethod = defineMethod({
   name: 'session/prompt',

@@ -18,13 +18,15 @@ export interface QueuedState {
 
 /**
  * Runs `prompt` on `session` as its own turn once `place` (its place in the session's line of
- * prompts) comes to the head, and answers as `session/prompt` does. A queued prompt is shown
- * (`session_info_update` with `_meta.dsh.queued`: queued with its position, then started or
- * cancelled); taken back (`cancelQueuedMessage`, or `signal` aborting while it waits) it never
- * runs and answers `cancelled`. The place is released when the turn ends, so the next one runs.
- * While the session's goal is active, the agent's own turns toward it follow in the same place
- * (see `keepToGoal`), and the answer is the last one's. `hooks.onEnd` hears how it ended before
- * the place is released (before the next prompt's turn can start).
+ * prompts) comes to the head and the session's pen is free, and answers as `session/prompt` does.
+ * A queued prompt is shown (`session_info_update` with `_meta.dsh.queued`: queued with its
+ * position, then started or cancelled); so is one that waits, at the head, for a turn another
+ * process runs on the session (its pen; see `SessionStore.awaitPen`). Taken back
+ * (`cancelQueuedMessage`, or `signal` aborting while it waits) it never runs and answers
+ * `cancelled`. The place is released when the turn ends, so the next one runs. While the
+ * session's goal is active, the agent's own turns toward it follow in the same place (see
+ * `keepToGoal`), and the answer is the last one's. `hooks.onEnd` hears how it ended before the
+ * place is released (before this process's next prompt on the session can start).
  */
 export async function runInLine(
   call: CallContext,
@@ -34,20 +36,30 @@ export async function runInLine(
   signal: AbortSignal,
   hooks: PromptHooks = {},
 ): Promise<unstable.PromptResponse> {
+  const { messageId } = place
   let forget: (() => void) | undefined
   let end: PromptEnd | undefined
   try {
-    if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled') {
-      return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId: place.messageId } } } }
+    // While it waits, its client is shown the turns that run before it, as any attached client.
+    const held = await call.whileWaiting(session.id, async () => {
+      if (place.queued && (await waitInLine(call, session.id, place, signal)) === 'cancelled')
+        return undefined
+      return penInLine(call, session, place, signal)
+    })
+    if (held === undefined) return takenBack(call, session.id, messageId)
+    try {
+      if (place.queued || held.waited) void showQueued(call, session.id, { messageId, state: 'started' })
+      const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
+      forget = call.requestId === undefined ? undefined : noteTurnPrompt(session, call.requestId)
+      const answer = await keepToGoal(call, session, prompt, runTurn, hooks.onUserMessage)
+      end = { answer }
+      return answer
+    } catch (error) {
+      end = { error }
+      throw error
+    } finally {
+      await held.pen.release()
     }
-    const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
-    forget = call.requestId === undefined ? undefined : noteTurnPrompt(session, call.requestId)
-    const answer = await keepToGoal(call, session, prompt, runTurn, hooks.onUserMessage)
-    end = { answer }
-    return answer
-  } catch (error) {
-    end = { error }
-    throw error
   } finally {
     forget?.()
     if (end !== undefined) hooks.onEnd?.(end)
@@ -66,6 +78,11 @@ export interface PromptHooks {
   readonly onEnd?: (end: PromptEnd) => void
 }
 
+function takenBack(call: CallContext, sessionId: string, messageId: string): unstable.PromptResponse {
+  void showQueued(call, sessionId, { messageId, state: 'cancelled' })
+  return { stopReason: 'cancelled', _meta: { dsh: { queued: { messageId } } } }
+}
+
 async function waitInLine(call: CallContext, sessionId: string, place: LinePlace, signal: AbortSignal) {
   const { messageId } = place
   const position = call.agent.queue.waiting(sessionId).findIndex((q) => q.messageId === messageId) + 1
@@ -75,8 +92,32 @@ async function waitInLine(call: CallContext, sessionId: string, place: LinePlace
   else signal.addEventListener('abort', takeBack, { once: true })
   const outcome = await place.ready
   signal.removeEventListener('abort', takeBack)
-  void showQueued(call, sessionId, { messageId, state: outcome === 'run' ? 'started' : 'cancelled' })
   return outcome
+}
+
+/**
+ * The session's pen for the place at the head: at once when free; while another process's turn
+ * holds it, once that process lets it go (shown as queued at position 1 unless it was shown
+ * already). Undefined when the prompt was taken back meanwhile.
+ */
+async function penInLine(call: CallContext, session: Session, place: LinePlace, signal: AbortSignal) {
+  const wait = place.awaitPen()
+  const takenBackOrCancelled = AbortSignal.any([signal, wait.signal])
+  let waited = false
+  const waiting = () => {
+    waited = true
+    if (!place.queued)
+      void showQueued(call, session.id, { messageId: place.messageId, state: 'queued', position: 1 })
+  }
+  try {
+    const pen = await call.sessions.awaitPen(session, takenBackOrCancelled, waiting)
+    return { pen, waited }
+  } catch (error) {
+    if (takenBackOrCancelled.aborted) return undefined
+    throw error
+  } finally {
+    wait.done()
+  }
 }
 
 function showQueued(call: CallContext, sessionId: string, queued: QueuedState): Promise<void> {
@@ -87,8 +128,8 @@ function showQueued(call: CallContext, sessionId: string, queued: QueuedState): 
 }
 
 /**
- * One prompt turn: what other processes appended is shown first, then the turn runs under the
- * session's pen (-32010 `SESSION_LOCKED` while another process writes it; nothing is written).
+ * One prompt turn, with the session's pen held (a nested hold): what other processes appended is
+ * shown first, then the turn runs.
  */
 async function runPromptTurn(
   call: CallContext,

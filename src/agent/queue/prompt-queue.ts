@@ -19,6 +19,12 @@ export interface LinePlace {
   readonly queued: boolean
   /** Settles when the place comes to the head (`run`) or is taken back (`cancelled`). */
   readonly ready: Promise<PlaceOutcome>
+  /**
+   * At the head, the prompt waits for the session's pen, which another process holds (its turn
+   * runs there): until `done`, the place is listed as waiting (position 1) and can be taken back,
+   * which aborts `signal`.
+   */
+  awaitPen(): { readonly signal: AbortSignal; done(): void }
   /** Leaves the line (the turn ended, or the place was taken back): the next place runs. */
   release(): void
 }
@@ -27,6 +33,8 @@ interface Place {
   readonly messageId: string
   readonly prompt: readonly ContentBlock[]
   settle(outcome: PlaceOutcome): void
+  /** Set while the place, at the head, waits for another process's pen. */
+  penWait?: AbortController | undefined
 }
 
 /**
@@ -63,24 +71,47 @@ export class PromptQueues {
     const queued = line.length > 0
     line.push(place)
     if (!queued) settle('run')
-    return { messageId: place.messageId, queued, ready, release: () => this.leave(sessionId, place) }
+    return {
+      messageId: place.messageId,
+      queued,
+      ready,
+      awaitPen: () => {
+        const waiting = new AbortController()
+        place.penWait = waiting
+        return { signal: waiting.signal, done: () => (place.penWait = undefined) }
+      },
+      release: () => this.leave(sessionId, place),
+    }
   }
 
-  /** The session's waiting prompts, next first (the running one is not listed). */
+  /**
+   * The session's waiting prompts, next first (the running one is not listed; one waiting for
+   * another process's pen is).
+   */
   waiting(sessionId: string): QueuedPrompt[] {
     const line = this.lines.get(sessionId) ?? []
     return line
-      .slice(1)
+      .slice(line[0]?.penWait ? 0 : 1)
       .map((place, i) => ({ messageId: place.messageId, prompt: place.prompt, position: i + 1 }))
   }
 
-  /** Takes a waiting prompt back (it settles `cancelled`); false when none waits with this id. */
+  /**
+   * Takes a waiting prompt back (it settles `cancelled`, or, waiting for the pen, its wait is
+   * aborted); false when none waits with this id.
+   */
   takeBack(sessionId: string, messageId: string): boolean {
     const line = this.lines.get(sessionId) ?? []
     const index = line.findIndex((place) => place.messageId === messageId)
-    if (index < 1) return false
-    const [place] = line.splice(index, 1)
-    place?.settle('cancelled')
+    const place = line[index]
+    if (place === undefined) return false
+    if (index === 0) {
+      if (!place.penWait) return false
+      place.penWait.abort()
+      this.leave(sessionId, place)
+      return true
+    }
+    line.splice(index, 1)
+    place.settle('cancelled')
     return true
   }
 

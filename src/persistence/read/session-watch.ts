@@ -1,4 +1,5 @@
 import type { SessionId } from '../../session/ids.js'
+import { boardSessionOf } from '../board/session-board.js'
 import type { DirectoryWatch, FileStat, FileSystem } from '../fs/file-system.js'
 import { StorePaths } from '../store-paths.js'
 
@@ -11,7 +12,8 @@ type Listener = () => void
 
 /**
  * Tells listeners that a session file may have changed (another process appended to it, replaced
- * it by a rewind, or removed it), soon after it did: one watch of the store directory (inotify
+ * it by a rewind, or removed it), or its lock file (the pen: taken or let go), or its notes on the board (see `session-board.ts`),
+ * soon after it did: one watch of the store directory (inotify
  * where there is one) for all the sessions watched, and a stat of each watched file every
  * {@link SAFETY_POLL_MS} (every {@link POLL_MS} where the directory cannot be watched, or its watch
  * broke), reporting a file whose inode, size or time changed. Reports are coalesced per session
@@ -28,6 +30,8 @@ export class SessionWatches {
   private timer: NodeJS.Timeout | undefined
   private scheduled = false
   private polling = false
+  /** The store directory's stamp at the last poll. */
+  private dirSeen: string | undefined
 
   constructor(
     private readonly fs: FileSystem,
@@ -105,6 +109,7 @@ export class SessionWatches {
     this.directory = undefined
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
+    this.dirSeen = undefined
     this.due.clear()
   }
 
@@ -112,7 +117,7 @@ export class SessionWatches {
     if (name === undefined) {
       for (const id of this.listeners.keys()) this.due.add(id)
     } else {
-      const id = StorePaths.sessionIdOf(name)
+      const id = StorePaths.sessionIdOf(name) ?? StorePaths.lockIdOf(name) ?? boardSessionOf(name)
       if (id === undefined || !this.listeners.has(id)) return
       this.due.add(id)
     }
@@ -123,6 +128,12 @@ export class SessionWatches {
     if (this.polling) return
     this.polling = true
     try {
+      // An entry made, renamed or removed (a pen let go, a note on the board) changes the
+      // directory's time: every session may be concerned.
+      const dir = stamp(await this.fs.stat(this.paths.dir).catch(() => undefined))
+      if (this.dirSeen !== undefined && this.dirSeen !== dir)
+        for (const id of this.listeners.keys()) this.due.add(id)
+      this.dirSeen = dir
       for (const id of [...this.listeners.keys()]) {
         const stat = await this.fs.stat(this.paths.sessionFile(id)).catch(() => undefined)
         const now = stamp(stat)

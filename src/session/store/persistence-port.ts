@@ -93,10 +93,53 @@ export interface SessionPersistence {
   refresh?(id: SessionId): SessionEvent[]
   /**
    * Calls `onChange` soon (within milliseconds where the store can be watched, else within a poll)
-   * after another process may have appended to, replaced or removed the stored log of `id`; the
-   * store then looks (`refresh`). Reports may be spurious (this process's own writes) and are
+   * after another process may have appended to, replaced or removed the stored log of `id`, or
+   * taken or let go of its pen (where pens are reported); the store then looks (`refresh`, or a
+   * pen it waits for). Reports may be spurious (this process's own writes) and are
    * coalesced. Returns the function that stops. Optional: without it, what other processes append
    * is taken in only when this process next opens or writes the session.
    */
   watch?(id: SessionId, onChange: () => void): () => void
+  /**
+   * The store's notice board, where the processes that have a session open tell each other what
+   * the log does not hold: who is attached there, which questions their turns wait on, and the
+   * answers offered to them. Optional: without it, each process knows only its own clients.
+   */
+  readonly board?: SessionBoard
+}
+
+/** What one process says about a session on the board. */
+export interface BoardNote {
+  /** How many clients of that process have the session open, and the names of those that gave one. */
+  readonly attached: number
+  readonly clients: readonly string[]
+  /** The questions its turn waits on, which a client of another process may answer. */
+  readonly questions: readonly BoardQuestion[]
+  /** How its last questions were settled (newest last), for the processes that asked them too. */
+  readonly outcomes: readonly { readonly question: string; readonly outcome: unknown }[]
+}
+
+/** A question on the board: its id (unique across processes) and the request it is. */
+export interface BoardQuestion {
+  readonly question: string
+  readonly method: string
+  readonly params: unknown
+}
+
+/** An answer offered to a question on the board: the client's result and who answered. */
+export interface BoardAnswer {
+  readonly result: unknown
+  readonly by?: string
+}
+
+/** See `SessionPersistence.board`. Changes are reported by `SessionPersistence.watch`. */
+export interface SessionBoard {
+  /** Replaces what this process says about `id`; undefined takes it down. */
+  post(id: SessionId, note: BoardNote | undefined): void
+  /** What the other live processes say about `id` (notes of processes that are gone are dropped). */
+  read(id: SessionId): { pid: number; note: BoardNote }[]
+  /** Offers an answer to `question`: false when one was offered first (that one counts). */
+  offer(id: SessionId, question: string, answer: BoardAnswer): boolean
+  /** The answers offered to these questions of this process, each handed out once. */
+  answers(id: SessionId, questions: readonly string[]): { question: string; answer: BoardAnswer }[]
 }

@@ -21,8 +21,14 @@ import { assertNotPersisted, type DurableStore, openForFork, untilDurable } from
 import { type ForeignWriteListener, ForeignWrites } from './foreign-writes.js'
 import { type DisposeReason, flushSessions } from './lifecycle.js'
 import { assertFreeId, type CreateOptions, seededSession } from './new-session.js'
+import { awaitPen } from './pen-wait.js'
 import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
-import type { SessionPersistence, StoredEventListener, StoredEventVisitor } from './persistence-port.js'
+import type {
+  SessionBoard,
+  SessionPersistence,
+  StoredEventListener,
+  StoredEventVisitor,
+} from './persistence-port.js'
 import { listSessions, visitLiveEvents } from './reads/live-reads.js'
 import { notFound, readStoredSession, visitStoredEvents } from './reads/stored-reads.js'
 import { type AppendListener, StoreHost } from './store-host.js'
@@ -184,6 +190,32 @@ export class SessionStore {
    */
   takePen(session: Session): SessionPen {
     return this.pens.take(session)
+  }
+
+  /** The store's notice board between processes (see `SessionPersistence.board`), if it has one. */
+  get board(): SessionBoard | undefined {
+    return this.persistence?.board
+  }
+
+  /**
+   * Calls `onChange` soon after another process may have changed what it stores of `id` (its log,
+   * its pen, its notes on the board); returns the function that stops. Undefined where the
+   * backend cannot watch.
+   */
+  watchStored(id: SessionId, onChange: () => void): (() => void) | undefined {
+    return this.persistence?.watch?.(id, onChange)
+  }
+
+  /**
+   * {@link takePen}, but while another process holds the pen and this one follows the session (its
+   * backend watches the store), waits until it is let go instead of refusing (`waiting` is told
+   * once); see `awaitPen`. Rejects with `signal`'s reason when it aborts first.
+   */
+  awaitPen(session: Session, signal: AbortSignal, waiting: () => void = () => {}): Promise<SessionPen> {
+    const persistence = this.persistence
+    const watch = persistence?.watch?.bind(persistence)
+    const follow = watch && ((onChange: () => void) => watch(session.id, onChange))
+    return awaitPen(() => this.pens.acquire(session), follow, signal, waiting)
   }
 
   /**

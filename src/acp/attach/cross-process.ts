@@ -1,0 +1,220 @@
+import type { BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import { type Answerer, QuestionWithdrawn, SharedQuestion } from './shared-questions.js'
+
+/** How many settled questions a note keeps, for processes that are slow to look. */
+const KEPT_OUTCOMES = 16
+
+/** What the board needs of the audience of this process. */
+export interface BoardAudience {
+  /** This process's clients of the session: how many, and the names of those that gave one. */
+  local(sessionId: string): { attached: number; clients: string[] }
+  /** This process's clients that can answer `method`. */
+  answerers(sessionId: string, method: string): Answerer[]
+  /** Holds a question while it is open (asked of clients that attach meanwhile), or lets it go. */
+  hold(sessionId: string, question: SharedQuestion, open: boolean): void
+  /** Shows `update` to every client of this process that has the session open. */
+  show(sessionId: string, update: SessionUpdateNotification): void
+  /** What other processes say about the session changed: presence is told again. */
+  changed(sessionId: string): void
+}
+
+/** The clients of other processes, as presence counts them. */
+export interface Elsewhere {
+  readonly attached: number
+  readonly clients: readonly string[]
+  /** Whether a turn of another process waits on a question. */
+  readonly waiting: boolean
+}
+
+/**
+ * While other processes are attached, their notes are read again this often as well as at each
+ * report of the watch: a process that dies says nothing, and its note (its clients, its questions)
+ * must go.
+ */
+export const RELOOK_MS = 2000
+
+interface Followed {
+  stop: (() => void) | undefined
+  timer: NodeJS.Timeout | undefined
+  /** This process's questions on the board, by id. */
+  readonly own: Map<string, SharedQuestion>
+  outcomes: { question: string; outcome: unknown }[]
+  /** Questions of other processes asked of this process's clients, by id. */
+  readonly foreign: Map<string, SharedQuestion>
+  elsewhere: Elsewhere
+  posted: string
+}
+
+const NOBODY: Elsewhere = { attached: 0, clients: [], waiting: false }
+
+/**
+ * A session's life across the processes that have it open, through the store's notice board:
+ * each process posts who of its clients is attached and which questions its turn waits on; the
+ * others show that in presence, and ask their own clients the questions. An answer given in
+ * another process is offered on the board (the first offered counts) and settles the question in
+ * the process that asked it, which then posts the outcome: every other process withdraws its
+ * copies and shows it. Nothing happens where the store has no board.
+ */
+export class CrossProcess {
+  private readonly followed = new Map<string, Followed>()
+  private counter = 0
+
+  constructor(
+    private readonly sessions: SessionStore,
+    private readonly audience: BoardAudience,
+  ) {}
+
+  /** Starts following the session (its first client attached here); a second call does nothing. */
+  follow(sessionId: string): void {
+    if (!this.sessions.board || this.followed.has(sessionId)) return
+    const entry: Followed = {
+      stop: undefined,
+      timer: undefined,
+      own: new Map(),
+      outcomes: [],
+      foreign: new Map(),
+      elsewhere: NOBODY,
+      posted: '',
+    }
+    this.followed.set(sessionId, entry)
+    entry.stop = this.sessions.watchStored(sessionId, () => this.look(sessionId))
+    this.look(sessionId)
+    this.post(sessionId)
+  }
+
+  /** Stops following (no client left here): its note is taken down, its copies withdrawn. */
+  unfollow(sessionId: string): void {
+    const entry = this.followed.get(sessionId)
+    if (!entry || entry.own.size > 0) return
+    entry.stop?.()
+    clearInterval(entry.timer)
+    this.followed.delete(sessionId)
+    for (const question of entry.foreign.values())
+      question.cancel(new QuestionWithdrawn('no client left here'))
+    this.sessions.board?.post(sessionId, undefined)
+  }
+
+  /** The clients of other processes, as presence counts them. */
+  elsewhere(sessionId: string): Elsewhere {
+    return this.followed.get(sessionId)?.elsewhere ?? NOBODY
+  }
+
+  /** A question of this process's turn: put on the board; `settle` answers it from elsewhere. */
+  asked(sessionId: string, question: SharedQuestion): string | undefined {
+    const entry = this.followed.get(sessionId)
+    if (!entry) return undefined
+    const id = `${process.pid}-${++this.counter}`
+    entry.own.set(id, question)
+    this.post(sessionId)
+    return id
+  }
+
+  /** A question of this process is settled: off the board, its outcome posted for the others. */
+  settled(sessionId: string, id: string | undefined, outcome: SessionUpdateNotification): void {
+    const entry = this.followed.get(sessionId)
+    if (!entry || id === undefined || !entry.own.delete(id)) return
+    entry.outcomes = [...entry.outcomes, { question: id, outcome }].slice(-KEPT_OUTCOMES)
+    this.post(sessionId)
+  }
+
+  /** Posts this process's note again when it changed (a client came or went). */
+  post(sessionId: string): void {
+    const entry = this.followed.get(sessionId)
+    const board = this.sessions.board
+    if (!entry || !board) return
+    const local = this.audience.local(sessionId)
+    const note: BoardNote = {
+      ...local,
+      questions: [...entry.own].map(([question, asked]) => ({
+        question,
+        method: asked.method,
+        params: asked.params,
+      })),
+      outcomes: entry.outcomes,
+    }
+    const text = JSON.stringify(note)
+    if (text === entry.posted) return
+    entry.posted = text
+    board.post(sessionId, note)
+  }
+
+  /** The board of the session may have changed: answers to take, questions to ask, presence. */
+  private look(sessionId: string): void {
+    const entry = this.followed.get(sessionId)
+    const board = this.sessions.board
+    if (!entry || !board) return
+    for (const { question, answer } of board.answers(sessionId, [...entry.own.keys()])) {
+      entry.own.get(question)?.answerElsewhere(answer.result, answer.by)
+    }
+    const notes = board.read(sessionId)
+    this.askForeign(
+      sessionId,
+      entry,
+      notes.map((n) => n.note),
+    )
+    const elsewhere: Elsewhere = {
+      attached: notes.reduce(
+        (sum, { note }) => sum + (Number.isInteger(note.attached) ? note.attached : 0),
+        0,
+      ),
+      clients: notes.flatMap(({ note }) =>
+        Array.isArray(note.clients) ? note.clients.filter((c) => typeof c === 'string') : [],
+      ),
+      waiting: notes.some(({ note }) => Array.isArray(note.questions) && note.questions.length > 0),
+    }
+    if (JSON.stringify(elsewhere) !== JSON.stringify(entry.elsewhere)) {
+      entry.elsewhere = elsewhere
+      this.audience.changed(sessionId)
+    }
+    this.keepLooking(sessionId, entry)
+  }
+
+  /** Looks again every {@link RELOOK_MS} while another process is attached or asks something. */
+  private keepLooking(sessionId: string, entry: Followed): void {
+    const needed = entry.elsewhere.attached > 0 || entry.foreign.size > 0
+    if (needed && !entry.timer) {
+      entry.timer = setInterval(() => this.look(sessionId), RELOOK_MS)
+      entry.timer.unref()
+    } else if (!needed && entry.timer) {
+      clearInterval(entry.timer)
+      entry.timer = undefined
+    }
+  }
+
+  /** Asks this process's clients the questions other processes posted; withdraws the settled. */
+  private askForeign(sessionId: string, entry: Followed, notes: readonly BoardNote[]): void {
+    const open = new Map(
+      notes
+        .flatMap((note) => (Array.isArray(note.questions) ? note.questions : []))
+        .map((q) => [q.question, q]),
+    )
+    for (const [id, question] of entry.foreign) {
+      if (open.has(id)) continue
+      entry.foreign.delete(id)
+      question.cancel(new QuestionWithdrawn('settled in another process'))
+      const outcome = notes
+        .flatMap((note) => (Array.isArray(note.outcomes) ? note.outcomes : []))
+        .find((o) => o.question === id)
+      if (outcome) this.audience.show(sessionId, outcome.outcome as SessionUpdateNotification)
+    }
+    for (const [id, posted] of open) {
+      if (entry.foreign.has(id) || typeof posted.method !== 'string') continue
+      const question: SharedQuestion = new SharedQuestion(
+        sessionId,
+        posted.method,
+        posted.params,
+        (result) => void this.sessions.board?.offer(sessionId, id, { result, ...answeredBy(question) }),
+        () => {},
+        () => this.audience.hold(sessionId, question, false),
+      )
+      entry.foreign.set(id, question)
+      this.audience.hold(sessionId, question, true)
+      for (const answerer of this.audience.answerers(sessionId, posted.method)) question.askOf(answerer)
+    }
+  }
+}
+
+function answeredBy(question: SharedQuestion): { by?: string } {
+  const by = question.answeredBy
+  return by !== undefined ? { by } : {}
+}
