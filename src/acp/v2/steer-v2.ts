@@ -17,7 +17,8 @@ import { trustCommandArgs } from '../trust/trust-command.js'
  */
 export function steerV2(params: PromptParams, call: CallContext): Promise<{ messageId: string }> | undefined {
   const prompt = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
-  if (call.agent.features.command(prompt) !== undefined || trustCommandArgs(prompt) !== undefined) return undefined
+  if (call.agent.features.command(prompt) !== undefined || trustCommandArgs(prompt) !== undefined)
+    return undefined
   // Offered at once, as the request is read: a turn running here has its session open, and a steer
   // read before the answer to the turn's permission request is in the turn's next step.
   let taken = false
