@@ -180,4 +180,27 @@ describe('ACP v2 transcript snapshots', () => {
     })
     await expectV2Snapshot('v2-subagent', output)
   })
+
+  it('v2-plan-compact-rewind: a plan as plan_update, /compact as compaction_update, a rewind (claude-agent-acp shape) before the second prompt; a replay shows what is left', async () => {
+    const output = await runV2Scenario(async (s) => {
+      const agent = s.start({ args: ['--model', 'echo'] })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      const turn = async (prompt: string) => {
+        const from = agent.audit.updates().length
+        const ack = await agent.agent.request('session/prompt', { sessionId, prompt: text(prompt) })
+        await agent.until(idle, from)
+        return ack.messageId
+      }
+      await turn('plan: read the code; write the fix')
+      const second = await turn('second question')
+      await turn('/compact')
+      await agent.agent.request(
+        '_session/rewind' as never,
+        { sessionId, messageId: second, mode: 'conversation' } as never,
+      )
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    })
+    await expectV2Snapshot('v2-plan-compact-rewind', output)
+  })
 })
