@@ -175,7 +175,10 @@ describe('ACP v2 transcript snapshots', () => {
       await agent.initialize()
       const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
       await agent.agent.request('session/prompt', { sessionId, prompt: text('ask a helper to say hi') })
-      expect(await agent.until(idle)).toMatchObject({ stopReason: 'end_turn' })
+      // The child's idle comes first, then the parent's: the replay is asked for after both.
+      await agent.until(idle)
+      const childIdle = agent.audit.updates().findIndex(idle)
+      expect(await agent.until(idle, childIdle + 1)).toMatchObject({ stopReason: 'end_turn' })
       await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
     })
     await expectV2Snapshot('v2-subagent', output)
