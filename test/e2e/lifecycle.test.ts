@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { testResources } from '../support/test-resources.js'
+import { checkV2 } from '../support/v2/v2-schema.js'
 import { agentText, foldUpdates, fromLog, seqOf } from './updates.js'
 
 const CWD = PROJECT_DIR
@@ -48,9 +49,13 @@ describe('dsh-acp over real stdio, driven by the official ACP client', () => {
     const ask = (agent: AgentProcess, protocolVersion: unknown) =>
       agent.agent.request('initialize', { protocolVersion, clientCapabilities: {} } as never)
     const v2 = start()
-    expect((await ask(v2, 3)).protocolVersion).toBe(2)
-    expect((await ask(v2, 2)).protocolVersion).toBe(2)
-    await expectCleanExit(v2)
+    const answers = [await ask(v2, 3), await ask(v2, 2)]
+    expect(answers.map((answer) => answer.protocolVersion)).toEqual([2, 2])
+    // A v2 answer is checked against the SDK's v2 schema; the v1 audit has nothing else to say.
+    for (const answer of answers) expect(checkV2('initialize', 'result', answer)).toEqual([])
+    expect(await v2.stop()).toBe(0)
+    expect(v2.unterminatedOutput()).toBe('')
+    expect(v2.audit.problems.filter((problem) => !problem.startsWith('initialize result'))).toEqual([])
     const agent = start()
     expect((await ask(agent, 0)).protocolVersion).toBe(1)
     expect((await ask(agent, 1)).protocolVersion).toBe(1)
