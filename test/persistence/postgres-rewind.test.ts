@@ -160,7 +160,8 @@ describe('PostgreSQL: fork and rewind are metadata', () => {
     const db = await connect()
     await db.query(`
       DROP TRIGGER dsh_sessions_stream ON dsh_sessions; DROP FUNCTION dsh_sessions_stream();
-      DROP SEQUENCE dsh_stream_keys; ALTER TABLE dsh_sessions DROP COLUMN stream;
+      DROP SEQUENCE dsh_stream_keys; DROP TABLE dsh_retired_streams;
+      ALTER TABLE dsh_sessions DROP COLUMN stream;
       ALTER TABLE dsh_events ADD FOREIGN KEY (session_id) REFERENCES dsh_sessions (id);
       DELETE FROM dsh_schema_migrations WHERE version = 4;`)
     const b = await host()

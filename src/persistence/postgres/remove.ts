@@ -40,6 +40,12 @@ export async function removeSession(client: pg.ClientBase, id: SessionId): Promi
   }
   await client.query('DELETE FROM dsh_events WHERE session_id = $1', [row.stream])
   await client.query('DELETE FROM dsh_sessions WHERE id = $1', [id])
+  // Its id stays another session's stream (a rewind's branch took it over): a session made with
+  // this id again gets a fresh one (the trigger of schema-streams.ts).
+  await client.query(
+    'INSERT INTO dsh_retired_streams (id) SELECT $1 WHERE EXISTS (SELECT 1 FROM dsh_sessions WHERE stream = $1) ON CONFLICT DO NOTHING',
+    [id],
+  )
   await announce(client, id, 0)
   return true
 }
