@@ -192,53 +192,6 @@ describe('PostgreSQL: several hosts on one database', () => {
     await a.sessions.flush(again.id)
   })
 
-  it('fork and rewind are metadata: a child references its parent’s rows; a rewind moves rows to its branch', async () => {
-    store = await postgresBackend.fresh()
-    const url = await urlOf(store)
-    const a = await host()
-    const parent = await a.sessions.createDurable()
-    for (let t = 1; t <= 3; t++) appendTurn(parent, `t${t}`)
-    const child = await a.sessions.forkDurable(parent, 12)
-    appendTurn(child, 'own')
-    await a.sessions.flush()
-    const admin = new pg.Client(url)
-    await admin.connect()
-    try {
-      const row = async (id: string) =>
-        (
-          await admin.query<{
-            base_session: string | null
-            base_length: number
-            last_seq: number
-            own: number
-          }>(
-            `SELECT base_session, base_length, last_seq,
-               (SELECT count(*)::int FROM dsh_events e WHERE e.session_id = s.id) AS own
-             FROM dsh_sessions s WHERE id = $1`,
-            [id],
-          )
-        ).rows[0]
-      // The child holds only its own 6 events; its first 12 are its parent's rows.
-      expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 12, last_seq: 18, own: 6 })
-      const result = await a.sessions.rewind(parent, 6)
-      // The parent keeps 6 rows and gains the rewind's marker (7); the branch got the 12 past the cut
-      // by an UPDATE (plus its archived mark), and references the parent for the first 6; the child
-      // now references 6 and owns 7..12.
-      expect(await row(parent.id)).toEqual({ base_session: null, base_length: 0, last_seq: 7, own: 7 })
-      expect(await row(result.branch.sessionId)).toEqual({
-        base_session: parent.id,
-        base_length: 6,
-        last_seq: 19,
-        own: 13,
-      })
-      expect(await row(child.id)).toEqual({ base_session: parent.id, base_length: 6, last_seq: 18, own: 12 })
-      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM dsh_events')
-      expect(rows[0]?.n).toBe(7 + 13 + 12)
-    } finally {
-      await admin.end()
-    }
-  })
-
   it('hosts starting together apply each migration once; a schema newer than this build is refused', async () => {
     store = await postgresBackend.fresh()
     await Promise.all([host(), host(), host()])

@@ -111,10 +111,14 @@ export const postgresBackend: Backend = {
       damage: (id, seq, body) =>
         admin(
           `UPDATE dsh_events SET body = $3::json WHERE (session_id, seq) = (
-             SELECT s.id, $2::int FROM dsh_sessions s WHERE s.id = $1)`,
+             SELECT COALESCE(s.stream, s.id), $2::int FROM dsh_sessions s WHERE s.id = $1)`,
           [id, seq, body],
         ),
-      lose: (id, seq) => admin('DELETE FROM dsh_events WHERE session_id = $1 AND seq = $2', [id, seq]),
+      lose: (id, seq) =>
+        admin(
+          'DELETE FROM dsh_events WHERE session_id = (SELECT COALESCE(stream, id) FROM dsh_sessions WHERE id = $1) AND seq = $2',
+          [id, seq],
+        ),
       cleanup: async () => {},
     }
   },

@@ -133,7 +133,7 @@ export async function* rowLines(client: pg.ClientBase, id: SessionId, limit: num
     while (next <= to) {
       const { rows } = await client.query<{ seq: number; body: string }>(
         'SELECT seq, body::text AS body FROM dsh_events WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
-        [segment.session, next, to, CHUNK],
+        [segment.stream, next, to, CHUNK],
       )
       for (const { seq, body } of rows) {
         if (seq !== next) throw new Error(`postgres: session ${id}: event ${next} is missing`)

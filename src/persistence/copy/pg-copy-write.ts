@@ -1,5 +1,6 @@
 import type pg from 'pg'
 import type { SessionId } from '../../session/ids.js'
+import { STREAM_OF_1 } from '../postgres/rows.js'
 import type { ScannedSession } from './copy-store.js'
 
 /** Rows inserted per statement. */
@@ -102,7 +103,7 @@ async function insertRows(
 ): Promise<{ seq: number; body: string }[]> {
   if (rows.length === 0) return []
   await client.query(
-    'INSERT INTO dsh_events (session_id, seq, body) SELECT $1, s, b::json FROM unnest($2::int[], $3::text[]) AS t(s, b)',
+    `INSERT INTO dsh_events (session_id, seq, body) SELECT ${STREAM_OF_1}, s, b::json FROM unnest($2::int[], $3::text[]) AS t(s, b)`,
     [id, rows.map((r) => r.seq), rows.map((r) => r.body)],
   )
   return []

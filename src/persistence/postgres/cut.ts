@@ -1,14 +1,16 @@
 import type pg from 'pg'
 import type { SessionId } from '../../session/ids.js'
-import { sessionRow } from './reads.js'
-import { changedError, copyResolved, referencingChildren } from './rows.js'
+import { type SessionRow, sessionRow } from './reads.js'
+import { changedError, copyResolved, referencingChildren, STREAM_OF_1 } from './rows.js'
+
+type Child = { readonly id: SessionId; readonly baseLength: number }
 
 /**
  * A rewind's cut of session `id` (whose stored log must end at `committed`) back to its first
- * `count` events, in the caller's transaction: every session referencing events past `count` gets
- * them (the archived branch, the last and longest, by moving this session's rows to it with one
- * UPDATE; any other by a copy), then this session's rows past `count` go and its version becomes
- * `count`.
+ * `count` events, in the caller's transaction. When a session references the whole log (the
+ * rewind's archived branch, made just before), the cut is metadata ({@link handOver}): no event
+ * row is copied, moved or deleted but the branch's few own ones. Otherwise every session
+ * referencing events past `count` gets a copy of them and this session's rows past `count` go.
  */
 export async function cutRows(
   client: pg.ClientBase,
@@ -21,25 +23,67 @@ export async function cutRows(
   if (row.lastSeq !== committed) throw changedError(id, `its stored log ends at seq ${row.lastSeq}`)
   await client.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [id])
   const children = await referencingChildren(client, id, count)
-  for (const [i, child] of children.entries()) {
-    const own = Math.max(count, row.baseLength)
-    if (i === children.length - 1 && child.baseLength > own) {
-      // The inherited part past the cut is copied; this session's own rows move.
-      await copyResolved(client, id, row, count + 1, own, child.id)
-      await client.query(
-        'UPDATE dsh_events SET session_id = $2 WHERE session_id = $1 AND seq > $3 AND seq <= $4',
-        [id, child.id, own, child.baseLength],
-      )
-    } else {
-      await copyResolved(client, id, row, count + 1, child.baseLength, child.id)
-    }
+  const heir = children.findLast((child) => child.baseLength === row.lastSeq)
+  if (heir && count < row.lastSeq) await handOver(client, id, row, count, heir, children)
+  else await cutByCopies(client, id, row, count, children)
+}
+
+/**
+ * The cut as metadata: `heir` (referencing all `row.lastSeq` events) takes over this session's
+ * stream and base (its own rows, a handful past `row.lastSeq`, join that stream), every other
+ * session referencing past `count` references `heir` instead (the same events), and this session
+ * gets a new, empty stream and references its first `count` events where they are: in `heir`
+ * past its base, else in its base.
+ */
+async function handOver(
+  client: pg.ClientBase,
+  id: SessionId,
+  row: SessionRow,
+  count: number,
+  heir: Child,
+  children: readonly Child[],
+): Promise<void> {
+  const keepBase = count <= row.baseLength
+  await client.query(
+    `UPDATE dsh_sessions SET stream = '~' || nextval('dsh_stream_keys'), last_seq = $2, base_length = $2,
+       base_session = CASE WHEN $2 = 0 THEN NULL WHEN $3 THEN base_session ELSE $4 END WHERE id = $1`,
+    [id, count, keepBase, heir.id],
+  )
+  await client.query(`UPDATE dsh_events SET session_id = $2 WHERE session_id = ${STREAM_OF_1} AND seq > $3`, [
+    heir.id,
+    row.stream,
+    row.lastSeq,
+  ])
+  await client.query(
+    'UPDATE dsh_sessions SET stream = $2, base_session = $3, base_length = $4 WHERE id = $1',
+    [heir.id, row.stream, row.baseSession, row.baseLength],
+  )
+  const others = children.filter((child) => child.id !== heir.id).map((child) => child.id)
+  if (others.length > 0) {
+    await client.query('UPDATE dsh_sessions SET base_session = $2 WHERE id = ANY($1::text[])', [
+      others,
+      heir.id,
+    ])
+  }
+}
+
+/** The cut by copies: what each session referencing past `count` uses is copied to it, then this session's rows past `count` go. */
+async function cutByCopies(
+  client: pg.ClientBase,
+  id: SessionId,
+  row: SessionRow,
+  count: number,
+  children: readonly Child[],
+): Promise<void> {
+  for (const child of children) {
+    await copyResolved(client, id, row, count + 1, child.baseLength, child.id)
     await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
       child.id,
       count > 0 ? id : null,
       count,
     ])
   }
-  await client.query('DELETE FROM dsh_events WHERE session_id = $1 AND seq > $2', [id, count])
+  await client.query('DELETE FROM dsh_events WHERE session_id = $1 AND seq > $2', [row.stream, count])
   const baseLength = Math.min(row.baseLength, count)
   await client.query(
     'UPDATE dsh_sessions SET last_seq = $2, base_length = $3, base_session = CASE WHEN $3 = 0 THEN NULL ELSE base_session END WHERE id = $1',

@@ -12,11 +12,13 @@ export interface SessionRow {
   readonly lastSeq: number
   readonly baseSession: SessionId | null
   readonly baseLength: number
+  /** The key of its own event rows (`dsh_events.session_id`): its id until a rewind gave it another. */
+  readonly stream: string
 }
 
-/** Where a run of a session's events is stored: rows `from..to` (inclusive) of `session`. */
+/** Where a run of a session's events is stored: rows `from..to` (inclusive) of `stream`. */
 export interface Segment {
-  readonly session: SessionId
+  readonly stream: string
   readonly from: number
   readonly to: number
 }
@@ -47,8 +49,9 @@ export async function sessionRow(
     last_seq: number
     base_session: string | null
     base_length: number
+    stream: string
   }>(
-    `SELECT header::text AS header, last_seq, base_session, base_length FROM dsh_sessions WHERE id = $1${lock ? ' FOR SHARE' : ''}`,
+    `SELECT header::text AS header, last_seq, base_session, base_length, COALESCE(stream, id) AS stream FROM dsh_sessions WHERE id = $1${lock ? ' FOR SHARE' : ''}`,
     [id],
   )
   const row = rows[0]
@@ -62,6 +65,7 @@ export async function sessionRow(
     lastSeq: row.last_seq,
     baseSession: row.base_session as SessionId | null,
     baseLength: row.base_length,
+    stream: row.stream,
   }
 }
 
@@ -72,7 +76,8 @@ export async function sessionRow(
  */
 export async function segmentsOf(client: pg.ClientBase, id: SessionId, row: SessionRow): Promise<Segment[]> {
   const segments: Segment[] = []
-  if (row.lastSeq > row.baseLength) segments.push({ session: id, from: row.baseLength + 1, to: row.lastSeq })
+  if (row.lastSeq > row.baseLength)
+    segments.push({ stream: row.stream, from: row.baseLength + 1, to: row.lastSeq })
   let through = row.baseLength
   let base = row.baseSession
   const seen = new Set<string>([id])
@@ -83,7 +88,11 @@ export async function segmentsOf(client: pg.ClientBase, id: SessionId, row: Sess
       last_seq: number
       base_session: string | null
       base_length: number
-    }>('SELECT last_seq, base_session, base_length FROM dsh_sessions WHERE id = $1', [base])
+      stream: string
+    }>(
+      'SELECT last_seq, base_session, base_length, COALESCE(stream, id) AS stream FROM dsh_sessions WHERE id = $1',
+      [base],
+    )
     const at = rows[0]
     if (!at || at.last_seq < through) {
       throw corruptRow(
@@ -92,8 +101,7 @@ export async function segmentsOf(client: pg.ClientBase, id: SessionId, row: Sess
         `its base ${base} holds ${at?.last_seq ?? 0} events, not the ${through} it references`,
       )
     }
-    if (through > at.base_length)
-      segments.push({ session: base as SessionId, from: at.base_length + 1, to: through })
+    if (through > at.base_length) segments.push({ stream: at.stream, from: at.base_length + 1, to: through })
     through = Math.min(through, at.base_length)
     base = at.base_session
   }
@@ -121,7 +129,7 @@ export async function readEvents(
     while (next <= segment.to) {
       const { rows } = await client.query<{ seq: number; body: string }>(
         'SELECT seq, body::text AS body FROM dsh_events WHERE session_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq LIMIT $4',
-        [segment.session, next, segment.to, CHUNK],
+        [segment.stream, next, segment.to, CHUNK],
       )
       if (rows.length === 0) throw corruptRow(id, next, `event ${next} is missing`)
       for (const { seq, body } of rows) {

@@ -3,7 +3,7 @@ import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionId } from '../../session/ids.js'
 import { announce } from './notices.js'
 import { sessionRow } from './reads.js'
-import { referencingChildren } from './rows.js'
+import { referencingChildren, STREAM_OF_1 } from './rows.js'
 
 /**
  * Deletes session `id` in the caller's transaction; false when there was none. Refused with
@@ -29,8 +29,8 @@ export async function removeSession(client: pg.ClientBase, id: SessionId): Promi
   for (const child of await referencingChildren(client, id, 0)) {
     const keep = Math.min(row.baseLength, child.baseLength)
     await client.query(
-      'INSERT INTO dsh_events (session_id, seq, body) SELECT $1, seq, body FROM dsh_events WHERE session_id = $2 AND seq > $3 AND seq <= $4',
-      [child.id, id, row.baseLength, child.baseLength],
+      `INSERT INTO dsh_events (session_id, seq, body) SELECT ${STREAM_OF_1}, seq, body FROM dsh_events WHERE session_id = $2 AND seq > $3 AND seq <= $4`,
+      [child.id, row.stream, row.baseLength, child.baseLength],
     )
     await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
       child.id,
@@ -38,8 +38,14 @@ export async function removeSession(client: pg.ClientBase, id: SessionId): Promi
       keep,
     ])
   }
-  await client.query('DELETE FROM dsh_events WHERE session_id = $1', [id])
+  await client.query('DELETE FROM dsh_events WHERE session_id = $1', [row.stream])
   await client.query('DELETE FROM dsh_sessions WHERE id = $1', [id])
+  // Its id stays another session's stream (a rewind's branch took it over): a session made with
+  // this id again gets a fresh one (the trigger of schema-streams.ts).
+  await client.query(
+    'INSERT INTO dsh_retired_streams (id) SELECT $1 WHERE EXISTS (SELECT 1 FROM dsh_sessions WHERE stream = $1) ON CONFLICT DO NOTHING',
+    [id],
+  )
   await announce(client, id, 0)
   return true
 }

@@ -40,8 +40,13 @@ export function changedError(id: SessionId, message: string): SessionError {
 
 const UNIQUE_VIOLATION = '23505'
 
+/** SQL for the stream (the key of its own event rows) of the session whose id is parameter `$1`. */
+export const STREAM_OF_1 = '(SELECT COALESCE(stream, id) FROM dsh_sessions WHERE id = $1)'
+
 /**
- * Inserts `events` (contiguous) into session `id`'s own rows, as the JSONL line of each. A row that
+ * Inserts `events` (contiguous) into session `id`'s own rows (its stream, looked up by this very
+ * statement: an append runs it after {@link advanceVersion} locked the row, so a rewind handing the
+ * stream over is ordered with it), as the JSONL line of each. A row that
  * exists already (another writer got there first) is `SESSION_CHANGED`.
  */
 export async function insertEvents(
@@ -53,7 +58,7 @@ export async function insertEvents(
     const slice = events.slice(i, i + 1000)
     try {
       await client.query(
-        'INSERT INTO dsh_events (session_id, seq, body) SELECT $1, s, b::json FROM unnest($2::int[], $3::text[]) AS t(s, b)',
+        `INSERT INTO dsh_events (session_id, seq, body) SELECT ${STREAM_OF_1}, s, b::json FROM unnest($2::int[], $3::text[]) AS t(s, b)`,
         [id, slice.map((e) => e.seq), slice.map(eventLine)],
       )
     } catch (error) {
@@ -126,8 +131,8 @@ export async function copyResolved(
     const b = Math.min(hi, segment.to)
     if (a > b) continue
     await client.query(
-      'INSERT INTO dsh_events (session_id, seq, body) SELECT $1, seq, body FROM dsh_events WHERE session_id = $2 AND seq BETWEEN $3 AND $4',
-      [into, segment.session, a, b],
+      `INSERT INTO dsh_events (session_id, seq, body) SELECT ${STREAM_OF_1}, seq, body FROM dsh_events WHERE session_id = $2 AND seq BETWEEN $3 AND $4`,
+      [into, segment.stream, a, b],
     )
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Migration 2: file checkpoints' content as content-addressed rows (`dsh_blobs`), and which event
  * rows name which blob (`dsh_blob_refs`), kept by a trigger on `dsh_events` so every path that
- * writes, moves (a rewind's `UPDATE … SET session_id`), copies or deletes event rows keeps it
+ * writes, moves (a rewind's branch's rows joining its stream), copies or deletes event rows keeps it
  * right without knowing of blobs. An event names a blob when it is a `checkpoint:file` whose
  * `before` is `sha256:<64 hex>` and that has no inline `beforeText` (what the agent puts in the
  * blob store instead). A blob none names is collected (`collectBlobs`, blobs.ts).

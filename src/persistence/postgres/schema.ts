@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { PostgresPool } from './pool.js'
 import { BLOBS_MIGRATION, FILE_FORMS_MIGRATION } from './schema-blobs.js'
+import { STREAMS_MIGRATION } from './schema-streams.js'
 
 /**
  * The schema, as an ordered list of migrations. Applied at start by {@link migrate}, each in its own
@@ -51,6 +52,7 @@ export const MIGRATIONS: readonly {
   },
   BLOBS_MIGRATION,
   FILE_FORMS_MIGRATION,
+  STREAMS_MIGRATION,
 ]
 
 /** The key of the advisory lock migrations run under (any fixed bigint unique to dsh-acp). */
