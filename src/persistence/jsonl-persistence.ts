@@ -249,6 +249,9 @@ export class JsonlPersistence implements SessionPersistence {
     return this.writers.get(id)?.refresh() ?? []
   }
 
+  /** The directory watch reports lock files too: a prompt waits for another process's pen. */
+  readonly watchesPens = true
+
   watch(id: SessionId, onChange: () => void): () => void {
     return this.watches.watch(id, onChange)
   }

@@ -101,6 +101,13 @@ export interface SessionPersistence {
    */
   watch?(id: SessionId, onChange: () => void): () => void
   /**
+   * True when `watch` also reports another process letting go of the pen of `id` (the JSONL
+   * store's lock file going away): a prompt then waits for that pen instead of being refused
+   * (`SessionStore.awaitPen`). Absent or false: the busy pen is refused (`SESSION_LOCKED`), as a
+   * database host's is.
+   */
+  readonly watchesPens?: boolean
+  /**
    * The store's notice board, where the processes that have a session open tell each other what
    * the log does not hold: who is attached there, which questions their turns wait on, and the
    * answers offered to them. Optional: without it, each process knows only its own clients.

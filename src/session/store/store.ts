@@ -207,13 +207,14 @@ export class SessionStore {
   }
 
   /**
-   * {@link takePen}, but while another process holds the pen and this one follows the session (its
-   * backend watches the store), waits until it is let go instead of refusing (`waiting` is told
-   * once); see `awaitPen`. Rejects with `signal`'s reason when it aborts first.
+   * {@link acquirePen}, but while another process holds the pen and this one follows the session
+   * and its pen (a backend that `watchesPens`: the JSONL store), waits until it is let go instead
+   * of refusing (`waiting` is told once); see `awaitPen`. Another backend refuses a busy pen, as
+   * `acquirePen` does. Rejects with `signal`'s reason when it aborts first.
    */
   awaitPen(session: Session, signal: AbortSignal, waiting: () => void = () => {}): Promise<SessionPen> {
     const persistence = this.persistence
-    const watch = persistence?.watch?.bind(persistence)
+    const watch = persistence?.watchesPens === true ? persistence.watch?.bind(persistence) : undefined
     const follow = watch && ((onChange: () => void) => watch(session.id, onChange))
     return awaitPen(() => this.pens.acquire(session), follow, signal, waiting)
   }
