@@ -141,6 +141,8 @@ describe('steering over stdio', () => {
       run.agent.agent.request('_session/inject', { sessionId, message })
     expect(await inject([])).toEqual({ success: true, outcome: 'probe' })
     expect(await inject([text('use tabs')])).toEqual({ success: true, outcome: 'held' })
+    // A slash command is no prompt to the model: the held message waits for the next one.
+    await run.prompt(sessionId, '/help')
     expect(run.fake.requests).toHaveLength(0)
     await run.prompt(sessionId, 'hello')
     const first = messagesOf(run.fake.requests[0]) as { role: string; content: unknown }[]
@@ -148,8 +150,11 @@ describe('steering over stdio', () => {
     expect(JSON.stringify(first[0]?.content).indexOf('use tabs')).toBeLessThan(
       JSON.stringify(first[0]?.content).indexOf('hello'),
     )
-    const userMessage = run.loggedEvents(sessionId).find((e) => e.type === 'user/message')
-    expect(userMessage?.data.content).toEqual([text('use tabs'), text('hello')])
+    const userMessages = run.loggedEvents(sessionId).filter((e) => e.type === 'user/message')
+    expect(userMessages.map((e) => e.data.content)).toEqual([
+      [text('/help')],
+      [text('use tabs'), text('hello')],
+    ])
 
     const prompt = run.prompt(sessionId, 'write a.txt')
     await asked.promise

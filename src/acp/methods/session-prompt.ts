@@ -40,14 +40,15 @@ export async function runPrompt(
     const sessionId = params.sessionId
     const given = promptBlocks('session/prompt', params.prompt, call.agent.promptCapabilities)
     const session = await openSession(call, sessionId)
-    // What `_session/inject` held for this session's next prompt goes first.
-    const held = call.agent.queue.takeHeld(sessionId)
-    const prompt = held.length > 0 ? [...held, ...given] : given
-    const trustArgs = trustCommandArgs(prompt)
+    const trustArgs = trustCommandArgs(given)
     if (trustArgs !== undefined) {
       await runTrustCommand(call, session, trustArgs)
       return { stopReason: 'end_turn' as const }
     }
+    // What `_session/inject` held goes before the next prompt to the model (a slash command keeps it).
+    const isCommand = call.agent.features.command(given) !== undefined
+    const held = isCommand ? [] : call.agent.queue.takeHeld(sessionId)
+    const prompt = held.length > 0 ? [...held, ...given] : given
     const place = call.agent.queue.join(sessionId, prompt)
     return runInLine(call, session, prompt, place, call.signal, hooks)
   }
