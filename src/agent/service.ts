@@ -169,11 +169,19 @@ export class AgentService {
   /**
    * Sets a session option and resolves with its `config/set` event once that is durable; undefined
    * when the option already had this value (nothing is written). Throws `INVALID_CONFIG` for an
-   * option or value not offered; nothing changes.
+   * option or value not offered; nothing changes. `appended` hears the event as soon as it is in
+   * the log (before it is durable), so that its caller shows it in log order.
    */
-  async setConfig(session: Session, option: string, value: ConfigValue): Promise<SessionEvent | undefined> {
+  async setConfig(
+    session: Session,
+    option: string,
+    value: ConfigValue,
+    appended?: (event: SessionEvent) => void,
+  ): Promise<SessionEvent | undefined> {
     const event = setSessionConfig(session, this.configSpecs, option, value)
-    if (event) await this.ctx.sessions.flush(session.id)
+    if (event === undefined) return undefined
+    appended?.(event)
+    await this.ctx.sessions.flush(session.id)
     return event
   }
 
