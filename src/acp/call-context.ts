@@ -199,8 +199,8 @@ export class Call implements CallContext {
     this.scope.audience.streamed(update.sessionId, this.scope, update, seq)
   }
 
-  whileWaiting<T>(sessionId: string, wait: () => Promise<T>): Promise<T> {
-    return this.scope.audience.notWriting(sessionId, this.scope, wait)
+  whileWaiting<T>(_sessionId: string, wait: () => Promise<T>): Promise<T> {
+    return this.scope.audience.notWriting(wait)
   }
 
   /** What `afterResponse` collected (emptied). */

@@ -34,6 +34,7 @@ import type { Notice } from './notices/notice.js'
 import { PromptQueues } from './queue/prompt-queue.js'
 import { ToolRegistry } from './tools/registry.js'
 import { SteerInbox, type SteerReceipt } from './turn/steer-inbox.js'
+import { StreamingSteps } from './turn/streaming-steps.js'
 import { sessionSystemPrompt } from './turn/system-prompt.js'
 import { finishTurn } from './turn/turn-end.js'
 import { TurnRun } from './turn/turn-run.js'
@@ -76,6 +77,8 @@ export class AgentService {
   /** What the features add: slash commands, tools, hooks on a turn (see `BUILTIN_FEATURES`). */
   readonly features: AgentFeatures
   private readonly running = new Map<string, RunningTurn>()
+  /** The model steps streaming now: a `config/set` waits until the step's message is in the log. */
+  private readonly streaming = new StreamingSteps()
   private cancellingAll = false
 
   constructor(
@@ -169,11 +172,21 @@ export class AgentService {
   /**
    * Sets a session option and resolves with its `config/set` event once that is durable; undefined
    * when the option already had this value (nothing is written). Throws `INVALID_CONFIG` for an
-   * option or value not offered; nothing changes.
+   * option or value not offered; nothing changes. Waits while a model step of the session streams
+   * (see `StreamingSteps`). `appended` hears the event as soon as it is in
+   * the log (before it is durable), so that its caller shows it in log order.
    */
-  async setConfig(session: Session, option: string, value: ConfigValue): Promise<SessionEvent | undefined> {
+  async setConfig(
+    session: Session,
+    option: string,
+    value: ConfigValue,
+    appended?: (event: SessionEvent) => void,
+  ): Promise<SessionEvent | undefined> {
+    await this.streaming.passed(session.id)
     const event = setSessionConfig(session, this.configSpecs, option, value)
-    if (event) await this.ctx.sessions.flush(session.id)
+    if (event === undefined) return undefined
+    appended?.(event)
+    await this.ctx.sessions.flush(session.id)
     return event
   }
 
@@ -326,6 +339,7 @@ export class AgentService {
         sessions: this.ctx.sessions,
         tools: this.tools,
         permissions,
+        streaming: this.streaming,
         beforeStep: (send, stepSignal) => this.features.beforeStep(session, send, stepSignal),
         configSpecs: this.configSpecs,
         maxSteps: this.maxSteps,

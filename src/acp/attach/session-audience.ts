@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
@@ -15,8 +16,6 @@ const STREAMED_WHOLE: ReadonlySet<string> = new Set(['agent_message', 'agent_tho
 interface Attached extends Seat {
   /** The connection (its call scope): one seat per connection and session. */
   readonly owner: object
-  /** Calls of this connection writing the session now: what they append, they show it themselves. */
-  writing: number
   /** The seq of the event whose chunks it was streamed before the event was appended. */
   streamedSeq: number
   /**
@@ -37,6 +36,17 @@ interface Attached extends Seat {
 }
 
 /**
+ * A call that shows what it appends to a session itself (see {@link SessionAudience.writing}):
+ * the async context of everything it runs, so that what it appends is known as its own.
+ */
+interface Writer {
+  readonly sessionId: string
+  readonly owner: object
+  /** False once the call has ended (a task it left running appends as anyone else). */
+  shows: boolean
+}
+
+/**
  * The connections of this process that have each session open. Every event appended to a session
  * (by any connection, or caught up from another process) is projected for each attached
  * connection as a replay projects it, and sent to every one whose own call did not write it: each
@@ -53,6 +63,8 @@ export class SessionAudience {
   private readonly presence = new Map<string, Presence>()
   /** Per session, the seq of the event whose chunks stream now (before it is appended). */
   private readonly streaming = new Map<string, number>()
+  /** The writing call whose async context runs now, if any. */
+  private readonly writer = new AsyncLocalStorage<Writer>()
 
   /** The session's life in the other processes that have it open (presence, questions). */
   private readonly cross: CrossProcess
@@ -72,7 +84,6 @@ export class SessionAudience {
     const attached: Attached = {
       ...seat,
       owner,
-      writing: 0,
       streamedSeq: 0,
       joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
       lastChunk: undefined,
@@ -225,31 +236,31 @@ export class SessionAudience {
 
   /**
    * Runs `write`, a call of `owner` that shows what it appends to `sessionId` itself (a prompt's
-   * live updates, a title it set): meanwhile its seat is fed but sends nothing.
+   * live updates, a title it set): what it appends (in its async context, while it runs) feeds
+   * `owner`'s seat but is not sent to it. What other calls append meanwhile, of this connection
+   * or another, is sent to it as to any attached connection.
    */
   async writing<T>(sessionId: string, owner: object, write: () => Promise<T>): Promise<T> {
-    const seat = this.seatsOf(sessionId).find((attached) => attached.owner === owner)
-    if (seat) seat.writing++
+    const writer: Writer = { sessionId, owner, shows: true }
     try {
-      return await write()
+      return await this.writer.run(writer, write)
     } finally {
-      if (seat) seat.writing--
+      writer.shows = false
     }
   }
 
   /**
-   * Runs `wait`, a pause of a writing call of `owner` (its prompt waiting in line): meanwhile its
-   * seat is sent what the others append, as if it were not writing.
+   * Runs `wait`, a pause of a writing call (its prompt waiting in line): what is appended in it is
+   * sent to its connection, as if it were not writing.
    */
-  async notWriting<T>(sessionId: string, owner: object, wait: () => Promise<T>): Promise<T> {
-    const seat = this.seatsOf(sessionId).find((attached) => attached.owner === owner)
-    const paused = seat !== undefined && seat.writing > 0
-    if (paused) seat.writing--
-    try {
-      return await wait()
-    } finally {
-      if (paused) seat.writing++
-    }
+  notWriting<T>(wait: () => Promise<T>): Promise<T> {
+    return this.writer.exit(wait)
+  }
+
+  /** Whether what is appended to `sessionId` now is appended by a call of `seat`'s connection that shows it itself. */
+  private showsItself(sessionId: string, seat: Attached): boolean {
+    const writer = this.writer.getStore()
+    return writer?.shows === true && writer.owner === seat.owner && writer.sessionId === sessionId
   }
 
   /**
@@ -260,7 +271,7 @@ export class SessionAudience {
     if (!STREAMED.has(update.update.sessionUpdate)) return
     this.streaming.set(sessionId, seq)
     for (const seat of this.seatsOf(sessionId)) {
-      if (seat.owner === owner || seat.writing > 0 || seat.joinedDuringSeq === seq) continue
+      if (seat.owner === owner || seat.joinedDuringSeq === seq) continue
       void seat.turnEnds.flush()
       if (seat.lastChunk) void seat.notify(seat.lastChunk)
       seat.streamedSeq = seq
@@ -324,7 +335,11 @@ export class SessionAudience {
       this.streaming.delete(session.id)
     for (const seat of this.seatsOf(session.id)) {
       const projected = seat.projector.updatesFor(event)
-      if (seat.writing > 0) continue
+      // Its own call shows this event itself, now: what is held for it goes out first.
+      if (this.showsItself(session.id, seat)) {
+        void seat.turnEnds.flush()
+        continue
+      }
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
     }
     if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)

@@ -15,11 +15,12 @@ export async function setOption(call: CallContext, session: Session, option: str
   const pen = call.sessions.takePen(session)
   try {
     await sendCaughtUp(call, session)
-    const event = await call.agent.setConfig(session, option, value)
-    if (event === undefined) return
-    for (const update of configUpdates(call.agent)(session.config.values, option)) {
-      call.notify({ sessionId: session.id, update, _meta: { dsh: { seq: event.seq } } })
-    }
+    // Shown as soon as it is in the log: what is appended after it reaches this client after it.
+    await call.agent.setConfig(session, option, value, (event) => {
+      for (const update of configUpdates(call.agent)(session.config.values, option)) {
+        void call.notify({ sessionId: session.id, update, _meta: { dsh: { seq: event.seq } } })
+      }
+    })
   } finally {
     await pen.release()
   }

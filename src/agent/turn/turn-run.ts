@@ -24,6 +24,7 @@ import { type StreamedStep, streamModelStep } from './model-step.js'
 import { deliverSteers } from './steer-delivery.js'
 import type { SteerInbox } from './steer-inbox.js'
 import { stepCost, usageUpdateOf, windowOf } from './step-usage.js'
+import type { StreamingSteps } from './streaming-steps.js'
 import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 import { TurnCalls } from './turn-calls.js'
 import type { TurnEnding, TurnScope } from './turn-scope.js'
@@ -48,6 +49,8 @@ export interface TurnRunOptions {
     send: (update: SessionUpdate, seq: number) => void,
     signal: AbortSignal,
   ) => void | Promise<void>
+  /** Where a streaming step is marked, so that nothing is appended before its message. */
+  readonly streaming?: StreamingSteps
   /** The session options: each model request reads the session's mode, model and effort anew. */
   readonly configSpecs: readonly ConfigOptionSpec[]
   readonly maxSteps: number
@@ -191,13 +194,49 @@ export class TurnRun {
     const auto = this.compactor().beforeRequest(shape)
     if (auto && (await auto)?.status === 'cancelled') return { reason: 'cancelled' }
     session.append({ type: 'step/start', data: { turn, step } })
+    // Once a chunk went out tagged with the log's next seq, and until the message is recorded at
+    // it, no other change is appended (it waits, see StreamingSteps).
+    let endStreaming: (() => void) | undefined
+    const claim = () => {
+      endStreaming ??= options.streaming?.begin(session.id)
+    }
+    let streamed: StreamedStep
+    try {
+      streamed = await this.streamStep(shape, claim)
+      this.recordAssistant(step, streamed, shape.model)
+    } finally {
+      endStreaming?.()
+    }
+    const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
+    const ending = this.endingOf(streamed)
+    if (ending === undefined) {
+      await this.calls.executeAll(step, calls, tools, options.permissions)
+    } else {
+      const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
+      for (const call of calls) this.calls.recordResult(step, call.event, { output, isError: true })
+    }
+    session.append({ type: 'step/end', data: { turn, step } })
+    if (ending) return ending
+    if (this.signal.aborted) return { reason: 'cancelled' }
+    return calls.length > 0 ? undefined : { reason: 'completed' }
+  }
+
+  /** Streams the step's model request (compacting and asking once more when it is too long). */
+  private async streamStep(
+    shape: RequestShape & { readonly model: string },
+    claim: () => void,
+  ): Promise<StreamedStep> {
+    const { session, options } = this
     const stream = () =>
       streamModelStep(
         session,
         options.provider,
         shape.tools,
         this.signal,
-        (update, seq) => this.send(update, seq),
+        (update, seq) => {
+          claim()
+          this.send(update, seq)
+        },
         {
           ...(shape.model !== undefined && { model: shape.model }),
           ...(shape.thoughtLevel !== undefined && { thoughtLevel: shape.thoughtLevel }),
@@ -224,19 +263,7 @@ export class TurnRun {
         }
       }
     }
-    this.recordAssistant(step, streamed, shape.model)
-    const calls = streamed.calls.map((call) => this.calls.record(step, call, tools))
-    const ending = this.endingOf(streamed)
-    if (ending === undefined) {
-      await this.calls.executeAll(step, calls, tools, options.permissions)
-    } else {
-      const output = ending.reason === 'cancelled' ? CANCELLED_TOOL_OUTPUT : notRunOutput(ending)
-      for (const call of calls) this.calls.recordResult(step, call.event, { output, isError: true })
-    }
-    session.append({ type: 'step/end', data: { turn, step } })
-    if (ending) return ending
-    if (this.signal.aborted) return { reason: 'cancelled' }
-    return calls.length > 0 ? undefined : { reason: 'completed' }
+    return streamed
   }
 
   /**
