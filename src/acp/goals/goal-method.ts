@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { applyGoalAction, GoalActionError } from '../../agent/goals/goal-control.js'
 import { goalInfoUpdate, goalView } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
+import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
 import type { AcpServer } from '../server.js'
@@ -24,13 +25,7 @@ export const sessionGoalMethod = defineMethod({
   name: METHOD,
   async handle(params: unknown, call) {
     if (!servesGoals(call.client)) throw ProtocolError.methodNotFound(METHOD)
-    if (!validateGoalParams(params)) {
-      const errors = (validateGoalParams.errors ?? []).map(
-        (e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`,
-      )
-      throw ProtocolError.invalidParams(`${METHOD}: invalid params: ${errors.join('; ')}`, { errors })
-    }
-    const { sessionId, action, objective } = params
+    const { sessionId, action, objective } = checkedParams(METHOD, validateGoalParams, params)
     const session = await openSession(call, sessionId)
     const pen = call.sessions.takePen(session)
     try {

@@ -1,8 +1,8 @@
 import type { Context } from 'cordis'
 import { isObject } from '../../lib/is.js'
-import type { SchemaValidator } from '../../lib/schema-validator.js'
 import { undoablePrompts } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
+import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
 import type { AcpServer } from '../server.js'
@@ -13,13 +13,6 @@ import {
   validateModeRewindParams,
   validateRewindPointsParams,
 } from './wire-validators.gen.js'
-
-/** `params` when `validate` proves it well formed, else -32602 with each error as `path: message`. */
-function checked<T>(method: string, validate: SchemaValidator<T>, params: unknown): T {
-  if (validate(params)) return params
-  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
-  throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
-}
 
 /**
  * `_session/rewind`, both contracts on one method, told apart by their required field:
@@ -36,8 +29,8 @@ export const sessionRewindMethod = defineMethod({
         '_session/rewind: give beforeMessage (the JetBrains AIR contract) or messageId (with mode: files, conversation or both), not both',
       )
     }
-    if (air) return airRewind(checked('_session/rewind', validateAirRewindParams, params), call)
-    return modeRewind(checked('_session/rewind', validateModeRewindParams, params), call)
+    if (air) return airRewind(checkedParams('_session/rewind', validateAirRewindParams, params), call)
+    return modeRewind(checkedParams('_session/rewind', validateModeRewindParams, params), call)
   },
 })
 
@@ -50,7 +43,7 @@ export const sessionRewindMethod = defineMethod({
 export const sessionRewindPointsMethod = defineMethod({
   name: '_session/rewind_points',
   async handle(params: unknown, call) {
-    const { sessionId } = checked('_session/rewind_points', validateRewindPointsParams, params)
+    const { sessionId } = checkedParams('_session/rewind_points', validateRewindPointsParams, params)
     const session = await openSession(call, sessionId)
     return {
       points: undoablePrompts(session).map((point, i) => ({

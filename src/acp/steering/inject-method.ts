@@ -1,6 +1,7 @@
+import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
-import { checkedParams, steeringPrompt } from './steering-params.js'
+import { steeringPrompt } from './steering-params.js'
 import { validateInjectParams } from './wire-validators.gen.js'
 
 /**

@@ -1,10 +1,11 @@
 import type { Context } from 'cordis'
+import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { runInLine } from '../requests/prompt-line.js'
 import { openSession } from '../requests/session-access.js'
 import type { AcpServer } from '../server.js'
 import { sessionInjectMethod } from './inject-method.js'
-import { checkedParams, steeringPrompt } from './steering-params.js'
+import { steeringPrompt } from './steering-params.js'
 import {
   validateRuntimeControlParams,
   validateRuntimeReadParams,

@@ -1,16 +1,8 @@
-import type { SchemaValidator } from '../../lib/schema-validator.js'
 import type { ContentBlock } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
 import { promptBlocks } from '../requests/content-blocks.js'
 import { validateParams } from '../validate-params.js'
-
-/** `params` when `validate` proves it well formed, else -32602 with each error as `path: message`. */
-export function checkedParams<T>(method: string, validate: SchemaValidator<T>, params: unknown): T {
-  if (validate(params)) return params
-  const errors = (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? 'invalid'}`)
-  throw ProtocolError.invalidParams(`${method}: invalid params: ${errors.join('; ')}`, { errors })
-}
 
 /**
  * The blocks `method` was given for a session's turn, each checked as `session/prompt`'s are (the
