@@ -1,8 +1,9 @@
 import { renameSync, writeFileSync } from 'node:fs'
+import { isObject } from '../lib/is.js'
 import { formatTranscriptEntry, type TranscriptEntry } from '../process/transcript.js'
 import type { AgentExit } from './agent-exit.js'
-import { validateAcpMessage } from './compare/acp-schema.js'
-import { compareConnection, type Difference } from './compare/compare.js'
+import { type AcpProtocolVersion, validateAcpMessage } from './compare/acp-schema.js'
+import { compareConnection, type Difference, type Placement } from './compare/compare.js'
 import { Normalizer } from './compare/normalize.js'
 import { type Placeholder, placeholderRules } from './compare/placeholders.js'
 import type { CompiledRule } from './compare/rules.js'
@@ -106,26 +107,7 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
       })
     }
     differences.push(...compared.differences)
-    if (options.validate) {
-      for (const entry of liveHere) {
-        if (entry.dir !== 'out') continue
-        const errors =
-          entry.msg === undefined
-            ? ['not JSON']
-            : validateAcpMessage(entry.msg, {
-                schema: 'auto',
-                ...(entry.answers !== undefined && { method: entry.answers }),
-              })
-        if (errors.length === 0) continue
-        const place = compared.placements.get(entry)
-        violations.push({
-          connection,
-          ...(place?.line !== undefined ? { line: place.line } : { afterLine: place?.afterLine ?? 0 }),
-          what: entry.method ?? (entry.answers !== undefined ? `response to ${entry.answers}` : entry.kind),
-          errors,
-        })
-      }
-    }
+    if (options.validate) violations.push(...schemaViolations(connection, liveHere, compared.placements))
     if (!result.completed) break
   }
   return {
@@ -135,6 +117,47 @@ export async function replay(options: ReplayOptions): Promise<ReplayReport> {
     connections,
     live,
   }
+}
+
+/**
+ * The agent messages of one connection that break the ACP schema of the protocol version the
+ * agent chose in its `initialize` answer (v1 unless it answered `protocolVersion: 2`): the stable
+ * schema for stable methods, the unstable draft for the rest.
+ */
+function schemaViolations(
+  connection: number,
+  live: readonly LiveEntry[],
+  placements: ReadonlyMap<LiveEntry, Placement>,
+): Violation[] {
+  const protocol = chosenProtocol(live)
+  const violations: Violation[] = []
+  for (const entry of live) {
+    if (entry.dir !== 'out') continue
+    const errors =
+      entry.msg === undefined
+        ? ['not JSON']
+        : validateAcpMessage(entry.msg, {
+            schema: 'auto',
+            protocol,
+            ...(entry.answers !== undefined && { method: entry.answers }),
+          })
+    if (errors.length === 0) continue
+    const place = placements.get(entry)
+    violations.push({
+      connection,
+      ...(place?.line !== undefined ? { line: place.line } : { afterLine: place?.afterLine ?? 0 }),
+      what: entry.method ?? (entry.answers !== undefined ? `response to ${entry.answers}` : entry.kind),
+      errors,
+    })
+  }
+  return violations
+}
+
+/** The protocol version the agent's `initialize` answer chose on one connection (1 without one). */
+function chosenProtocol(live: readonly LiveEntry[]): AcpProtocolVersion {
+  const answer = live.find((entry) => entry.dir === 'out' && entry.answers === 'initialize')
+  const result = isObject(answer?.msg) ? answer.msg.result : undefined
+  return isObject(result) && result.protocolVersion === 2 ? 2 : 1
 }
 
 /**

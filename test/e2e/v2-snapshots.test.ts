@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { expectV2Snapshot, runV2Scenario } from '../support/v2/v2-scenario.js'
@@ -15,8 +15,7 @@ const text = (value: string) => [{ type: 'text' as const, text: value }]
 describe('ACP v2 transcript snapshots', () => {
   it('v2-tool-edit-diff: an edit asks permission (requires_action), writes to disk itself, shows a git_patch diff; a replay shows it again', async () => {
     const output = await runV2Scenario(async (s) => {
-      const file = join(s.cwd, 'app.ts')
-      writeFileSync(file, 'const answer = 41\nexport default answer\n')
+      const file = s.projectFile('app.ts', 'const answer = 41\nexport default answer\n')
       const model = s.scriptModel([
         [
           [

@@ -9,13 +9,13 @@ import {
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
 import { readScript } from '../../src/replay/script.js'
 import { CLI, HERMETIC_ENV } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
 import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
-import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT, SNAPSHOT_ROOT } from './snapshot-scenario.js'
+import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT } from './snapshot-scenario.js'
 import { CONFIG_HOME, MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
 export interface SnapshotReplay {
@@ -26,13 +26,13 @@ export interface SnapshotReplay {
 }
 
 /**
- * Replays `test/snapshots/<name>/transcript.jsonl` through the replay engine (`src/replay`)
+ * Replays `<dir>/transcript.jsonl` (a scenario folder of `test/snapshots` or `test/snapshots-v2`) through the replay engine (`src/replay`)
  * against the built server, started as `replay.json` says on a fresh store, with
  * `--validate`'s schema checks; the snapshot normalization's paths are `--set` placeholders, so
  * the client's messages carry this replay's real directories (the cwd `<work>/project` exists).
  */
-export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<SnapshotReplay> {
-  const dir = join(SNAPSHOT_ROOT, name)
+export async function replaySnapshot(dir: string, timeoutMs = 10_000): Promise<SnapshotReplay> {
+  const name = basename(dir)
   const spec = JSON.parse(readFileSync(join(dir, 'replay.json'), 'utf8')) as ReplaySpec
   const workDir = mkdtempSync(join(tmpdir(), 'dsh-acp-snapshot-replay-'))
   const storeDir = join(workDir, 'store')
@@ -44,7 +44,7 @@ export async function replaySnapshot(name: string, timeoutMs = 10_000): Promise<
     if (spec.nodeModules) symlinkSync(PROJECT_NODE_MODULES, join(workDir, 'node_modules'), 'dir')
     for (const [file, text] of Object.entries(spec.files)) {
       mkdirSync(dirname(join(workDir, file)), { recursive: true })
-      writeFileSync(join(workDir, file), text)
+      writeFileSync(join(workDir, file), text.replaceAll('<work>', workDir))
     }
     const env = spec.configHome
       ? { ...HERMETIC_ENV, XDG_CONFIG_HOME: join(workDir, CONFIG_HOME) }

@@ -4,13 +4,13 @@ import type { FakeReply } from './fake-openai.js'
 /**
  * How to run a snapshot scenario's server again: `test/snapshots/<name>/replay.json`, written by
  * `runScenario` from what the scenario did (so a new scenario gets one without extra work).
- * `<work>` in args stands for the scenario's work directory, {@link MODEL_SERVER} for the fake
+ * `<work>` in args and in the text of `files` stands for the scenario's work directory, {@link MODEL_SERVER} for the fake
  * chat-completions server that `modelServer` (its replies, in request order) describes.
  */
 export interface ReplaySpec {
   /** One entry per server process, in order; each starts with the client's `initialize`. */
   readonly processes: readonly { readonly idPrefix: string; readonly args: readonly string[] }[]
-  /** Files the scenario wrote into its work directory (model scripts), by name. */
+  /** Files the scenario wrote into its work directory (model scripts, project files), by path. */
   readonly files: Readonly<Record<string, string>>
   /** Empty directories the scenario made in its work directory (besides `project`), by name. */
   readonly directories?: readonly string[]

@@ -6,8 +6,9 @@ import addFormatsModule from 'ajv-formats'
 import { isObject } from '../../lib/is.js'
 
 /**
- * Validation against the official ACP JSON schema shipped in `@agentclientprotocol/sdk` (v1):
- * the stable schema and the unstable draft (a superset of the stable one). Used by
+ * Validation against the official ACP JSON schemas shipped in `@agentclientprotocol/sdk`, for
+ * protocol version 1 and for the v2 draft: each version's stable schema and its unstable draft (a
+ * superset of the stable one). Used by
  * `dsh-acp replay --validate` and by our own tests. Both functions return human-readable error
  * strings: an empty array means valid.
  */
@@ -39,21 +40,24 @@ interface LoadedSchema {
   readonly compiled: Map<string, ValidateFunction>
 }
 
+/** The ACP protocol versions whose schemas the SDK ships. */
+export type AcpProtocolVersion = 1 | 2
+
 const require = createRequire(import.meta.url)
-const loaded = new Map<'stable' | 'unstable', LoadedSchema>()
+const loaded = new Map<string, LoadedSchema>()
 
 const integerIn = (min: number, max: number) => ({
   type: 'number' as const,
   validate: (n: number) => Number.isInteger(n) && n >= min && n <= max,
 })
 
-function load(variant: 'stable' | 'unstable'): LoadedSchema {
-  const found = loaded.get(variant)
+function load(variant: 'stable' | 'unstable', version: AcpProtocolVersion = 1): LoadedSchema {
+  const id = `https://agentclientprotocol.com/schema/v${version}/${variant}.json`
+  const found = loaded.get(id)
   if (found) return found
   const file = variant === 'stable' ? 'schema.json' : 'schema.unstable.json'
-  const path = require.resolve(`@agentclientprotocol/sdk/schema/v1/${file}`)
+  const path = require.resolve(`@agentclientprotocol/sdk/schema/v${version}/${file}`)
   const schema = JSON.parse(readFileSync(path, 'utf8')) as JsonSchema
-  const id = `https://agentclientprotocol.com/schema/v1/${variant}.json`
   const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false })
   addFormats(ajv)
   ajv.addFormat('int32', integerIn(-(2 ** 31), 2 ** 31 - 1))
@@ -74,14 +78,18 @@ function load(variant: 'stable' | 'unstable'): LoadedSchema {
     methods.set(method, entry)
   }
   const result = { id, schema, ajv, methods, compiled: new Map<string, ValidateFunction>() }
-  loaded.set(variant, result)
+  loaded.set(id, result)
   return result
 }
 
-function resolveVariant(variant: AcpSchemaVariant, method: string | undefined): LoadedSchema {
-  if (variant !== 'auto') return load(variant)
-  const stable = load('stable')
-  return method === undefined || stable.methods.has(method) ? stable : load('unstable')
+function resolveVariant(
+  variant: AcpSchemaVariant,
+  method: string | undefined,
+  version: AcpProtocolVersion = 1,
+): LoadedSchema {
+  if (variant !== 'auto') return load(variant, version)
+  const stable = load('stable', version)
+  return method === undefined || stable.methods.has(method) ? stable : load('unstable', version)
 }
 
 /** The `$defs` names of a method's params and result, or undefined when the schema lacks it. */
@@ -126,6 +134,8 @@ export interface MessageOptions {
   readonly method?: string
   /** Default `unstable`. */
   readonly schema?: AcpSchemaVariant
+  /** The protocol version the connection chose at `initialize`; default 1. */
+  readonly protocol?: AcpProtocolVersion
 }
 
 /**
@@ -153,7 +163,7 @@ function isUnschemedMethod(method: string): boolean {
 function validateWith(message: unknown, options: MessageOptions): string[] {
   if (!isObject(message)) return ['message: not a JSON object']
   const method = typeof message.method === 'string' ? message.method : options.method
-  const schema = resolveVariant(options.schema ?? 'unstable', method)
+  const schema = resolveVariant(options.schema ?? 'unstable', method, options.protocol)
   const errors: string[] = []
   if (message.jsonrpc !== '2.0') errors.push('message.jsonrpc: must be "2.0"')
   const rootErrors = check(schema, '#', message, 'message')

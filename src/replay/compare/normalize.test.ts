@@ -63,6 +63,18 @@ describe('Normalizer (the built-in rules)', () => {
     })
   })
 
+  it('replaces the v2 initialize versions (info on either side)', () => {
+    const n = new Normalizer()
+    const asked = { method: 'initialize', params: { protocolVersion: 2, info: { name: 'c', version: '9' } } }
+    expect(n.normalize(asked, 'in', 'initialize')).toEqual({
+      method: 'initialize',
+      params: { protocolVersion: 2, info: { name: 'c', version: '<version>' } },
+    })
+    expect(n.normalize({ result: { info: { name: 'a', version: '0.4.0' } } }, 'out', 'initialize')).toEqual({
+      result: { info: { name: 'a', version: '<version>' } },
+    })
+  })
+
   it('runs the user rules first: ignore, rewrite and pattern, filtered by method and direction', () => {
     const rules = compileRules([
       { ignore: '/params/update/content/*/uri' },

@@ -22,8 +22,8 @@ import type { CompiledRule } from './rules.js'
  *    and seconds (`... at 2026-01-01T00:00:00.123Z`).
  * 5. Temp paths: inside strings, the system temp directory followed by one path segment (what
  *    `mkdtemp` makes, e.g. `/tmp/run-x1Yz`) becomes `<tmp>`.
- * 6. Versions: `initialize`'s `result.agentInfo.version` and `params.clientInfo.version` become
- *    `<version>`.
+ * 6. Versions: `initialize`'s `result.agentInfo.version` and `params.clientInfo.version` (v2:
+ *    `result.info.version` and `params.info.version`) become `<version>`.
  *
  * Nothing else is touched; anything else that differs is reported.
  */
@@ -108,12 +108,17 @@ const TEMP_DIRS: readonly string[] = (() => {
 const tempPathPattern = (dir: string) =>
   new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/[^/\\s"'<>]+`, 'g')
 
-/** Rule 6 alone, in place: an `initialize` message's `agentInfo.version` / `clientInfo.version` become `<version>`. */
+/**
+ * Rule 6 alone, in place: an `initialize` message's `agentInfo.version` / `clientInfo.version`
+ * (v2: `info.version` on either side) become `<version>`.
+ */
 export function normalizeInitializeVersions(value: unknown): void {
   if (!isObject(value)) return
   for (const [part, field] of [
     ['result', 'agentInfo'],
     ['params', 'clientInfo'],
+    ['result', 'info'],
+    ['params', 'info'],
   ] as const) {
     const info = (value[part] as Record<string, unknown> | undefined)?.[field]
     if (isObject(info) && typeof info.version === 'string') info.version = '<version>'

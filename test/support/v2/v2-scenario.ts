@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path'
 import { expect } from 'vitest'
 import { type NormalizeContext, normalizeSnapshotText, SNAPSHOT_WORK_PREFIX } from '../snapshot-normalize.js'
 import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT } from '../snapshot-scenario.js'
+import type { ReplaySpec } from '../snapshot-spec.js'
 import { type V2AgentOptions, V2AgentProcess } from './v2-agent-process.js'
 
 /** Where the v2 scenarios live, beside the v1 ones: `<root>/<scenario>/transcript.jsonl`, `store/`. */
@@ -14,6 +15,8 @@ export interface V2Scenario {
   readonly cwd: string
   /** Writes a `script:` model file into the work directory; returns the `--model` value. */
   scriptModel(turns: unknown): string
+  /** Writes a file into the project (recorded in `replay.json`); returns its path. */
+  projectFile(name: string, text: string): string
   /** Spawns the built server on the scenario's store, with the fake clock, ids and transcript. */
   start(options: V2AgentOptions): V2AgentProcess
 }
@@ -23,7 +26,12 @@ export interface V2ScenarioOutput {
   readonly storeFiles: ReadonlyMap<string, string>
   /** v2 schema violations on the wire, exit codes other than 0. */
   readonly problems: readonly string[]
+  /** `replay.json`: how to start the server again to replay the transcript (see `ReplaySpec`). */
+  readonly replaySpec: string
 }
+
+/** The model script's name in the work directory (one per scenario). */
+const MODEL_FILE = 'model.json'
 
 /**
  * Runs a v2 scenario against the built server, driven by the SDK's v2 client, recording one
@@ -41,15 +49,26 @@ export async function runV2Scenario(
   const context: NormalizeContext = { storeDir, workDir }
   const agents: V2AgentProcess[] = []
   const problems: string[] = []
+  const files: Record<string, string> = {}
+  const processes: ReplaySpec['processes'][number][] = []
+  const record = (name: string, text: string) => {
+    writeFileSync(join(workDir, name), text)
+    files[name] = text.replaceAll(workDir, '<work>')
+    return join(workDir, name)
+  }
   try {
     await body({
       cwd,
       scriptModel(turns) {
-        const file = join(workDir, 'model.json')
-        writeFileSync(file, JSON.stringify({ turns }))
-        return `script:${file}`
+        return `script:${record(MODEL_FILE, JSON.stringify({ turns }))}`
+      },
+      projectFile(name, text) {
+        return record(join(SNAPSHOT_PROJECT, name), text)
       },
       start(options) {
+        // replay.json starts every process with the hermetic environment alone.
+        if (options.env) throw new Error('a v2 snapshot scenario cannot add to the environment')
+        processes.push({ idPrefix: 'ses_', args: options.args.map((a) => a.replaceAll(workDir, '<work>')) })
         const agent = new V2AgentProcess({
           ...options,
           args: [
@@ -78,7 +97,8 @@ export async function runV2Scenario(
         .filter((n) => n.endsWith('.jsonl'))
         .sort())
         storeFiles.set(name, normalizeSnapshotText(readFileSync(join(storeDir, name), 'utf8'), context))
-    return { transcript, storeFiles, problems }
+    const spec: ReplaySpec = { processes, files }
+    return { transcript, storeFiles, problems, replaySpec: `${JSON.stringify(spec, null, 2)}\n` }
   } finally {
     rmSync(workDir, { recursive: true, force: true })
   }
@@ -93,11 +113,15 @@ function versionless(line: string): string {
   return JSON.stringify(entry)
 }
 
-/** Compares a v2 scenario's output with `test/snapshots-v2/<name>/` (`vitest -u` rewrites it). */
+/**
+ * Compares a v2 scenario's output with `test/snapshots-v2/<name>/` (the transcript, `replay.json`
+ * and the store files; `vitest -u` rewrites them).
+ */
 export async function expectV2Snapshot(name: string, output: V2ScenarioOutput): Promise<void> {
   expect(output.problems).toEqual([])
   const dir = join(V2_SNAPSHOT_ROOT, name)
   await expect(output.transcript).toMatchFileSnapshot(join(dir, 'transcript.jsonl'))
+  await expect(output.replaySpec).toMatchFileSnapshot(join(dir, 'replay.json'))
   for (const [file, text] of output.storeFiles)
     await expect(text).toMatchFileSnapshot(join(dir, 'store', file))
   const storeDir = join(dir, 'store')
