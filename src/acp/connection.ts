@@ -15,7 +15,7 @@ import { v2ClientRequests } from './v2/client-requests-v2.js'
 import { PROTOCOL_V2 } from './v2/initialize-v2.js'
 import { promptOrSteerV2 } from './v2/prompt-v2.js'
 import { noteV2Request } from './v2/protocol-choice.js'
-import { readV2Request, V2_UNBATCHABLE, type V2Route } from './v2/reader.js'
+import { inClientWords, readV2Request, V2_UNBATCHABLE, type V2Route } from './v2/reader.js'
 import { resumesSession, sendResumeState } from './v2/resume-state-v2.js'
 import { validateParams } from './validate-params.js'
 import { ClientView } from './views/client-view.js'
@@ -201,10 +201,11 @@ export class AcpConnection {
     const call = new Call(this.scope, token, id)
     this.running++
     let settlesLater = false
+    let route: V2Route | undefined
     try {
       const client = this.scope.client
       if (client?.protocolVersion === PROTOCOL_V2 && !notification) noteV2Request(client, name)
-      const route = client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
+      route = client?.protocolVersion === PROTOCOL_V2 ? readV2Request(name, params) : undefined
       const target = route?.method ?? name
       const acpMethod = isAcpMethod(target) ? target : undefined
       const method = this.methodFor(target, acpMethod, notification)
@@ -219,9 +220,10 @@ export class AcpConnection {
         return result
       }
       settlesLater = true
-      return this.settleCall(name, result, call, notification)
+      const answered = route ? inClientWords(result, route) : result
+      return this.settleCall(name, answered, call, notification)
     } catch (error) {
-      return this.failed(name, error, notification)
+      return this.failed(name, route ? route.failure(error) : error, notification)
     } finally {
       if (!settlesLater) this.release(call)
     }

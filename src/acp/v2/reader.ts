@@ -1,3 +1,4 @@
+import { ResponseError } from 'vscode-jsonrpc'
 import { ErrorCode, ProtocolError } from '../errors.js'
 import { isRecord, sessionAnswerV2 } from './config-options-v2.js'
 import { configValueV1, mcpServersV1 } from './open-enums.js'
@@ -7,6 +8,11 @@ export interface V2Route {
   readonly method: string
   readonly params: unknown
   answer(result: unknown): unknown
+  /**
+   * A failure of the call in the client's words: an error whose message names the v1 call
+   * (`session/load: …`) names the v2 method the client called instead (`session/resume: …`).
+   */
+  failure(error: unknown): unknown
 }
 
 /**
@@ -62,5 +68,20 @@ export function readV2Request(method: string, params: unknown): V2Route {
   }
   if (isRecord(params) && method === 'session/set_config_option') read = configValueV1(params)
   const answer = SESSION_ANSWERS.has(target) ? sessionAnswerV2 : (result: unknown) => result
-  return { method: target, params: read, answer }
+  return { method: target, params: read, answer, failure: (error) => namingCalled(error, target, method) }
+}
+
+/** `error` with the `served:` that starts its message as `called:` (when the two differ). */
+function namingCalled(error: unknown, served: string, called: string): unknown {
+  if (served === called || !(error instanceof ResponseError)) return error
+  const prefix = `${served}:`
+  if (!error.message.startsWith(prefix)) return error
+  return new ProtocolError(error.code, `${called}:${error.message.slice(prefix.length)}`, error.data)
+}
+
+/** `result`, failing (if it fails) in the client's words (see `V2Route.failure`). */
+export function inClientWords(result: PromiseLike<unknown>, route: V2Route): Promise<unknown> {
+  return Promise.resolve(result).catch((error: unknown) => {
+    throw route.failure(error)
+  })
 }
