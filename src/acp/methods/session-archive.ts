@@ -1,6 +1,7 @@
 import type { SessionStore } from '../../session/index.js'
 import { defineMethod } from '../method.js'
 import { assertSessionId } from '../requests/session-access.js'
+import { dropHeldMessages } from '../steering/held-messages.js'
 
 /** Records the archive state (a `session/archived` event, durable) unless it is that already. */
 async function setArchived(sessions: SessionStore, sessionId: string, archived: boolean): Promise<void> {
@@ -11,7 +12,8 @@ async function setArchived(sessions: SessionStore, sessionId: string, archived: 
 
 /**
  * `session/archive` (unstable): hides the session from the default `session/list`, keeping its id
- * and history. A live session is first cancelled and let go as `session/close` would. Archiving an
+ * and history. A live session is first cancelled and let go as `session/close` would (what
+ * `_session/inject` held for it is dropped). Archiving an
  * archived session succeeds; an unknown one is -32002.
  */
 export const sessionArchiveMethod = defineMethod({
@@ -21,6 +23,7 @@ export const sessionArchiveMethod = defineMethod({
     await call.agent.cancel(sessionId)
     await setArchived(call.sessions, sessionId, true)
     if (call.sessions.get(sessionId)) await call.sessions.close(sessionId)
+    dropHeldMessages(call, sessionId)
     return {}
   },
 })
