@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { expectV2Snapshot, runV2Scenario } from '../support/v2/v2-scenario.js'
+import { expectV2Snapshot, runV2Scenario, type V2Scenario } from '../support/v2/v2-scenario.js'
 
 /**
  * ACP v2 transcript snapshots (test/snapshots-v2/*, beside the v1 ones in test/snapshots): what a
@@ -181,6 +182,36 @@ describe('ACP v2 transcript snapshots', () => {
       await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
     })
     await expectV2Snapshot('v2-subagent', output)
+  })
+
+  it('v2-display-terminal: run_command asks permission, shows its own terminal (terminal_update, tool_call_content_chunk, terminal_output_chunk, exitStatus), then the result; a replay shows the result as text; the same on a machine without a sandbox', async () => {
+    const command = "printf 'checking 3 files\\nall clean\\n'"
+    const scenario = async (s: V2Scenario) => {
+      const model = s.scriptModel([
+        [[{ toolCall: { id: 'call_r', name: 'run_command', input: { command } } }], [{ text: 'All clean.' }]],
+      ])
+      const agent = s.start({
+        args: ['--model', model],
+        setupClient: (app) =>
+          app.onRequest('session/request_permission', () => ({
+            outcome: { outcome: 'selected', optionId: 'allow_once' },
+          })),
+      })
+      await agent.initialize()
+      const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
+      await agent.agent.request('session/prompt', { sessionId, prompt: text('check the files') })
+      expect(await agent.until(idle)).toMatchObject({ stopReason: 'end_turn' })
+      await agent.agent.request('session/resume', { sessionId, cwd: s.cwd, replayFrom: { type: 'start' } })
+    }
+    const output = await runV2Scenario(scenario)
+    await expectV2Snapshot('v2-display-terminal', output)
+    // Where bubblewrap is missing, the result says so; the snapshot reads the same (normalized).
+    const unconfined = await runV2Scenario(scenario, {
+      env: { PATH: join(tmpdir(), 'dsh-no-bwrap') },
+    })
+    expect(unconfined.problems).toEqual([])
+    expect(unconfined.transcript).toBe(output.transcript)
+    expect([...unconfined.storeFiles]).toEqual([...output.storeFiles])
   })
 
   it('v2-plan-compact-rewind: a plan as plan_update, /compact as compaction_update, a rewind (claude-agent-acp shape) before the second prompt; a replay shows what is left', async () => {

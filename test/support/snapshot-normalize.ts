@@ -27,6 +27,10 @@ function pathReplacements(context: NormalizeContext): [string, string][] {
  * 2. In a transcript line answering `initialize`, `agentInfo.version` becomes `<version>` (the
  *    replay engine's own version rule, `normalizeInitializeVersions`), so a release does not
  *    rewrite every snapshot.
+ * 3. The note `run_command` appends to a result where this machine has no working bubblewrap
+ *    (`\n[ran without a sandbox: bubblewrap …]`: not installed, or refused by the kernel) is
+ *    removed from every string of a line, so a command's result reads the same on every machine.
+ *    The note `--sandbox off` asks for names no machine and stays.
  *
  * Nothing else is touched: ids come from `--id-prefix`, times from `--fake-clock`, the cwd is
  * `<work>/project`, and JSON-RPC ids from the client's own counter. Anything else that differs
@@ -38,7 +42,37 @@ function pathReplacements(context: NormalizeContext): [string, string][] {
 export function normalizeSnapshotText(text: string, context: NormalizeContext): string {
   let result = text
   for (const [from, to] of pathReplacements(context)) result = result.replaceAll(from, to)
+  if (!result.includes(MACHINE_SANDBOX_NOTE)) return result
   return result
+    .split('\n')
+    .map((line) => (line.includes(MACHINE_SANDBOX_NOTE) ? withoutSandboxNote(line) : line))
+    .join('\n')
+}
+
+/** How rule 3's note starts, whatever this machine's reason (see `CommandSandbox`). */
+const MACHINE_SANDBOX_NOTE = '[ran without a sandbox: bubblewrap'
+
+/** Rule 3 as a `dsh-acp replay --rules` rule, which the replay of a snapshot applies to both sides. */
+export const SANDBOX_NOTE_RULE = {
+  pattern: '\\n\\[ran without a sandbox: bubblewrap[^\\n]*\\]$',
+  replace: '',
+} as const
+
+const SANDBOX_NOTE = new RegExp(SANDBOX_NOTE_RULE.pattern)
+
+/** Rule 3 on one JSON line: the note removed from each string value that ends with it. */
+function withoutSandboxNote(line: string): string {
+  const strip = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replace(SANDBOX_NOTE, '')
+    if (Array.isArray(value)) return value.map(strip)
+    if (typeof value !== 'object' || value === null) return value
+    return Object.fromEntries(Object.entries(value).map(([key, child]) => [key, strip(child)]))
+  }
+  try {
+    return JSON.stringify(strip(JSON.parse(line)))
+  } catch {
+    return line
+  }
 }
 
 /** Rule 1 as `dsh-acp replay --set` placeholders: the store inside the work directory first. */

@@ -10,11 +10,17 @@ import {
 } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { compileRules } from '../../src/replay/compare/rules.js'
 import { type ReplayReport, replay } from '../../src/replay/replay.js'
 import { readScript } from '../../src/replay/script.js'
 import { CLI, HERMETIC_ENV } from './agent-process.js'
 import { startFakeOpenAi } from './fake-openai.js'
-import { type NormalizeContext, normalizeSnapshotText, snapshotPlaceholders } from './snapshot-normalize.js'
+import {
+  type NormalizeContext,
+  normalizeSnapshotText,
+  SANDBOX_NOTE_RULE,
+  snapshotPlaceholders,
+} from './snapshot-normalize.js'
 import { SNAPSHOT_CLOCK, SNAPSHOT_PROJECT } from './snapshot-scenario.js'
 import { CONFIG_HOME, MODEL_SERVER, PROJECT_NODE_MODULES, type ReplaySpec } from './snapshot-spec.js'
 
@@ -28,7 +34,8 @@ export interface SnapshotReplay {
 /**
  * Replays `<dir>/transcript.jsonl` (a scenario folder of `test/snapshots` or `test/snapshots-v2`) through the replay engine (`src/replay`)
  * against the built server, started as `replay.json` says on a fresh store, with
- * `--validate`'s schema checks; the snapshot normalization's paths are `--set` placeholders, so
+ * `--validate`'s schema checks; the snapshot normalization's paths are `--set` placeholders (and
+ * its sandbox note a `--rules` pattern), so
  * the client's messages carry this replay's real directories (the cwd `<work>/project` exists).
  */
 export async function replaySnapshot(dir: string, timeoutMs = 10_000): Promise<SnapshotReplay> {
@@ -76,6 +83,7 @@ export async function replaySnapshot(dir: string, timeoutMs = 10_000): Promise<S
         }
       },
       placeholders: snapshotPlaceholders(context),
+      rules: compileRules([SANDBOX_NOTE_RULE]),
       validate: true,
       timeoutMs,
     })

@@ -30,6 +30,15 @@ export interface V2ScenarioOutput {
   readonly replaySpec: string
 }
 
+/**
+ * What differs from one machine to another, for a test that proves a scenario's snapshot does not
+ * depend on it; never recorded in `replay.json`.
+ */
+export interface V2Machine {
+  /** Added to every process's environment (e.g. a `PATH` without bubblewrap). */
+  readonly env?: Readonly<Record<string, string>>
+}
+
 /** The model script's name in the work directory (one per scenario). */
 const MODEL_FILE = 'model.json'
 
@@ -40,6 +49,7 @@ const MODEL_FILE = 'model.json'
  */
 export async function runV2Scenario(
   body: (scenario: V2Scenario) => Promise<void>,
+  machine: V2Machine = {},
 ): Promise<V2ScenarioOutput> {
   const workDir = mkdtempSync(join(tmpdir(), SNAPSHOT_WORK_PREFIX))
   const storeDir = join(workDir, 'store')
@@ -71,6 +81,7 @@ export async function runV2Scenario(
         processes.push({ idPrefix: 'ses_', args: options.args.map((a) => a.replaceAll(workDir, '<work>')) })
         const agent = new V2AgentProcess({
           ...options,
+          ...(machine.env && { env: machine.env }),
           args: [
             ...['--store', storeDir, '--fake-clock', SNAPSHOT_CLOCK, '--id-prefix', 'ses_'],
             ...['--transcript', transcriptFile, '--log-level', 'error'],
