@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
+import { dshOf, endsTurn, saysUser, until } from '../support/live-updates.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
@@ -45,29 +46,6 @@ async function start(
 function prompt(agent: AgentProcess, sessionId: string, words: string) {
   return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
 }
-
-type Dsh = { seq?: number; turnEnd?: { seq: number; reason: string } }
-const dshOf = (u: acp.SessionNotification) => (u._meta as { dsh?: Dsh } | null | undefined)?.dsh
-
-/** Resolves once an update from `from` on passes `done` (checked at each update received). */
-async function until(
-  agent: AgentProcess,
-  done: (update: acp.SessionNotification) => boolean,
-  from = 0,
-): Promise<acp.SessionNotification> {
-  for (;;) {
-    const found = agent.updates.slice(from).find(done)
-    if (found) return found
-    if (agent.child.exitCode !== null) throw new Error(`agent exited: ${agent.stderr}`)
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
-
-const endsTurn = (seq: number) => (u: acp.SessionNotification) => dshOf(u)?.turnEnd?.seq === seq
-const saysUser = (words: string) => (u: acp.SessionNotification) =>
-  u.update.sessionUpdate === 'user_message_chunk' &&
-  u.update.content.type === 'text' &&
-  u.update.content.text === words
 
 /**
  * What a client holds of the log, whichever way it came: each update without the turn end mark

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
+import { endsTurn, saysUser, until } from '../support/live-updates.js'
 import { freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { agentText } from './updates.js'
@@ -51,29 +52,7 @@ function prompt(agent: AgentProcess, sessionId: string, words: string) {
   return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
 }
 
-type Dsh = { seq?: number; turnEnd?: { seq: number; reason: string } }
-const dshOf = (u: acp.SessionNotification) => (u._meta as { dsh?: Dsh } | null | undefined)?.dsh
 const seqOf = (r: { _meta?: unknown }) => (r._meta as { dsh: { seq: number } }).dsh.seq
-
-/** Resolves once an update from `from` on passes `done` (checked at each turn of the event loop). */
-async function until(
-  agent: AgentProcess,
-  done: (update: acp.SessionNotification) => boolean,
-  from = 0,
-): Promise<acp.SessionNotification> {
-  for (;;) {
-    const found = agent.updates.slice(from).find(done)
-    if (found) return found
-    if (agent.child.exitCode !== null) throw new Error(`agent exited: ${agent.stderr}`)
-    await new Promise((resolve) => setImmediate(resolve))
-  }
-}
-
-const endsTurn = (seq: number) => (u: acp.SessionNotification) => dshOf(u)?.turnEnd?.seq === seq
-const saysUser = (words: string) => (u: acp.SessionNotification) =>
-  u.update.sessionUpdate === 'user_message_chunk' &&
-  u.update.content.type === 'text' &&
-  u.update.content.text === words
 
 describe('two hosts on one PostgreSQL database, live', () => {
   beforeAll(() => sharedPostgres(), 120_000)
