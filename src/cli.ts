@@ -68,9 +68,7 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
       line &&
       earlyInitialize(
         line,
-        capabilities,
-        agentInfo,
-        (client) => setup.authMethods(client),
+        { capabilities, agentInfo, authMethods: (client) => setup.authMethods(client) },
         pinnedVersion(options.protocol),
       )
     // Until the connection's writer listens, an EPIPE must not become an uncaught exception.

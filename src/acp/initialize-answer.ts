@@ -10,6 +10,14 @@ import { authMethodsV2 } from './v2/auth-v2.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
 import { selectVersion } from './v2/protocol-choice.js'
 
+/** What the agent offers every client at `initialize`, whatever version is chosen. */
+export interface InitializeOffer {
+  readonly capabilities: AgentCapabilities
+  readonly agentInfo: AgentInfo
+  /** The auth methods offered to a client with these capabilities; default none. */
+  readonly authMethods?: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[]
+}
+
 /**
  * The answer to a (schema-checked) `initialize`: the protocol version the caller chose (default:
  * the highest we serve at or below the requested one, v2/protocol-choice.ts), the capabilities
@@ -19,11 +27,10 @@ import { selectVersion } from './v2/protocol-choice.js'
  */
 export function answerInitialize(
   params: acp.InitializeRequest,
-  capabilities: AgentCapabilities,
-  agentInfo: AgentInfo,
-  authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
+  offer: InitializeOffer,
   protocolVersion: number = selectVersion(params.protocolVersion, undefined),
 ): { client: ClientState; result: acp.InitializeResponse | v2.InitializeResponse } {
+  const { capabilities, agentInfo, authMethods = () => [] } = offer
   if (protocolVersion === PROTOCOL_V2) {
     const info = (params as { info?: acp.Implementation }).info
     const client = v2ClientCapabilities((params as { capabilities?: unknown }).capabilities)

@@ -43,6 +43,7 @@ function myers(a: readonly string[], b: readonly string[]): AlignStep[] {
   const offset = limit + 1
   const v = new Int32Array(2 * limit + 3)
   const trace: Int32Array[] = []
+  const search: Search = { trace, offset, n, m }
   for (let d = 0; d <= limit; d++) {
     trace.push(v.slice())
     for (let k = -d; k <= d; k += 2) {
@@ -56,7 +57,7 @@ function myers(a: readonly string[], b: readonly string[]): AlignStep[] {
         y++
       }
       v[offset + k] = x
-      if (x >= n && y >= m) return backtrack(trace, a, b, offset, d)
+      if (x >= n && y >= m) return backtrack(search, d)
     }
   }
   return [
@@ -65,16 +66,20 @@ function myers(a: readonly string[], b: readonly string[]): AlignStep[] {
   ]
 }
 
-function backtrack(
-  trace: readonly Int32Array[],
-  a: readonly string[],
-  b: readonly string[],
-  offset: number,
-  last: number,
-): AlignStep[] {
+/** A finished forward search: the furthest x per diagonal before each round, for sequences of `n` and `m` items. */
+interface Search {
+  readonly trace: readonly Int32Array[]
+  /** Where diagonal 0 sits in each row of `trace`. */
+  readonly offset: number
+  readonly n: number
+  readonly m: number
+}
+
+/** The edit script of a search that reached the end in round `last`, walked back from the end. */
+function backtrack({ trace, offset, n, m }: Search, last: number): AlignStep[] {
   const steps: AlignStep[] = []
-  let x = a.length
-  let y = b.length
+  let x = n
+  let y = m
   for (let d = last; d > 0; d--) {
     const v = trace[d] as Int32Array
     const k = x - y

@@ -31,11 +31,12 @@ export function httpHandler(hub: Hub, gate: Gate) {
     const refusal = refusalOf(request, gate)
     if (refusal) return void refuse(response, refusal)
     const id = header(request, CONNECTION_HEADER)
+    const exchange: Exchange = { hub, request, response }
     switch (request.method) {
       case 'POST':
-        return void post(hub, request, response, id)
+        return void post(exchange, id)
       case 'GET':
-        return void get(hub, request, response, id)
+        return void get(exchange, id)
       case 'DELETE':
         return void remove(hub, response, id)
       default:
@@ -45,12 +46,20 @@ export function httpHandler(hub: Hub, gate: Gate) {
   }
 }
 
-async function post(hub: Hub, request: IncomingMessage, response: ServerResponse, id: string | undefined) {
+/** One HTTP request of a client, with the hub it reaches and the response it gets. */
+interface Exchange {
+  readonly hub: Hub
+  readonly request: IncomingMessage
+  readonly response: ServerResponse
+}
+
+async function post(exchange: Exchange, id: string | undefined) {
+  const { hub, request, response } = exchange
   const body = await readBody(request, hub.limits.maxMessageBytes)
   if (typeof body !== 'string') return void refuse(response, body, true)
   const message = parseMessage(body)
   if ('status' in message) return void refuse(response, message)
-  if (id === undefined) return initialize(hub, request, response, body, message)
+  if (id === undefined) return initialize(exchange, body, message)
   const connection = hub.get(id)
   if (!connection) return void refuse(response, unknownConnection(id))
   // A notification (a cancel) or an answer to our request is taken: it frees, never holds.
@@ -66,13 +75,8 @@ async function post(hub: Hub, request: IncomingMessage, response: ServerResponse
 }
 
 /** The connection's first message must be `initialize`; its answer comes in this response's body. */
-async function initialize(
-  hub: Hub,
-  request: IncomingMessage,
-  response: ServerResponse,
-  body: string,
-  message: { method?: unknown; id?: unknown },
-) {
+async function initialize(exchange: Exchange, body: string, message: { method?: unknown; id?: unknown }) {
+  const { hub, request, response } = exchange
   if (message.method !== 'initialize' || !(typeof message.id === 'string' || typeof message.id === 'number'))
     return void refuse(response, {
       status: 400,
@@ -87,7 +91,8 @@ async function initialize(
   response.end(line)
 }
 
-function get(hub: Hub, request: IncomingMessage, response: ServerResponse, id: string | undefined) {
+function get(exchange: Exchange, id: string | undefined) {
+  const { hub, request, response } = exchange
   const connection = hub.get(id)
   if (!connection) return void refuse(response, unknownConnection(id))
   if (header(request, SESSION_HEADER) !== undefined) {

@@ -74,8 +74,9 @@ export async function record(options: RecordOptions): Promise<AgentExit> {
   })
   const forward = (signal: NodeJS.Signals) => child.kill(signal)
   for (const signal of FORWARDED_SIGNALS) process.on(signal, forward)
-  const stopInput = copyRecorded(input, child.stdin, 'in', recorder, log)
-  copyRecorded(child.stdout, output, 'out', recorder, log)
+  const recording: Recording = { recorder, log }
+  const stopInput = copyRecorded({ source: input, target: child.stdin, dir: 'in' }, recording)
+  copyRecorded({ source: child.stdout, target: output, dir: 'out' }, recording)
   try {
     return await exited
   } finally {
@@ -85,17 +86,24 @@ export async function record(options: RecordOptions): Promise<AgentExit> {
   }
 }
 
+/** One direction of the relay: what is read, where it goes, and which way that is. */
+interface Pipe {
+  readonly source: Readable
+  readonly target: Writable
+  readonly dir: WireDirection
+}
+
+/** Where both directions are recorded, and where the relay's problems are said. */
+interface Recording {
+  readonly recorder: TranscriptRecorder
+  readonly log: (message: string) => void
+}
+
 /**
  * Copies `source` to `target` chunk by chunk and records each complete line of it. Returns a
  * function that stops reading `source` (for the editor's side once the agent is gone).
  */
-function copyRecorded(
-  source: Readable,
-  target: Writable,
-  dir: WireDirection,
-  recorder: TranscriptRecorder,
-  log: (message: string) => void,
-): () => void {
+function copyRecorded({ source, target, dir }: Pipe, { recorder, log }: Recording): () => void {
   const splitter = new LineSplitter(
     {
       line: (text, validUtf8, bytes) => {

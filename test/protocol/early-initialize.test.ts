@@ -57,7 +57,7 @@ function earlyAnswer(config: Config, line: string): string | undefined {
     fork: config.fork,
     promptCapabilities: promptCapabilitiesOf(provider),
   })
-  return earlyInitialize(Buffer.from(line), capabilities, agentInfo)?.response
+  return earlyInitialize(Buffer.from(line), { capabilities, agentInfo })?.response
 }
 
 const openai = { baseUrl: 'http://127.0.0.1:9/v1', modelName: 'm1' }
@@ -113,7 +113,7 @@ describe('initialize answered before the server is built', () => {
       Buffer.from([0xff]),
       Buffer.from('"}'),
     ])
-    expect(earlyInitialize(notUtf8, capabilities, agentInfo)).toBeUndefined()
+    expect(earlyInitialize(notUtf8, { capabilities, agentInfo })).toBeUndefined()
   })
 
   it('records the client as the initialize method does', () => {
@@ -123,7 +123,7 @@ describe('initialize answered before the server is built', () => {
     })
     // A v1 client (a version above 1 now negotiates v2, whose clients have no fs or terminal).
     const v1Line = (lines[1] as string).replace('"protocolVersion":7', '"protocolVersion":1')
-    const answer = earlyInitialize(Buffer.from(v1Line), capabilities, agentInfo)
+    const answer = earlyInitialize(Buffer.from(v1Line), { capabilities, agentInfo })
     expect(answer?.client).toEqual({
       protocolVersion: 1,
       capabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },

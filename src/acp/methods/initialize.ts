@@ -1,3 +1,4 @@
+import type { ClientCapabilities } from '@agentclientprotocol/sdk'
 import type { AgentInfo } from '../agent-info.js'
 import { answerInitialize } from '../initialize-answer.js'
 import { defineMethod } from '../method.js'
@@ -19,13 +20,12 @@ export function initializeMethod(agentInfo: AgentInfo, pinned?: number) {
         previous === undefined
           ? selectVersion(params.protocolVersion, pinned)
           : repeatVersion(previous, params.protocolVersion)
-      const { client, result } = answerInitialize(
-        params,
-        call.capabilities(),
+      const offer = {
+        capabilities: call.capabilities(),
         agentInfo,
-        (client) => call.setup.authMethods(client),
-        version,
-      )
+        authMethods: (client: ClientCapabilities | undefined) => call.setup.authMethods(client),
+      }
+      const { client, result } = answerInitialize(params, offer, version)
       call.setClient(client)
       return result
     },

@@ -1,8 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import type * as acp from '@agentclientprotocol/sdk'
-import type { AgentInfo } from '../../acp/agent-info.js'
-import type { AgentCapabilities } from '../../acp/capabilities.js'
-import { answerInitialize } from '../../acp/initialize-answer.js'
+import { answerInitialize, type InitializeOffer } from '../../acp/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
 import { selectVersion } from '../../acp/v2/protocol-choice.js'
@@ -24,9 +22,7 @@ export interface EarlyAnswer {
  */
 export function earlyInitialize(
   line: Buffer,
-  capabilities: AgentCapabilities,
-  agentInfo: AgentInfo,
-  authMethods?: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[],
+  offer: InitializeOffer,
   pinned?: number,
 ): EarlyAnswer | undefined {
   if (line.length === 0 || line[line.length - 1] === 0x0d || !isUtf8(line)) return undefined
@@ -47,6 +43,6 @@ export function earlyInitialize(
   } catch {
     return undefined // refused: the connection answers it with its error
   }
-  const { client, result } = answerInitialize(request, capabilities, agentInfo, authMethods, version)
+  const { client, result } = answerInitialize(request, offer, version)
   return { response: JSON.stringify({ jsonrpc: '2.0', id: envelope.message.id, result }), client }
 }
