@@ -1,29 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from 'vitest'
-import { V2AgentProcess } from '../support/v2/v2-agent-process.js'
+import { describe, expect, it } from 'vitest'
+import { failure, v2TestAgent } from '../support/v2/v2-test-agent.js'
 
-let agent: V2AgentProcess | undefined
-let dir: string | undefined
-afterEach(async () => {
-  await agent?.stop()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-  agent = dir = undefined
-})
-
-/** The request's error code and message, or undefined when it succeeded. */
-const failure = (request: Promise<unknown>) =>
-  request.then(
-    () => undefined,
-    (error: { code: number; message: string }) => ({ code: error.code, message: error.message }),
-  )
+const agents = v2TestAgent('dsh-v2-enums-')
 
 describe('ACP v2 open enums in requests, over the built binary', () => {
   it('unknown MCP transports, value types, archive filters and system prompt modes are -32602; the session is untouched', async () => {
-    dir = mkdtempSync(join(tmpdir(), 'dsh-v2-enums-'))
-    const a = new V2AgentProcess({ args: ['--store', join(dir, 'store')] })
-    agent = a
+    const { agent: a, dir } = agents.start((dir) => ['--store', join(dir, 'store')])
     await a.initialize()
     /** Sends params the SDK's types would not let through (values outside the known ones). */
     const request = (method: 'session/new' | 'session/set_config_option' | 'session/list', params: unknown) =>

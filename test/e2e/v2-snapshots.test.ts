@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type * as v2 from '@agentclientprotocol/sdk/experimental/v2/unstable'
 import { describe, expect, it } from 'vitest'
 import { expectV2Snapshot, runV2Scenario, type V2Scenario } from '../support/v2/v2-scenario.js'
 
@@ -12,6 +13,11 @@ import { expectV2Snapshot, runV2Scenario, type V2Scenario } from '../support/v2/
 
 const idle = (u: Record<string, unknown>) => u.sessionUpdate === 'state_update' && u.state === 'idle'
 const text = (value: string) => [{ type: 'text' as const, text: value }]
+/** The client allows each permission once. */
+const allowOnce = (app: v2.ClientApp) =>
+  app.onRequest('session/request_permission', () => ({
+    outcome: { outcome: 'selected', optionId: 'allow_once' },
+  }))
 
 describe('ACP v2 transcript snapshots', () => {
   it('v2-tool-edit-diff: an edit asks permission (requires_action), writes to disk itself, shows a git_patch diff; a replay shows it again', async () => {
@@ -34,13 +40,7 @@ describe('ACP v2 transcript snapshots', () => {
           [{ text: 'Fixed the answer.' }],
         ],
       ])
-      const agent = s.start({
-        args: ['--model', model],
-        setupClient: (app) =>
-          app.onRequest('session/request_permission', () => ({
-            outcome: { outcome: 'selected', optionId: 'allow_once' },
-          })),
-      })
+      const agent = s.start({ args: ['--model', model], setupClient: allowOnce })
       await agent.initialize()
       const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
       await agent.agent.request('session/prompt', { sessionId, prompt: text('fix the answer in app.ts') })
@@ -190,13 +190,7 @@ describe('ACP v2 transcript snapshots', () => {
       const model = s.scriptModel([
         [[{ toolCall: { id: 'call_r', name: 'run_command', input: { command } } }], [{ text: 'All clean.' }]],
       ])
-      const agent = s.start({
-        args: ['--model', model],
-        setupClient: (app) =>
-          app.onRequest('session/request_permission', () => ({
-            outcome: { outcome: 'selected', optionId: 'allow_once' },
-          })),
-      })
+      const agent = s.start({ args: ['--model', model], setupClient: allowOnce })
       await agent.initialize()
       const { sessionId } = await agent.agent.request('session/new', { cwd: s.cwd })
       await agent.agent.request('session/prompt', { sessionId, prompt: text('check the files') })
