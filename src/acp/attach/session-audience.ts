@@ -3,6 +3,7 @@ import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } f
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 import { type BoardAudience, CrossProcess } from './cross-process.js'
+import { CrossStreams } from './cross-streams.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
@@ -68,9 +69,12 @@ export class SessionAudience {
 
   /** The session's life in the other processes that have it open (presence, questions). */
   private readonly cross: CrossProcess
+  /** Turns' text as it streams, to and from the other processes. */
+  private readonly crossStreams: CrossStreams
 
   constructor(private readonly sessions: SessionStore) {
     this.cross = new CrossProcess(sessions, this.boardAudience())
+    this.crossStreams = new CrossStreams(sessions)
     sessions.onAppended((session, event) => this.appended(session, event))
     sessions.onForeignWrites({
       caughtUp: (session, events) => this.caughtUp(session, events),
@@ -114,6 +118,7 @@ export class SessionAudience {
     if (left.length === 0) {
       this.presence.delete(sessionId)
       this.cross.unfollow(sessionId)
+      this.crossStreams.forget(sessionId)
     }
     return left.length
   }
@@ -265,10 +270,22 @@ export class SessionAudience {
 
   /**
    * A chunk `owner`'s turn streams before its event `seq` is appended: sent at once to the other
-   * attached connections, which then are not sent the event's chunks again when it is appended.
+   * attached connections (and the other processes that have the session open), which then are not
+   * sent the event's chunks again when it is appended.
    */
   streamed(sessionId: string, owner: object, update: SessionUpdateNotification, seq: number): void {
     if (!STREAMED.has(update.update.sessionUpdate)) return
+    this.crossStreams.published(sessionId, update, seq, this.cross.elsewhere(sessionId).attached > 0)
+    this.showStreamed(sessionId, owner, update, seq)
+  }
+
+  /** Shows a streamed chunk of event `seq` to every attached connection but `owner`'s. */
+  private showStreamed(
+    sessionId: string,
+    owner: object | undefined,
+    update: SessionUpdateNotification,
+    seq: number,
+  ): void {
     this.streaming.set(sessionId, seq)
     for (const seat of this.seatsOf(sessionId)) {
       if (seat.owner === owner || seat.joinedDuringSeq === seq) continue
@@ -323,6 +340,13 @@ export class SessionAudience {
         for (const seat of this.seatsOf(sessionId)) void seat.notify(update)
       },
       changed: (sessionId) => this.tellPresence(sessionId),
+      streamedElsewhere: (sessionId, pids) => {
+        const session = this.sessions.get(sessionId)
+        if (!session) return
+        const seq = session.lastSeq + 1
+        for (const update of this.crossStreams.look(sessionId, pids, session.lastSeq))
+          this.showStreamed(sessionId, undefined, update, seq)
+      },
     }
   }
 
@@ -342,6 +366,7 @@ export class SessionAudience {
       }
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
     }
+    if (event.type === 'turn/end') this.crossStreams.ended(session.id)
     if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)
   }
 
@@ -357,9 +382,12 @@ export class SessionAudience {
     const seats = this.seatsOf(session.id)
     if (seats.length === 0) return false
     const open = session.openTurn !== undefined
+    const last = events.at(-1)?.seq ?? 0
+    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= last)
+      this.streaming.delete(session.id)
     for (const seat of seats) {
       for (const event of events) {
-        const updates = seat.projector.updatesFor(event)
+        const updates = this.liveUpdates(seat, event, seat.projector.updatesFor(event))
         void seat.turnEnds.push(event, updates)
         if (event.type === 'turn/end') {
           if (updates.length === 0 && seat.endUnmarked) {
@@ -374,6 +402,8 @@ export class SessionAudience {
       }
       if (open && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
     }
+    for (const update of this.crossStreams.ready(session.id, session.lastSeq))
+      this.showStreamed(session.id, undefined, update, session.lastSeq + 1)
     this.tellPresence(session.id)
     return true
   }
