@@ -1,5 +1,12 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import {
+  isWholeMessage,
+  type Session,
+  type SessionEvent,
+  type SessionStore,
+  type SessionUpdateNotification,
+  WHOLE_MESSAGE_CHUNKS,
+} from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 import { type BoardAudience, CrossProcess } from './cross-process.js'
@@ -19,6 +26,8 @@ interface Attached extends Seat {
   readonly owner: object
   /** The seq of the event whose chunks it was streamed before the event was appended. */
   streamedSeq: number
+  /** The text of each kind of chunk streamed for `streamedSeq` (sent, or held in `lastChunk`). */
+  streamedText: Map<string, string>
   /**
    * The seq of an event whose chunks had begun streaming when it attached: it is sent none of
    * them, and the whole event (one chunk, as a replay has it) once it is appended.
@@ -89,6 +98,7 @@ export class SessionAudience {
       ...seat,
       owner,
       streamedSeq: 0,
+      streamedText: new Map(),
       joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
       lastChunk: undefined,
       endUnmarked: false,
@@ -291,7 +301,10 @@ export class SessionAudience {
       if (seat.owner === owner || seat.joinedDuringSeq === seq) continue
       void seat.turnEnds.flush()
       if (seat.lastChunk) void seat.notify(seat.lastChunk)
+      if (seat.streamedSeq !== seq) seat.streamedText = new Map()
       seat.streamedSeq = seq
+      const kind = update.update.sessionUpdate
+      seat.streamedText.set(kind, (seat.streamedText.get(kind) ?? '') + chunkText(update))
       seat.lastChunk = update
     }
   }
@@ -309,7 +322,10 @@ export class SessionAudience {
       if (last) void seat.notify(last)
       return projected
     }
-    const rest = projected.filter((update) => !STREAMED_WHOLE.has(update.update.sessionUpdate))
+    // What was not streamed of the message (another process's chunks read too late) follows.
+    const rest = projected.flatMap((update) =>
+      STREAMED_WHOLE.has(update.update.sessionUpdate) ? unstreamedPart(update, seat.streamedText) : [update],
+    )
     return last ? [last, ...rest] : rest
   }
 
@@ -447,4 +463,39 @@ function answererOf(seat: Attached): Answerer | undefined {
     ...(seat.name !== undefined && { name: seat.name }),
     ...(seat.canAnswer !== undefined && { canAnswer: seat.canAnswer }),
   }
+}
+
+function chunkText(notification: SessionUpdateNotification): string {
+  const update = notification.update
+  if (!('content' in update)) return ''
+  const content: unknown = update.content
+  if (!content || typeof content !== 'object' || Array.isArray(content)) return ''
+  const { type, text } = content as { type?: unknown; text?: unknown }
+  return type === 'text' && typeof text === 'string' ? text : ''
+}
+
+/**
+ * The part of a whole message (its event's projection) its streamed chunks did not carry, as one
+ * chunk; nothing when they carried it all (or something else than its start).
+ */
+function unstreamedPart(
+  notification: SessionUpdateNotification,
+  streamed: ReadonlyMap<string, string>,
+): SessionUpdateNotification[] {
+  const update = notification.update
+  if (!isWholeMessage(update)) return []
+  const chunk = WHOLE_MESSAGE_CHUNKS[update.sessionUpdate]
+  const text = update.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+  const sent = streamed.get(chunk) ?? ''
+  if (text.length <= sent.length || !text.startsWith(sent)) return []
+  return [
+    {
+      ...notification,
+      update: {
+        sessionUpdate: chunk,
+        messageId: update.messageId,
+        content: { type: 'text', text: text.slice(sent.length) },
+      },
+    },
+  ]
 }
