@@ -6,9 +6,16 @@ export type { ClientState } from './client-state.js'
 
 /**
  * An extension method: ACP reserves names that start with `_` for them; or a method of an ACP draft
- * no SDK schema has yet (`trust/apply`, the workspace-trust RFD's; `session/options`, schema 1.31's). Either validates its own params.
+ * no SDK schema has yet (`trust/apply`, the workspace-trust RFD's; `session/options`, schema 1.31's;
+ * `session/attach`, `session/ready` and `session/detach`, the Remote draft's, on v2 connections). Either validates its own params.
  */
-export type ExtensionMethodName = `_${string}` | 'trust/apply' | 'session/options'
+export type ExtensionMethodName =
+  | `_${string}`
+  | 'trust/apply'
+  | 'session/options'
+  | 'session/attach'
+  | 'session/ready'
+  | 'session/detach'
 
 /** `initialize` answers in the version it chose (v2/protocol-choice.ts): v1's response or v2's. */
 interface InitializeTypes {

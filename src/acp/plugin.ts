@@ -26,6 +26,7 @@ import type { AcpMethodName } from './schema/acp-methods.gen.js'
 import { AcpServer, type AcpServerConfig } from './server.js'
 import { registerSteeringMethods } from './steering/steering-methods.js'
 import { registerTrustMethods } from './trust/trust-apply.js'
+import { registerAttachMethods } from './v2/attach/attach-methods.js'
 
 /** One handler for each of `names`, each under its own name (so the names and the handlers cannot differ). */
 type Handlers<Names extends readonly AcpMethodName[]> = { readonly [M in Names[number]]: AcpMethod<M> }
@@ -79,6 +80,7 @@ export const acpPlugin = {
     registerGoalMethod(ctx, server)
     registerTrustMethods(ctx, server)
     registerProviderMethods(ctx, server)
+    registerAttachMethods(ctx, server)
     ctx.on('dispose', server.register(sessionOptionsMethod))
   },
 }

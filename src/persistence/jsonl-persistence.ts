@@ -14,6 +14,7 @@ import { type DisposeReason, inheritedEventCount } from '../session/store/store.
 import { BLOB_GRACE_MS, BlobCollector } from './blobs/blob-collector.js'
 import { BlobDirectory } from './blobs/blob-directory.js'
 import { SessionBoardFiles } from './board/session-board.js'
+import { SessionStreamFiles } from './board/stream-files.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { eventLine } from './file-format.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
@@ -62,6 +63,8 @@ export class JsonlPersistence implements SessionPersistence {
   private readonly watches: SessionWatches
   /** What the processes that have a session open tell each other (presence, questions). */
   readonly board: SessionBoardFiles
+  /** What this process's turns stream, passed to the other processes (see `stream-files.ts`). */
+  readonly streams: SessionStreamFiles
 
   constructor(ctx: Context, config: JsonlPersistenceConfig = {}) {
     this.paths = new StorePaths(config.dir ?? resolveStoreDir())
@@ -80,6 +83,7 @@ export class JsonlPersistence implements SessionPersistence {
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     this.watches = new SessionWatches(this.fs, this.paths, this.env.warn)
     this.board = new SessionBoardFiles(this.paths, this.env.warn)
+    this.streams = new SessionStreamFiles(this.paths, this.env.warn)
     this.blobs = new BlobDirectory(this.paths.blobDir)
     this.blobCollector = new BlobCollector(
       this.blobs,
@@ -109,6 +113,7 @@ export class JsonlPersistence implements SessionPersistence {
     this.catalog.open()
     ctx.on('dispose', () => {
       this.watches.close()
+      this.streams.close()
       this.catalog.close()
       for (const id of this.writers.ids()) this.disposed(id, 'stopped')
     })

@@ -1,5 +1,6 @@
 import { readdirSync, statSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path'
+import { streamWriterOf } from './board/stream-files.js'
 import { errnoOf } from './fs/file-io.js'
 import { repairRewinds } from './rewind-repair.js'
 import { isAlive, removeIfStale } from './session-lock.js'
@@ -13,7 +14,7 @@ export interface TidyLog {
 
 /**
  * Startup tidy-up, which never fails: deletes temp files left by dead processes (an interrupted
- * create or lock) and locks whose holder is gone, saying so at info level (an editor that ends us
+ * create or lock, a turn's stream to other processes) and locks whose holder is gone, saying so at info level (an editor that ends us
  * with SIGKILL leaves one every time: that is recovery, not a fault); warns about what it cannot
  * remove and about a store directory others may write. Then repairs the rewinds a crash
  * interrupted (`rewind-repair.ts`).
@@ -39,7 +40,7 @@ export function tidyStore(paths: StorePaths, log: TidyLog): void {
       if (removeIfStale(path)) log.info(`removed the stale lock ${name} of a process that is gone`)
       continue
     }
-    const owner = StorePaths.tempOwner(name)
+    const owner = StorePaths.tempOwner(name) ?? streamWriterOf(name)
     if (owner === undefined || (owner !== process.pid && isAlive(owner))) continue
     try {
       unlinkSync(path)

@@ -25,7 +25,9 @@ export type {
   BoardQuestion,
   SessionBoard,
   SessionPersistence,
+  SessionStreams,
   StoredEventVisitor,
+  StreamedChunk,
 } from './store/persistence-port.js'
 export * from './store/reads/paginate.js'
 export * from './store/store.js'

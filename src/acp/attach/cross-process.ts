@@ -16,6 +16,8 @@ export interface BoardAudience {
   show(sessionId: string, update: SessionUpdateNotification): void
   /** What other processes say about the session changed: presence is told again. */
   changed(sessionId: string): void
+  /** Shows what the turns of processes `pids` streamed since the last look. */
+  streamedElsewhere(sessionId: string, pids: readonly number[]): void
 }
 
 /** The clients of other processes, as presence counts them. */
@@ -147,6 +149,10 @@ export class CrossProcess {
       entry.own.get(question)?.answerElsewhere(answer.result, answer.by)
     }
     const notes = board.read(sessionId)
+    this.audience.streamedElsewhere(
+      sessionId,
+      notes.map((n) => n.pid),
+    )
     this.askForeign(
       sessionId,
       entry,

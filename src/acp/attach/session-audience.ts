@@ -1,8 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import {
+  isWholeMessage,
+  type Session,
+  type SessionEvent,
+  type SessionStore,
+  type SessionUpdateNotification,
+  WHOLE_MESSAGE_CHUNKS,
+} from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { replayedTurnEnd } from '../views/replay-turn-ends.js'
 import { type BoardAudience, CrossProcess } from './cross-process.js'
+import { CrossStreams } from './cross-streams.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
@@ -18,6 +26,8 @@ interface Attached extends Seat {
   readonly owner: object
   /** The seq of the event whose chunks it was streamed before the event was appended. */
   streamedSeq: number
+  /** The text of each kind of chunk streamed for `streamedSeq` (sent, or held in `lastChunk`). */
+  streamedText: Map<string, string>
   /**
    * The seq of an event whose chunks had begun streaming when it attached: it is sent none of
    * them, and the whole event (one chunk, as a replay has it) once it is appended.
@@ -68,9 +78,12 @@ export class SessionAudience {
 
   /** The session's life in the other processes that have it open (presence, questions). */
   private readonly cross: CrossProcess
+  /** Turns' text as it streams, to and from the other processes. */
+  private readonly crossStreams: CrossStreams
 
   constructor(private readonly sessions: SessionStore) {
     this.cross = new CrossProcess(sessions, this.boardAudience())
+    this.crossStreams = new CrossStreams(sessions)
     sessions.onAppended((session, event) => this.appended(session, event))
     sessions.onForeignWrites({
       caughtUp: (session, events) => this.caughtUp(session, events),
@@ -85,6 +98,7 @@ export class SessionAudience {
       ...seat,
       owner,
       streamedSeq: 0,
+      streamedText: new Map(),
       joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
       lastChunk: undefined,
       endUnmarked: false,
@@ -114,6 +128,7 @@ export class SessionAudience {
     if (left.length === 0) {
       this.presence.delete(sessionId)
       this.cross.unfollow(sessionId)
+      this.crossStreams.forget(sessionId)
     }
     return left.length
   }
@@ -265,16 +280,31 @@ export class SessionAudience {
 
   /**
    * A chunk `owner`'s turn streams before its event `seq` is appended: sent at once to the other
-   * attached connections, which then are not sent the event's chunks again when it is appended.
+   * attached connections (and the other processes that have the session open), which then are not
+   * sent the event's chunks again when it is appended.
    */
   streamed(sessionId: string, owner: object, update: SessionUpdateNotification, seq: number): void {
     if (!STREAMED.has(update.update.sessionUpdate)) return
+    this.crossStreams.published(sessionId, update, seq, this.cross.elsewhere(sessionId).attached > 0)
+    this.showStreamed(sessionId, owner, update, seq)
+  }
+
+  /** Shows a streamed chunk of event `seq` to every attached connection but `owner`'s. */
+  private showStreamed(
+    sessionId: string,
+    owner: object | undefined,
+    update: SessionUpdateNotification,
+    seq: number,
+  ): void {
     this.streaming.set(sessionId, seq)
     for (const seat of this.seatsOf(sessionId)) {
       if (seat.owner === owner || seat.joinedDuringSeq === seq) continue
       void seat.turnEnds.flush()
       if (seat.lastChunk) void seat.notify(seat.lastChunk)
+      if (seat.streamedSeq !== seq) seat.streamedText = new Map()
       seat.streamedSeq = seq
+      const kind = update.update.sessionUpdate
+      seat.streamedText.set(kind, (seat.streamedText.get(kind) ?? '') + chunkText(update))
       seat.lastChunk = update
     }
   }
@@ -292,7 +322,10 @@ export class SessionAudience {
       if (last) void seat.notify(last)
       return projected
     }
-    const rest = projected.filter((update) => !STREAMED_WHOLE.has(update.update.sessionUpdate))
+    // What was not streamed of the message (another process's chunks read too late) follows.
+    const rest = projected.flatMap((update) =>
+      STREAMED_WHOLE.has(update.update.sessionUpdate) ? unstreamedPart(update, seat.streamedText) : [update],
+    )
     return last ? [last, ...rest] : rest
   }
 
@@ -323,6 +356,13 @@ export class SessionAudience {
         for (const seat of this.seatsOf(sessionId)) void seat.notify(update)
       },
       changed: (sessionId) => this.tellPresence(sessionId),
+      streamedElsewhere: (sessionId, pids) => {
+        const session = this.sessions.get(sessionId)
+        if (!session) return
+        const seq = session.lastSeq + 1
+        for (const update of this.crossStreams.look(sessionId, pids, session.lastSeq))
+          this.showStreamed(sessionId, undefined, update, seq)
+      },
     }
   }
 
@@ -342,6 +382,7 @@ export class SessionAudience {
       }
       void seat.turnEnds.push(event, this.liveUpdates(seat, event, projected))
     }
+    if (event.type === 'turn/end') this.crossStreams.ended(session.id)
     if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)
   }
 
@@ -357,9 +398,12 @@ export class SessionAudience {
     const seats = this.seatsOf(session.id)
     if (seats.length === 0) return false
     const open = session.openTurn !== undefined
+    const last = events.at(-1)?.seq ?? 0
+    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= last)
+      this.streaming.delete(session.id)
     for (const seat of seats) {
       for (const event of events) {
-        const updates = seat.projector.updatesFor(event)
+        const updates = this.liveUpdates(seat, event, seat.projector.updatesFor(event))
         void seat.turnEnds.push(event, updates)
         if (event.type === 'turn/end') {
           if (updates.length === 0 && seat.endUnmarked) {
@@ -374,6 +418,8 @@ export class SessionAudience {
       }
       if (open && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
     }
+    for (const update of this.crossStreams.ready(session.id, session.lastSeq))
+      this.showStreamed(session.id, undefined, update, session.lastSeq + 1)
     this.tellPresence(session.id)
     return true
   }
@@ -417,4 +463,39 @@ function answererOf(seat: Attached): Answerer | undefined {
     ...(seat.name !== undefined && { name: seat.name }),
     ...(seat.canAnswer !== undefined && { canAnswer: seat.canAnswer }),
   }
+}
+
+function chunkText(notification: SessionUpdateNotification): string {
+  const update = notification.update
+  if (!('content' in update)) return ''
+  const content: unknown = update.content
+  if (!content || typeof content !== 'object' || Array.isArray(content)) return ''
+  const { type, text } = content as { type?: unknown; text?: unknown }
+  return type === 'text' && typeof text === 'string' ? text : ''
+}
+
+/**
+ * The part of a whole message (its event's projection) its streamed chunks did not carry, as one
+ * chunk; nothing when they carried it all (or something else than its start).
+ */
+function unstreamedPart(
+  notification: SessionUpdateNotification,
+  streamed: ReadonlyMap<string, string>,
+): SessionUpdateNotification[] {
+  const update = notification.update
+  if (!isWholeMessage(update)) return []
+  const chunk = WHOLE_MESSAGE_CHUNKS[update.sessionUpdate]
+  const text = update.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+  const sent = streamed.get(chunk) ?? ''
+  if (text.length <= sent.length || !text.startsWith(sent)) return []
+  return [
+    {
+      ...notification,
+      update: {
+        sessionUpdate: chunk,
+        messageId: update.messageId,
+        content: { type: 'text', text: text.slice(sent.length) },
+      },
+    },
+  ]
 }

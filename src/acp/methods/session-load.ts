@@ -1,15 +1,14 @@
-import type { SessionEvent, SessionHeader, UpdateProjector } from '../../session/index.js'
 import { withTurnState } from '../attach/turn-state.js'
 import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
 import { checkedDirectories, recordDirectories } from '../requests/directories.js'
 import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
 import { assertWorkingDirectory } from '../requests/params.js'
-import { assertSameCwd, assertSessionId } from '../requests/session-access.js'
+import { assertSessionId } from '../requests/session-access.js'
 import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
-import { replayOutput, replayProjector } from '../views/replay-output.js'
+import { replayAndAttach } from '../views/replay-attach.js'
 import { announceLoadedSession } from '../views/session-announce.js'
 
 /**
@@ -49,44 +48,12 @@ export const sessionLoadMethod = defineMethod({
     const directories = await checkedDirectories('session/load', params.additionalDirectories)
     const seen = afterSeqOf(params._meta)
     const systemPrompt = clientSystemPrompt('session/load', params)
-    let projector: UpdateProjector | undefined
-    let replayed = 0
-    let lastSent: Promise<void> | undefined
-    // A client with the subagents capability sees each delegation's child too (subagent-replay.ts).
-    const { turnEnds, subagents } = replayOutput(call)
-    const send = (event: SessionEvent, header: SessionHeader) => {
-      projector ??= replayProjector(call, header)
-      // A stored line is lent during the read's call only: its long strings are copied now or never.
-      const updates = projector.updatesFor(event)
-      if (event.seq > seen) lastSent = turnEnds.push(event, updates) ?? lastSent
-      else turnEnds.passed(event)
-      replayed = event.seq
-    }
-    // A file another process cut (a rewind) or replaced is read anew: the client loads it to see it.
-    call.sessions.letGoIfChanged(params.sessionId)
-    const session = await call.sessions
-      .open(params.sessionId, (event, header) => {
-        // Checked before the first update leaves: nothing of another directory's session is sent.
-        if (replayed === 0 && header.cwd !== params.cwd)
-          assertSameCwd({ id: header.id, cwd: header.cwd }, params.cwd, 'session/load')
-        send(event, header)
-        // The read waits (once per chunk it reads) until the output took what the chunk made, so no
-        // more than about one chunk's updates wait in memory for a slow pipe.
-        return lastSent
-      })
-      .finally(() => subagents?.drained())
-    assertSameCwd(session, params.cwd, 'session/load')
-    for (const event of session.eventsAfter(replayed)) send(event, session.header)
-    // The replay showed everything this process caught up on, too.
-    call.sessions.takeCaughtUp(session)
-    // From here on, what any client appends reaches this one live (before the answer, too).
-    call.attach(session, {
-      projector: projector ?? replayProjector(call, session.header),
-      turnEnds,
-      notify: (update) => call.notify(update),
+    const session = await replayAndAttach(call, {
+      method: 'session/load',
+      sessionId: params.sessionId,
+      cwd: params.cwd,
+      seen,
     })
-    turnEnds.flush()
-    await subagents?.drained()
     await recordDirectories(call, session, directories)
     await recordSystemPrompt(call, session, systemPrompt)
     const trust = await connectMcpServers(call, session, servers)

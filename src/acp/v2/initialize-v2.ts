@@ -48,7 +48,7 @@ export function initializeV2Result(
 /**
  * The v2 unstable schema's session markers for what v1 advertises the same way: fork, archive,
  * status, title (set_title) and the client system prompt (its modes as they are); and the
- * `session.steering` draft's, in no schema yet.
+ * `session.steering` and Remote drafts' (`attach`), in no schema yet.
  */
 function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Record<string, unknown> {
   return {
@@ -59,6 +59,8 @@ function unstableMarkers(served: AgentCapabilities['sessionCapabilities']): Reco
     ...(served.title != null && { title: {} }),
     // The `session.steering` draft: a prompt while a turn runs steers it (v2/steer-v2.ts).
     steering: {},
+    // The Remote draft's `session/attach`, `session/ready` and `session/detach` (v2/attach/).
+    attach: {},
   }
 }
 

@@ -1,5 +1,6 @@
 import { ResponseError } from 'vscode-jsonrpc'
 import { ErrorCode, ProtocolError } from '../errors.js'
+import { validateReplayFrom } from './attach/wire-validators.gen.js'
 import { isRecord, sessionAnswerV2 } from './config-options-v2.js'
 import { configValueV1, mcpServersV1 } from './open-enums.js'
 
@@ -46,7 +47,8 @@ const SESSION_ANSWERS = new Set([
 
 /**
  * The second reader of requests: a v2 request as the v1 call serving it. `session/resume` with
- * `replayFrom: {type: "start"}` is `session/load` (the replay); without it, plain resume; another
+ * `replayFrom` is `session/load` (the replay: `{type: "start"}` all of it, `{type: "after_event",
+ * sourceEventId}` the events after that seq, see `attach/`); without it, plain resume; another
  * cursor is refused (-32602). MCP servers and config values are read by open-enums.ts.
  * `auth/login` and `auth/logout` are v1's `authenticate` and `logout`.
  */
@@ -56,13 +58,11 @@ export function readV2Request(method: string, params: unknown): V2Route {
   let read = params
   if (isRecord(params) && WITH_MCP_SERVERS.has(method)) {
     const { replayFrom, mcpServers, ...rest } = params
-    read = { ...rest, mcpServers: mcpServersV1(mcpServers) }
+    const forV1: Record<string, unknown> = { ...rest, mcpServers: mcpServersV1(mcpServers) }
+    read = forV1
     if (method === 'session/resume' && replayFrom !== undefined && replayFrom !== null) {
-      if (!isRecord(replayFrom) || replayFrom.type !== 'start')
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          'session/resume: replayFrom: only {"type":"start"} is served',
-        )
+      const seen = seenBefore('session/resume', replayFrom)
+      if (seen > 0) read = { ...forV1, _meta: withAfterSeq(rest._meta, seen) }
       target = 'session/load'
     }
   }
@@ -84,4 +84,23 @@ export function inClientWords(result: PromiseLike<unknown>, route: V2Route): Pro
   return Promise.resolve(result).catch((error: unknown) => {
     throw route.failure(error)
   })
+}
+
+/**
+ * The seq a `replayFrom` cursor replays after: 0 for `start`, the `sourceEventId` (a seq, as a
+ * decimal string) for `after_event`; anything else is -32602 naming `method`.
+ */
+export function seenBefore(method: string, replayFrom: unknown): number {
+  if (!validateReplayFrom(replayFrom))
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `${method}: replayFrom: {"type":"start"} or {"type":"after_event","sourceEventId":"<seq>"}`,
+    )
+  return replayFrom.type === 'start' ? 0 : Number(replayFrom.sourceEventId)
+}
+
+function withAfterSeq(meta: unknown, afterSeq: number): Record<string, unknown> {
+  const base = isRecord(meta) ? meta : {}
+  const dsh = isRecord(base.dsh) ? base.dsh : {}
+  return { ...base, dsh: { ...dsh, afterSeq } }
 }

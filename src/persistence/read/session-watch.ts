@@ -1,5 +1,6 @@
 import type { SessionId } from '../../session/ids.js'
 import { boardSessionOf } from '../board/session-board.js'
+import { streamSessionOf } from '../board/stream-files.js'
 import type { DirectoryWatch, FileStat, FileSystem } from '../fs/file-system.js'
 import { StorePaths } from '../store-paths.js'
 
@@ -12,7 +13,7 @@ type Listener = () => void
 
 /**
  * Tells listeners that a session file may have changed (another process appended to it, replaced
- * it by a rewind, or removed it), or its lock file (the pen: taken or let go), or its notes on the board (see `session-board.ts`),
+ * it by a rewind, or removed it), or its lock file (the pen: taken or let go), or its notes on the board (see `session-board.ts`), or a turn it streams (`stream-files.ts`),
  * soon after it did: one watch of the store directory (inotify
  * where there is one) for all the sessions watched, and a stat of each watched file every
  * {@link SAFETY_POLL_MS} (every {@link POLL_MS} where the directory cannot be watched, or its watch
@@ -117,7 +118,11 @@ export class SessionWatches {
     if (name === undefined) {
       for (const id of this.listeners.keys()) this.due.add(id)
     } else {
-      const id = StorePaths.sessionIdOf(name) ?? StorePaths.lockIdOf(name) ?? boardSessionOf(name)
+      const id =
+        StorePaths.sessionIdOf(name) ??
+        StorePaths.lockIdOf(name) ??
+        boardSessionOf(name) ??
+        streamSessionOf(name)
       if (id === undefined || !this.listeners.has(id)) return
       this.due.add(id)
     }

@@ -113,6 +113,12 @@ export interface SessionPersistence {
    * answers offered to them. Optional: without it, each process knows only its own clients.
    */
   readonly board?: SessionBoard
+  /**
+   * What a turn streams before its events are appended (a model's text as it comes), passed to
+   * the other processes that have the session open; changes are reported by `watch`. Optional:
+   * without it, other processes see a turn's text when its message is appended.
+   */
+  readonly streams?: SessionStreams
 }
 
 /** What one process says about a session on the board. */
@@ -149,4 +155,23 @@ export interface SessionBoard {
   offer(id: SessionId, question: string, answer: BoardAnswer): boolean
   /** The answers offered to these questions of this process, each handed out once. */
   answers(id: SessionId, questions: readonly string[]): { question: string; answer: BoardAnswer }[]
+}
+
+/** One update a turn streamed before its event `seq` was appended; `n` counts from 0 per `seq`. */
+export interface StreamedChunk {
+  readonly seq: number
+  readonly n: number
+  readonly update: unknown
+}
+
+/** See `SessionPersistence.streams`. */
+export interface SessionStreams {
+  /** Passes on a chunk of this process's turn of `id`. */
+  publish(id: SessionId, chunk: StreamedChunk): void
+  /** This process's turn of `id` ended: what it streamed is gone. */
+  end(id: SessionId): void
+  /** The chunks of the turns of these processes not read before, in the order each wrote them. */
+  read(id: SessionId, pids: readonly number[]): StreamedChunk[]
+  /** Forgets how far the streams of `id` were read (nobody here follows it any more). */
+  forget(id: SessionId): void
 }

@@ -26,6 +26,7 @@ import { type CaughtUpRange, Pens, type SessionPen } from './pens.js'
 import type {
   SessionBoard,
   SessionPersistence,
+  SessionStreams,
   StoredEventListener,
   StoredEventVisitor,
 } from './persistence-port.js'
@@ -190,6 +191,11 @@ export class SessionStore {
    */
   takePen(session: Session): SessionPen {
     return this.pens.take(session)
+  }
+
+  /** What turns of other processes stream (see `SessionPersistence.streams`), if it passes that on. */
+  get streams(): SessionStreams | undefined {
+    return this.persistence?.streams
   }
 
   /** The store's notice board between processes (see `SessionPersistence.board`), if it has one. */
