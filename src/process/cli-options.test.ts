@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { parseOptions } from './cli/parse-options.js'
+import { optionForm } from './cli/usage-text.js'
 import { parseCli, USAGE } from './cli-args.js'
-import { CLI_OPTIONS, type CliOption, optionForm, parseOptions } from './cli-options.js'
+import { CLI_OPTIONS, type CliOption } from './cli-options.js'
 import { configSchema } from './config-schema.js'
 
 const options: readonly CliOption[] = CLI_OPTIONS

@@ -1,6 +1,8 @@
 import type { FromSchema } from 'json-schema-to-ts'
 import { SANDBOX_MODES } from '../agent/tools/command/sandbox-mode.js'
-import { CLI_OPTIONS, type CliOption, COMMANDS, minimumOf, optionForm } from './cli-options.js'
+import { minimumOf } from './cli/parse-options.js'
+import { optionForm } from './cli/usage-text.js'
+import { CLI_OPTIONS, type CliOption, COMMANDS } from './cli-options.js'
 import { LOG_LEVEL_NAMES } from './log-levels.js'
 
 type Json = { readonly [key: string]: unknown }

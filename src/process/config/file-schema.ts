@@ -1,5 +1,5 @@
 import { SANDBOX_MODES } from '../../agent/tools/command/sandbox-mode.js'
-import { minimumOf } from '../cli-options.js'
+import { minimumOf } from '../cli/parse-options.js'
 import { LOG_LEVEL_NAMES } from '../log-levels.js'
 
 /** The published identifier of the user configuration file's schema. */

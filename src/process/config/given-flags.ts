@@ -1,5 +1,6 @@
+import { readArgv } from '../cli/parse-options.js'
 import type { CliOptions } from '../cli-args.js'
-import { CLI_OPTIONS, readArgv } from '../cli-options.js'
+import { CLI_OPTIONS } from '../cli-options.js'
 
 /**
  * The configuration properties the command line sets explicitly (an option given, whatever its

@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS, type RemoteLimits } from '../../remote/limits.js'
-import { integerOption } from '../cli-options.js'
+import { integerOption } from '../cli/parse-options.js'
 import type { CliOptions } from '../config-schema.js'
 import { REMOTE_OPTION_ROWS } from './remote-option-rows.js'
 

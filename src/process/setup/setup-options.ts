@@ -1,4 +1,6 @@
-import { type OptionRow, optionLines, parseOptionsOf } from '../cli-options.js'
+import { parseOptionsOf } from '../cli/parse-options.js'
+import { optionLines } from '../cli/usage-text.js'
+import type { OptionRow } from '../cli-options.js'
 import { PROVIDER_PRESETS } from './presets.js'
 
 /** The options of `dsh-acp setup`, in the order its usage text lists them. */

@@ -1,4 +1,6 @@
-import { type OptionRow, optionLines, parseOptionsOf } from '../cli-options.js'
+import { parseOptionsOf } from '../cli/parse-options.js'
+import { optionLines } from '../cli/usage-text.js'
+import type { OptionRow } from '../cli-options.js'
 
 /** The options of `dsh-acp store`, in the order its usage text lists them. */
 export const STORE_OPTIONS = [
