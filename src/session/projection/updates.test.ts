@@ -3,7 +3,8 @@ import { validateAcpDefinition, validateAcpMessage } from '../../../test/support
 import { appendAll, cleanTurn, storePerTest } from '../../../test/support/session-store.js'
 import type { AnyEventInput, SessionEvent } from '../log/events.js'
 import { unansweredCallResult } from './history.js'
-import { projectUpdates, type SessionUpdateNotification } from './updates.js'
+import type { SessionUpdateNotification } from './update-types.js'
+import { projectUpdates } from './updates.js'
 import { isWholeMessage, WHOLE_MESSAGE_CHUNKS } from './whole-messages.js'
 
 const f = storePerTest()
