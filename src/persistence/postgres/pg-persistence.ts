@@ -14,14 +14,14 @@ import { type DisposeReason, inheritedEventCount } from '../../session/store/sto
 import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { WriterRegistry } from '../writer-registry.js'
 import { PgBlobs } from './blobs.js'
-import { HostWatches } from './host-watches.js'
-import { listStored } from './list.js'
+import { HostWatches } from './live/host-watches.js'
+import { listStored } from './reads/list.js'
 import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
-import { corruptRow, readEvents, sessionRow } from './reads.js'
-import { removeSession } from './remove.js'
+import { corruptRow, readEvents, sessionRow } from './reads/reads.js'
+import { removeSession } from './writes/remove.js'
 import { databaseError } from './rows.js'
-import { migrateAt } from './schema.js'
-import { PgSessionWriter, type WriterEnv } from './session-writer.js'
+import { migrateAt } from './schema/schema.js'
+import { PgSessionWriter, type WriterEnv } from './writes/session-writer.js'
 
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
 export type PostgresPersistenceConfig = PostgresConnectionConfig & {

@@ -1,7 +1,7 @@
-import type { SessionError } from '../../session/errors.js'
-import type { SessionSummary } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { PostgresPool } from './pool.js'
+import type { SessionError } from '../../../session/errors.js'
+import type { SessionSummary } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { PostgresPool } from '../pool.js'
 
 /** What a session's writer needs of its backend. */
 export interface WriterEnv {

@@ -1,7 +1,7 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionId } from '../../session/ids.js'
-import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionId } from '../../../session/ids.js'
+import { inTransaction, isConnectionLoss, type PostgresPool } from '../pool.js'
 
 /** The key of a session's pen among the database's advisory locks. */
 const PEN_KEY = "hashtextextended('dsh-acp pen ' || $1, 0)"

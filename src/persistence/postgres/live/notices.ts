@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { SessionId } from '../../session/ids.js'
+import type { SessionId } from '../../../session/ids.js'
 
 /** The channel every host's appends, cuts and removals are announced on. */
 export const NOTICE_CHANNEL = 'dsh_session_writes'

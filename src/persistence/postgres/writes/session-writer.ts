@@ -1,15 +1,15 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { SessionEvent } from '../../session/log/events.js'
-import { StoredView } from './catch-up.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionHeader } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { StoredView } from '../reads/catch-up.js'
 import { createRows } from './create.js'
 import { cutRows } from './cut.js'
-import { announce } from './notices.js'
-import { SessionPen } from './pen-lock.js'
-import { inTransaction } from './pool.js'
-import { sessionRow } from './reads.js'
+import { announce } from '../live/notices.js'
+import { SessionPen } from '../pens/pen-lock.js'
+import { inTransaction } from '../pool.js'
+import { sessionRow } from '../reads/reads.js'
 import {
   advanceVersion,
   changedError,
@@ -19,7 +19,7 @@ import {
   type Projection,
   projectionOf,
   updateListing,
-} from './rows.js'
+} from '../rows.js'
 import { WriteQueue } from './write-queue.js'
 import type { BaseReference, WriterEnv } from './writer-env.js'
 

@@ -1,6 +1,6 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { PostgresPool } from './pool.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { PostgresPool } from '../pool.js'
 import { BLOBS_MIGRATION, FILE_FORMS_MIGRATION } from './schema-blobs.js'
 import { STREAMS_MIGRATION } from './schema-streams.js'
 
