@@ -1,6 +1,6 @@
 import type { SessionId } from '../../../session/ids.js'
-import { SessionNotices } from './notices.js'
 import { type PostgresConnectionConfig, type PostgresPool, storedVersions } from '../pool.js'
+import { SessionNotices } from './notices.js'
 
 /** A live session's writer as the watches use it. */
 export interface PolledWriter {

@@ -3,12 +3,10 @@ import { SessionError, SessionErrorCode } from '../../../session/errors.js'
 import type { SessionHeader } from '../../../session/header.js'
 import type { SessionId } from '../../../session/ids.js'
 import type { SessionEvent } from '../../../session/log/events.js'
-import { StoredView } from '../reads/catch-up.js'
-import { createRows } from './create.js'
-import { cutRows } from './cut.js'
 import { announce } from '../live/notices.js'
 import { SessionPen } from '../pens/pen-lock.js'
 import { inTransaction } from '../pool.js'
+import { StoredView } from '../reads/catch-up.js'
 import { sessionRow } from '../reads/reads.js'
 import {
   advanceVersion,
@@ -20,6 +18,8 @@ import {
   projectionOf,
   updateListing,
 } from '../rows.js'
+import { createRows } from './create.js'
+import { cutRows } from './cut.js'
 import { WriteQueue } from './write-queue.js'
 import type { BaseReference, WriterEnv } from './writer-env.js'
 
