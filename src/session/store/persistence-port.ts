@@ -139,14 +139,25 @@ export interface BoardAnswer {
   readonly by?: string
 }
 
-/** See `SessionPersistence.board`. Changes are reported by `SessionPersistence.watch`. */
+/**
+ * See `SessionPersistence.board`. Changes are reported by `SessionPersistence.watch`. A backend
+ * that asks another party (a database) answers `read`, `offer` and `answers` asynchronously; one
+ * on local files answers at once, under the same signatures.
+ */
 export interface SessionBoard {
-  /** Replaces what this process says about `id`; undefined takes it down. */
+  /**
+   * Replaces what this process says about `id`; undefined takes it down. Synchronous for the
+   * caller: a backend that writes elsewhere keeps the order of the posts and logs a failure.
+   */
   post(id: SessionId, note: BoardNote | undefined): void
-  /** What the other live processes say about `id` (notes of processes that are gone are dropped). */
-  read(id: SessionId): { pid: number; note: BoardNote }[]
+  /**
+   * What the other live processes say about `id` (notes of processes that are gone are dropped),
+   * each with the process or host that posted it. The note is kept as it was posted (fields this
+   * build does not know included). Rejects when the board cannot be read (nothing is dropped then).
+   */
+  read(id: SessionId): Promise<{ from: string; note: BoardNote }[]>
   /** Offers an answer to `question`: false when one was offered first (that one counts). */
-  offer(id: SessionId, question: string, answer: BoardAnswer): boolean
+  offer(id: SessionId, question: string, answer: BoardAnswer): Promise<boolean>
   /** The answers offered to these questions of this process, each handed out once. */
-  answers(id: SessionId, questions: readonly string[]): { question: string; answer: BoardAnswer }[]
+  answers(id: SessionId, questions: readonly string[]): Promise<{ question: string; answer: BoardAnswer }[]>
 }
