@@ -14,6 +14,7 @@ import { type DisposeReason, inheritedEventCount } from '../../session/store/sto
 import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { WriterRegistry } from '../writer-registry.js'
 import { PgBlobs } from './blobs.js'
+import { PgBoard } from './live/board.js'
 import { HostWatches } from './live/host-watches.js'
 import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { listStored } from './reads/list.js'
@@ -48,6 +49,13 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly writers: WriterRegistry<PgSessionWriter>
   private ended: Promise<void> | undefined
   private readonly watches: HostWatches
+  /**
+   * The notice board between hosts (`live/board.ts`): presence and questions of a session shared
+   * across hosts. Absent with `live: false` (nothing is heard from other hosts then).
+   */
+  readonly board: PgBoard | undefined
+  /** A prompt waits for another host's pen (let go: signalled; a dead host's: a retry finds it free). */
+  readonly watchesPens: boolean
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -69,7 +77,24 @@ export class PostgresPersistence implements SessionPersistence {
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
     }
-    this.watches = new HostWatches(config, this.db, (id) => this.writerOfLive(id), this.logger)
+    const live = config.live ?? true
+    this.watchesPens = live
+    this.board = live
+      ? new PgBoard({
+          db: this.db,
+          ready: this.ready,
+          listening: () => this.watches.listening,
+          warn: (message) => this.logger.warn(message),
+        })
+      : undefined
+    const board = this.board
+    this.watches = new HostWatches(
+      config,
+      this.db,
+      (id) => this.writerOfLive(id),
+      this.logger,
+      board && { host: board.host, held: () => board.held() },
+    )
     ctx.on('session/created', (session) => this.created(session))
     this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))

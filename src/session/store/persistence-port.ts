@@ -112,7 +112,7 @@ export interface SessionPersistence {
    * the log does not hold: who is attached there, which questions their turns wait on, and the
    * answers offered to them. Optional: without it, each process knows only its own clients.
    */
-  readonly board?: SessionBoard
+  readonly board?: SessionBoard | undefined
 }
 
 /** What one process says about a session on the board. */
