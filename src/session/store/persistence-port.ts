@@ -102,9 +102,10 @@ export interface SessionPersistence {
   watch?(id: SessionId, onChange: () => void): () => void
   /**
    * True when `watch` also reports another process letting go of the pen of `id` (the JSONL
-   * store's lock file going away): a prompt then waits for that pen instead of being refused
-   * (`SessionStore.awaitPen`). Absent or false: the busy pen is refused (`SESSION_LOCKED`), as a
-   * database host's is.
+   * store's lock file going away, a database's notice): a prompt then waits for that pen instead
+   * of being refused (`SessionStore.awaitPen`), trying it again at each report and every
+   * `PEN_RETRY_MS` (a holder that died says nothing). Absent or false: the busy pen is refused
+   * (`SESSION_LOCKED`).
    */
   readonly watchesPens?: boolean
   /**
