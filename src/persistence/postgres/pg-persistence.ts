@@ -76,6 +76,7 @@ export class PostgresPersistence implements SessionPersistence {
       },
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
+      lookAgain: (id) => this.watches.heard(id),
     }
     const live = config.live ?? true
     this.watchesPens = live
@@ -100,7 +101,12 @@ export class PostgresPersistence implements SessionPersistence {
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
     ctx.on('dispose', () => {
       for (const id of this.writers.ids()) this.disposed(id, 'stopped')
-      const closed = Promise.allSettled([this.writers.idle(), this.blobs.idle(), this.watches.end()])
+      const closed = Promise.allSettled([
+        this.writers.idle(),
+        this.blobs.idle(),
+        this.watches.end(),
+        this.board?.end(),
+      ])
       this.ended = closed.then(() => this.db.end())
     })
   }

@@ -37,6 +37,8 @@ export class PgBoard implements SessionBoard {
   /** The write of each session's row: one at a time, each writing the latest note. */
   private readonly writing = new Map<SessionId, Promise<void>>()
   private readonly due = new Set<SessionId>()
+  /** The backend is stopping: nothing more is written (its presence goes with its connection). */
+  private ended = false
 
   constructor(private readonly env: PgBoardEnv) {}
 
@@ -44,6 +46,26 @@ export class PgBoard implements SessionBoard {
     if (note === undefined) this.mine.delete(id)
     else this.mine.set(id, note)
     this.sync(id)
+  }
+
+  /**
+   * Writes nothing more, and takes this host's notes down (the others are signalled); were that
+   * to fail, they drop out with its LISTEN connection anyway.
+   */
+  async end(): Promise<void> {
+    this.ended = true
+    if (this.mine.size === 0) return
+    this.mine.clear()
+    await Promise.allSettled(this.writing.values())
+    await this.env.db
+      .transaction(async (client) => {
+        const { rows } = await client.query<{ session_id: SessionId }>(
+          'DELETE FROM dsh_board_notes WHERE host = $1 RETURNING session_id',
+          [this.host],
+        )
+        for (const { session_id } of rows) await signal(client, session_id)
+      })
+      .catch((error) => this.env.warn(`postgres: could not take this host's notes down: ${error.message}`))
   }
 
   /** The presence lock was (re)taken: every note of this host is written again. */
@@ -119,7 +141,7 @@ export class PgBoard implements SessionBoard {
   private async write(id: SessionId): Promise<void> {
     await this.env.ready
     const note = this.mine.get(id)
-    if (note !== undefined && !this.env.listening()) return
+    if (this.ended || (note !== undefined && !this.env.listening())) return
     await this.env.db.transaction(async (client) => {
       if (note === undefined) await this.takeDown(client, id)
       else

@@ -63,8 +63,8 @@ export class HostWatches {
     return this.notices.end()
   }
 
-  /** Another host wrote `id`: what it appended is read, then the watchers are told. */
-  private heard(id: SessionId): void {
+  /** Another host wrote `id` (or may have): what it appended is read, then the watchers are told. */
+  heard(id: SessionId): void {
     const writer = this.writerOf(id)
     if (!writer) return
     writer.poll().then(

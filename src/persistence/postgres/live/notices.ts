@@ -22,6 +22,15 @@ export async function signal(client: pg.ClientBase, id: SessionId): Promise<void
   await client.query('SELECT pg_notify($1, $2)', [SIGNAL_CHANNEL, JSON.stringify({ session: id })])
 }
 
+/** Takes this host's presence lock on `client`; throws when another connection holds it. */
+async function holdPresence(client: pg.ClientBase, host: string): Promise<void> {
+  const { rows } = await client.query<{ ok: boolean }>(
+    'SELECT pg_try_advisory_lock(dsh_host_key($1)) AS ok',
+    [host],
+  )
+  if (!rows[0]?.ok) throw new Error("this host's presence is still held by a connection on its way out")
+}
+
 /** How `SessionNotices` reaches the database and what it tells. */
 export interface NoticesConfig {
   readonly url: string
@@ -116,8 +125,9 @@ export class SessionNotices {
       await client.connect()
       await client.query(`LISTEN ${NOTICE_CHANNEL}; LISTEN ${SIGNAL_CHANNEL}`)
       const presence = this.config.presence
-      // A try: a connection of this host's that is not quite dead yet may hold it still.
-      if (presence) await client.query('SELECT pg_try_advisory_lock(dsh_host_key($1))', [presence.host])
+      // A try: a connection of this host's that is not quite dead yet may hold it still (then this
+      // connection is given up, and the next one tries again).
+      if (presence) await holdPresence(client, presence.host)
     } catch (error) {
       this.connecting = undefined
       client.removeAllListeners()

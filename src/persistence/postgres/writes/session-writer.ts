@@ -43,6 +43,8 @@ export class PgSessionWriter {
   private stale = false
   /** Where this host's view of the stored log ends, and what others appended past it. */
   private readonly stored: StoredView
+  /** A poll was skipped while `acquirePen` tried the lock: if the try fails, look again. */
+  private skippedPoll = false
 
   private constructor(
     readonly id: SessionId,
@@ -130,8 +132,14 @@ export class PgSessionWriter {
         await this.lockPen(true)
       } catch (error) {
         this.pen.wanted = false
+        if (this.skippedPoll) {
+          // Another host's write was announced during the try: its clients here must see it.
+          this.skippedPoll = false
+          this.env.lookAgain(this.id)
+        }
         throw databaseError(this.id, 'take the pen', error)
       }
+      this.skippedPoll = false
       return this.stored.take()
     })
   }
@@ -151,6 +159,7 @@ export class PgSessionWriter {
    */
   poll(): Promise<boolean> {
     return this.queue.serial(async () => {
+      if (this.pen.wanted && !this.pen.isHeld) this.skippedPoll = true
       if (this.queue.failure || this.stored.changed || this.pen.busy) return false
       try {
         await this.catchUp((work) => this.env.db.snapshot(work))
