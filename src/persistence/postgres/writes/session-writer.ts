@@ -132,11 +132,9 @@ export class PgSessionWriter {
         await this.lockPen(true)
       } catch (error) {
         this.pen.wanted = false
-        if (this.skippedPoll) {
-          // Another host's write was announced during the try: its clients here must see it.
-          this.skippedPoll = false
-          this.env.lookAgain(this.id)
-        }
+        // Another host's write announced during the try: this host's clients must see it.
+        if (this.skippedPoll) this.env.lookAgain(this.id)
+        this.skippedPoll = false
         throw databaseError(this.id, 'take the pen', error)
       }
       this.skippedPoll = false
@@ -186,7 +184,7 @@ export class PgSessionWriter {
     this.pen.wanted = false
     return this.enqueue('append', async () => {
       await this.drain()
-      await this.unlockPenUnlessWanted()
+      if (!this.pen.wanted) await this.unlockPen()
     })
   }
 
@@ -203,9 +201,7 @@ export class PgSessionWriter {
     if (!keep) this.pending = []
     this.pen.wanted = false
     try {
-      await this.enqueue('close', async () => {
-        await this.drain()
-      })
+      await this.enqueue('close', () => this.drain())
     } finally {
       await this.unlockPen()
     }
@@ -278,10 +274,6 @@ export class PgSessionWriter {
         )
       }
     })
-  }
-
-  private async unlockPenUnlessWanted(): Promise<void> {
-    if (!this.pen.wanted) await this.unlockPen()
   }
 
   /** Lets the pen go; after a rewind, the listing columns are refreshed first. */
