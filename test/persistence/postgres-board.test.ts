@@ -1,9 +1,8 @@
-import pg from 'pg'
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { PostgresPersistence, postgresPersistencePlugin } from '../../src/persistence/postgres/index.js'
 import type { BoardNote, SessionBoard } from '../../src/session/store/persistence-port.js'
 import { type BackendHost, startHost } from '../support/backends.js'
-import { freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
+import { freshSchema, sharedPostgres, sql } from '../support/postgres/test-database.js'
 import { appendTurn } from '../support/session-store.js'
 
 // The notice board and the pen wait between hosts on one database: notes that count while their
@@ -16,16 +15,6 @@ const note = (attached: number, extra: Record<string, unknown> = {}): BoardNote 
   outcomes: [],
   ...extra,
 })
-
-async function sql(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client(url)
-  await client.connect()
-  try {
-    return await client.query(text, values)
-  } finally {
-    await client.end()
-  }
-}
 
 /** Resolves at the first report of `host`'s watch of `id` after which `ready` holds. */
 function reported(host: BackendHost, id: string, ready: () => Promise<boolean>): Promise<void> {
