@@ -60,12 +60,16 @@ export async function until(check: () => boolean, agents: readonly AgentProcess[
 }
 
 type Dsh = {
-  question?: { toolCallId?: string; state: string; optionId?: string; answeredBy?: string }
+  question?: { toolCallId?: string; state: string; optionId?: string; action?: string; answeredBy?: string }
   presence?: { attached: number; clients: string[]; state: string }
 }
+/** A client as these helpers read it: the updates it received. */
+type Received = { readonly updates: readonly acp.SessionNotification[] }
 const dshOf = (u: acp.SessionNotification) => (u.update as { _meta?: { dsh?: Dsh } })._meta?.dsh ?? {}
-const outcomes = (c: AgentProcess) => c.updates.flatMap((u) => dshOf(u).question ?? [])
-const presences = (c: AgentProcess) => c.updates.flatMap((u) => dshOf(u).presence ?? [])
+/** The question outcomes (`_meta.dsh.question`) a client was shown, in order. */
+export const outcomes = (c: Received) => c.updates.flatMap((u) => dshOf(u).question ?? [])
+/** The presence updates (`_meta.dsh.presence`) a client was shown, in order. */
+export const presences = (c: Received) => c.updates.flatMap((u) => dshOf(u).presence ?? [])
 const finalStatuses = (c: AgentProcess) =>
   c.updates.flatMap((u) =>
     u.update.sessionUpdate === 'tool_call_update' &&
