@@ -4,6 +4,7 @@ import type { AgentProcess } from '../support/agent-process.js'
 import { dshOf, postgresHosts, saysUser, seqOf, untilUpdate } from '../support/postgres/hosts.js'
 import { freshSchema } from '../support/postgres/test-database.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { queuedNotice, queueTwoTakeBackSecond } from '../support/queued-prompts.js'
 import { agentText } from './updates.js'
 
 // Two built `dsh-acp` processes on one PostgreSQL database (two hosts): a client that has a session
@@ -30,12 +31,6 @@ function prompt(agent: AgentProcess, sessionId: string, words: string) {
   return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
 }
 
-type Queued = { state: string; position?: number; messageId: string }
-const queuedIn = (state: string, not?: string) => (u: acp.SessionNotification) => {
-  const queued = (u.update._meta as { dsh?: { queued?: Queued } } | undefined)?.dsh?.queued
-  return queued?.state === state && queued.messageId !== not
-}
-const queuedOf = (u: acp.SessionNotification) => (u.update._meta as { dsh: { queued: Queued } }).dsh.queued
 const endsTurn = (seq: number) => (u: acp.SessionNotification) => dshOf(u)?.turnEnd?.seq === seq
 
 describe('two hosts on one PostgreSQL database, live', () => {
@@ -61,24 +56,11 @@ describe('two hosts on one PostgreSQL database, live', () => {
     // B prompts meanwhile, twice: both wait in line on B, shown queued; the second is taken back.
     const from = b.updates.length
     let waited = false
-    const waiting = prompt(b, sessionId, 'three').finally(() => {
+    const { waiting } = await queueTwoTakeBackSecond(b, sessionId, ['three', 'taken back'])
+    const settled = () => {
       waited = true
-    })
-    const queued = queuedOf(await untilUpdate(b, queuedIn('queued'), from))
-    expect(queued.position).toBe(1)
-    const takenBack = prompt(b, sessionId, 'taken back')
-    const second = queuedOf(await untilUpdate(b, queuedIn('queued', queued.messageId), from))
-    expect(second.position).toBe(2)
-    const read = await b.agent.request('_session/runtime/read', { sessionId, resource: 'queuedMessages' })
-    expect(read).toMatchObject({
-      queuedMessages: [
-        { messageId: queued.messageId, position: 1 },
-        { messageId: second.messageId, position: 2 },
-      ],
-    })
-    const control = { sessionId, action: 'cancelQueuedMessage', messageId: second.messageId }
-    expect(await b.agent.request('_session/runtime/control', control)).toEqual({ cancelled: true })
-    expect((await takenBack).stopReason).toBe('cancelled')
+    }
+    void waiting.then(settled, settled)
     // Nothing of B's model while A holds the pen.
     expect(agentText(b.updates.slice(from))).toBe('')
     expect(waited).toBe(false)
@@ -89,7 +71,7 @@ describe('two hosts on one PostgreSQL database, live', () => {
     const ended = await running
     expect(ended.stopReason).toBe('cancelled')
     expect((await waiting).stopReason).toBe('end_turn')
-    await untilUpdate(b, queuedIn('started'), from)
+    await queuedNotice(b, sessionId, from, 'started')
     // A's cancelled turn, as it was logged before A let the pen go, then B's own.
     expect(agentText(b.updates.slice(from))).toBe('working on itb answers')
     // And A's client sees B's turn live in turn.
