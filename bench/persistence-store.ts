@@ -1,21 +1,34 @@
 import { Context } from 'cordis'
-import { type JsonlPersistence, persistencePlugin } from '../src/persistence/index.js'
+import { JsonlPersistence, persistencePlugin } from '../src/persistence/index.js'
 import { type SessionStore, sessionsPlugin } from '../src/session/index.js'
+import type { SessionPersistence } from '../src/session/store/persistence-port.js'
 import { collectGarbage, median } from './harness.js'
 
-/** The persistence bench's store: a real store and JSONL backend in this process. */
-export interface Store {
+/** A bench's store: a real store and a backend of kind `P` in this process, plugged as the app plugs it. */
+export interface BenchStore<P extends SessionPersistence> {
   readonly sessions: SessionStore
-  readonly persistence: JsonlPersistence
+  readonly persistence: P
+  /** Closes every session, waits for the backend, stops the context. */
   stop(): Promise<void>
 }
 
-export async function startStore(dir: string): Promise<Store> {
+/** The persistence bench's store on the JSONL backend. */
+export type Store = BenchStore<JsonlPersistence>
+
+/**
+ * Starts a store with the backend `plug` adds; `kind` is the backend's class (a check that it is
+ * the one that started).
+ */
+export async function startBenchStore<P extends SessionPersistence>(
+  plug: (ctx: Context) => void,
+  kind: abstract new (...args: never[]) => P,
+): Promise<BenchStore<P>> {
   const ctx = new Context()
   ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
-  ctx.plugin(persistencePlugin, { dir })
+  plug(ctx)
   await ctx.start()
-  const persistence = ctx.get('persistence') as JsonlPersistence
+  const persistence = ctx.get('persistence')
+  if (!(persistence instanceof kind)) throw new Error(`the ${kind.name} backend did not start`)
   return {
     sessions: ctx.sessions,
     persistence,
@@ -23,8 +36,13 @@ export async function startStore(dir: string): Promise<Store> {
       await ctx.sessions.closeAll()
       await persistence.idle()
       await ctx.stop()
+      await persistence.idle()
     },
   }
+}
+
+export function startStore(dir: string): Promise<Store> {
+  return startBenchStore((ctx) => ctx.plugin(persistencePlugin, { dir }), JsonlPersistence)
 }
 
 /** The header line of a session file. */

@@ -1,18 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Context } from 'cordis'
 import pg from 'pg'
 import { copyStores } from '../src/persistence/copy/copy-stores.js'
 import { JsonlCopyStore } from '../src/persistence/copy/jsonl-copy-store.js'
 import { PgCopyStore } from '../src/persistence/copy/pg-copy-store.js'
 import { PostgresPersistence, postgresPersistencePlugin } from '../src/persistence/postgres/index.js'
-import { type SessionStore, sessionsPlugin } from '../src/session/index.js'
 import {
   type PostgresServer,
   startPostgresServer,
   stopPostgresServer,
 } from '../test/support/postgres/server.js'
-import { header } from './persistence-store.js'
+import { type BenchStore, header, startBenchStore } from './persistence-store.js'
 
 /**
  * The bench's own PostgreSQL server (the test suite's helper, on 127.0.0.1 and a free port), made
@@ -47,30 +45,15 @@ export async function sql(url: string, statements: readonly string[]): Promise<v
 }
 
 /** A store on the PostgreSQL backend in this process, as the app plugs it. */
-export interface PgHost {
-  readonly sessions: SessionStore
-  readonly persistence: PostgresPersistence
-  stop(): Promise<void>
-}
+export type PgHost = BenchStore<PostgresPersistence>
 
 export async function startPgHost(url: string): Promise<PgHost> {
-  const ctx = new Context()
-  ctx.plugin(sessionsPlugin, { defaultCwd: '/bench' })
-  ctx.plugin(postgresPersistencePlugin, { url })
-  await ctx.start()
-  const persistence = ctx.get('persistence')
-  if (!(persistence instanceof PostgresPersistence)) throw new Error('the PostgreSQL backend did not start')
-  await persistence.ready
-  return {
-    sessions: ctx.sessions,
-    persistence,
-    async stop() {
-      await ctx.sessions.closeAll()
-      await persistence.idle()
-      await ctx.stop()
-      await persistence.idle()
-    },
-  }
+  const host = await startBenchStore(
+    (ctx) => ctx.plugin(postgresPersistencePlugin, { url }),
+    PostgresPersistence,
+  )
+  await host.persistence.ready
+  return host
 }
 
 /**

@@ -32,10 +32,12 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/multi-process-cuts.test.ts',
   // The built server on PostgreSQL: three processes (two hosts and `dsh-acp sessions`) on one database.
   'test/e2e/postgres-store.test.ts',
-  // Three built processes on one database: one host following another's turns live.
+  // Three built processes on one database: one host following another's turns live, and queueing behind them.
   'test/e2e/postgres-live.test.ts',
   // Three `serve` processes on one database: one killed mid-turn, another taking the session over.
   'test/e2e/postgres-serve.test.ts',
+  // Two built hosts on one database: questions and presence through the board, one killed mid-question.
+  'test/e2e/postgres-board.test.ts',
   // The built server on PostgreSQL through a TCP proxy that cuts its connections mid-turn.
   'test/e2e/postgres-faults.test.ts',
   // Every snapshot scenario a second time, through `dsh-acp replay`'s engine. `npm test` runs each

@@ -5,6 +5,7 @@ import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterAll, describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { queuedNotice, queueTwoTakeBackSecond } from '../support/queued-prompts.js'
 import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
@@ -91,29 +92,9 @@ async function firstChunk(agent: AgentProcess, sessionId: string, from: number):
   }
 }
 
-type Queued = { messageId: string; state: string; position?: number }
-
 /** Resolves once a condition over what was received holds (checked after each turn of the event loop). */
 async function until(done: () => boolean): Promise<void> {
   while (!done()) await new Promise((resolve) => setImmediate(resolve))
-}
-
-/** The first `_meta.dsh.queued` notice of `sessionId` from `from` on in `state` (other than `not`). */
-async function queuedNotice(
-  agent: AgentProcess,
-  sessionId: string,
-  from: number,
-  state: string,
-  not?: string,
-): Promise<Queued> {
-  const find = () =>
-    updatesOf(agent, sessionId, from)
-      .map((u) => (u.update._meta as { dsh?: { queued?: Queued } } | undefined)?.dsh?.queued)
-      .find((q) => q !== undefined && q.state === state && q.messageId !== not)
-  await until(() => find() !== undefined || agent.child.exitCode !== null)
-  const found = find()
-  if (found === undefined) throw new Error(`agent exited: ${agent.stderr}`)
-  return found
 }
 
 describe('several processes on one store', () => {
@@ -178,24 +159,11 @@ describe('several processes on one store', () => {
     await firstChunk(a, sessionId, 0)
     const before = readFileSync(join(dir, `${sessionId}.jsonl`), 'utf8')
     let answered = false
-    const waiting = prompt(b, sessionId, 'after yours').finally(() => {
+    const { waiting } = await queueTwoTakeBackSecond(b, sessionId, ['after yours', 'taken back'])
+    const settled = () => {
       answered = true
-    })
-    const first = await queuedNotice(b, sessionId, from, 'queued')
-    expect(first).toMatchObject({ state: 'queued', position: 1 })
-    const takenBack = prompt(b, sessionId, 'taken back')
-    const second = await queuedNotice(b, sessionId, from, 'queued', first.messageId)
-    expect(second.position).toBe(2)
-    const read = await b.agent.request('_session/runtime/read', { sessionId, resource: 'queuedMessages' })
-    expect(read).toMatchObject({
-      queuedMessages: [
-        { messageId: first.messageId, position: 1 },
-        { messageId: second.messageId, position: 2 },
-      ],
-    })
-    const control = { sessionId, action: 'cancelQueuedMessage', messageId: second.messageId }
-    expect(await b.agent.request('_session/runtime/control', control)).toEqual({ cancelled: true })
-    expect((await takenBack).stopReason).toBe('cancelled')
+    }
+    void waiting.then(settled, settled)
     // Other changes are still refused while the other process writes: they do not queue.
     await expect(
       b.agent.request('session/set_mode', { sessionId, modeId: 'read-only' }),

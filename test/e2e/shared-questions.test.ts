@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
+import { choose, outcomes, presences, until } from '../support/cross-questions.js'
 import { type RemoteClient, RemoteServer } from '../support/remote-server.js'
 
 /**
@@ -69,23 +70,6 @@ async function client(
   return made
 }
 
-const choose = (kind: string) => (params: acp.RequestPermissionRequest) => {
-  const option = params.options.find((o) => o.kind === kind)
-  if (!option) throw new Error(`no ${kind} option`)
-  return { outcome: { outcome: 'selected' as const, optionId: option.optionId } }
-}
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await new Promise((resolve) => setImmediate(resolve))
-}
-
-type Dsh = {
-  question?: { toolCallId?: string; state: string; optionId?: string; answeredBy?: string }
-  presence?: { attached: number; clients: string[]; state: string }
-}
-const dshOfUpdate = (u: acp.SessionNotification) => (u.update as { _meta?: { dsh?: Dsh } })._meta?.dsh ?? {}
-const outcomes = (c: RemoteClient) => c.updates.flatMap((u) => dshOfUpdate(u).question ?? [])
-const presences = (c: RemoteClient) => c.updates.flatMap((u) => dshOfUpdate(u).presence ?? [])
 const toolStatuses = (c: RemoteClient) =>
   c.updates.flatMap((u) =>
     u.update.sessionUpdate === 'tool_call_update' && u.update.status ? [u.update.status] : [],

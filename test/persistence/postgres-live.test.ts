@@ -5,7 +5,7 @@ import { SessionErrorCode } from '../../src/session/errors.js'
 import type { SessionEvent } from '../../src/session/log/events.js'
 import type { Session } from '../../src/session/session.js'
 import { type BackendHost, startHost } from '../support/backends.js'
-import { freshDatabase, freshSchema, sharedPostgres } from '../support/postgres/test-database.js'
+import { freshDatabase, freshSchema, sharedPostgres, sql } from '../support/postgres/test-database.js'
 import { appendTurn } from '../support/session-store.js'
 
 // Two hosts (two stores, each with its own backend) on one database: what one appends reaches the
@@ -41,16 +41,6 @@ function follow(host: BackendHost) {
       settle()
     })
   return { heard, changed, reaches }
-}
-
-async function sql(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client(url)
-  await client.connect()
-  try {
-    return await client.query(text, values)
-  } finally {
-    await client.end()
-  }
 }
 
 describe('PostgreSQL: live updates across hosts', () => {

@@ -163,7 +163,9 @@ describe('PostgreSQL: fork and rewind are metadata', () => {
       DROP SEQUENCE dsh_stream_keys; DROP TABLE dsh_retired_streams;
       ALTER TABLE dsh_sessions DROP COLUMN stream;
       ALTER TABLE dsh_events ADD FOREIGN KEY (session_id) REFERENCES dsh_sessions (id);
-      DELETE FROM dsh_schema_migrations WHERE version = 4;`)
+      DROP TABLE dsh_board_notes, dsh_board_answers;
+      DROP FUNCTION dsh_host_alive(bigint), dsh_host_key(text);
+      DELETE FROM dsh_schema_migrations WHERE version >= 4;`)
     const b = await host()
     const loaded = await b.sessions.load(parent.id)
     expect(wire(loaded.events())).toEqual(events)

@@ -1,5 +1,4 @@
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import type { AgentProcess } from './agent-process.js'
 
 /**
  * Waiting for what a client is shown of a session another process (or host) writes: the updates
@@ -12,22 +11,33 @@ export type UpdateMarks = { seq?: number; turnEnd?: { seq: number; reason: strin
 export const dshOf = (u: acp.SessionNotification) =>
   (u._meta as { dsh?: UpdateMarks } | null | undefined)?.dsh
 
+/** Anything that receives session updates: a stdio agent's client or a remote client. */
+export interface UpdatesSource {
+  readonly updates: readonly acp.SessionNotification[]
+  /** A stdio agent's process: waiting stops with its stderr when it exits. */
+  readonly child?: { readonly exitCode: number | null }
+  readonly stderr?: string
+}
+
 /**
  * Resolves once an update received from index `from` on passes `done` (checked at each turn of
  * the event loop); rejects if the agent exits first.
  */
 export async function until(
-  agent: AgentProcess,
+  source: UpdatesSource,
   done: (update: acp.SessionNotification) => boolean,
   from = 0,
 ): Promise<acp.SessionNotification> {
   for (;;) {
-    const found = agent.updates.slice(from).find(done)
+    const found = source.updates.slice(from).find(done)
     if (found) return found
-    if (agent.child.exitCode !== null) throw new Error(`agent exited: ${agent.stderr}`)
+    if (source.child && source.child.exitCode !== null) throw new Error(`agent exited: ${source.stderr}`)
     await new Promise((resolve) => setImmediate(resolve))
   }
 }
+
+/** The seq of a prompt's answer (`_meta.dsh.seq`). */
+export const seqOf = (r: { _meta?: unknown }) => (r._meta as { dsh: { seq: number } }).dsh.seq
 
 /** The update that marks the end of the turn whose end event is `seq`. */
 export const endsTurn = (seq: number) => (u: acp.SessionNotification) => dshOf(u)?.turnEnd?.seq === seq

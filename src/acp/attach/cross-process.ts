@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import { type Answerer, QuestionWithdrawn, SharedQuestion } from './shared-questions.js'
 
@@ -16,8 +17,8 @@ export interface BoardAudience {
   show(sessionId: string, update: SessionUpdateNotification): void
   /** What other processes say about the session changed: presence is told again. */
   changed(sessionId: string): void
-  /** Shows what the turns of processes `pids` streamed since the last look. */
-  streamedElsewhere(sessionId: string, pids: readonly number[]): void
+  /** Shows what the turns of the processes that posted as `writers` streamed since the last look. */
+  streamedElsewhere(sessionId: string, writers: readonly string[]): void
 }
 
 /** The clients of other processes, as presence counts them. */
@@ -45,6 +46,9 @@ interface Followed {
   readonly foreign: Map<string, SharedQuestion>
   elsewhere: Elsewhere
   posted: string
+  /** A look at the board under way (one at a time), and whether another was asked for meanwhile. */
+  looking: boolean
+  again: boolean
 }
 
 const NOBODY: Elsewhere = { attached: 0, clients: [], waiting: false }
@@ -60,6 +64,8 @@ const NOBODY: Elsewhere = { attached: 0, clients: [], waiting: false }
 export class CrossProcess {
   private readonly followed = new Map<string, Followed>()
   private counter = 0
+  /** Makes this process's question ids unique across hosts too (pids repeat across machines). */
+  private readonly token = randomBytes(4).toString('hex')
 
   constructor(
     private readonly sessions: SessionStore,
@@ -77,6 +83,8 @@ export class CrossProcess {
       foreign: new Map(),
       elsewhere: NOBODY,
       posted: '',
+      looking: false,
+      again: false,
     }
     this.followed.set(sessionId, entry)
     entry.stop = this.sessions.watchStored(sessionId, () => this.look(sessionId))
@@ -105,7 +113,7 @@ export class CrossProcess {
   asked(sessionId: string, question: SharedQuestion): string | undefined {
     const entry = this.followed.get(sessionId)
     if (!entry) return undefined
-    const id = `${process.pid}-${++this.counter}`
+    const id = `${process.pid}-${this.token}-${++this.counter}`
     entry.own.set(id, question)
     this.post(sessionId)
     return id
@@ -140,34 +148,48 @@ export class CrossProcess {
     board.post(sessionId, note)
   }
 
-  /** The board of the session may have changed: answers to take, questions to ask, presence. */
+  /**
+   * The board of the session may have changed: looks at it, one look at a time (a report during a
+   * look makes one more after it).
+   */
   private look(sessionId: string): void {
     const entry = this.followed.get(sessionId)
+    if (!entry) return
+    if (entry.looking) {
+      entry.again = true
+      return
+    }
+    entry.looking = true
+    this.lookOnce(sessionId, entry)
+      // The board could not be read (the backend said why): the next report or relook tries again.
+      .catch(() => {})
+      .finally(() => {
+        entry.looking = false
+        if (!entry.again) return
+        entry.again = false
+        this.look(sessionId)
+      })
+  }
+
+  /** Answers to take, questions to ask, presence. */
+  private async lookOnce(sessionId: string, entry: Followed): Promise<void> {
     const board = this.sessions.board
-    if (!entry || !board) return
-    for (const { question, answer } of board.answers(sessionId, [...entry.own.keys()])) {
+    if (!board) return
+    for (const { question, answer } of await board.answers(sessionId, [...entry.own.keys()])) {
       entry.own.get(question)?.answerElsewhere(answer.result, answer.by)
     }
-    const notes = board.read(sessionId)
+    const notes = await board.read(sessionId)
+    if (this.followed.get(sessionId) !== entry) return
     this.audience.streamedElsewhere(
       sessionId,
-      notes.map((n) => n.pid),
+      notes.map((n) => n.from),
     )
     this.askForeign(
       sessionId,
       entry,
       notes.map((n) => n.note),
     )
-    const elsewhere: Elsewhere = {
-      attached: notes.reduce(
-        (sum, { note }) => sum + (Number.isInteger(note.attached) ? note.attached : 0),
-        0,
-      ),
-      clients: notes.flatMap(({ note }) =>
-        Array.isArray(note.clients) ? note.clients.filter((c) => typeof c === 'string') : [],
-      ),
-      waiting: notes.some(({ note }) => Array.isArray(note.questions) && note.questions.length > 0),
-    }
+    const elsewhere = elsewhereOf(notes.map((n) => n.note))
     if (JSON.stringify(elsewhere) !== JSON.stringify(entry.elsewhere)) {
       entry.elsewhere = elsewhere
       this.audience.changed(sessionId)
@@ -209,7 +231,8 @@ export class CrossProcess {
         sessionId,
         posted.method,
         posted.params,
-        (result) => void this.sessions.board?.offer(sessionId, id, { result, ...answeredBy(question) }),
+        (result) =>
+          void this.sessions.board?.offer(sessionId, id, { result, ...answeredBy(question) }).catch(() => {}),
         () => {},
         () => this.audience.hold(sessionId, question, false),
       )
@@ -217,6 +240,17 @@ export class CrossProcess {
       this.audience.hold(sessionId, question, true)
       for (const answerer of this.audience.answerers(sessionId, posted.method)) question.askOf(answerer)
     }
+  }
+}
+
+/** What the notes of other processes add up to. */
+function elsewhereOf(notes: readonly BoardNote[]): Elsewhere {
+  return {
+    attached: notes.reduce((sum, note) => sum + (Number.isInteger(note.attached) ? note.attached : 0), 0),
+    clients: notes.flatMap((note) =>
+      Array.isArray(note.clients) ? note.clients.filter((c) => typeof c === 'string') : [],
+    ),
+    waiting: notes.some((note) => Array.isArray(note.questions) && note.questions.length > 0),
   }
 }
 

@@ -47,13 +47,13 @@ export class CrossStreams {
   }
 
   /**
-   * What the turns of processes `pids` streamed since the last look that can be shown now, in
-   * order, given that this process's log ends at `lastSeq`.
+   * What the turns of the processes `writers` (as the board names them) streamed since the last
+   * look that can be shown now, in order, given that this process's log ends at `lastSeq`.
    */
-  look(sessionId: string, pids: readonly number[], lastSeq: number): SessionUpdateNotification[] {
+  look(sessionId: string, writers: readonly string[], lastSeq: number): SessionUpdateNotification[] {
     const streams = this.sessions.streams
-    if (!streams || pids.length === 0) return this.ready(sessionId, lastSeq)
-    for (const chunk of streams.read(sessionId, pids)) this.take(sessionId, chunk, lastSeq)
+    if (!streams || writers.length === 0) return this.ready(sessionId, lastSeq)
+    for (const chunk of streams.read(sessionId, writers)) this.take(sessionId, chunk, lastSeq)
     return this.ready(sessionId, lastSeq)
   }
 

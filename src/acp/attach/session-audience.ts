@@ -356,11 +356,11 @@ export class SessionAudience {
         for (const seat of this.seatsOf(sessionId)) void seat.notify(update)
       },
       changed: (sessionId) => this.tellPresence(sessionId),
-      streamedElsewhere: (sessionId, pids) => {
+      streamedElsewhere: (sessionId, writers) => {
         const session = this.sessions.get(sessionId)
         if (!session) return
         const seq = session.lastSeq + 1
-        for (const update of this.crossStreams.look(sessionId, pids, session.lastSeq))
+        for (const update of this.crossStreams.look(sessionId, writers, session.lastSeq))
           this.showStreamed(sessionId, undefined, update, seq)
       },
     }

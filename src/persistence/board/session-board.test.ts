@@ -27,35 +27,35 @@ describe('the store notice board', () => {
     expect(boardSessionOf('ses_1.jsonl')).toBeUndefined()
   })
 
-  it('the first answer offered wins; the asker takes it once', () => {
+  it('the first answer offered wins; the asker takes it once', async () => {
     const { files } = board()
-    expect(files.offer('ses_1', '9-1', { result: { outcome: 'first' }, by: 'a' })).toBe(true)
-    expect(files.offer('ses_1', '9-1', { result: { outcome: 'second' }, by: 'b' })).toBe(false)
-    expect(files.answers('ses_1', ['9-1', '9-2'])).toEqual([
+    expect(await files.offer('ses_1', '9-1', { result: { outcome: 'first' }, by: 'a' })).toBe(true)
+    expect(await files.offer('ses_1', '9-1', { result: { outcome: 'second' }, by: 'b' })).toBe(false)
+    expect(await files.answers('ses_1', ['9-1', '9-2'])).toEqual([
       { question: '9-1', answer: { result: { outcome: 'first' }, by: 'a' } },
     ])
-    expect(files.answers('ses_1', ['9-1'])).toEqual([])
+    expect(await files.answers('ses_1', ['9-1'])).toEqual([])
   })
 
-  it("a process reads the others' notes, not its own; a note taken down is gone", () => {
+  it("a process reads the others' notes, not its own; a note taken down is gone", async () => {
     const { dir, files } = board()
     files.post('ses_1', note)
-    expect(files.read('ses_1')).toEqual([])
+    expect(await files.read('ses_1')).toEqual([])
     // Another live process (the test runner's parent) posted one.
     const other = process.ppid
     writeFileSync(join(dir, `ses_1.board.${other}.json`), JSON.stringify({ pid: other, note }))
-    expect(files.read('ses_1')).toEqual([{ pid: other, note }])
-    expect(files.read('ses_2')).toEqual([])
+    expect(await files.read('ses_1')).toEqual([{ from: String(other), note }])
+    expect(await files.read('ses_2')).toEqual([])
     files.post('ses_1', undefined)
     expect(readdirSync(dir)).toEqual([`ses_1.board.${other}.json`])
   })
 
-  it('the note of a process that is gone is dropped and removed', () => {
+  it('the note of a process that is gone is dropped and removed', async () => {
     const { dir, files } = board()
     // No process has pid 2^22 + 1 (above Linux's pid_max).
     const gone = 4_194_305
     writeFileSync(join(dir, `ses_1.board.${gone}.json`), JSON.stringify({ pid: gone, note }))
-    expect(files.read('ses_1')).toEqual([])
+    expect(await files.read('ses_1')).toEqual([])
     expect(readdirSync(dir)).toEqual([])
   })
 })

@@ -60,8 +60,8 @@ export class SessionBoardFiles implements SessionBoard {
     }
   }
 
-  read(id: SessionId): { pid: number; note: BoardNote }[] {
-    const notes: { pid: number; note: BoardNote }[] = []
+  async read(id: SessionId): Promise<{ from: string; note: BoardNote }[]> {
+    const notes: { from: string; note: BoardNote }[] = []
     for (const name of this.names(id, 'board')) {
       const path = join(this.paths.dir, name)
       const content = readSmall(path) as { pid?: unknown; start?: unknown; note?: unknown } | undefined
@@ -71,12 +71,12 @@ export class SessionBoardFiles implements SessionBoard {
         removeQuietly(path)
         continue
       }
-      notes.push({ pid, note: content.note as BoardNote })
+      notes.push({ from: String(pid), note: content.note as BoardNote })
     }
     return notes
   }
 
-  offer(id: SessionId, question: string, answer: BoardAnswer): boolean {
+  async offer(id: SessionId, question: string, answer: BoardAnswer): Promise<boolean> {
     const path = this.file(id, 'answer', question)
     const temp = this.temp(path)
     try {
@@ -92,7 +92,10 @@ export class SessionBoardFiles implements SessionBoard {
     }
   }
 
-  answers(id: SessionId, questions: readonly string[]): { question: string; answer: BoardAnswer }[] {
+  async answers(
+    id: SessionId,
+    questions: readonly string[],
+  ): Promise<{ question: string; answer: BoardAnswer }[]> {
     const found: { question: string; answer: BoardAnswer }[] = []
     for (const question of questions) {
       const path = this.file(id, 'answer', question)

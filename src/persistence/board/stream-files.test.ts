@@ -48,7 +48,7 @@ describe("a turn's stream to other processes", () => {
     files.publish('ses_1', { seq: 4, n: 0, update: update('a') })
     expect(existsSync(path)).toBe(true)
     // Its own stream is not read back.
-    expect(files.read('ses_1', [process.pid])).toEqual([])
+    expect(files.read('ses_1', [String(process.pid)])).toEqual([])
     files.end('ses_1')
     expect(existsSync(path)).toBe(false)
   })
@@ -63,15 +63,15 @@ describe("a turn's stream to other processes", () => {
       path,
       line({ pid, start: processStartTime(pid), token: 't1' }) + line(first) + line(second).slice(0, 10),
     )
-    expect(files.read('ses_1', [pid])).toEqual([first])
+    expect(files.read('ses_1', [String(pid)])).toEqual([first])
     appendFileSync(path, line(second).slice(10))
-    expect(files.read('ses_1', [pid])).toEqual([second])
-    expect(files.read('ses_1', [pid])).toEqual([])
+    expect(files.read('ses_1', [String(pid)])).toEqual([second])
+    expect(files.read('ses_1', [String(pid)])).toEqual([])
     // The next turn's file is a new file (the old one was removed): read from its start.
     unlinkSync(path)
     const next = { seq: 9, n: 0, update: update('c') }
     writeFileSync(path, line({ pid, start: processStartTime(pid), token: 't2' }) + line(next))
-    expect(files.read('ses_1', [pid])).toEqual([next])
+    expect(files.read('ses_1', [String(pid)])).toEqual([next])
   })
 
   it('the file of a process that is gone is removed, not read', () => {
@@ -80,7 +80,7 @@ describe("a turn's stream to other processes", () => {
     const pid = Number(gone.stdout.trim())
     const path = join(dir, `ses_1.stream.${pid}.ndjson`)
     writeFileSync(path, line({ pid, start: '1', token: 't' }) + line({ seq: 2, n: 0, update: update('x') }))
-    expect(files.read('ses_1', [pid])).toEqual([])
+    expect(files.read('ses_1', [String(pid)])).toEqual([])
     expect(existsSync(path)).toBe(false)
   })
 })

@@ -84,11 +84,12 @@ export class SessionStreamFiles implements SessionStreams {
     }
   }
 
-  read(id: SessionId, pids: readonly number[]): StreamedChunk[] {
+  /** `writers` are pids, as the JSONL board names the processes of its notes. */
+  read(id: SessionId, writers: readonly string[]): StreamedChunk[] {
     const chunks: StreamedChunk[] = []
-    for (const pid of pids) {
-      if (pid !== process.pid && Number.isInteger(pid) && pid > 0)
-        chunks.push(...this.readFile(this.path(id, pid), pid))
+    for (const writer of writers) {
+      const pid = /^[1-9][0-9]{0,9}$/.test(writer) ? Number(writer) : undefined
+      if (pid !== undefined && pid !== process.pid) chunks.push(...this.readFile(this.path(id, pid), pid))
     }
     return chunks
   }

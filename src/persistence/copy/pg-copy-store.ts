@@ -4,8 +4,8 @@ import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { parseHeader } from '../file-format.js'
 import { type PgBlobCollection, PgBlobs } from '../postgres/blobs.js'
 import { PostgresPool } from '../postgres/pool.js'
-import { segmentsOf, sessionRow } from '../postgres/reads.js'
-import { migrate } from '../postgres/schema.js'
+import { segmentsOf, sessionRow } from '../postgres/reads/reads.js'
+import { migrate } from '../postgres/schema/schema.js'
 import {
   type BlobName,
   type CopyStore,

@@ -4,4 +4,4 @@ export {
   type PostgresPersistenceConfig,
   postgresPersistencePlugin,
 } from './pg-persistence.js'
-export { MIGRATIONS } from './schema.js'
+export { MIGRATIONS } from './schema/schema.js'

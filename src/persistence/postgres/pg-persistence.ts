@@ -14,14 +14,15 @@ import { type DisposeReason, inheritedEventCount } from '../../session/store/sto
 import { BLOB_GRACE_MS } from '../blobs/blob-collector.js'
 import { WriterRegistry } from '../writer-registry.js'
 import { PgBlobs } from './blobs.js'
-import { HostWatches } from './host-watches.js'
-import { listStored } from './list.js'
+import { PgBoard } from './live/board.js'
+import { HostWatches } from './live/host-watches.js'
 import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
-import { corruptRow, readEvents, sessionRow } from './reads.js'
-import { removeSession } from './remove.js'
+import { listStored } from './reads/list.js'
+import { corruptRow, readEvents, sessionRow } from './reads/reads.js'
 import { databaseError } from './rows.js'
-import { migrateAt } from './schema.js'
-import { PgSessionWriter, type WriterEnv } from './session-writer.js'
+import { migrateAt } from './schema/schema.js'
+import { removeSession } from './writes/remove.js'
+import { PgSessionWriter, type WriterEnv } from './writes/session-writer.js'
 
 /** `--store postgres://…`: the PostgreSQL backend's configuration. */
 export type PostgresPersistenceConfig = PostgresConnectionConfig & {
@@ -48,6 +49,13 @@ export class PostgresPersistence implements SessionPersistence {
   private readonly writers: WriterRegistry<PgSessionWriter>
   private ended: Promise<void> | undefined
   private readonly watches: HostWatches
+  /**
+   * The notice board between hosts (`live/board.ts`): presence and questions of a session shared
+   * across hosts. Absent with `live: false` (nothing is heard from other hosts then).
+   */
+  readonly board: PgBoard | undefined
+  /** A prompt waits for another host's pen (let go: signalled; a dead host's: a retry finds it free). */
+  readonly watchesPens: boolean
   /** The database as errors name it: host, port and database, never the password. */
   private readonly where: string
 
@@ -68,14 +76,37 @@ export class PostgresPersistence implements SessionPersistence {
       },
       warn: (message) => this.logger.warn(message),
       summary: (id) => ctx.sessions.get(id)?.summary(),
+      lookAgain: (id) => this.watches.heard(id),
     }
-    this.watches = new HostWatches(config, this.db, (id) => this.writerOfLive(id), this.logger)
+    const live = config.live ?? true
+    this.watchesPens = live
+    this.board = live
+      ? new PgBoard({
+          db: this.db,
+          ready: this.ready,
+          listening: () => this.watches.listening,
+          warn: (message) => this.logger.warn(message),
+        })
+      : undefined
+    const board = this.board
+    this.watches = new HostWatches(
+      config,
+      this.db,
+      (id) => this.writerOfLive(id),
+      this.logger,
+      board && { host: board.host, held: () => board.held() },
+    )
     ctx.on('session/created', (session) => this.created(session))
     this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
     ctx.on('dispose', () => {
       for (const id of this.writers.ids()) this.disposed(id, 'stopped')
-      const closed = Promise.allSettled([this.writers.idle(), this.blobs.idle(), this.watches.end()])
+      const closed = Promise.allSettled([
+        this.writers.idle(),
+        this.blobs.idle(),
+        this.watches.end(),
+        this.board?.end(),
+      ])
       this.ended = closed.then(() => this.db.end())
     })
   }

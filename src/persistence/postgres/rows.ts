@@ -5,7 +5,7 @@ import type { SessionId } from '../../session/ids.js'
 import type { SessionEvent } from '../../session/log/events.js'
 import { eventLine, headerLine } from '../file-format.js'
 import { isConnectionLoss } from './pool.js'
-import { type SessionRow, segmentsOf, storedName } from './reads.js'
+import { type SessionRow, segmentsOf, storedName } from './reads/reads.js'
 
 /** What the listing columns hold: a live session's summary when its events were committed. */
 export interface Projection {

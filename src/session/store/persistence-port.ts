@@ -102,9 +102,10 @@ export interface SessionPersistence {
   watch?(id: SessionId, onChange: () => void): () => void
   /**
    * True when `watch` also reports another process letting go of the pen of `id` (the JSONL
-   * store's lock file going away): a prompt then waits for that pen instead of being refused
-   * (`SessionStore.awaitPen`). Absent or false: the busy pen is refused (`SESSION_LOCKED`), as a
-   * database host's is.
+   * store's lock file going away, a database's notice): a prompt then waits for that pen instead
+   * of being refused (`SessionStore.awaitPen`), trying it again at each report and every
+   * `PEN_RETRY_MS` (a holder that died says nothing). Absent or false: the busy pen is refused
+   * (`SESSION_LOCKED`).
    */
   readonly watchesPens?: boolean
   /**
@@ -112,7 +113,7 @@ export interface SessionPersistence {
    * the log does not hold: who is attached there, which questions their turns wait on, and the
    * answers offered to them. Optional: without it, each process knows only its own clients.
    */
-  readonly board?: SessionBoard
+  readonly board?: SessionBoard | undefined
   /**
    * What a turn streams before its events are appended (a model's text as it comes), passed to
    * the other processes that have the session open; changes are reported by `watch`. Optional:
@@ -145,16 +146,27 @@ export interface BoardAnswer {
   readonly by?: string
 }
 
-/** See `SessionPersistence.board`. Changes are reported by `SessionPersistence.watch`. */
+/**
+ * See `SessionPersistence.board`. Changes are reported by `SessionPersistence.watch`. A backend
+ * that asks another party (a database) answers `read`, `offer` and `answers` asynchronously; one
+ * on local files answers at once, under the same signatures.
+ */
 export interface SessionBoard {
-  /** Replaces what this process says about `id`; undefined takes it down. */
+  /**
+   * Replaces what this process says about `id`; undefined takes it down. Synchronous for the
+   * caller: a backend that writes elsewhere keeps the order of the posts and logs a failure.
+   */
   post(id: SessionId, note: BoardNote | undefined): void
-  /** What the other live processes say about `id` (notes of processes that are gone are dropped). */
-  read(id: SessionId): { pid: number; note: BoardNote }[]
+  /**
+   * What the other live processes say about `id` (notes of processes that are gone are dropped),
+   * each with the process or host that posted it. The note is kept as it was posted (fields this
+   * build does not know included). Rejects when the board cannot be read (nothing is dropped then).
+   */
+  read(id: SessionId): Promise<{ from: string; note: BoardNote }[]>
   /** Offers an answer to `question`: false when one was offered first (that one counts). */
-  offer(id: SessionId, question: string, answer: BoardAnswer): boolean
+  offer(id: SessionId, question: string, answer: BoardAnswer): Promise<boolean>
   /** The answers offered to these questions of this process, each handed out once. */
-  answers(id: SessionId, questions: readonly string[]): { question: string; answer: BoardAnswer }[]
+  answers(id: SessionId, questions: readonly string[]): Promise<{ question: string; answer: BoardAnswer }[]>
 }
 
 /** One update a turn streamed before its event `seq` was appended; `n` counts from 0 per `seq`. */
@@ -170,8 +182,11 @@ export interface SessionStreams {
   publish(id: SessionId, chunk: StreamedChunk): void
   /** This process's turn of `id` ended: what it streamed is gone. */
   end(id: SessionId): void
-  /** The chunks of the turns of these processes not read before, in the order each wrote them. */
-  read(id: SessionId, pids: readonly number[]): StreamedChunk[]
+  /**
+   * The chunks of the turns of these processes (as the board names them: `from` of its notes) not
+   * read before, in the order each wrote them.
+   */
+  read(id: SessionId, writers: readonly string[]): StreamedChunk[]
   /** Forgets how far the streams of `id` were read (nobody here follows it any more). */
   forget(id: SessionId): void
 }

@@ -214,9 +214,9 @@ export class SessionStore {
 
   /**
    * {@link acquirePen}, but while another process holds the pen and this one follows the session
-   * and its pen (a backend that `watchesPens`: the JSONL store), waits until it is let go instead
-   * of refusing (`waiting` is told once); see `awaitPen`. Another backend refuses a busy pen, as
-   * `acquirePen` does. Rejects with `signal`'s reason when it aborts first.
+   * and its pen (a backend that `watchesPens`: the JSONL store, PostgreSQL with live updates), waits
+   * until it is let go instead of refusing (`waiting` is told once); see `awaitPen`. Another
+   * backend refuses a busy pen, as `acquirePen` does. Rejects with `signal`'s reason when it aborts first.
    */
   awaitPen(session: Session, signal: AbortSignal, waiting: () => void = () => {}): Promise<SessionPen> {
     const persistence = this.persistence

@@ -94,3 +94,14 @@ export async function freshSchema(): Promise<string> {
   at.searchParams.set('options', `-c search_path=${name}`)
   return at.toString()
 }
+
+/** Runs one statement on a connection of its own (a test's look at the database, or a fault it makes). */
+export async function sql(url: string, text: string, values: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client(url)
+  await client.connect()
+  try {
+    return await client.query(text, values)
+  } finally {
+    await client.end()
+  }
+}

@@ -1,15 +1,13 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { SessionEvent } from '../../session/log/events.js'
-import { StoredView } from './catch-up.js'
-import { createRows } from './create.js'
-import { cutRows } from './cut.js'
-import { announce } from './notices.js'
-import { SessionPen } from './pen-lock.js'
-import { inTransaction } from './pool.js'
-import { sessionRow } from './reads.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionHeader } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { announce } from '../live/notices.js'
+import { SessionPen } from '../pens/pen-lock.js'
+import { inTransaction } from '../pool.js'
+import { StoredView } from '../reads/catch-up.js'
+import { sessionRow } from '../reads/reads.js'
 import {
   advanceVersion,
   changedError,
@@ -19,7 +17,9 @@ import {
   type Projection,
   projectionOf,
   updateListing,
-} from './rows.js'
+} from '../rows.js'
+import { createRows } from './create.js'
+import { cutRows } from './cut.js'
 import { WriteQueue } from './write-queue.js'
 import type { BaseReference, WriterEnv } from './writer-env.js'
 
@@ -43,6 +43,8 @@ export class PgSessionWriter {
   private stale = false
   /** Where this host's view of the stored log ends, and what others appended past it. */
   private readonly stored: StoredView
+  /** A poll was skipped while `acquirePen` tried the lock: if the try fails, look again. */
+  private skippedPoll = false
 
   private constructor(
     readonly id: SessionId,
@@ -130,8 +132,12 @@ export class PgSessionWriter {
         await this.lockPen(true)
       } catch (error) {
         this.pen.wanted = false
+        // Another host's write announced during the try: this host's clients must see it.
+        if (this.skippedPoll) this.env.lookAgain(this.id)
+        this.skippedPoll = false
         throw databaseError(this.id, 'take the pen', error)
       }
+      this.skippedPoll = false
       return this.stored.take()
     })
   }
@@ -151,6 +157,7 @@ export class PgSessionWriter {
    */
   poll(): Promise<boolean> {
     return this.queue.serial(async () => {
+      if (this.pen.wanted && !this.pen.isHeld) this.skippedPoll = true
       if (this.queue.failure || this.stored.changed || this.pen.busy) return false
       try {
         await this.catchUp((work) => this.env.db.snapshot(work))
@@ -177,7 +184,7 @@ export class PgSessionWriter {
     this.pen.wanted = false
     return this.enqueue('append', async () => {
       await this.drain()
-      await this.unlockPenUnlessWanted()
+      if (!this.pen.wanted) await this.unlockPen()
     })
   }
 
@@ -194,9 +201,7 @@ export class PgSessionWriter {
     if (!keep) this.pending = []
     this.pen.wanted = false
     try {
-      await this.enqueue('close', async () => {
-        await this.drain()
-      })
+      await this.enqueue('close', () => this.drain())
     } finally {
       await this.unlockPen()
     }
@@ -269,10 +274,6 @@ export class PgSessionWriter {
         )
       }
     })
-  }
-
-  private async unlockPenUnlessWanted(): Promise<void> {
-    if (!this.pen.wanted) await this.unlockPen()
   }
 
   /** Lets the pen go; after a rewind, the listing columns are refreshed first. */

@@ -1,9 +1,9 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { SessionEvent } from '../../session/log/events.js'
-import { insertEvents, insertSession, type Projection } from './rows.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionHeader } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { insertEvents, insertSession, type Projection } from '../rows.js'
 
 /**
  * Creates a session's row and its first events in the caller's transaction: a fork child whose

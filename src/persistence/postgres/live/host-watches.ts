@@ -1,6 +1,6 @@
-import type { SessionId } from '../../session/ids.js'
-import { SessionNotices } from './notices.js'
-import { type PostgresConnectionConfig, type PostgresPool, storedVersions } from './pool.js'
+import type { SessionId } from '../../../session/ids.js'
+import { type PostgresConnectionConfig, type PostgresPool, storedVersions } from '../pool.js'
+import { type NoticesConfig, SessionNotices } from './notices.js'
 
 /** A live session's writer as the watches use it. */
 export interface PolledWriter {
@@ -25,6 +25,7 @@ export class HostWatches {
     db: PostgresPool,
     private readonly writerOf: (id: SessionId) => PolledWriter | undefined,
     private readonly log: { warn(message: string): void; debug(message: string): void },
+    presence?: NoticesConfig['presence'],
   ) {
     this.live = config.live ?? true
     this.notices = new SessionNotices({
@@ -33,6 +34,8 @@ export class HostWatches {
       heard: (id) => this.heard(id),
       versions: (ids) => storedVersions(db, ids),
       viewOf: (id) => this.writerOf(id)?.view,
+      signalled: (id) => this.tell(id),
+      ...(presence && { presence }),
       warn: (message) => this.log.warn(message),
     })
   }
@@ -51,20 +54,29 @@ export class HostWatches {
     }
   }
 
+  /** Whether the LISTEN connection is up (this host's presence held). */
+  get listening(): boolean {
+    return this.notices.listening
+  }
+
   end(): Promise<void> {
     return this.notices.end()
   }
 
-  /** Another host wrote `id`: what it appended is read, then the watchers are told. */
-  private heard(id: SessionId): void {
+  /** Another host wrote `id` (or may have): what it appended is read, then the watchers are told. */
+  heard(id: SessionId): void {
     const writer = this.writerOf(id)
     if (!writer) return
     writer.poll().then(
       (news) => {
-        if (!news) return
-        for (const onChange of this.hearers.get(id) ?? []) onChange()
+        if (news) this.tell(id)
       },
       (error) => this.log.debug(`catching up on ${id}: ${(error as Error).message}`),
     )
+  }
+
+  /** Tells the watchers of `id` to look. */
+  private tell(id: SessionId): void {
+    for (const onChange of this.hearers.get(id) ?? []) onChange()
   }
 }

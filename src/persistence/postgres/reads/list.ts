@@ -1,8 +1,8 @@
-import type { ListOptions, SessionPage, SessionSummary, SubagentMarker } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { Cost } from '../../session/log/events.js'
-import { decodeCursor, pageSize, paginate } from '../../session/store/reads/paginate.js'
-import type { PostgresPool } from './pool.js'
+import type { ListOptions, SessionPage, SessionSummary, SubagentMarker } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { Cost } from '../../../session/log/events.js'
+import { decodeCursor, pageSize, paginate } from '../../../session/store/reads/paginate.js'
+import type { PostgresPool } from '../pool.js'
 import { storedName } from './reads.js'
 
 interface ListRow {

@@ -1,7 +1,7 @@
 import type pg from 'pg'
-import type { SessionId } from '../../session/ids.js'
-import { type SessionRow, sessionRow } from './reads.js'
-import { changedError, copyResolved, referencingChildren, STREAM_OF_1 } from './rows.js'
+import type { SessionId } from '../../../session/ids.js'
+import { type SessionRow, sessionRow } from '../reads/reads.js'
+import { changedError, copyResolved, referencingChildren, STREAM_OF_1 } from '../rows.js'
 
 type Child = { readonly id: SessionId; readonly baseLength: number }
 

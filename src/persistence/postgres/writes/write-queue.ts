@@ -1,5 +1,5 @@
-import type { SessionError } from '../../session/errors.js'
-import { databaseError } from './rows.js'
+import type { SessionError } from '../../../session/errors.js'
+import { databaseError } from '../rows.js'
 
 /**
  * A session writer's tasks, run one at a time in order. The first failure of a task run with

@@ -1,9 +1,9 @@
 import type pg from 'pg'
-import type { SessionError } from '../../session/errors.js'
-import type { SessionId } from '../../session/ids.js'
-import type { SessionEvent } from '../../session/log/events.js'
+import type { SessionError } from '../../../session/errors.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { changedError } from '../rows.js'
 import { readEvents, sessionRow } from './reads.js'
-import { changedError } from './rows.js'
 
 /** Where a host's view of a session ends: the seq of its last committed event, and that event if known. */
 export interface View {

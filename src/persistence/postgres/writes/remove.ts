@@ -1,9 +1,9 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionId } from '../../session/ids.js'
-import { announce } from './notices.js'
-import { sessionRow } from './reads.js'
-import { referencingChildren, STREAM_OF_1 } from './rows.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionId } from '../../../session/ids.js'
+import { announce } from '../live/notices.js'
+import { sessionRow } from '../reads/reads.js'
+import { referencingChildren, STREAM_OF_1 } from '../rows.js'
 
 /**
  * Deletes session `id` in the caller's transaction; false when there was none. Refused with

@@ -1,7 +1,8 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { PostgresPool } from './pool.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { PostgresPool } from '../pool.js'
 import { BLOBS_MIGRATION, FILE_FORMS_MIGRATION } from './schema-blobs.js'
+import { BOARD_MIGRATION } from './schema-board.js'
 import { STREAMS_MIGRATION } from './schema-streams.js'
 
 /**
@@ -53,6 +54,7 @@ export const MIGRATIONS: readonly {
   BLOBS_MIGRATION,
   FILE_FORMS_MIGRATION,
   STREAMS_MIGRATION,
+  BOARD_MIGRATION,
 ]
 
 /** The key of the advisory lock migrations run under (any fixed bigint unique to dsh-acp). */

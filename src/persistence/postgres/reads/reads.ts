@@ -1,10 +1,10 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionHeader } from '../../session/header.js'
-import type { SessionId } from '../../session/ids.js'
-import type { SessionEvent } from '../../session/log/events.js'
-import { withStoredLine } from '../../session/log/stored-event.js'
-import { parseHeader } from '../file-format.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionHeader } from '../../../session/header.js'
+import type { SessionId } from '../../../session/ids.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { withStoredLine } from '../../../session/log/stored-event.js'
+import { parseHeader } from '../../file-format.js'
 
 /** A session's row, as the reads need it. */
 export interface SessionRow {

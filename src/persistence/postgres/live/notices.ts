@@ -1,8 +1,13 @@
 import pg from 'pg'
-import type { SessionId } from '../../session/ids.js'
+import type { SessionId } from '../../../session/ids.js'
 
 /** The channel every host's appends, cuts and removals are announced on. */
 export const NOTICE_CHANNEL = 'dsh_session_writes'
+/**
+ * The channel of what is not in the log: a note or an answer on the board, a pen let go. Payload
+ * `{"session": id}`; a watcher of the session looks again.
+ */
+export const SIGNAL_CHANNEL = 'dsh_session_signals'
 
 /**
  * Announces, inside the caller's transaction (so it is delivered only if that commits, and after
@@ -10,6 +15,20 @@ export const NOTICE_CHANNEL = 'dsh_session_writes'
  */
 export async function announce(client: pg.ClientBase, id: SessionId, seq: number): Promise<void> {
   await client.query('SELECT pg_notify($1, $2)', [NOTICE_CHANNEL, JSON.stringify({ session: id, seq })])
+}
+
+/** Tells the hosts watching `id` that its board or pen changed (inside the caller's transaction, if any). */
+export async function signal(client: pg.ClientBase, id: SessionId): Promise<void> {
+  await client.query('SELECT pg_notify($1, $2)', [SIGNAL_CHANNEL, JSON.stringify({ session: id })])
+}
+
+/** Takes this host's presence lock on `client`; throws when another connection holds it. */
+async function holdPresence(client: pg.ClientBase, host: string): Promise<void> {
+  const { rows } = await client.query<{ ok: boolean }>(
+    'SELECT pg_try_advisory_lock(dsh_host_key($1)) AS ok',
+    [host],
+  )
+  if (!rows[0]?.ok) throw new Error("this host's presence is still held by a connection on its way out")
 }
 
 /** How `SessionNotices` reaches the database and what it tells. */
@@ -23,6 +42,13 @@ export interface NoticesConfig {
   readonly versions: (ids: readonly SessionId[]) => Promise<Map<SessionId, number>>
   /** The version this host's view of `id` is at, or undefined when it is not live here. */
   readonly viewOf: (id: SessionId) => number | undefined
+  /** A watched session's board or pen changed on another host (or this one). */
+  readonly signalled: (id: SessionId) => void
+  /**
+   * This host's presence: the key of an advisory lock held on the connection while it is up (the
+   * database lets it go with the connection), and what to do each time it is (re)taken.
+   */
+  readonly presence?: { readonly host: string; readonly held: () => void }
   readonly warn: (message: string) => void
 }
 
@@ -94,10 +120,14 @@ export class SessionNotices {
     })
     client.on('error', (error) => this.lost(client, error))
     client.on('end', () => this.lost(client, new Error('the connection ended')))
-    client.on('notification', (message) => this.notified(message.payload))
+    client.on('notification', (message) => this.notified(message.channel, message.payload))
     try {
       await client.connect()
-      await client.query(`LISTEN ${NOTICE_CHANNEL}`)
+      await client.query(`LISTEN ${NOTICE_CHANNEL}; LISTEN ${SIGNAL_CHANNEL}`)
+      const presence = this.config.presence
+      // A try: a connection of this host's that is not quite dead yet may hold it still (then this
+      // connection is given up, and the next one tries again).
+      if (presence) await holdPresence(client, presence.host)
     } catch (error) {
       this.connecting = undefined
       client.removeAllListeners()
@@ -113,8 +143,17 @@ export class SessionNotices {
     }
     this.client = client
     this.delay = 100
+    this.config.presence?.held()
     // Whatever was written while no connection listened.
-    for (const id of this.watched.keys()) this.config.heard(id, undefined)
+    for (const id of this.watched.keys()) {
+      this.config.heard(id, undefined)
+      this.config.signalled(id)
+    }
+  }
+
+  /** Whether the connection is up (and this host's presence lock held on it). */
+  get listening(): boolean {
+    return this.client !== undefined
   }
 
   private lost(client: pg.Client, error: Error): void {
@@ -137,7 +176,7 @@ export class SessionNotices {
     this.delay = Math.min(this.delay * 2, 5000)
   }
 
-  private notified(payload: string | undefined): void {
+  private notified(channel: string, payload: string | undefined): void {
     let notice: { session?: unknown; seq?: unknown }
     try {
       notice = JSON.parse(payload ?? '')
@@ -145,9 +184,13 @@ export class SessionNotices {
       return
     }
     const { session, seq } = notice
-    if (typeof session !== 'string' || typeof seq !== 'number') return
+    if (typeof session !== 'string' || !this.watched.has(session)) return
     const id = session as SessionId
-    if (!this.watched.has(id)) return
+    if (channel === SIGNAL_CHANNEL) {
+      this.config.signalled(id)
+      return
+    }
+    if (typeof seq !== 'number') return
     if (seq > 0 && seq === this.config.viewOf(id)) return
     this.config.heard(id, seq)
   }

@@ -1,7 +1,8 @@
 import type pg from 'pg'
-import { SessionError, SessionErrorCode } from '../../session/errors.js'
-import type { SessionId } from '../../session/ids.js'
-import { inTransaction, isConnectionLoss, type PostgresPool } from './pool.js'
+import { SessionError, SessionErrorCode } from '../../../session/errors.js'
+import type { SessionId } from '../../../session/ids.js'
+import { SIGNAL_CHANNEL } from '../live/notices.js'
+import { inTransaction, isConnectionLoss, type PostgresPool } from '../pool.js'
 
 /** The key of a session's pen among the database's advisory locks. */
 const PEN_KEY = "hashtextextended('dsh-acp pen ' || $1, 0)"
@@ -53,7 +54,10 @@ export async function lockPen(
   }
 }
 
-/** Lets the pen go and gives its connection back (a lost one is dropped: the lock went with it). */
+/**
+ * Lets the pen go and gives its connection back (a lost one is dropped: the lock went with it).
+ * Hosts waiting for the pen are signalled (`live/notices.ts`) so that they try at once.
+ */
 export async function unlockPen(held: HeldPen, id: SessionId): Promise<void> {
   const { client, lost } = held
   held.stopHearing()
@@ -62,7 +66,11 @@ export async function unlockPen(held: HeldPen, id: SessionId): Promise<void> {
     return
   }
   try {
-    await client.query(`SELECT pg_advisory_unlock(${PEN_KEY})`, [id])
+    await client.query(`SELECT pg_advisory_unlock(${PEN_KEY}), pg_notify($2, $3)`, [
+      id,
+      SIGNAL_CHANNEL,
+      JSON.stringify({ session: id }),
+    ])
     client.release()
   } catch (error) {
     // The connection is gone, and the lock with it.
