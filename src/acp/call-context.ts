@@ -54,6 +54,12 @@ export interface CallContext extends ViewCall {
   detach(sessionId: string): number
   /** Whether another connection of this process has `sessionId` open. */
   sharedWithOthers(sessionId: string): boolean
+  /**
+   * Asks the process that runs `sessionId`'s open turn (another process on the store) to cancel
+   * it, as if its own client had; false when no turn of another process is open or the store has
+   * no board.
+   */
+  cancelElsewhere(sessionId: string): boolean
   /** Where `session`'s turn stands (running, waiting on a question, idle and how it ended). */
   turnState(session: Session): TurnState
   /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
@@ -189,6 +195,10 @@ export class Call implements CallContext {
 
   sharedWithOthers(sessionId: string): boolean {
     return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  cancelElsewhere(sessionId: string): boolean {
+    return this.scope.audience.cancelElsewhere(sessionId)
   }
 
   turnState(session: Session): TurnState {

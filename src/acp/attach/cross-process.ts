@@ -1,4 +1,5 @@
-import type { BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import type { BoardCancel, BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import { asksToCancel, openTurnOf, sameTurn } from './cross-cancel.js'
 import { type Answerer, QuestionWithdrawn, SharedQuestion } from './shared-questions.js'
 
 /** How many settled questions a note keeps, for processes that are slow to look. */
@@ -8,14 +9,16 @@ const KEPT_OUTCOMES = 16
 export interface BoardAudience {
   /** This process's clients of the session: how many, and the names of those that gave one. */
   local(sessionId: string): { attached: number; clients: string[] }
-  /** This process's clients that can answer `method`. */
-  answerers(sessionId: string, method: string): Answerer[]
+  /** This process's clients that can answer `method` with `params`. */
+  answerers(sessionId: string, method: string, params: unknown): Answerer[]
   /** Holds a question while it is open (asked of clients that attach meanwhile), or lets it go. */
   hold(sessionId: string, question: SharedQuestion, open: boolean): void
   /** Shows `update` to every client of this process that has the session open. */
   show(sessionId: string, update: SessionUpdateNotification): void
   /** What other processes say about the session changed: presence is told again. */
   changed(sessionId: string): void
+  /** Cancels the turn this process runs on the session (false when it runs none). */
+  cancelTurn(sessionId: string): boolean
 }
 
 /** The clients of other processes, as presence counts them. */
@@ -43,6 +46,10 @@ interface Followed {
   readonly foreign: Map<string, SharedQuestion>
   elsewhere: Elsewhere
   posted: string
+  /** The turn of another process a client here asked to cancel (on the note while it is open). */
+  cancel: BoardCancel | undefined
+  /** The last turn of this process cancelled for another process's client (cancelled once). */
+  cancelled: BoardCancel | undefined
 }
 
 const NOBODY: Elsewhere = { attached: 0, clients: [], waiting: false }
@@ -75,6 +82,8 @@ export class CrossProcess {
       foreign: new Map(),
       elsewhere: NOBODY,
       posted: '',
+      cancel: undefined,
+      cancelled: undefined,
     }
     this.followed.set(sessionId, entry)
     entry.stop = this.sessions.watchStored(sessionId, () => this.look(sessionId))
@@ -117,12 +126,28 @@ export class CrossProcess {
     this.post(sessionId)
   }
 
+  /**
+   * A client here cancelled the session's open turn, which another process runs: the note asks
+   * for it, naming the turn, until the turn ends. False when no turn is open here or the session
+   * is not followed (no board).
+   */
+  requestCancel(sessionId: string): boolean {
+    const entry = this.followed.get(sessionId)
+    const open = openTurnOf(this.sessions.get(sessionId))
+    if (!entry || !open) return false
+    entry.cancel = open
+    this.post(sessionId)
+    return true
+  }
+
   /** Posts this process's note again when it changed (a client came or went). */
   post(sessionId: string): void {
     const entry = this.followed.get(sessionId)
     const board = this.sessions.board
     if (!entry || !board) return
     const local = this.audience.local(sessionId)
+    // A cancel is asked for only while its turn is open (an ended turn's is taken down).
+    if (!sameTurn(entry.cancel, openTurnOf(this.sessions.get(sessionId)))) entry.cancel = undefined
     const note: BoardNote = {
       ...local,
       questions: [...entry.own].map(([question, asked]) => ({
@@ -131,6 +156,7 @@ export class CrossProcess {
         params: asked.params,
       })),
       outcomes: entry.outcomes,
+      ...(entry.cancel && { cancel: entry.cancel }),
     }
     const text = JSON.stringify(note)
     if (text === entry.posted) return
@@ -147,6 +173,7 @@ export class CrossProcess {
       entry.own.get(question)?.answerElsewhere(answer.result, answer.by)
     }
     const notes = board.read(sessionId)
+    this.cancelAsked(sessionId, entry, notes)
     this.askForeign(
       sessionId,
       entry,
@@ -167,6 +194,16 @@ export class CrossProcess {
       this.audience.changed(sessionId)
     }
     this.keepLooking(sessionId, entry)
+  }
+
+  /** Cancels this process's turn when another process's note asks for it (once per turn). */
+  private cancelAsked(sessionId: string, entry: Followed, notes: readonly { note: BoardNote }[]): void {
+    const asked = asksToCancel(
+      notes.map((n) => n.note),
+      this.sessions.get(sessionId),
+    )
+    if (!asked || sameTurn(asked, entry.cancelled)) return
+    if (this.audience.cancelTurn(sessionId)) entry.cancelled = asked
   }
 
   /** Looks again every {@link RELOOK_MS} while another process is attached or asks something. */
@@ -209,7 +246,8 @@ export class CrossProcess {
       )
       entry.foreign.set(id, question)
       this.audience.hold(sessionId, question, true)
-      for (const answerer of this.audience.answerers(sessionId, posted.method)) question.askOf(answerer)
+      for (const answerer of this.audience.answerers(sessionId, posted.method, posted.params))
+        question.askOf(answerer)
     }
   }
 }

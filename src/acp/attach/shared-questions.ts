@@ -29,8 +29,10 @@ export interface Answerer {
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
   /** Its `clientInfo.name`, when it gave one. */
   readonly name?: string
-  /** Whether it can answer `method` (an elicitation: only a client that advertised the form). */
-  readonly canAnswer?: (method: string) => boolean
+  /** Whether it can answer `method` with `params` (an elicitation: only in a mode it advertised). */
+  readonly canAnswer?: (method: string, params: unknown) => boolean
+  /** Sends it a notification that is not a session update (`elicitation/complete`). */
+  readonly tell?: (method: string, params: unknown) => void
 }
 
 /**

@@ -1,0 +1,27 @@
+import type { Session, SessionEvent } from '../../session/index.js'
+import { replayedTurnEnd } from '../views/replay-turn-ends.js'
+import type { Attached } from './attached.js'
+
+/**
+ * Shows `seat` what another process appended (`events`, just taken into the log), as a replay
+ * projects it. Inside a turn that is still open the last update goes out at once rather than wait
+ * for the next event; the turn's end then comes as a `session_info_update` with
+ * `_meta.dsh.turnEnd` when it has no update of its own.
+ */
+export function showCaughtUp(seat: Attached, session: Session, events: readonly SessionEvent[]): void {
+  for (const event of events) {
+    const updates = seat.projector.updatesFor(event)
+    void seat.turnEnds.push(event, updates)
+    if (event.type === 'turn/end') {
+      if (updates.length === 0 && seat.endUnmarked) {
+        void seat.notify({
+          sessionId: session.id,
+          update: { sessionUpdate: 'session_info_update' },
+          _meta: { dsh: { seq: event.seq, turnEnd: replayedTurnEnd(event) } },
+        })
+      }
+      seat.endUnmarked = false
+    } else if (updates.length > 0) seat.endUnmarked = false
+  }
+  if (session.openTurn !== undefined && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
+}
