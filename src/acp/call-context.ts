@@ -55,6 +55,11 @@ export interface CallContext extends ViewCall {
   /** Whether another connection of this process has `sessionId` open. */
   sharedWithOthers(sessionId: string): boolean
   /**
+   * Resolves once no model text streams on `sessionId` ahead of its event (see
+   * `SessionAudience.streamPassed`): a change the caller appends then takes its own seq.
+   */
+  streamPassed(sessionId: string): Promise<void>
+  /**
    * Asks the process that runs `sessionId`'s open turn (another process on the store) to cancel
    * it, as if its own client had; false when no turn of another process is open or the store has
    * no board.
@@ -195,6 +200,10 @@ export class Call implements CallContext {
 
   sharedWithOthers(sessionId: string): boolean {
     return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  streamPassed(sessionId: string): Promise<void> {
+    return this.scope.audience.streamPassed(sessionId)
   }
 
   cancelElsewhere(sessionId: string): boolean {

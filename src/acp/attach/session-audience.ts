@@ -2,7 +2,7 @@ import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } f
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { type Attached, answerersAmong } from './attached.js'
 import { SessionQuestions } from './audience-questions.js'
-import { showCaughtUp } from './caught-up-seats.js'
+import { noteTurnEnd, showCaughtUp } from './caught-up-seats.js'
 import { type BoardAudience, CrossProcess } from './cross-process.js'
 import { liveUpdates, streamChunk, streamsAhead } from './live-chunks.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
@@ -33,6 +33,8 @@ export class SessionAudience {
   private readonly presence = new Map<string, Presence>()
   /** Per session, the seq of the event whose chunks stream now (before it is appended). */
   private readonly streaming = new Map<string, number>()
+  /** Per session, who waits for the event of the chunks streaming now (see {@link streamPassed}). */
+  private readonly streamWaiters = new Map<string, Array<() => void>>()
   /** The writing calls (see {@link writing}). */
   private readonly writers = new WritingCalls()
   /** The session's life in the other processes that have it open (presence, questions, cancels). */
@@ -185,6 +187,20 @@ export class SessionAudience {
     streamChunk(this.seatsOf(sessionId), owner, update, seq)
   }
 
+  /**
+   * Resolves once no event's chunks stream on `sessionId` (at once when none do): its chunks
+   * carry the seq the event will get, so a change appended meanwhile (a title, a goal) would take
+   * that seq. The caller appends in the same turn of the event loop as this resolves.
+   */
+  async streamPassed(sessionId: string): Promise<void> {
+    while (this.streaming.has(sessionId)) {
+      await new Promise<void>((resolve) => {
+        const waiting = this.streamWaiters.get(sessionId) ?? []
+        this.streamWaiters.set(sessionId, [...waiting, resolve])
+      })
+    }
+  }
+
   /** What the cross-process board needs of this audience. */
   private boardAudience(turns: RunningTurns | undefined): BoardAudience {
     return {
@@ -211,16 +227,23 @@ export class SessionAudience {
   }
 
   private appended(session: Session, event: SessionEvent): void {
-    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= event.seq)
+    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= event.seq) {
       this.streaming.delete(session.id)
+      for (const wake of this.streamWaiters.get(session.id) ?? []) wake()
+      this.streamWaiters.delete(session.id)
+    }
     for (const seat of this.seatsOf(session.id)) {
       const projected = seat.projector.updatesFor(event)
-      // Its own call shows this event itself, now: what is held for it goes out first.
+      // Its own call shows this event itself, now: what is held for it goes out first. Inside
+      // another's turn (a title set meanwhile), what it shows is not marked as the turn's end.
       if (this.writers.showsItself(session.id, seat.owner)) {
-        void seat.turnEnds.flush()
+        if (seat.turnEnds.flush() !== undefined || projected.length > 0)
+          seat.endUnmarked = session.openTurn !== undefined
         continue
       }
-      void seat.turnEnds.push(event, liveUpdates(seat, event, projected))
+      const updates = liveUpdates(seat, event, projected)
+      noteTurnEnd(seat, session.id, event, updates)
+      void seat.turnEnds.push(event, updates)
     }
     if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)
   }
