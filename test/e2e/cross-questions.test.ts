@@ -4,25 +4,20 @@ import { join } from 'node:path'
 import * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
+import {
+  type Answer,
+  answeredTogether,
+  choose,
+  neverAnswer,
+  outcomes,
+  presences,
+  WRITE_TURNS,
+} from '../support/question-answers.js'
 
 // Two built-binary processes over stdio on one store (two editor windows, each with its own
 // agent): a permission request of A's turn is asked of B's client too, through the store's notice
 // board; the first answer settles it, the tool runs once, both see the outcome; presence counts
 // the clients of both processes.
-
-type Answer = (
-  params: acp.RequestPermissionRequest,
-  signal: AbortSignal,
-) => Promise<acp.RequestPermissionResponse>
-
-const WRITE = {
-  turns: [
-    [
-      [{ toolCall: { name: 'write_text_file', input: { path: 'made.txt', content: 'made\n' } } }],
-      [{ text: 'done' }],
-    ],
-  ],
-}
 
 let cleanup: Array<() => unknown> = []
 const agents: AgentProcess[] = []
@@ -56,23 +51,6 @@ async function start(storeDir: string, cwd: string, name: string, answer: Answer
   return agent
 }
 
-const choose = (kind: string) => (params: acp.RequestPermissionRequest) => {
-  const option = params.options.find((o) => o.kind === kind)
-  if (!option) throw new Error(`no ${kind} option`)
-  return { outcome: { outcome: 'selected' as const, optionId: option.optionId } }
-}
-
-/** An answer never given: resolves `cancelled` once the agent withdraws the request. */
-const never =
-  (withdrawn: { count: number }): Answer =>
-  (_params, signal) =>
-    new Promise((resolve) => {
-      signal.addEventListener('abort', () => {
-        withdrawn.count++
-        resolve({ outcome: { outcome: 'cancelled' } })
-      })
-    })
-
 async function until(check: () => boolean, agents: readonly AgentProcess[] = []): Promise<void> {
   while (!check()) {
     const dead = agents.find((agent) => agent.child.exitCode !== null)
@@ -81,13 +59,6 @@ async function until(check: () => boolean, agents: readonly AgentProcess[] = [])
   }
 }
 
-type Dsh = {
-  question?: { toolCallId?: string; state: string; optionId?: string; answeredBy?: string }
-  presence?: { attached: number; clients: string[]; state: string }
-}
-const dshOf = (u: acp.SessionNotification) => (u.update as { _meta?: { dsh?: Dsh } })._meta?.dsh ?? {}
-const outcomes = (c: AgentProcess) => c.updates.flatMap((u) => dshOf(u).question ?? [])
-const presences = (c: AgentProcess) => c.updates.flatMap((u) => dshOf(u).presence ?? [])
 const finalStatuses = (c: AgentProcess) =>
   c.updates.flatMap((u) =>
     u.update.sessionUpdate === 'tool_call_update' &&
@@ -99,7 +70,7 @@ const finalStatuses = (c: AgentProcess) =>
 async function pair(answerA: Answer, answerB: Answer) {
   const store = tempDir('dsh-acp-xq-store-')
   const cwd = tempDir('dsh-acp-xq-cwd-')
-  writeFileSync(join(cwd, 'model.json'), JSON.stringify(WRITE))
+  writeFileSync(join(cwd, 'model.json'), JSON.stringify({ turns: WRITE_TURNS }))
   const a = await start(store, cwd, 'window-a', answerA)
   const { sessionId } = await a.agent.request('session/new', { cwd, mcpServers: [] })
   const b = await start(store, cwd, 'window-b', answerB)
@@ -111,7 +82,7 @@ describe('questions and presence across processes', () => {
   it("B's client answers a permission request of A's turn: the tool runs once as it said, A's client is withdrawn, both see the outcome", async () => {
     const withdrawn = { count: 0 }
     let askedOfB = 0
-    const { a, b, sessionId, cwd } = await pair(never(withdrawn), async (params) => {
+    const { a, b, sessionId, cwd } = await pair(neverAnswer(withdrawn), async (params) => {
       askedOfB++
       return choose('allow_once')(params)
     })
@@ -134,14 +105,7 @@ describe('questions and presence across processes', () => {
   })
 
   it('clients of both processes answer in the same moment: one answer wins, the tool runs once, both see the same outcome', async () => {
-    const asked: Array<() => void> = []
-    const barrier =
-      (kind: string): Answer =>
-      (params) =>
-        new Promise((resolve) => {
-          asked.push(() => resolve(choose(kind)(params)))
-          if (asked.length === 2) for (const go of asked) go()
-        })
+    const { asked, answer: barrier } = answeredTogether()
     const { a, b, sessionId, cwd } = await pair(barrier('reject_once'), barrier('allow_once'))
     const answer = await a.agent.request('session/prompt', {
       sessionId,
@@ -161,7 +125,7 @@ describe('questions and presence across processes', () => {
   })
 
   it("presence counts the clients of both processes; when B's client leaves, A is told", async () => {
-    const { a, b, sessionId } = await pair(never({ count: 0 }), never({ count: 0 }))
+    const { a, b, sessionId } = await pair(neverAnswer({ count: 0 }), neverAnswer({ count: 0 }))
     await until(() => presences(a).some((p) => p.attached === 2), [a, b])
     expect(presences(a).at(-1)).toEqual({ attached: 2, clients: ['window-a', 'window-b'], state: 'idle' })
     await until(() => presences(b).some((p) => p.attached === 2), [a, b])
@@ -175,9 +139,9 @@ describe('questions and presence across processes', () => {
   it("a question of A is withdrawn from B's client when A dies", async () => {
     const withdrawn = { count: 0 }
     let askedOfB = 0
-    const { a, b, sessionId } = await pair(never({ count: 0 }), (params, signal) => {
+    const { a, b, sessionId } = await pair(neverAnswer({ count: 0 }), (params, signal) => {
       askedOfB++
-      return never(withdrawn)(params, signal)
+      return neverAnswer(withdrawn)(params, signal)
     })
     void a.agent
       .request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'write it' }] })

@@ -1,8 +1,16 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
+import {
+  type Answer,
+  answeredTogether,
+  choose,
+  type Elicit,
+  outcomes,
+  presences,
+  WRITE_TURNS,
+} from '../support/question-answers.js'
 import { type RemoteClient, RemoteServer } from '../support/remote-server.js'
 
 /**
@@ -18,19 +26,7 @@ afterEach(async () => {
 })
 
 type App = Parameters<NonNullable<Parameters<RemoteServer['client']>[1]>['setupClient'] & {}>[0]
-type Answer = (
-  params: acp.RequestPermissionRequest,
-  signal: AbortSignal,
-) => Promise<acp.RequestPermissionResponse>
-
-const WRITE = [
-  [
-    [{ toolCall: { name: 'write_text_file', input: { path: 'made.txt', content: 'made\n' } } }],
-    [{ text: 'done' }],
-  ],
-]
-
-async function server(turns: unknown = WRITE): Promise<{ remote: RemoteServer; cwd: string }> {
+async function server(turns: unknown = WRITE_TURNS): Promise<{ remote: RemoteServer; cwd: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-acp-questions-'))
   writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns }))
   const remote = await RemoteServer.start(['--memory', '--model', `script:${join(dir, 'model.json')}`])
@@ -40,11 +36,6 @@ async function server(turns: unknown = WRITE): Promise<{ remote: RemoteServer; c
   )
   return { remote, cwd: dir }
 }
-
-type Elicit = (
-  params: acp.CreateElicitationRequest,
-  signal: AbortSignal,
-) => Promise<acp.CreateElicitationResponse>
 
 async function client(
   remote: RemoteServer,
@@ -69,23 +60,10 @@ async function client(
   return made
 }
 
-const choose = (kind: string) => (params: acp.RequestPermissionRequest) => {
-  const option = params.options.find((o) => o.kind === kind)
-  if (!option) throw new Error(`no ${kind} option`)
-  return { outcome: { outcome: 'selected' as const, optionId: option.optionId } }
-}
-
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((resolve) => setImmediate(resolve))
 }
 
-type Dsh = {
-  question?: { toolCallId?: string; state: string; optionId?: string; answeredBy?: string }
-  presence?: { attached: number; clients: string[]; state: string }
-}
-const dshOfUpdate = (u: acp.SessionNotification) => (u.update as { _meta?: { dsh?: Dsh } })._meta?.dsh ?? {}
-const outcomes = (c: RemoteClient) => c.updates.flatMap((u) => dshOfUpdate(u).question ?? [])
-const presences = (c: RemoteClient) => c.updates.flatMap((u) => dshOfUpdate(u).presence ?? [])
 const toolStatuses = (c: RemoteClient) =>
   c.updates.flatMap((u) =>
     u.update.sessionUpdate === 'tool_call_update' && u.update.status ? [u.update.status] : [],
@@ -95,14 +73,7 @@ describe('questions answered once', () => {
   it('two clients answer the same permission request in the same millisecond: one answer wins, the tool runs once, both see the same outcome', async () => {
     const { remote, cwd } = await server()
     // Both answer only once both were asked, then in the same event-loop turn of the test.
-    const asked: Array<() => void> = []
-    const barrier =
-      (kind: string): Answer =>
-      (params) =>
-        new Promise((resolve) => {
-          asked.push(() => resolve(choose(kind)(params)))
-          if (asked.length === 2) for (const go of asked) go()
-        })
+    const { asked, answer: barrier } = answeredTogether()
     const a = await client(remote, cwd, 'window-a', barrier('allow_once'))
     const b = await client(remote, cwd, 'window-b', barrier('reject_once'))
     const { sessionId } = await a.agent.request('session/new', { cwd, mcpServers: [] })
