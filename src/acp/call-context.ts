@@ -179,10 +179,13 @@ export class Call implements CallContext {
       this.scope.client,
       sessionId,
       permissionTarget,
-      (method, params) =>
-        this.scope.wire.notify(method, params).catch((error: Error) => {
-          this.scope.warn(`${method} not sent: ${error.message}`)
-        }),
+      // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
+      async (method, params) =>
+        this.scope.audience.completeElicitation(params.elicitationId, () =>
+          this.scope.wire.notify(method, params).catch((error: Error) => {
+            this.scope.warn(`${method} not sent: ${error.message}`)
+          }),
+        ),
     )
     return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
   }

@@ -1,7 +1,23 @@
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { type Attached, answererOf, answerersAmong } from './attached.js'
 import type { CrossProcess } from './cross-process.js'
-import { type Answerer, isSharedQuestion, questionOutcome, SharedQuestion } from './shared-questions.js'
+import {
+  type Answerer,
+  isSharedQuestion,
+  questionOutcome,
+  SharedQuestion,
+  urlElicitationId,
+} from './shared-questions.js'
+
+/** URL elicitations remembered for their completion, at most; the oldest is forgotten first. */
+const KEPT_URLS = 100
+
+/** A URL elicitation asked here: told of its completion (see {@link SessionQuestions.complete}). */
+interface AskedUrl {
+  readonly sessionId: string
+  readonly question: SharedQuestion
+  readonly boardId: string | undefined
+}
 
 /** What the questions need of the audience. */
 export interface QuestionSeats {
@@ -16,6 +32,8 @@ export interface QuestionSeats {
  */
 export class SessionQuestions {
   private readonly open = new Map<string, Set<SharedQuestion>>()
+  /** The URL elicitations asked, by `elicitationId`. */
+  private readonly urls = new Map<string, AskedUrl>()
 
   constructor(
     private readonly seats: QuestionSeats,
@@ -25,6 +43,25 @@ export class SessionQuestions {
   /** Whether a question of `sessionId` waits for an answer. */
   waiting(sessionId: string): boolean {
     return (this.open.get(sessionId)?.size ?? 0) > 0
+  }
+
+  /**
+   * The URL elicitation `elicitationId` completed (its MCP server said so): every connection of
+   * this process it was asked of, and still attached, is sent `elicitation/complete`, and so are
+   * those of other processes (through the board). One asked nowhere else is told through `own`.
+   */
+  complete(elicitationId: string, own: () => void): void {
+    const asked = this.urls.get(elicitationId)
+    if (!asked) {
+      own()
+      return
+    }
+    this.urls.delete(elicitationId)
+    const { sessionId, question, boardId } = asked
+    const seats = this.seats.seatsOf(sessionId)
+    const attached = (owner: object) => seats.some((seat) => seat.owner === owner)
+    question.tellAsked('elicitation/complete', { elicitationId }, attached)
+    this.cross.completed(sessionId, boardId)
   }
 
   /** A connection attached: every question still open that it can answer is put to it too. */
@@ -100,12 +137,22 @@ export class SessionQuestions {
         },
       )
       const boardId = this.cross.asked(sessionId, question)
+      this.rememberUrl(sessionId, question, boardId)
       signal?.addEventListener('abort', onAbort, { once: true })
       const held = this.open.get(sessionId) ?? new Set()
       this.open.set(sessionId, held.add(question))
       for (const answerer of answerers) question.askOf(answerer)
       this.seats.changed(sessionId)
     })
+  }
+
+  /** Remembers a URL elicitation, to tell everyone asked of its completion. */
+  private rememberUrl(sessionId: string, question: SharedQuestion, boardId: string | undefined): void {
+    const id = urlElicitationId(question.method, question.params)
+    if (id === undefined) return
+    this.urls.delete(id)
+    this.urls.set(id, { sessionId, question, boardId })
+    if (this.urls.size > KEPT_URLS) this.urls.delete(this.urls.keys().next().value as string)
   }
 }
 

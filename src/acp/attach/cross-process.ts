@@ -1,6 +1,6 @@
 import type { BoardCancel, BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import { asksToCancel, openTurnOf, sameTurn } from './cross-cancel.js'
-import { type Answerer, QuestionWithdrawn, SharedQuestion } from './shared-questions.js'
+import { type Answerer, QuestionWithdrawn, SharedQuestion, urlElicitationId } from './shared-questions.js'
 
 /** How many settled questions a note keeps, for processes that are slow to look. */
 const KEPT_OUTCOMES = 16
@@ -44,6 +44,10 @@ interface Followed {
   outcomes: { question: string; outcome: unknown }[]
   /** Questions of other processes asked of this process's clients, by id. */
   readonly foreign: Map<string, SharedQuestion>
+  /** Settled URL elicitations of other processes asked here, by id: told of their completion. */
+  readonly foreignUrls: Map<string, SharedQuestion>
+  /** This process's URL elicitations whose completion came (question ids, newest last). */
+  completed: string[]
   elsewhere: Elsewhere
   posted: string
   /** The turn of another process a client here asked to cancel (on the note while it is open). */
@@ -80,6 +84,8 @@ export class CrossProcess {
       own: new Map(),
       outcomes: [],
       foreign: new Map(),
+      foreignUrls: new Map(),
+      completed: [],
       elsewhere: NOBODY,
       posted: '',
       cancel: undefined,
@@ -140,6 +146,14 @@ export class CrossProcess {
     return true
   }
 
+  /** A URL elicitation of this process completed: the others tell the clients they asked it. */
+  completed(sessionId: string, id: string | undefined): void {
+    const entry = this.followed.get(sessionId)
+    if (!entry || id === undefined) return
+    entry.completed = [...entry.completed, id].slice(-KEPT_OUTCOMES)
+    this.post(sessionId)
+  }
+
   /** Posts this process's note again when it changed (a client came or went). */
   post(sessionId: string): void {
     const entry = this.followed.get(sessionId)
@@ -157,6 +171,7 @@ export class CrossProcess {
       })),
       outcomes: entry.outcomes,
       ...(entry.cancel && { cancel: entry.cancel }),
+      ...(entry.completed.length > 0 && { completed: entry.completed }),
     }
     const text = JSON.stringify(note)
     if (text === entry.posted) return
@@ -179,6 +194,7 @@ export class CrossProcess {
       entry,
       notes.map((n) => n.note),
     )
+    this.tellCompleted(sessionId, entry, notes)
     const elsewhere: Elsewhere = {
       attached: notes.reduce(
         (sum, { note }) => sum + (Number.isInteger(note.attached) ? note.attached : 0),
@@ -206,6 +222,20 @@ export class CrossProcess {
     if (this.audience.cancelTurn(sessionId)) entry.cancelled = asked
   }
 
+  /** Tells this process's clients asked a URL elicitation of another process that it completed. */
+  private tellCompleted(sessionId: string, entry: Followed, notes: readonly { note: BoardNote }[]): void {
+    for (const { note } of notes) {
+      for (const id of Array.isArray(note.completed) ? note.completed : []) {
+        const question = entry.foreignUrls.get(id)
+        if (!question) continue
+        entry.foreignUrls.delete(id)
+        const here = this.audience.answerers(sessionId, question.method, question.params).map((a) => a.owner)
+        const elicitationId = urlElicitationId(question.method, question.params)
+        question.tellAsked('elicitation/complete', { elicitationId }, (owner) => here.includes(owner))
+      }
+    }
+  }
+
   /** Looks again every {@link RELOOK_MS} while another process is attached or asks something. */
   private keepLooking(sessionId: string, entry: Followed): void {
     const needed = entry.elsewhere.attached > 0 || entry.foreign.size > 0
@@ -229,6 +259,8 @@ export class CrossProcess {
       if (open.has(id)) continue
       entry.foreign.delete(id)
       question.cancel(new QuestionWithdrawn('settled in another process'))
+      if (urlElicitationId(question.method, question.params) !== undefined)
+        keepUrl(entry.foreignUrls, id, question)
       const outcome = notes
         .flatMap((note) => (Array.isArray(note.outcomes) ? note.outcomes : []))
         .find((o) => o.question === id)
@@ -255,4 +287,10 @@ export class CrossProcess {
 function answeredBy(question: SharedQuestion): { by?: string } {
   const by = question.answeredBy
   return by !== undefined ? { by } : {}
+}
+
+/** Keeps a settled URL elicitation of another process for its completion (the newest few). */
+function keepUrl(urls: Map<string, SharedQuestion>, id: string, question: SharedQuestion): void {
+  urls.set(id, question)
+  if (urls.size > KEPT_OUTCOMES) urls.delete(urls.keys().next().value as string)
 }

@@ -105,6 +105,15 @@ export class SessionAudience {
   }
 
   /**
+   * The URL elicitation `elicitationId` completed: `elicitation/complete` goes to every client
+   * that was asked it, here and in other processes; `own` tells the asking client when the
+   * elicitation was asked of it alone outside this audience.
+   */
+  completeElicitation(elicitationId: string, own: () => void): void {
+    this.questions.complete(elicitationId, own)
+  }
+
+  /**
    * A client here cancelled `sessionId`'s turn, which another process runs (this one runs none):
    * that process is asked, through the board, to cancel it. False when no turn is open or the
    * store has no board.

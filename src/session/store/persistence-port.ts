@@ -129,6 +129,8 @@ export interface BoardNote {
    * number and its `turn/start` event (seq and time), so that it never reaches a later turn.
    */
   readonly cancel?: BoardCancel
+  /** Its last URL elicitations (question ids) whose completion its MCP server told (newest last). */
+  readonly completed?: readonly string[]
 }
 
 /** The turn a cancel on the board is for: its number, and the seq and time of its `turn/start`. */
