@@ -24,6 +24,7 @@ export const SLOW_TESTS: readonly string[] = [
   'test/e2e/cross-questions.test.ts',
   // Two processes: a cancel from one process's client ends the turn the other runs.
   'test/e2e/cross-cancel.test.ts',
+  'test/e2e/cross-url-elicitation.test.ts',
   'test/e2e/live-model.test.ts',
   // The longest property runs: fork at every boundary of random logs; rewind on disk.
   'src/session/fork/fork.property.test.ts',
