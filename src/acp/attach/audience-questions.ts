@@ -125,15 +125,9 @@ export class SessionQuestions {
         params,
         resolve,
         reject,
-        (settled, answer) => {
+        (_, answer) => {
           signal?.removeEventListener('abort', onAbort)
-          this.open.get(sessionId)?.delete(settled)
-          const outcome = questionOutcome(sessionId, params, answer)
-          if (settled.askedOthers || this.cross.elsewhere(sessionId).attached > 0) {
-            for (const seat of this.seats.seatsOf(sessionId)) void seat.notify(outcome)
-          }
-          this.cross.settled(sessionId, boardId, outcome)
-          this.seats.changed(sessionId)
+          this.settled(question, boardId, answer)
         },
       )
       const boardId = this.cross.asked(sessionId, question)
@@ -144,6 +138,22 @@ export class SessionQuestions {
       for (const answerer of answerers) question.askOf(answerer)
       this.seats.changed(sessionId)
     })
+  }
+
+  /** `question` was settled: every attached connection is shown how, here and on the board. */
+  private settled(
+    question: SharedQuestion,
+    boardId: string | undefined,
+    answer: { result: unknown; by: Answerer } | undefined,
+  ): void {
+    const { sessionId, params } = question
+    this.open.get(sessionId)?.delete(question)
+    const outcome = questionOutcome(sessionId, params, answer)
+    if (question.askedOthers || this.cross.elsewhere(sessionId).attached > 0) {
+      for (const seat of this.seats.seatsOf(sessionId)) void seat.notify(outcome)
+    }
+    this.cross.settled(sessionId, boardId, outcome)
+    this.seats.changed(sessionId)
   }
 
   /** Remembers a URL elicitation, to tell everyone asked of its completion. */

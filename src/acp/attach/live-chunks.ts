@@ -47,3 +47,39 @@ export function liveUpdates(
   const rest = projected.filter((update) => !STREAMED_WHOLE.has(update.update.sessionUpdate))
   return last ? [last, ...rest] : rest
 }
+
+/**
+ * Per session, the seq of the event whose chunks stream now (before it is appended), and who
+ * waits for that event (see {@link StreamingEvents.passed}).
+ */
+export class StreamingEvents {
+  private readonly streaming = new Map<string, number>()
+  private readonly waiters = new Map<string, Array<() => void>>()
+
+  /** The seq of the event whose chunks stream on `sessionId` now, if any. */
+  seqOf(sessionId: string): number | undefined {
+    return this.streaming.get(sessionId)
+  }
+
+  /** A chunk of the event `seq` streamed. */
+  streams(sessionId: string, seq: number): void {
+    this.streaming.set(sessionId, seq)
+  }
+
+  /** An event was appended: the streaming one, or one past it, ends the streaming (waiters wake). */
+  appended(sessionId: string, seq: number): void {
+    if ((this.streaming.get(sessionId) ?? Number.POSITIVE_INFINITY) > seq) return
+    this.streaming.delete(sessionId)
+    for (const wake of this.waiters.get(sessionId) ?? []) wake()
+    this.waiters.delete(sessionId)
+  }
+
+  /** Resolves once no event's chunks stream on `sessionId` (at once when none do). */
+  async passed(sessionId: string): Promise<void> {
+    while (this.streaming.has(sessionId)) {
+      await new Promise<void>((resolve) => {
+        this.waiters.set(sessionId, [...(this.waiters.get(sessionId) ?? []), resolve])
+      })
+    }
+  }
+}

@@ -4,7 +4,7 @@ import { type Attached, answerersAmong } from './attached.js'
 import { SessionQuestions } from './audience-questions.js'
 import { noteTurnEnd, showCaughtUp } from './caught-up-seats.js'
 import { type BoardAudience, CrossProcess } from './cross-process.js'
-import { liveUpdates, streamChunk, streamsAhead } from './live-chunks.js'
+import { liveUpdates, StreamingEvents, streamChunk, streamsAhead } from './live-chunks.js'
 import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
@@ -31,10 +31,8 @@ export class SessionAudience {
   private readonly resyncing = new Set<string>()
   /** The presence each session's connections were last told. */
   private readonly presence = new Map<string, Presence>()
-  /** Per session, the seq of the event whose chunks stream now (before it is appended). */
-  private readonly streaming = new Map<string, number>()
-  /** Per session, who waits for the event of the chunks streaming now (see {@link streamPassed}). */
-  private readonly streamWaiters = new Map<string, Array<() => void>>()
+  /** Per session, the event whose chunks stream now (before it is appended). */
+  private readonly streaming = new StreamingEvents()
   /** The writing calls (see {@link writing}). */
   private readonly writers = new WritingCalls()
   /** The session's life in the other processes that have it open (presence, questions, cancels). */
@@ -65,7 +63,7 @@ export class SessionAudience {
       ...seat,
       owner,
       streamedSeq: 0,
-      joinedDuringSeq: this.streaming.get(sessionId) ?? 0,
+      joinedDuringSeq: this.streaming.seqOf(sessionId) ?? 0,
       lastChunk: undefined,
       endUnmarked: false,
     }
@@ -192,7 +190,7 @@ export class SessionAudience {
    */
   streamed(sessionId: string, owner: object, update: SessionUpdateNotification, seq: number): void {
     if (!streamsAhead(update)) return
-    this.streaming.set(sessionId, seq)
+    this.streaming.streams(sessionId, seq)
     streamChunk(this.seatsOf(sessionId), owner, update, seq)
   }
 
@@ -201,13 +199,8 @@ export class SessionAudience {
    * carry the seq the event will get, so a change appended meanwhile (a title, a goal) would take
    * that seq. The caller appends in the same turn of the event loop as this resolves.
    */
-  async streamPassed(sessionId: string): Promise<void> {
-    while (this.streaming.has(sessionId)) {
-      await new Promise<void>((resolve) => {
-        const waiting = this.streamWaiters.get(sessionId) ?? []
-        this.streamWaiters.set(sessionId, [...waiting, resolve])
-      })
-    }
+  streamPassed(sessionId: string): Promise<void> {
+    return this.streaming.passed(sessionId)
   }
 
   /** What the cross-process board needs of this audience. */
@@ -236,11 +229,7 @@ export class SessionAudience {
   }
 
   private appended(session: Session, event: SessionEvent): void {
-    if ((this.streaming.get(session.id) ?? Number.POSITIVE_INFINITY) <= event.seq) {
-      this.streaming.delete(session.id)
-      for (const wake of this.streamWaiters.get(session.id) ?? []) wake()
-      this.streamWaiters.delete(session.id)
-    }
+    this.streaming.appended(session.id, event.seq)
     for (const seat of this.seatsOf(session.id)) {
       const projected = seat.projector.updatesFor(event)
       // Its own call shows this event itself, now: what is held for it goes out first. Inside
