@@ -22,6 +22,9 @@ export const SLOW_TESTS: readonly string[] = [
   // Two and three agent processes on one store following each other's turns live.
   'test/e2e/live-cross.test.ts',
   'test/e2e/cross-questions.test.ts',
+  // Two processes: a cancel from one process's client ends the turn the other runs.
+  'test/e2e/cross-cancel.test.ts',
+  'test/e2e/cross-url-elicitation.test.ts',
   'test/e2e/live-model.test.ts',
   // The longest property runs: fork at every boundary of random logs; rewind on disk.
   'src/session/fork/fork.property.test.ts',

@@ -54,6 +54,17 @@ export interface CallContext extends ViewCall {
   detach(sessionId: string): number
   /** Whether another connection of this process has `sessionId` open. */
   sharedWithOthers(sessionId: string): boolean
+  /**
+   * Resolves once no model text streams on `sessionId` ahead of its event (see
+   * `SessionAudience.streamPassed`): a change the caller appends then takes its own seq.
+   */
+  streamPassed(sessionId: string): Promise<void>
+  /**
+   * Asks the process that runs `sessionId`'s open turn (another process on the store) to cancel
+   * it, as if its own client had; false when no turn of another process is open or the store has
+   * no board.
+   */
+  cancelElsewhere(sessionId: string): boolean
   /** Where `session`'s turn stands (running, waiting on a question, idle and how it ended). */
   turnState(session: Session): TurnState
   /** A chunk this call's turn streams before its event `seq` is appended, for the other attached. */
@@ -168,10 +179,13 @@ export class Call implements CallContext {
       this.scope.client,
       sessionId,
       permissionTarget,
-      (method, params) =>
-        this.scope.wire.notify(method, params).catch((error: Error) => {
-          this.scope.warn(`${method} not sent: ${error.message}`)
-        }),
+      // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
+      async (method, params) =>
+        this.scope.audience.completeElicitation(params.elicitationId, () =>
+          this.scope.wire.notify(method, params).catch((error: Error) => {
+            this.scope.warn(`${method} not sent: ${error.message}`)
+          }),
+        ),
     )
     return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
   }
@@ -189,6 +203,14 @@ export class Call implements CallContext {
 
   sharedWithOthers(sessionId: string): boolean {
     return this.scope.audience.hasOthers(sessionId, this.scope)
+  }
+
+  streamPassed(sessionId: string): Promise<void> {
+    return this.scope.audience.streamPassed(sessionId)
+  }
+
+  cancelElsewhere(sessionId: string): boolean {
+    return this.scope.audience.cancelElsewhere(sessionId)
   }
 
   turnState(session: Session): TurnState {

@@ -45,7 +45,7 @@ export class AcpServer {
 
   /** The connections attached to each session, shared by every connection this server serves. */
   get audience(): SessionAudience {
-    this.sessionAudience ??= new SessionAudience(this.services.sessions)
+    this.sessionAudience ??= new SessionAudience(this.services.sessions, this.services.agent)
     return this.sessionAudience
   }
 

@@ -23,6 +23,7 @@ export * from './rewind/rewind-points.js'
 export { Session, type SessionHost } from './session.js'
 export type {
   BoardAnswer,
+  BoardCancel,
   BoardNote,
   BoardQuestion,
   SessionBoard,

@@ -21,6 +21,13 @@ export function seatAfter(call: ViewCall, session: Session): Seat {
   return { projector, turnEnds, notify: (update) => call.notify(update) }
 }
 
+/** Whether the client advertised the mode of the elicitation `params` asks (form or url). */
+function inModeOf(client: ClientState | undefined, params: unknown): boolean {
+  const mode = (params as { mode?: unknown } | undefined)?.mode
+  const modes = elicitationModes(client)
+  return mode === 'url' ? modes.url : mode === 'form' && modes.form
+}
+
 /** `$/cancel_request { requestId }`: how a question withdrawn from a client is cancelled on its wire. */
 const CANCEL_ON_THE_WIRE = { method: '$/cancel_request', idParam: 'requestId' } as const
 
@@ -32,12 +39,13 @@ const CANCEL_ON_THE_WIRE = { method: '$/cancel_request', idParam: 'requestId' } 
 export function connectionParts(
   call: ViewCall,
   scope: { readonly wire: NdjsonConnection; readonly client: ClientState | undefined },
-): Pick<Seat, 'ask' | 'name' | 'canAnswer' | 'resync' | 'afterResponse'> {
+): Pick<Seat, 'ask' | 'name' | 'canAnswer' | 'tell' | 'resync' | 'afterResponse'> {
   const name = scope.client?.info?.name
   return {
     ask: (method, params, signal) => scope.wire.request(method, params, signal, CANCEL_ON_THE_WIRE),
     ...(name !== undefined && { name }),
-    canAnswer: (method) => method !== 'elicitation/create' || elicitationModes(scope.client).form,
+    canAnswer: (method, params) => method !== 'elicitation/create' || inModeOf(scope.client, params),
+    tell: (method, params) => void scope.wire.notify(method, params).catch(() => {}),
     resync: (session, keptSeq) => resyncSeat(call, session, keptSeq),
     afterResponse: (task) => call.afterResponse(task),
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import type { BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
-import { type Answerer, QuestionWithdrawn, SharedQuestion } from './shared-questions.js'
+import type { BoardCancel, BoardNote, SessionStore, SessionUpdateNotification } from '../../session/index.js'
+import { asksToCancel, openTurnOf, sameTurn } from './cross-cancel.js'
+import { type Answerer, QuestionWithdrawn, SharedQuestion, urlElicitationId } from './shared-questions.js'
 
 /** How many settled questions a note keeps, for processes that are slow to look. */
 const KEPT_OUTCOMES = 16
@@ -9,8 +10,8 @@ const KEPT_OUTCOMES = 16
 export interface BoardAudience {
   /** This process's clients of the session: how many, and the names of those that gave one. */
   local(sessionId: string): { attached: number; clients: string[] }
-  /** This process's clients that can answer `method`. */
-  answerers(sessionId: string, method: string): Answerer[]
+  /** This process's clients that can answer `method` with `params`. */
+  answerers(sessionId: string, method: string, params: unknown): Answerer[]
   /** Holds a question while it is open (asked of clients that attach meanwhile), or lets it go. */
   hold(sessionId: string, question: SharedQuestion, open: boolean): void
   /** Shows `update` to every client of this process that has the session open. */
@@ -19,6 +20,8 @@ export interface BoardAudience {
   changed(sessionId: string): void
   /** Shows what the turns of the processes that posted as `writers` streamed since the last look. */
   streamedElsewhere(sessionId: string, writers: readonly string[]): void
+  /** Cancels the turn this process runs on the session (false when it runs none). */
+  cancelTurn(sessionId: string): boolean
 }
 
 /** The clients of other processes, as presence counts them. */
@@ -44,11 +47,19 @@ interface Followed {
   outcomes: { question: string; outcome: unknown }[]
   /** Questions of other processes asked of this process's clients, by id. */
   readonly foreign: Map<string, SharedQuestion>
+  /** Settled URL elicitations of other processes asked here, by id: told of their completion. */
+  readonly foreignUrls: Map<string, SharedQuestion>
+  /** This process's URL elicitations whose completion came (question ids, newest last). */
+  completed: string[]
   elsewhere: Elsewhere
   posted: string
   /** A look at the board under way (one at a time), and whether another was asked for meanwhile. */
   looking: boolean
   again: boolean
+  /** The turn of another process a client here asked to cancel (on the note while it is open). */
+  cancel: BoardCancel | undefined
+  /** The last turn of this process cancelled for another process's client (cancelled once). */
+  cancelled: BoardCancel | undefined
 }
 
 const NOBODY: Elsewhere = { attached: 0, clients: [], waiting: false }
@@ -81,10 +92,14 @@ export class CrossProcess {
       own: new Map(),
       outcomes: [],
       foreign: new Map(),
+      foreignUrls: new Map(),
+      completed: [],
       elsewhere: NOBODY,
       posted: '',
       looking: false,
       again: false,
+      cancel: undefined,
+      cancelled: undefined,
     }
     this.followed.set(sessionId, entry)
     entry.stop = this.sessions.watchStored(sessionId, () => this.look(sessionId))
@@ -127,12 +142,36 @@ export class CrossProcess {
     this.post(sessionId)
   }
 
+  /**
+   * A client here cancelled the session's open turn, which another process runs: the note asks
+   * for it, naming the turn, until the turn ends. False when no turn is open here or the session
+   * is not followed (no board).
+   */
+  requestCancel(sessionId: string): boolean {
+    const entry = this.followed.get(sessionId)
+    const open = openTurnOf(this.sessions.get(sessionId))
+    if (!entry || !open) return false
+    entry.cancel = open
+    this.post(sessionId)
+    return true
+  }
+
+  /** A URL elicitation of this process completed: the others tell the clients they asked it. */
+  completed(sessionId: string, id: string | undefined): void {
+    const entry = this.followed.get(sessionId)
+    if (!entry || id === undefined) return
+    entry.completed = [...entry.completed, id].slice(-KEPT_OUTCOMES)
+    this.post(sessionId)
+  }
+
   /** Posts this process's note again when it changed (a client came or went). */
   post(sessionId: string): void {
     const entry = this.followed.get(sessionId)
     const board = this.sessions.board
     if (!entry || !board) return
     const local = this.audience.local(sessionId)
+    // A cancel is asked for only while its turn is open (an ended turn's is taken down).
+    if (!sameTurn(entry.cancel, openTurnOf(this.sessions.get(sessionId)))) entry.cancel = undefined
     const note: BoardNote = {
       ...local,
       questions: [...entry.own].map(([question, asked]) => ({
@@ -141,6 +180,8 @@ export class CrossProcess {
         params: asked.params,
       })),
       outcomes: entry.outcomes,
+      ...(entry.cancel && { cancel: entry.cancel }),
+      ...(entry.completed.length > 0 && { completed: entry.completed }),
     }
     const text = JSON.stringify(note)
     if (text === entry.posted) return
@@ -184,17 +225,43 @@ export class CrossProcess {
       sessionId,
       notes.map((n) => n.from),
     )
+    this.cancelAsked(sessionId, entry, notes)
     this.askForeign(
       sessionId,
       entry,
       notes.map((n) => n.note),
     )
+    this.tellCompleted(sessionId, entry, notes)
     const elsewhere = elsewhereOf(notes.map((n) => n.note))
     if (JSON.stringify(elsewhere) !== JSON.stringify(entry.elsewhere)) {
       entry.elsewhere = elsewhere
       this.audience.changed(sessionId)
     }
     this.keepLooking(sessionId, entry)
+  }
+
+  /** Cancels this process's turn when another process's note asks for it (once per turn). */
+  private cancelAsked(sessionId: string, entry: Followed, notes: readonly { note: BoardNote }[]): void {
+    const asked = asksToCancel(
+      notes.map((n) => n.note),
+      this.sessions.get(sessionId),
+    )
+    if (!asked || sameTurn(asked, entry.cancelled)) return
+    if (this.audience.cancelTurn(sessionId)) entry.cancelled = asked
+  }
+
+  /** Tells this process's clients asked a URL elicitation of another process that it completed. */
+  private tellCompleted(sessionId: string, entry: Followed, notes: readonly { note: BoardNote }[]): void {
+    for (const { note } of notes) {
+      for (const id of Array.isArray(note.completed) ? note.completed : []) {
+        const question = entry.foreignUrls.get(id)
+        if (!question) continue
+        entry.foreignUrls.delete(id)
+        const here = this.audience.answerers(sessionId, question.method, question.params).map((a) => a.owner)
+        const elicitationId = urlElicitationId(question.method, question.params)
+        question.tellAsked('elicitation/complete', { elicitationId }, (owner) => here.includes(owner))
+      }
+    }
   }
 
   /** Looks again every {@link RELOOK_MS} while another process is attached or asks something. */
@@ -220,6 +287,8 @@ export class CrossProcess {
       if (open.has(id)) continue
       entry.foreign.delete(id)
       question.cancel(new QuestionWithdrawn('settled in another process'))
+      if (urlElicitationId(question.method, question.params) !== undefined)
+        keepUrl(entry.foreignUrls, id, question)
       const outcome = notes
         .flatMap((note) => (Array.isArray(note.outcomes) ? note.outcomes : []))
         .find((o) => o.question === id)
@@ -238,7 +307,8 @@ export class CrossProcess {
       )
       entry.foreign.set(id, question)
       this.audience.hold(sessionId, question, true)
-      for (const answerer of this.audience.answerers(sessionId, posted.method)) question.askOf(answerer)
+      for (const answerer of this.audience.answerers(sessionId, posted.method, posted.params))
+        question.askOf(answerer)
     }
   }
 }
@@ -257,4 +327,10 @@ function elsewhereOf(notes: readonly BoardNote[]): Elsewhere {
 function answeredBy(question: SharedQuestion): { by?: string } {
   const by = question.answeredBy
   return by !== undefined ? { by } : {}
+}
+
+/** Keeps a settled URL elicitation of another process for its completion (the newest few). */
+function keepUrl(urls: Map<string, SharedQuestion>, id: string, question: SharedQuestion): void {
+  urls.set(id, question)
+  if (urls.size > KEPT_OUTCOMES) urls.delete(urls.keys().next().value as string)
 }

@@ -1,4 +1,6 @@
-import type { SessionStore, SessionUpdateNotification, StreamedChunk } from '../../session/index.js'
+import type { Session, SessionStore, SessionUpdateNotification, StreamedChunk } from '../../session/index.js'
+import type { Attached } from './attached.js'
+import { streamChunk } from './live-chunks.js'
 
 interface Followed {
   /** The seq whose chunks are followed, and the `n` of the next one expected. */
@@ -64,6 +66,25 @@ export class CrossStreams {
     const shown = followed.pending.filter((chunk) => chunk.seq === lastSeq + 1)
     followed.pending = followed.pending.filter((chunk) => chunk.seq > lastSeq + 1)
     return shown.map((chunk) => chunk.update)
+  }
+
+  /** Shows `seats` what the turns of `writers` streamed since the last look, as far as it can be now. */
+  show(seats: readonly Attached[], sessionId: string, writers: readonly string[]): void {
+    const session = this.sessions.get(sessionId)
+    if (!session) return
+    for (const update of this.look(sessionId, writers, session.lastSeq))
+      streamChunk(seats, undefined, update, session.lastSeq + 1)
+  }
+
+  /** Shows `seats` the chunks held for the events `session` just caught up on. */
+  showReady(seats: readonly Attached[], session: Session): void {
+    for (const update of this.ready(session.id, session.lastSeq))
+      streamChunk(seats, undefined, update, session.lastSeq + 1)
+  }
+
+  /** The seq whose chunks another process streams now (a seat attaching now is shown it whole). */
+  streamingSeq(sessionId: string): number | undefined {
+    return this.followed.get(sessionId)?.seq
   }
 
   /** Nobody here follows the session any more. */

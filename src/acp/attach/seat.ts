@@ -19,6 +19,8 @@ export interface Seat {
   readonly ask?: ClientRequestSender
   /** Its `clientInfo.name`. */
   readonly name?: string
-  /** Whether it can answer a question of `method` (an elicitation form: only if it advertised it). */
-  readonly canAnswer?: (method: string) => boolean
+  /** Whether it can answer a question of `method` (an elicitation: only in a mode it advertised). */
+  readonly canAnswer?: (method: string, params: unknown) => boolean
+  /** Sends it a notification that is not a session update (`elicitation/complete`). */
+  readonly tell?: (method: string, params: unknown) => void
 }

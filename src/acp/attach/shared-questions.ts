@@ -3,12 +3,21 @@ import type { ClientRequestSender } from '../client/client-bridge.js'
 
 /**
  * The questions every attached client that can answer is asked (the first answer settles them):
- * permission requests, and questions in an elicitation form (`ask_user`, an MCP server's form).
- * A URL elicitation stays with the client asked (its completion is told to that client only).
+ * permission requests, and elicitations in a form (`ask_user`, an MCP server's form) or by URL (an
+ * MCP server's sign-in page; its completion is told to every client asked, see
+ * {@link SharedQuestion.tellAsked}).
  */
 export function isSharedQuestion(method: string, params: unknown): boolean {
   if (method === 'session/request_permission') return true
-  return method === 'elicitation/create' && (params as { mode?: unknown } | undefined)?.mode === 'form'
+  const mode = (params as { mode?: unknown } | undefined)?.mode
+  return method === 'elicitation/create' && (mode === 'form' || mode === 'url')
+}
+
+/** The `elicitationId` of a URL elicitation's params; undefined for any other question. */
+export function urlElicitationId(method: string, params: unknown): string | undefined {
+  if (method !== 'elicitation/create') return undefined
+  const { mode, elicitationId } = (params ?? {}) as { mode?: unknown; elicitationId?: unknown }
+  return mode === 'url' && typeof elicitationId === 'string' ? elicitationId : undefined
 }
 
 /**
@@ -29,8 +38,10 @@ export interface Answerer {
   readonly notify: (update: SessionUpdateNotification) => Promise<void>
   /** Its `clientInfo.name`, when it gave one. */
   readonly name?: string
-  /** Whether it can answer `method` (an elicitation: only a client that advertised the form). */
-  readonly canAnswer?: (method: string) => boolean
+  /** Whether it can answer `method` with `params` (an elicitation: only in a mode it advertised). */
+  readonly canAnswer?: (method: string, params: unknown) => boolean
+  /** Sends it a notification that is not a session update (`elicitation/complete`). */
+  readonly tell?: (method: string, params: unknown) => void
 }
 
 /**
@@ -43,6 +54,8 @@ export interface Answerer {
 export class SharedQuestion {
   private settled = false
   private readonly asked = new Map<object, AbortController>()
+  /** Every connection asked, in order (told of a URL elicitation's completion). */
+  private readonly askedAnswerers: Answerer[] = []
   private open = 0
   private lastError: unknown
   /** Whether more than one connection was ever asked (only then is its outcome shown to all). */
@@ -65,12 +78,21 @@ export class SharedQuestion {
     if (this.settled || this.asked.has(answerer.owner)) return
     const controller = new AbortController()
     this.asked.set(answerer.owner, controller)
+    this.askedAnswerers.push(answerer)
     if (this.asked.size > 1) this.askedOthers = true
     this.open++
     answerer.ask(this.method, this.params, controller.signal).then(
       (result) => this.answered(result, answerer),
       (error) => this.failed(error),
     )
+  }
+
+  /**
+   * Sends `method` (a notification: `elicitation/complete`) to every connection this question was
+   * asked of that is still attached (`attached` tells), once each.
+   */
+  tellAsked(method: string, params: unknown, attached: (owner: object) => boolean): void {
+    for (const answerer of this.askedAnswerers) if (attached(answerer.owner)) answerer.tell?.(method, params)
   }
 
   /** `owner` detached: its request is withdrawn (`$/cancel_request`), the others stay asked. */
@@ -127,7 +149,10 @@ export function questionOutcome(
   params: unknown,
   answer: { result: unknown; by: Answerer } | undefined,
 ): SessionUpdateNotification {
-  const toolCallId = (params as { toolCall?: { toolCallId?: string } }).toolCall?.toolCallId
+  // A permission request names its tool call in `toolCall`, an elicitation in `toolCallId`.
+  const asked = params as { toolCall?: { toolCallId?: string }; toolCallId?: unknown }
+  const named = asked.toolCall?.toolCallId ?? asked.toolCallId
+  const toolCallId = typeof named === 'string' ? named : undefined
   const result = answer?.result as
     | { outcome?: { outcome?: string; optionId?: string }; action?: string }
     | undefined

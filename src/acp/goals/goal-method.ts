@@ -30,6 +30,8 @@ export const sessionGoalMethod = defineMethod({
     const pen = call.sessions.takePen(session)
     try {
       await sendCaughtUp(call, session)
+      // Not inside a model step's streamed text: its message keeps the seq its chunks announced.
+      await call.streamPassed(sessionId)
       let event: ReturnType<typeof applyGoalAction>
       try {
         event = applyGoalAction(session, action, objective)
@@ -40,9 +42,10 @@ export const sessionGoalMethod = defineMethod({
         throw error
       }
       if (event !== undefined) {
-        await call.sessions.flush(sessionId)
+        // Shown as soon as it is in the log: what is appended after it reaches this client after it.
         const goal = call.agent.goals.current(session)
         void call.notify({ sessionId, update: goalInfoUpdate(goal), _meta: { dsh: { seq: event.seq } } })
+        await call.sessions.flush(sessionId)
       }
       if (call.agent.goals.current(session)?.status !== 'active') await call.agent.goals.withdraw(sessionId)
       const goal = call.agent.goals.current(session)

@@ -8,7 +8,8 @@ import { assertSessionId } from '../requests/session-access.js'
  * not, durable before the answer. The title is normalized (whitespace collapsed, at most 200
  * characters); empty after that is -32602. A title set so is a `session/title` event, which the
  * title derived from the first prompt never replaces. A session live here tells its client with a
- * `session_info_update`.
+ * `session_info_update`, sent when the event is appended (in log order with what other clients
+ * append); set while the model's text streams, it is appended once that step's message is.
  */
 export const sessionSetTitleMethod = defineMethod({
   name: 'session/set_title',
@@ -21,16 +22,19 @@ export const sessionSetTitleMethod = defineMethod({
       })
     }
     const wasLive = call.sessions.get(sessionId) !== undefined
-    const event = await call.sessions.borrow(sessionId, (session) =>
-      session.append({ type: 'session/title', data: { title } }),
-    )
-    if (wasLive) {
-      call.notify({
-        sessionId,
-        update: titleUpdate(title, event.time),
-        _meta: { dsh: { seq: event.seq } },
-      })
-    }
+    await call.sessions.borrow(sessionId, async (session) => {
+      // Not inside a model step's streamed text: its message keeps the seq its chunks announced.
+      if (wasLive) await call.streamPassed(sessionId)
+      const event = session.append({ type: 'session/title', data: { title } })
+      // Shown as soon as it is in the log: what is appended after it reaches this client after it.
+      if (wasLive) {
+        void call.notify({
+          sessionId,
+          update: titleUpdate(title, event.time),
+          _meta: { dsh: { seq: event.seq } },
+        })
+      }
+    })
     return { title }
   },
 })

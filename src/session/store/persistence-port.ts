@@ -131,6 +131,20 @@ export interface BoardNote {
   readonly questions: readonly BoardQuestion[]
   /** How its last questions were settled (newest last), for the processes that asked them too. */
   readonly outcomes: readonly { readonly question: string; readonly outcome: unknown }[]
+  /**
+   * A cancel one of its clients asked for, of the turn another process runs: named by the turn's
+   * number and its `turn/start` event (seq and time), so that it never reaches a later turn.
+   */
+  readonly cancel?: BoardCancel
+  /** Its last URL elicitations (question ids) whose completion its MCP server told (newest last). */
+  readonly completed?: readonly string[]
+}
+
+/** The turn a cancel on the board is for: its number, and the seq and time of its `turn/start`. */
+export interface BoardCancel {
+  readonly turn: number
+  readonly seq: number
+  readonly time: string
 }
 
 /** A question on the board: its id (unique across processes) and the request it is. */
