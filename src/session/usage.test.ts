@@ -102,7 +102,7 @@ describe('usage as a projection of the log', () => {
         const event = log.at(i + 1) as SessionEvent
         const read = () => {
           reads++
-          return event.data
+          return JSON.parse(JSON.stringify(event.data))
         }
         return storedEvent(event.seq, event.type, event.time, read, keptDataFrom(event))
       })
