@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
-import { pinnedVersion } from './acp/v2/protocol-choice.js'
+import { pinnedVersion } from './acp/v2/version-choice.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
 import { packageVersion } from './lib/package-version.js'

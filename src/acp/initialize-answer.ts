@@ -8,7 +8,7 @@ import { rewindInitializeMeta } from './rewind/advertise.js'
 import { steeringInitializeMeta } from './steering/advertise.js'
 import { authMethodsV2 } from './v2/auth-v2.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
-import { selectVersion } from './v2/protocol-choice.js'
+import { chosenVersion } from './v2/version-choice.js'
 
 /**
  * The answer to a (schema-checked) `initialize`: the protocol version the caller chose (default:
@@ -22,7 +22,7 @@ export function answerInitialize(
   capabilities: AgentCapabilities,
   agentInfo: AgentInfo,
   authMethods: (client: acp.ClientCapabilities | undefined) => acp.AuthMethod[] = () => [],
-  protocolVersion: number = selectVersion(params.protocolVersion, undefined),
+  protocolVersion: number = chosenVersion(params.protocolVersion, undefined) ?? 1,
 ): { client: ClientState; result: acp.InitializeResponse | v2.InitializeResponse } {
   if (protocolVersion === PROTOCOL_V2) {
     const info = (params as { info?: acp.Implementation }).info
