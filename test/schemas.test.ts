@@ -186,7 +186,8 @@ describe('schemas/acp-meta.schema.json', () => {
 const OPTION_LINE = /^\s+(--[a-z-]+(?: [A-Z[\]:]+)?)/
 /** The command-line forms the usage text documents: its options (with their argument name) and commands. */
 function documentedForms(): string[] {
-  const options = usage().split('\n')
+  const options = usage()
+    .split('\n')
     .map((line) => line.replace(/^\s+-[a-z], /, '  '))
     .map((line) => OPTION_LINE.exec(line)?.[1])
     .filter((form): form is string => form !== undefined)
