@@ -57,7 +57,7 @@ function writeSmallSessions(dir: string, count: number): void {
 }
 
 /** The raw relay: stream-read, parse each line, one notification per event, same pipe. */
-function relayScript(): string {
+export function relayScript(): string {
   return `
 import { createReadStream } from 'node:fs'
 let rest = ''

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
-import { pinnedVersion } from './acp/v2/protocol-choice.js'
+import { pinnedVersion } from './acp/v2/version-choice.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
 import { packageVersion } from './lib/package-version.js'
-import { type CliOptions, parseCli, setupArguments, USAGE } from './process/cli-args.js'
+import { type CliOptions, parseCli, setupArguments, usage } from './process/cli-args.js'
 import { runConfig } from './process/config/run-config.js'
 import { earlyInitialize } from './process/early-start/early-initialize.js'
 import { HeldInput } from './process/early-start/held-input.js'
@@ -126,12 +126,12 @@ async function main(): Promise<void> {
   try {
     options = parseCli(argv)
   } catch (error) {
-    process.stderr.write(`dsh-acp: ${(error as Error).message}\n\n${USAGE}`)
+    process.stderr.write(`dsh-acp: ${(error as Error).message}\n\n${usage()}`)
     process.exitCode = 2
     return
   }
   if (options.command === 'help') {
-    printToTerminal(USAGE)
+    printToTerminal(usage())
     return
   }
   if (options.command === 'version') {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { PERMISSION_ALWAYS_EVENT } from '../src/agent/config/permissions.js'
 import { AGENT_EVENT_TYPES } from '../src/agent/events.js'
 import { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from '../src/agent/mcp/session-mcp.js'
-import { parseCli, USAGE } from '../src/process/cli-args.js'
+import { parseCli, usage } from '../src/process/cli-args.js'
 import { parseTranscriptLine } from '../src/process/transcript.js'
 import { SESSION_ID_PATTERN } from '../src/session/ids.js'
 import { SUBAGENT_SPAWNED } from '../src/session/index.js'
@@ -184,9 +184,10 @@ describe('schemas/acp-meta.schema.json', () => {
 })
 
 const OPTION_LINE = /^\s+(--[a-z-]+(?: [A-Z[\]:]+)?)/
-/** The command-line forms USAGE documents: its options (with their argument name) and commands. */
+/** The command-line forms the usage text documents: its options (with their argument name) and commands. */
 function documentedForms(): string[] {
-  const options = USAGE.split('\n')
+  const options = usage()
+    .split('\n')
     .map((line) => line.replace(/^\s+-[a-z], /, '  '))
     .map((line) => OPTION_LINE.exec(line)?.[1])
     .filter((form): form is string => form !== undefined)
@@ -196,7 +197,7 @@ function documentedForms(): string[] {
 describe('schemas/config.schema.json', () => {
   const properties = config.properties as Json
 
-  it('covers every command-line form USAGE documents, each once', () => {
+  it('covers every command-line form the usage text documents, each once', () => {
     const forms = Object.values(properties).flatMap((p) => p['x-cli'] as string[])
     expect(forms.slice().sort()).toEqual(documentedForms().sort())
   })

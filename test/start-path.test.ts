@@ -49,3 +49,10 @@ it('the start path to the early initialize answer loads none of the server', asy
   expect(reached.has('src/process/early-start/early-initialize.ts')).toBe(true)
   expect(SERVER_MODULES.filter((path) => reached.has(path))).toEqual([])
 })
+
+it('nor the JSON-RPC engine: the version choice before the answer throws no protocol error class', async () => {
+  const reached = await staticGraphOfCli()
+  const engine = [...reached].filter((path) => path.includes('node_modules/vscode-jsonrpc/'))
+  expect(engine).toEqual([])
+  expect(reached.has('src/acp/errors.ts')).toBe(false)
+})

@@ -8,7 +8,7 @@ import { rewindInitializeMeta } from './rewind/advertise.js'
 import { steeringInitializeMeta } from './steering/advertise.js'
 import { authMethodsV2 } from './v2/auth-v2.js'
 import { initializeV2Result, PROTOCOL_V2, v2ClientCapabilities } from './v2/initialize-v2.js'
-import { selectVersion } from './v2/protocol-choice.js'
+import { chosenVersion } from './v2/version-choice.js'
 
 /** What the agent offers every client at `initialize`, whatever version is chosen. */
 export interface InitializeOffer {
@@ -28,7 +28,7 @@ export interface InitializeOffer {
 export function answerInitialize(
   params: acp.InitializeRequest,
   offer: InitializeOffer,
-  protocolVersion: number = selectVersion(params.protocolVersion, undefined),
+  protocolVersion: number = chosenVersion(params.protocolVersion, undefined) ?? 1,
 ): { client: ClientState; result: acp.InitializeResponse | v2.InitializeResponse } {
   const { capabilities, agentInfo, authMethods = () => [] } = offer
   if (protocolVersion === PROTOCOL_V2) {

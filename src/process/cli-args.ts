@@ -11,8 +11,10 @@ import { remoteOptions } from './remote/remote-options.js'
 
 export type { CliOptions }
 
-/** The `--help` text (generated from the options table, cli-options.ts). */
-export const USAGE = usageText()
+/** The `--help` text (generated from the options table, cli-options.ts), built when shown: a server's start never pays for its option table's lines. */
+export function usage(): string {
+  return usageText()
+}
 
 /** Parses the command line; throws a TypeError with a message for the user on bad input. */
 export function parseCli(argv: readonly string[]): CliOptions {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parseOptions } from './cli/parse-options.js'
 import { optionForm } from './cli/usage-text.js'
-import { parseCli, USAGE } from './cli-args.js'
+import { parseCli, usage } from './cli-args.js'
 import { CLI_OPTIONS, type CliOption } from './cli-options.js'
 import { configSchema } from './config-schema.js'
 
@@ -18,7 +18,8 @@ describe('the command-line options table', () => {
   })
 
   it('is what the usage text lists: every option once, in table order, with its value name and help lines', () => {
-    const listed = USAGE.slice(USAGE.indexOf('\nOptions:\n') + '\nOptions:\n'.length)
+    const text = usage()
+    const listed = text.slice(text.indexOf('\nOptions:\n') + '\nOptions:\n'.length)
     const expected = options.flatMap((option) => {
       const form = `${option.short === undefined ? '' : `-${option.short}, `}${optionForm(option)}`
       return [...(option.section === undefined ? [] : [option.section]), form, ...option.help]

@@ -1,14 +1,16 @@
 import type { Readable } from 'node:stream'
+import type { Logger } from 'cordis'
 import type { ClientState } from '../acp/method.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { AgentSetup } from '../acp/setup-port.js'
-import { type ProtocolChoice, pinnedVersion } from '../acp/v2/protocol-choice.js'
+import { type ProtocolChoice, pinnedVersion } from '../acp/v2/version-choice.js'
 import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
 import { missingKeyNotice } from '../agent/providers/openai/index.js'
 import type { CommandEnvPolicy } from '../agent/tools/command/command-env.js'
-import { CommandSandbox } from '../agent/tools/command/sandbox.js'
+import { CommandSandbox, type SandboxState } from '../agent/tools/command/sandbox.js'
+import type { SandboxMode } from '../agent/tools/command/sandbox-mode.js'
 import { createApp } from '../app.js'
 import { isPostgresUrl, resolveStoreDir } from '../persistence/index.js'
 import { createSequentialIdGenerator } from '../session/index.js'
@@ -95,6 +97,7 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
 export async function buildServer(options: CliOptions, start: AppStart) {
   routeLogsToStderr(LOG_LEVELS[options.logLevel])
   const storeDir = options.storeDir === undefined ? resolveStoreDir(process.env) : options.storeDir
+  let logger: Logger | undefined
   const sandbox = new CommandSandbox({
     mode: options.sandbox,
     network: options.sandboxNetwork,
@@ -105,6 +108,9 @@ export async function buildServer(options: CliOptions, start: AppStart) {
       defaultStore: options.storeDir === undefined,
       ...(options.transcript !== undefined && { transcript: options.transcript }),
     }),
+    onProbed: (state) => {
+      if (logger) sayConfinement(logger, state, options.sandbox)
+    },
   })
   const notices = ignoredUsageSettings(start.provider, {
     ...(options.contextWindow !== undefined && { contextWindow: options.contextWindow }),
@@ -135,22 +141,16 @@ export async function buildServer(options: CliOptions, start: AppStart) {
     ...(options.fakeClock !== undefined && { clock: () => options.fakeClock as number }),
     ...(options.idPrefix !== undefined && { idGenerator: createSequentialIdGenerator(options.idPrefix) }),
   })
-  const logger = app.ctx.logger('dsh-acp')
+  logger = app.ctx.logger('dsh-acp')
   for (const problem of start.configProblems ?? []) logger.error(`configuration ignored: ${problem}`)
   const keyNotice = start.modelsFromFile
     ? undefined
     : missingKeyNotice(options.model, options.baseUrl, process.env.DSH_API_KEY)
   if (keyNotice) logger[keyNotice.level](keyNotice.text)
   for (const notice of notices) logger.warn(`${notice.title}: ${notice.description ?? ''}`)
-  // Probed now, in the background, so an unconfined run is said once at start.
-  void sandbox.probe().then((state) => {
-    if (!state.sandboxed && options.sandbox === 'bwrap')
-      logger.error(`run_command will refuse local commands: the sandbox is required but ${state.reason}`)
-    else if (!state.sandboxed && options.sandbox === 'off')
-      logger.info('run_command runs local commands without a sandbox, as --sandbox off asks')
-    else if (!state.sandboxed)
-      logger.warn(`run_command runs local commands WITHOUT a sandbox: ${state.reason}`)
-  })
+  // Probed soon after start, in the background (said once, see sayConfinement), not while the
+  // first requests are served: the probe starts a process. A first command probes sooner itself.
+  setTimeout(() => void sandbox.probe(), SANDBOX_PROBE_DELAY_MS).unref()
   const recorder =
     options.transcript !== undefined
       ? new TranscriptRecorder(options.transcript, {
@@ -160,6 +160,19 @@ export async function buildServer(options: CliOptions, start: AppStart) {
       : undefined
   const tap = (direction: 'in' | 'out', line: string) => recorder?.record(direction, line)
   return { app, logger, recorder: recorder && { tap, close: () => recorder.close() } }
+}
+
+/** How long after start the sandbox is probed when no command asked first. */
+const SANDBOX_PROBE_DELAY_MS = 1000
+
+/** Says at start (once) when `run_command` runs unconfined, or will refuse to run. */
+function sayConfinement(logger: Logger, state: SandboxState, mode: SandboxMode): void {
+  if (state.sandboxed) return
+  if (mode === 'bwrap')
+    logger.error(`run_command will refuse local commands: the sandbox is required but ${state.reason}`)
+  else if (mode === 'off')
+    logger.info('run_command runs local commands without a sandbox, as --sandbox off asks')
+  else logger.warn(`run_command runs local commands WITHOUT a sandbox: ${state.reason}`)
 }
 
 /** `--protocol` as the app's `protocolVersion` (nothing for `auto`). */

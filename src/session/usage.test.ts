@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { SessionEvent } from './log/events.js'
+import { keptDataFrom, storedEvent } from './log/stored-event.js'
 import { lastTurnUsage, ownCost, roundAmount, type UsageView, usedTokens } from './usage.js'
 
 /** A log of `data` events, seq 1.. in order, as a view with the given seed length. */
@@ -91,5 +92,43 @@ describe('usage as a projection of the log', () => {
 
   it('amounts keep no float dust', () => {
     expect(roundAmount(0.1 + 0.2)).toBe(0.3)
+  })
+
+  it('reads no body of a stand-in back: what a stand-in kept answers, with or without usage in the log', () => {
+    let reads = 0
+    /** Each event of `log` as a backend's stand-in for it, counting the reads of its body. */
+    const standIns = (log: UsageView): UsageView => {
+      const events = Array.from({ length: log.lastSeq }, (_, i) => {
+        const event = log.at(i + 1) as SessionEvent
+        const read = () => {
+          reads++
+          return JSON.parse(JSON.stringify(event.data))
+        }
+        return storedEvent(event.seq, event.type, event.time, read, keptDataFrom(event))
+      })
+      return { at: (seq) => events[seq - 1], lastSeq: log.lastSeq, seedLength: log.seedLength }
+    }
+    const priced = view([
+      ['turn/start', { turn: 1 }],
+      step({ inputTokens: 100, outputTokens: 5 }, usd(0.5)),
+      ['turn/end', { turn: 1, reason: 'completed', cost: usd(0.5) }],
+      ['turn/start', { turn: 2 }],
+      step({ inputTokens: 150, outputTokens: 7, cachedInputTokens: 3 }, usd(0.25)),
+      ['assistant/message', { turn: 2, step: 2, content: 'no usage' }],
+    ])
+    const unpriced = view(
+      Array.from(
+        { length: 50 },
+        (_, i) => ['assistant/message', { turn: 1, step: 1, content: `${i}` }] as const,
+      ),
+    )
+    for (const log of [priced, unpriced]) {
+      const kept = standIns(log)
+      expect(usedTokens(kept)).toEqual(usedTokens(log))
+      expect(ownCost(kept)).toEqual(ownCost(log))
+      expect(lastTurnUsage(kept)).toEqual(lastTurnUsage(log))
+    }
+    expect(usedTokens(priced)).toBe(157)
+    expect(reads).toBe(0)
   })
 })

@@ -1,4 +1,5 @@
 import { type Cost, extensionData, type SessionEvent, type TokenUsage } from './log/events.js'
+import { keptDataOf } from './log/stored-event.js'
 
 /**
  * Usage and cost are projections of the log, like the model's history:
@@ -24,12 +25,16 @@ export interface UsageView {
 /** The tokens in context: input + output of the latest step that reported usage; undefined when none did. */
 export function usedTokens(view: UsageView): number | undefined {
   for (let seq = view.lastSeq; seq >= 1; seq--) {
-    const event = view.at(seq)
-    if (event?.type === 'assistant/message' && event.data.usage !== undefined) {
-      return event.data.usage.inputTokens + event.data.usage.outputTokens
-    }
+    const usage = stepUsage(view.at(seq))
+    if (usage !== undefined) return usage.inputTokens + usage.outputTokens
   }
   return undefined
+}
+
+/** A step's usage; a stand-in's without reading its body back (`keptDataOf`). */
+function stepUsage(event: SessionEvent | undefined): TokenUsage | undefined {
+  if (event?.type !== 'assistant/message') return undefined
+  return (keptDataOf(event) ?? event.data).usage
 }
 
 /** The session's own cost so far (see {@link UsageView}); undefined when none of its steps was priced. */
@@ -50,7 +55,8 @@ export function ownCost(view: UsageView): Cost | undefined {
 
 /** What a step cost, or the total so far a `turn/end` or a rewind's marker records. */
 function costOf(event: SessionEvent): Cost | undefined {
-  if (event.type === 'assistant/message' || event.type === 'turn/end') return event.data.cost
+  if (event.type === 'assistant/message' || event.type === 'turn/end')
+    return (keptDataOf(event) ?? event.data).cost
   return extensionData(event, 'rewind:marker')?.cost
 }
 
@@ -75,8 +81,9 @@ export function lastTurnUsage(view: UsageView): TurnUsage | undefined {
     const event = view.at(seq)
     if (event === undefined) continue
     if (event.type === 'turn/start') break
-    if (event.type !== 'assistant/message' || event.data.usage === undefined) continue
-    total = add(total ?? { inputTokens: 0, outputTokens: 0 }, event.data.usage)
+    const usage = stepUsage(event)
+    if (usage === undefined) continue
+    total = add(total ?? { inputTokens: 0, outputTokens: 0 }, usage)
   }
   return total
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import packageJson from '../../package.json' with { type: 'json' }
-import { USAGE } from '../../src/process/cli-args.js'
+import { usage } from '../../src/process/cli-args.js'
 import { CLI } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 
@@ -18,7 +18,7 @@ describe('the dsh-acp command', () => {
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('Usage: dsh-acp')
     expect(result.stdout).toContain('--store STORE')
-    expect(result.stdout).toBe(USAGE)
+    expect(result.stdout).toBe(usage())
   })
 
   it('--version prints the package version', () => {

@@ -1,35 +1,21 @@
 import type { ClientState } from '../client-state.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
-
-/** `--protocol`: the ACP versions a server serves (`auto`: v1 and the v2 draft). */
-export type ProtocolChoice = 'auto' | 'v1' | 'v2'
+import { chosenVersion } from './version-choice.js'
 
 /** ACP's "unsupported protocol version" error code (the SDK's `RequestError.unsupportedProtocolVersion`). */
 export const UNSUPPORTED_PROTOCOL_VERSION = -32022
 
-/** The one version `--protocol` pins, or undefined for `auto`. */
-export function pinnedVersion(choice: ProtocolChoice | undefined): number | undefined {
-  if (choice === 'v1') return 1
-  if (choice === 'v2') return 2
-  return undefined
-}
-
 /**
- * The version a connection's first `initialize` selects, as the SDK's protocol router does: with
- * both served, the highest at or below the requested one (v1 for anything below 2, as v1 answers
- * every client); v1 alone serves every client v1; v2 alone refuses a client asking for less (-32022,
- * `data: {requested, supported: [2]}`).
+ * The version a connection's first `initialize` selects ({@link chosenVersion}); v2 alone refuses a
+ * client asking for less (-32022, `data: {requested, supported: [2]}`).
  */
 export function selectVersion(requested: number, pinned: number | undefined): number {
-  if (pinned === 1) return 1
-  if (pinned === 2) {
-    if (requested >= 2) return 2
-    throw new ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', {
-      requested,
-      supported: [2],
-    })
-  }
-  return requested >= 2 ? 2 : 1
+  const version = chosenVersion(requested, pinned)
+  if (version !== undefined) return version
+  throw new ProtocolError(UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', {
+    requested,
+    supported: [2],
+  })
 }
 
 /** v2 connections whose client sent a request other than `initialize` (a repeat is then refused). */

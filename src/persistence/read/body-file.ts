@@ -1,7 +1,7 @@
 import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionId } from '../../session/ids.js'
 import type { JsonObject, SessionEvent } from '../../session/log/events.js'
-import { storedEvent } from '../../session/log/stored-event.js'
+import { keptDataFrom, storedEvent } from '../../session/log/stored-event.js'
 import { persistenceError } from '../fs/file-io.js'
 import type { OpenFile } from '../fs/file-system.js'
 
@@ -29,7 +29,8 @@ export class BodyFile {
   standIn(event: SessionEvent, offset: number, length: number): SessionEvent {
     // Only the numbers are captured: the parsed event (with its data) must not stay reachable.
     const seq = event.seq
-    return storedEvent(seq, event.type, event.time, () => this.readData(seq, offset, length))
+    const read = () => this.readData(seq, offset, length)
+    return storedEvent(seq, event.type, event.time, read, keptDataFrom(event))
   }
 
   hold(holder: SessionId): void {

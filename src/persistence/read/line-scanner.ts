@@ -1,6 +1,11 @@
 import type { OpenFile } from '../fs/file-system.js'
 
 const CHUNK = 1 << 20
+/**
+ * The first read is smaller: a replay sends the first events' updates while the rest is read, so
+ * the first update of a long session's load does not wait for a whole chunk of long lines.
+ */
+const FIRST_CHUNK = 1 << 16
 const NEWLINE = 0x0a
 
 export interface ScanResult {
@@ -27,8 +32,8 @@ export async function scanLines(
   let completeEnd = start
   let carry: Buffer[] = []
   let pace: Promise<void> | undefined
-  for (;;) {
-    const read = await file.read(chunk, 0, CHUNK, position)
+  for (let size = FIRST_CHUNK; ; size = CHUNK) {
+    const read = await file.read(chunk, 0, size, position)
     if (read === 0) break
     let from = 0
     for (;;) {

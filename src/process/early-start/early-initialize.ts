@@ -3,7 +3,7 @@ import type * as acp from '@agentclientprotocol/sdk'
 import { answerInitialize, type InitializeOffer } from '../../acp/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
-import { selectVersion } from '../../acp/v2/protocol-choice.js'
+import { chosenVersion } from '../../acp/v2/version-choice.js'
 import { classify } from '../../jsonrpc/envelope.js'
 
 export interface EarlyAnswer {
@@ -37,12 +37,8 @@ export function earlyInitialize(
   const params = envelope.message.params === undefined ? {} : envelope.message.params
   if (!InitializeRequest(params)) return undefined
   const request = params as acp.InitializeRequest
-  let version: number
-  try {
-    version = selectVersion(request.protocolVersion, pinned)
-  } catch {
-    return undefined // refused: the connection answers it with its error
-  }
+  const version = chosenVersion(request.protocolVersion, pinned)
+  if (version === undefined) return undefined // refused: the connection answers it with its error
   const { client, result } = answerInitialize(request, offer, version)
   return { response: JSON.stringify({ jsonrpc: '2.0', id: envelope.message.id, result }), client }
 }

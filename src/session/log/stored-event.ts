@@ -1,4 +1,4 @@
-import type { JsonObject, SessionEvent } from './events.js'
+import type { Cost, JsonObject, SessionEvent, TokenUsage } from './events.js'
 import { deepFreeze } from './frozen.js'
 
 /** Reads the data of one stored event back from wherever its backend keeps it. May throw. */
@@ -10,12 +10,14 @@ export type EventDataReader = () => JsonObject
  * someone holds it). A backend hands these out for large events it read, so a loaded session does
  * not hold every body of its log. To its readers it is an ordinary frozen event: the same keys in
  * the same order (`JSON.stringify` gives the stored line), equal to the event as first read.
+ * `kept` ({@link keptDataFrom} of the event as read) stays in memory: see {@link keptDataOf}.
  */
 export function storedEvent(
   seq: number,
   type: SessionEvent['type'],
   time: string,
   read: EventDataReader,
+  kept?: KeptData,
 ): SessionEvent {
   let held: WeakRef<JsonObject> | undefined
   const event = { seq, type, time }
@@ -29,7 +31,37 @@ export function storedEvent(
       return data
     },
   })
-  return Object.freeze(event) as SessionEvent
+  const frozen = Object.freeze(event) as SessionEvent
+  if (kept) keptData.set(frozen, kept)
+  return frozen
+}
+
+/**
+ * The small fields of an event's data that a stand-in keeps in memory: a step's `usage` and `cost`,
+ * a turn's `cost` total. The usage projections (session/usage.ts) walk back over a whole log for
+ * them; kept, a session whose steps never reported usage does not read every body back to learn it.
+ */
+export interface KeptData {
+  readonly usage?: TokenUsage
+  readonly cost?: Cost
+}
+
+const keptData = new WeakMap<SessionEvent, KeptData>()
+
+/** What a backend keeps of `event`'s data when it stands in for it ({@link storedEvent}). */
+export function keptDataFrom(event: SessionEvent): KeptData | undefined {
+  if (event.type !== 'assistant/message' && event.type !== 'turn/end') return undefined
+  const { cost } = event.data
+  const usage = event.type === 'assistant/message' ? event.data.usage : undefined
+  return deepFreeze({ ...(usage !== undefined && { usage }), ...(cost !== undefined && { cost }) })
+}
+
+/**
+ * The fields of `event`'s data a stand-in kept in memory ({@link KeptData}), read without reading
+ * its data back; undefined for any other event (its `data` is at hand).
+ */
+export function keptDataOf(event: SessionEvent): KeptData | undefined {
+  return keptData.get(event)
 }
 
 /** The line a backend lends while a listener hears the event parsed from it (see {@link withStoredLine}). */

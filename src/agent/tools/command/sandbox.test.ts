@@ -67,3 +67,18 @@ describe.skipIf(!usable)('the bubblewrap confinement', () => {
     expect(readFileSync(join(cwd, 'credentials.json'), 'utf8')).toBe('key-value')
   })
 })
+
+describe('the sandbox probe', () => {
+  it('tells its answer once, to whoever asked first, however often it is asked', async () => {
+    const told: unknown[] = []
+    const sandbox = new CommandSandbox({
+      mode: 'auto',
+      bwrap: '/nonexistent/bwrap',
+      onProbed: (s) => told.push(s),
+    })
+    const first = await Promise.all([sandbox.probe(), sandbox.probe()])
+    await sandbox.probe()
+    expect(told).toEqual([first[0]])
+    expect(first[1]).toBe(first[0])
+  })
+})

@@ -17,6 +17,8 @@ export interface SandboxConfig {
   readonly bwrap?: string
   /** Which of the agent's variables a command sees (sandboxed or not); default: the allow-list only. */
   readonly env?: CommandEnvPolicy
+  /** Told the probe's answer once, whoever asked first (the start, or a first command). */
+  readonly onProbed?: (state: SandboxState) => void
 }
 
 /** Whether commands are confined: the bubblewrap to run them with, or why they are not. */
@@ -54,6 +56,7 @@ export class CommandSandbox {
   private readonly hidden: readonly string[]
   private readonly bwrap: string | undefined
   private readonly env: CommandEnvPolicy
+  private readonly onProbed: ((state: SandboxState) => void) | undefined
   private state: Promise<SandboxState> | undefined
 
   constructor(config: SandboxConfig = {}) {
@@ -62,11 +65,15 @@ export class CommandSandbox {
     this.hidden = (config.hidden ?? []).map((p) => path.resolve(p))
     this.bwrap = config.bwrap
     this.env = config.env ?? {}
+    this.onProbed = config.onProbed
   }
 
   /** Whether commands run confined; probes on the first call only. */
   probe(): Promise<SandboxState> {
-    this.state ??= this.check()
+    this.state ??= this.check().then((state) => {
+      this.onProbed?.(state)
+      return state
+    })
     return this.state
   }
 

@@ -1,7 +1,6 @@
 import { defineTool } from '../define-tool.js'
 import { workspacePath } from '../files/workspace-files.js'
 import { stringField, type Tool, ToolFailure } from '../tool.js'
-import { compileGlob } from './glob.js'
 import { walkWorkspace } from './workspace-walk.js'
 
 /** Most paths one search returns. */
@@ -42,6 +41,8 @@ export const findFilesTool: Tool = defineTool({
       throw new ToolFailure('the pattern must be relative to the working directory, without ".." segments')
     }
     const start = await workspacePath(input.path ?? '.', context, 'read')
+    // The regular expression engine is loaded on the first search, not at start.
+    const { compileGlob } = await import('./patterns.js')
     const matches = compileGlob(pattern)
     const root = await workspacePath('.', context, 'read')
     const found: string[] = []

@@ -5,9 +5,8 @@ import { defineTool } from '../define-tool.js'
 import { looksBinary } from '../files/local-files.js'
 import { workspacePath } from '../files/workspace-files.js'
 import { stringField, type Tool } from '../tool.js'
-import { compileGlob } from './glob.js'
 import { Pacer } from './pacer.js'
-import { compileTextPattern, type TextPattern } from './text-pattern.js'
+import type { TextPattern } from './text-pattern.js'
 import { type WalkedFile, walkWorkspace } from './workspace-walk.js'
 
 export const DEFAULT_SEARCH_RESULTS = 100
@@ -58,6 +57,8 @@ export const searchTextTool: Tool = defineTool({
   title: (input) => `Search for ${stringField(input, 'pattern') ?? 'text'}`,
   async run(input, context) {
     const fields = input
+    // The regular expression engine is loaded on the first search, not at start.
+    const { compileGlob, compileTextPattern } = await import('./patterns.js')
     const regex = compileTextPattern(fields.pattern, fields.ignoreCase === true)
     const limit = fields.maxResults ?? DEFAULT_SEARCH_RESULTS
     const inGlob = fields.glob ? compileGlob(fields.glob) : () => true
