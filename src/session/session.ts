@@ -8,7 +8,7 @@ import type { LogState, TurnSpan } from './log/log-state.js'
 import { messageIdOf } from './log/message-id-format.js'
 import { assertEventShape } from './log/validate-event.js'
 import { titleFromContent } from './title.js'
-import { ownCost } from './usage.js'
+import { mayHoldCost, ownCost } from './usage.js'
 
 /** What a Session needs from the store that owns it. */
 export interface SessionHost {
@@ -36,6 +36,10 @@ export class Session {
   private held: SessionError | undefined
   /** The last own `session/title` event, kept as events are appended. */
   private titleEvent: CoreEvent<'session/title'> | undefined
+  /** The seqs of the events that may hold a cost (see {@link pricedSeqs}). */
+  private readonly priced: number[] = []
+  /** The first `user/message` (see {@link firstPrompt}). */
+  private prompt: CoreEvent<'user/message'> | undefined
   /** The projection of `config/set` events, kept as they are appended. */
   private configState: SessionConfig
   /** The data of the last `session/directories` event. */
@@ -65,7 +69,7 @@ export class Session {
       }
     }
     this.configState = sessionConfig(log)
-    for (const event of log) this.noteGeneration(event)
+    for (const event of log) this.noteEvent(event)
     for (let i = log.length - 1; i >= 0; i--) {
       const event = log[i] as SessionEvent
       if (event.type === 'session/directories') {
@@ -89,7 +93,15 @@ export class Session {
     return messageIdOf(seq, this.generationAt(seq))
   }
 
-  private noteGeneration(event: SessionEvent): void {
+  /** The seqs of the events that may hold a cost, oldest first (see `UsageView.pricedSeqs`). */
+  get pricedSeqs(): readonly number[] {
+    return this.priced
+  }
+
+  /** Indexes an event as it joins the log: its seq when it may hold a cost, the first prompt, a rewind marker's generation. */
+  private noteEvent(event: SessionEvent): void {
+    if (mayHoldCost(event.type)) this.priced.push(event.seq)
+    if (this.prompt === undefined && event.type === 'user/message') this.prompt = event
     if (event.type !== 'rewind:marker') return
     const marker = extensionData(event, 'rewind:marker')
     if (marker) this.generations.push({ seq: event.seq, generation: marker.generation })
@@ -167,6 +179,11 @@ export class Session {
     return this.titleOrigin?.title
   }
 
+  /** The seq of the last own `session/title` event (not one of an inherited fork seed), if any. */
+  get ownTitleSeq(): number | undefined {
+    return this.titleEvent?.seq
+  }
+
   /** A title someone set: the last `session/title` event, else the header's. Forks inherit it. */
   get explicitTitle(): string | undefined {
     return this.titleEvent?.data.title ?? this.header.title
@@ -180,12 +197,15 @@ export class Session {
   get titleOrigin(): { readonly title: string; readonly seq?: number } | undefined {
     if (this.titleEvent) return { title: this.titleEvent.data.title, seq: this.titleEvent.seq }
     if (this.header.title !== undefined) return { title: this.header.title }
-    for (const event of this.log) {
-      if (event.type !== 'user/message') continue
-      const title = titleFromContent(event.data.content)
-      return title === undefined ? undefined : { title, seq: event.seq }
-    }
-    return undefined
+    const prompt = this.firstPrompt()
+    if (prompt === undefined) return undefined
+    const title = titleFromContent(prompt.data.content)
+    return title === undefined ? undefined : { title, seq: prompt.seq }
+  }
+
+  /** The first `user/message` of the log (noted as events join it: a title read did not read the whole log). */
+  private firstPrompt(): CoreEvent<'user/message'> | undefined {
+    return this.prompt
   }
 
   /**
@@ -295,7 +315,7 @@ export class Session {
   private record(event: SessionEvent): void {
     this.log.push(event)
     this.state.apply(event)
-    this.noteGeneration(event)
+    this.noteEvent(event)
     if (event.type === 'session/title') {
       if (event.seq > (this.header.seedLength ?? 0)) this.titleEvent = event
     } else if (event.type === 'session/directories') this.directories = event.data.directories

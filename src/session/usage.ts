@@ -20,6 +20,12 @@ export interface UsageView {
   readonly lastSeq: number
   /** The length of the inherited prefix (a fork child's seed); 0 for a session of its own. */
   readonly seedLength: number
+  /**
+   * The seqs of the events that may hold a cost ({@link mayHoldCost}), oldest first, where the view
+   * keeps them: the cost then reads those alone, not every event since the last one priced (a long
+   * log priced nowhere was read whole at each rewind).
+   */
+  readonly pricedSeqs?: readonly number[]
 }
 
 /** The tokens in context: input + output of the latest step that reported usage; undefined when none did. */
@@ -41,9 +47,7 @@ function stepUsage(event: SessionEvent | undefined): TokenUsage | undefined {
 export function ownCost(view: UsageView): Cost | undefined {
   let currency: string | undefined
   let amount = 0
-  for (let seq = view.lastSeq; seq > view.seedLength; seq--) {
-    const event = view.at(seq)
-    if (event === undefined) continue
+  for (const event of costCandidates(view)) {
     const cost = costOf(event)
     if (cost === undefined) continue
     currency ??= cost.currency
@@ -51,6 +55,32 @@ export function ownCost(view: UsageView): Cost | undefined {
     if (event.type !== 'assistant/message') break
   }
   return currency === undefined ? undefined : { amount: roundAmount(amount), currency }
+}
+
+/**
+ * The session's own events that may hold a cost, newest first: those {@link UsageView.pricedSeqs}
+ * names when the view keeps them (no other event holds one), else every own event.
+ */
+function* costCandidates(view: UsageView): Generator<SessionEvent> {
+  const seqs = view.pricedSeqs
+  if (seqs === undefined) {
+    for (let seq = view.lastSeq; seq > view.seedLength; seq--) {
+      const event = view.at(seq)
+      if (event !== undefined) yield event
+    }
+    return
+  }
+  for (let i = seqs.length - 1; i >= 0; i--) {
+    const seq = seqs[i] as number
+    if (seq <= view.seedLength) return
+    const event = seq <= view.lastSeq ? view.at(seq) : undefined
+    if (event !== undefined) yield event
+  }
+}
+
+/** Whether an event of this type may hold a cost (see {@link costOf}). */
+export function mayHoldCost(type: string): boolean {
+  return type === 'assistant/message' || type === 'turn/end' || type === 'rewind:marker'
 }
 
 /** What a step cost, or the total so far a `turn/end` or a rewind's marker records. */

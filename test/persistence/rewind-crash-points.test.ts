@@ -1,7 +1,12 @@
 import { existsSync, linkSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { type FileSystem, nodeFileSystem, type OpenFile } from '../../src/persistence/fs/file-system.js'
+import {
+  type FileSystem,
+  nodeFileSystem,
+  type OpenFile,
+  type SyncFileSystem,
+} from '../../src/persistence/fs/file-system.js'
 import type { SessionEvent } from '../../src/session/log/events.js'
 import { appendTurn, startStore, tempDir } from '../support/session-store.js'
 
@@ -11,6 +16,8 @@ import { appendTurn, startStore, tempDir } from '../support/session-store.js'
  * that point reaches the disk, not even a clean-up: what a SIGKILL there would leave.
  */
 class DyingFileSystem implements FileSystem {
+  /** Whether it offers the synchronous twins (`now`), as the real one does. */
+  constructor(private readonly sync: boolean) {}
   private calls = 0
   private armedAt: number | undefined
   dead = false
@@ -35,7 +42,11 @@ class DyingFileSystem implements FileSystem {
 
   async open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile> {
     this.step(`open ${path}`)
-    const file = await nodeFileSystem.open(path, flags, mode)
+    return this.dying(await nodeFileSystem.open(path, flags, mode), path)
+  }
+
+  /** `file`, whose every call but `close` dies with the process. */
+  private dying(file: OpenFile, path: string): OpenFile {
     const at = <T>(what: string, call: () => T): T => this.unlessDead(`${what} ${path}`, call)
     return {
       ...(file.opened && { opened: file.opened }),
@@ -51,6 +62,23 @@ class DyingFileSystem implements FileSystem {
       close: () => file.close(),
     }
   }
+
+  /** The synchronous twins the rewind uses (when `sync` is on), dying as the others do. */
+  get now(): SyncFileSystem | undefined {
+    const inner = nodeFileSystem.now
+    if (!this.sync || inner === undefined) return undefined
+    return {
+      open: (path, flags, mode) => {
+        this.step(`open ${path}`)
+        return this.dying(inner.open(path, flags, mode), path)
+      },
+      rename: (from, to) => this.unlessDead(`rename ${from}`, () => inner.rename(from, to)),
+      link: (from, to) => this.unlessDead(`link ${to}`, () => inner.link(from, to)),
+      unlink: (path) => this.unlessDead(`unlink ${path}`, () => inner.unlink(path)),
+      stat: (path) => inner.stat(path),
+    }
+  }
+
   rename = async (from: string, to: string) =>
     this.unlessDead(`rename ${from}`, () => nodeFileSystem.rename(from, to))
   copyFile = async (from: string, to: string) =>
@@ -67,15 +95,21 @@ const strip = (events: readonly SessionEvent[]) => events.map(({ seq, type, data
 
 describe('rewind crash points (35.10)', () => {
   // Kept 6 of 36 events: copied through a buffer; kept 30 (over 80 % of the bytes): the file
-  // copied in the kernel, then cut.
-  it.each([6, 30])(
-    'a crash at each step of a rewind to %i leaves the old state or the new one after the next start-up',
-    async (kept) => {
+  // copied in the kernel, then cut. With the synchronous calls (as the real file system offers
+  // them) and without (the asynchronous ones alone).
+  it.each([
+    [6, true],
+    [30, true],
+    [6, false],
+    [30, false],
+  ])(
+    'a crash at each step of a rewind to %i (synchronous calls: %s) leaves the old state or the new one after the next start-up',
+    async (kept, sync) => {
       const seen = { old: 0, new: 0 }
       for (let crashAt = 1; ; crashAt++) {
         const run = tempDir('dsh-rewind-crash-')
         try {
-          const fs = new DyingFileSystem()
+          const fs = new DyingFileSystem(sync)
           const first = await startStore(run.dir, { fs })
           const session = first.sessions.create('s', { meta: { title: 'Work' } })
           for (const text of ['one', 'two', 'three', 'four', 'five', 'six']) appendTurn(session, text)

@@ -1,9 +1,16 @@
 import {
   close as closeDescriptor,
+  closeSync,
   constants,
   watch as fsWatch,
+  fsync,
+  linkSync,
+  lstatSync,
+  openSync,
   readSync,
+  renameSync,
   type Stats,
+  unlinkSync,
   writeSync,
 } from 'node:fs'
 import {
@@ -16,6 +23,7 @@ import {
   rename,
   unlink,
 } from 'node:fs/promises'
+import { DescriptorFile } from './descriptor-file.js'
 import type { FileStat, OpenFile } from './open-file.js'
 import { fileStat, openDescriptor, ReadOnlyFile } from './read-only-file.js'
 
@@ -86,6 +94,22 @@ export interface FileSystem {
    * more. Optional: without it (or when it throws) callers look at the files themselves.
    */
   watch?(dir: string, onChange: (name: string | undefined) => void, onError: () => void): DirectoryWatch
+  /**
+   * The same operations done synchronously, for a short run of them on the main thread (a rewind's
+   * opens, link and rename): each is some µs of kernel work, where a thread-pool round trip costs
+   * milliseconds on a busy machine. Files opened here still fdatasync in the thread pool. Optional:
+   * without it, callers use the asynchronous ones.
+   */
+  readonly now?: SyncFileSystem | undefined
+}
+
+/** The synchronous twins of {@link FileSystem}'s metadata operations (see {@link FileSystem.now}). */
+export interface SyncFileSystem {
+  open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): OpenFile
+  rename(from: string, to: string): void
+  link(from: string, to: string): void
+  unlink(path: string): void
+  stat(path: string): FileStat
 }
 
 export interface DirectoryWatch {
@@ -174,11 +198,12 @@ export const nodeFileSystem: FileSystem = {
   link,
   unlink,
   async syncDir(path) {
-    const handle = await openFile(path, constants.O_RDONLY | constants.O_DIRECTORY)
+    // Opened and closed on the main thread (µs): only the fsync is a thread-pool round trip.
+    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY)
     try {
-      await handle.sync()
+      await new Promise<void>((resolve, reject) => fsync(fd, (error) => (error ? reject(error) : resolve())))
     } finally {
-      await handle.close()
+      closeSync(fd)
     }
   },
   readdir: (path) => readdir(path),
@@ -193,5 +218,23 @@ export const nodeFileSystem: FileSystem = {
       onError()
     })
     return { close: () => watcher.close() }
+  },
+  now: {
+    open(path, flags, mode = 0o600) {
+      try {
+        return DescriptorFile.open(
+          path,
+          OPEN_FLAGS[flags],
+          mode,
+          (stats) => new NotRegularFileError(path, entryKind(stats)),
+        )
+      } catch (error) {
+        throw openError(path, error)
+      }
+    },
+    rename: renameSync,
+    link: linkSync,
+    unlink: unlinkSync,
+    stat: (path) => fileStat(lstatSync(path)),
   },
 }

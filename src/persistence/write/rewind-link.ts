@@ -2,8 +2,8 @@ import { SessionError, SessionErrorCode } from '../../session/errors.js'
 import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import { branchRecordText } from '../branch-record.js'
-import { errnoOf, persistenceError, writeFully } from '../fs/file-io.js'
-import type { FileSystem, OpenFile } from '../fs/file-system.js'
+import { errnoOf, persistenceError, writeFullySync } from '../fs/file-io.js'
+import type { FileStat, FileSystem, OpenFile } from '../fs/file-system.js'
 import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
 import { copyPrefix } from './prefix-copy.js'
@@ -59,7 +59,11 @@ export interface LinkedBranch {
  * old state; a machine crash before 4 may leave that record torn: the link's own first line names
  * the session), a committed branch without its tail gets it (the new state).
  * Resolves the new file, open for writing. Costs one copy of the kept bytes, as a fork there does,
- * and two rounds of syncs (4 and 5), as any durable replace of a file does.
+ * and two rounds of syncs (4 and 5), as any durable replace of a file does; the second finds only
+ * the rename to commit (measured: under a millisecond, where the first, which writes the kept
+ * bytes, takes most of the rewind). The opens, the link and the rename are synchronous calls
+ * (`FileSystem.now`) where the file system offers them: a thread-pool round trip each cost more
+ * than the call on a busy machine.
  */
 export async function rewindByLink(
   env: RewindEnv,
@@ -68,71 +72,25 @@ export async function rewindByLink(
   markerLine: string,
   branch: LinkedBranch,
 ): Promise<OpenFile> {
-  const { fs, paths } = env
+  const { paths } = env
   const branchId = branch.header.id
-  const path = paths.sessionFile(id)
-  const branchPath = paths.sessionFile(branchId)
-  const recordPath = paths.branchFile(branchId)
   const branchLock = paths.lockFile(branchId)
-  const temp = paths.tempFile(id)
   takeLock(branchLock, branchId)
-  let op = 'open'
-  let at = path
-  let source: OpenFile | undefined
-  let copy: OpenFile | undefined
-  let record: OpenFile | undefined
-  let linked = false
-  let committed = false
+  const step = new RewindSteps(env, id, branchId)
+  let replaced: OpenFile
   try {
-    // Read through a descriptor of its own: the writer's may be write-only (a file it created).
-    source = await fs.open(path, 'r')
-    const found = source.opened ?? (await source.stat())
-    if (found.ino !== view.ino || found.size !== view.size) throw changedUnderPen(id, path)
-    op = 'create'
-    at = recordPath
-    record = await fs.open(recordPath, 'wx', 0o600).catch((error) => {
-      throw errnoOf(error) === 'EEXIST' ? branchExists(branchId) : error
-    })
-    op = 'write'
-    await writeFully(record, Buffer.from(branchRecordText({ ...branch, size: view.size })), 0)
-    at = temp
-    copy = await copyKept(env, path, temp, source, view)
-    await writeFully(copy, Buffer.from(markerLine), view.keptSize)
-    op = 'link'
-    at = branchPath
-    await fs.link(path, branchPath).catch((error) => {
-      throw errnoOf(error) === 'EEXIST' ? branchExists(branchId) : error
-    })
-    linked = true
-    op = 'fdatasync'
-    at = temp
-    await allSynced([copy.datasync(), record.datasync(), fs.syncDir(paths.dir)])
-    op = 'rename'
-    await fs.rename(temp, path)
-    committed = true
-    op = 'fsync directory'
-    at = path
-    await fs.syncDir(paths.dir)
+    replaced = await step.run(view, markerLine, branch)
   } catch (error) {
-    await copy?.close().catch(noop)
-    if (!committed) {
-      // Nothing changed at the session's path: undo the branch's names (the old file stays whole).
-      await fs.unlink(temp).catch(noop)
-      if (linked) await fs.unlink(branchPath).catch(noop)
-      if (record) await fs.unlink(recordPath).catch(noop)
-      await fs.syncDir(paths.dir).catch(noop)
-    }
+    await step.undo()
     releaseLock(branchLock)
-    const failure = error instanceof SessionError ? error : persistenceError(id, `rewind ${op}`, at, error)
-    if (committed) afterCommit.add(failure)
+    const failure =
+      error instanceof SessionError ? error : persistenceError(id, `rewind ${step.op}`, step.at, error)
+    if (step.committed) afterCommit.add(failure)
     throw failure
-  } finally {
-    await record?.close().catch(noop)
-    await source?.close().catch(noop)
   }
   // Not fdatasynced: a tail a machine crash loses, the start-up repair writes again from the record.
   try {
-    await writeFully(view.file, Buffer.from(branch.tail), view.size)
+    writeFullySync(view.file, Buffer.from(branch.tail), view.size)
   } catch (error) {
     env.warn(
       `rewind of ${id}: the branch ${branchId} lacks its last events (${(error as Error).message}); the next start-up adds them`,
@@ -140,7 +98,107 @@ export async function rewindByLink(
   } finally {
     releaseLock(branchLock)
   }
-  return copy as OpenFile
+  return replaced
+}
+
+/**
+ * The file operations of one rewind by link, in order, and their undoing. The opens, writes of the
+ * record and the marker, the link and the rename are synchronous where the file system offers it
+ * (`FileSystem.now`: µs each, where a thread-pool round trip costs milliseconds on a busy machine);
+ * only the syncs (and a large copy) go to the thread pool.
+ */
+class RewindSteps {
+  /** The operation under way and its path, for the error. */
+  op = 'open'
+  at: string
+  committed = false
+  private readonly ops: FileOps
+  private readonly path: string
+  private readonly branchPath: string
+  private readonly recordPath: string
+  private readonly temp: string
+  private source: OpenFile | undefined
+  private copy: OpenFile | undefined
+  private record: OpenFile | undefined
+  private linked = false
+  private readonly closing: Promise<void>[] = []
+
+  constructor(
+    private readonly env: RewindEnv,
+    private readonly id: SessionId,
+    private readonly branchId: SessionId,
+  ) {
+    const { fs, paths } = env
+    this.ops = fs.now ?? fs
+    this.path = paths.sessionFile(id)
+    this.branchPath = paths.sessionFile(branchId)
+    this.recordPath = paths.branchFile(branchId)
+    this.temp = paths.tempFile(id)
+    this.at = this.path
+  }
+
+  /** Steps 1-5 (see {@link rewindByLink}); resolves the new file, open for writing. */
+  async run(view: RewoundView, markerLine: string, branch: LinkedBranch): Promise<OpenFile> {
+    const { fs, paths } = this.env
+    // Read through a descriptor of its own: the writer's may be write-only (a file it created).
+    const source = await this.ops.open(this.path, 'r')
+    this.source = source
+    const found = source.opened ?? (await source.stat())
+    if (found.ino !== view.ino || found.size !== view.size) throw changedUnderPen(this.id, this.path)
+    this.step('create', this.recordPath)
+    this.record = await Promise.resolve(this.ops.open(this.recordPath, 'wx', 0o600)).catch((error) => {
+      throw errnoOf(error) === 'EEXIST' ? branchExists(this.branchId) : error
+    })
+    this.step('write', this.recordPath)
+    writeFullySync(this.record, Buffer.from(branchRecordText({ ...branch, size: view.size })), 0)
+    this.at = this.temp
+    this.copy = await copyKept(this.env, this.ops, { path: this.path, temp: this.temp, source, view })
+    this.closing.push(source.close().catch(noop))
+    this.source = undefined
+    writeFullySync(this.copy, Buffer.from(markerLine), view.keptSize)
+    this.step('link', this.branchPath)
+    await Promise.resolve(this.ops.link(this.path, this.branchPath)).catch((error) => {
+      throw errnoOf(error) === 'EEXIST' ? branchExists(this.branchId) : error
+    })
+    this.linked = true
+    this.step('fdatasync', this.temp)
+    await allSynced([this.copy.datasync(), this.record.datasync(), fs.syncDir(paths.dir)])
+    this.closing.push(this.record.close().catch(noop))
+    this.step('rename', this.temp)
+    await this.ops.rename(this.temp, this.path)
+    this.committed = true
+    this.step('fsync directory', this.path)
+    await fs.syncDir(paths.dir)
+    await Promise.all(this.closing)
+    return this.copy
+  }
+
+  /** After a failure: before the commit, the branch's names go (the old file stays whole). */
+  async undo(): Promise<void> {
+    const { fs, paths } = this.env
+    await this.copy?.close().catch(noop)
+    if (!this.committed) {
+      await fs.unlink(this.temp).catch(noop)
+      if (this.linked) await fs.unlink(this.branchPath).catch(noop)
+      if (this.record) await fs.unlink(this.recordPath).catch(noop)
+      await fs.syncDir(paths.dir).catch(noop)
+    }
+    for (const file of [this.source, this.record]) if (file) this.closing.push(file.close().catch(noop))
+    await Promise.all(this.closing)
+  }
+
+  private step(op: string, at: string): void {
+    this.op = op
+    this.at = at
+  }
+}
+
+/** What the rewind's steps call: the file system's synchronous twins where it has them, else itself. */
+interface FileOps {
+  open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): OpenFile | Promise<OpenFile>
+  link(from: string, to: string): void | Promise<void>
+  rename(from: string, to: string): void | Promise<void>
+  stat(path: string): FileStat | Promise<FileStat>
 }
 
 /** Waits for every one of `syncs` (all started), then throws the first failure. */
@@ -165,16 +223,11 @@ export function failedAfterCommit(error: unknown): boolean {
  * in-kernel copy opens the path by name: the path is checked before and after to still be the view's
  * inode and size (nothing else writes it: the pen is held).
  */
-async function copyKept(
-  env: Pick<RewindEnv, 'fs'>,
-  path: string,
-  temp: string,
-  source: OpenFile,
-  view: RewoundView,
-): Promise<OpenFile> {
+async function copyKept(env: Pick<RewindEnv, 'fs'>, ops: FileOps, kept: KeptCopy): Promise<OpenFile> {
   const { fs } = env
+  const { path, temp, source, view } = kept
   if (fs.copyFile === undefined || view.keptSize < view.size * WHOLE_COPY_SHARE) {
-    const copy = await fs.open(temp, 'wx', 0o600)
+    const copy = await ops.open(temp, 'wx', 0o600)
     try {
       await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0)
     } catch (error) {
@@ -184,10 +237,10 @@ async function copyKept(
     return copy
   }
   await fs.copyFile(path, temp)
-  const copy = await fs.open(temp, 'r+')
+  const copy = await ops.open(temp, 'r+')
   try {
     const copied = copy.opened ?? (await copy.stat())
-    const now = await fs.stat(path)
+    const now = await ops.stat(path)
     if (copied.size !== view.size || now.ino !== view.ino || now.size !== view.size) {
       throw new Error(`${path} changed while it was copied`)
     }
@@ -197,6 +250,14 @@ async function copyKept(
     throw error
   }
   return copy
+}
+
+/** The session's path, the temp file its kept bytes go to, the source opened for reading, the view. */
+interface KeptCopy {
+  readonly path: string
+  readonly temp: string
+  readonly source: OpenFile
+  readonly view: RewoundView
 }
 
 /** The share of the file from which the kept bytes are copied by an in-kernel copy of the whole file, then cut. */

@@ -365,7 +365,8 @@ export class SessionWriter {
       }
       this.file = replaced
       this.ino = replaced.opened?.ino ?? (await replaced.stat()).ino
-      await old.close().catch(noop)
+      // The branch's now (its tail written): closed in the background, nothing waits on it.
+      void old.close().catch(noop)
       this.ends.length = count
       this.size = keptSize + Buffer.byteLength(markerLine)
       this.ends.push(this.size)

@@ -48,12 +48,18 @@ export interface SeedRefusal {
 export function planRewind(session: Session, boundary: number): RewindPlan {
   const kept = resolveForkBoundary(session, boundary)
   const seedLength = session.header.seedLength ?? 0
+  let messagesDropped: number | undefined
   return {
     sessionId: session.id,
     boundary: kept,
     filesBoundary: lastTurnEnd(session, kept),
     removed: session.length - kept,
-    messagesDropped: messagesAfter(session, kept),
+    // Counted when asked (a dry run, a reply): the rewind itself does not need it, and it reads
+    // every removed event.
+    get messagesDropped() {
+      messagesDropped ??= messagesAfter(session, kept)
+      return messagesDropped
+    },
     branchTitle: branchTitle(session),
     ...(kept < seedLength && { intoSeed: { parentSession: session.header.parentSession, seedLength } }),
   }
@@ -88,7 +94,9 @@ function lastTurnEnd(session: Session, boundary: number): number {
 /** The user and assistant messages (with text) after `boundary`. */
 function messagesAfter(session: Session, boundary: number): number {
   let count = 0
-  for (const event of session.eventsAfter(boundary)) {
+  for (let seq = boundary + 1; seq <= session.lastSeq; seq++) {
+    const event = session.at(seq)
+    if (event === undefined) continue
     if (event.type === 'user/message') count++
     else if (event.type === 'assistant/message' && event.data.content !== '') count++
   }

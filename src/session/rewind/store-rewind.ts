@@ -234,7 +234,8 @@ function branchPlan(
     title,
   }
   const inputs: { type: 'session/title' | 'session/archived'; data: unknown }[] = []
-  if (session.eventsAfter(kept).some((event) => event.type === 'session/title')) {
+  // The last own title event is after `kept` when any is (the seed, before `kept`, has none of its own).
+  if ((session.ownTitleSeq ?? 0) > kept) {
     inputs.push({ type: 'session/title', data: { title } })
   }
   inputs.push({ type: 'session/archived', data: { archived: true } })
