@@ -1,6 +1,6 @@
-import { ProtocolError } from '../errors.js'
-import { defineMethod } from '../method.js'
-import { assertSessionId } from '../requests/session-access.js'
+import { ProtocolError } from '../../errors.js'
+import { defineMethod } from '../../method.js'
+import { assertSessionId } from '../../requests/session-access.js'
 
 /**
  * `session/status` (unstable): `open` when this process has the session live, `saved` when it is

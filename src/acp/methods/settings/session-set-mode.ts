@@ -1,6 +1,6 @@
-import { CONFIG_OPTION } from '../../session/index.js'
-import { defineMethod } from '../method.js'
-import { openSession } from '../requests/session-access.js'
+import { CONFIG_OPTION } from '../../../session/index.js'
+import { defineMethod } from '../../method.js'
+import { openSession } from '../../requests/session-access.js'
 import { setOption } from './session-set-config-option.js'
 
 /** `session/set_mode`: the `mode` option by another name (clients use either). */

@@ -1,5 +1,5 @@
-import { ProtocolError } from '../errors.js'
-import { defineMethod } from '../method.js'
+import { ProtocolError } from '../../errors.js'
+import { defineMethod } from '../../method.js'
 
 /**
  * `authenticate`: runs one of the advertised `agent` auth methods (the set-up checks that the

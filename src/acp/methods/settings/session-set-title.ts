@@ -1,7 +1,7 @@
-import { normalizeTitle, titleUpdate } from '../../session/index.js'
-import { ProtocolError } from '../errors.js'
-import { defineMethod } from '../method.js'
-import { assertSessionId } from '../requests/session-access.js'
+import { normalizeTitle, titleUpdate } from '../../../session/index.js'
+import { ProtocolError } from '../../errors.js'
+import { defineMethod } from '../../method.js'
+import { assertSessionId } from '../../requests/session-access.js'
 
 /**
  * `session/set_title` (unstable): stores a title the user chose for any listed session, loaded or

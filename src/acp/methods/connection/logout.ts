@@ -1,4 +1,4 @@
-import { defineMethod } from '../method.js'
+import { defineMethod } from '../../method.js'
 
 /**
  * `logout` (advertised as `agentCapabilities.auth.logout`): forgets the API keys `dsh-acp setup`

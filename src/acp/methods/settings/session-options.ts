@@ -1,8 +1,8 @@
-import { SESSION_OPTIONS } from '../capabilities.js'
-import { ProtocolError } from '../errors.js'
-import { defineMethod } from '../method.js'
-import { assertSessionId } from '../requests/session-access.js'
-import { configOptionsFor, modesFor, sessionSetup } from '../views/config-options.js'
+import { SESSION_OPTIONS } from '../../capabilities.js'
+import { ProtocolError } from '../../errors.js'
+import { defineMethod } from '../../method.js'
+import { assertSessionId } from '../../requests/session-access.js'
+import { configOptionsFor, modesFor, sessionSetup } from '../../views/config-options.js'
 
 /** The `sessionId` of a `session/options` request, if any; anything else about the params is refused. */
 function optionsTarget(params: unknown): string | undefined {

@@ -1,8 +1,8 @@
 import type { ClientCapabilities } from '@agentclientprotocol/sdk'
-import type { AgentInfo } from '../agent-info.js'
-import { answerInitialize } from '../initialize-answer.js'
-import { defineMethod } from '../method.js'
-import { repeatVersion, selectVersion } from '../v2/protocol-choice.js'
+import type { AgentInfo } from '../../agent-info.js'
+import { answerInitialize } from '../../initialize-answer.js'
+import { defineMethod } from '../../method.js'
+import { repeatVersion, selectVersion } from '../../v2/protocol-choice.js'
 
 /**
  * `initialize`: chooses the protocol version (the first one: the highest served at or below the

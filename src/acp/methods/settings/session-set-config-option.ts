@@ -1,9 +1,9 @@
-import type { ConfigValue, Session } from '../../session/index.js'
-import type { CallContext } from '../call-context.js'
-import { defineMethod } from '../method.js'
-import { openSession } from '../requests/session-access.js'
-import { sendCaughtUp } from '../views/caught-up.js'
-import { configOptionsFor, configUpdates } from '../views/config-options.js'
+import type { ConfigValue, Session } from '../../../session/index.js'
+import type { CallContext } from '../../call-context.js'
+import { defineMethod } from '../../method.js'
+import { openSession } from '../../requests/session-access.js'
+import { sendCaughtUp } from '../../views/caught-up.js'
+import { configOptionsFor, configUpdates } from '../../views/config-options.js'
 
 /**
  * Sets one option through the agent (a `config/set` in the log, durable before the answer) and,
