@@ -47,3 +47,8 @@ export function answerersAmong(seats: readonly Attached[], method: string, param
     return answerer && (answerer.canAnswer?.(method, params) ?? true) ? [answerer] : []
   })
 }
+
+/** The `clientInfo.name` of each seat that gave one. */
+export function namesOf(seats: readonly Attached[]): string[] {
+  return seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : []))
+}

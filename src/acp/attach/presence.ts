@@ -32,3 +32,22 @@ export function presenceChanged(last: Presence | undefined, next: Presence): boo
     last.clients.join('\n') !== next.clients.join('\n')
   )
 }
+
+/**
+ * The presence of a session: this process's clients (`here`: how many, the names of those that
+ * gave one) and those of other processes (`elsewhere`); waiting when a question waits here or
+ * elsewhere, else running while a turn is open.
+ */
+export function presenceOf(
+  here: { readonly attached: number; readonly clients: readonly string[] },
+  elsewhere: { readonly attached: number; readonly clients: readonly string[]; readonly waiting: boolean },
+  waitingHere: boolean,
+  turnOpen: boolean,
+): Presence {
+  const state = waitingHere || elsewhere.waiting ? 'waiting' : turnOpen ? 'running' : 'idle'
+  return {
+    attached: here.attached + elsewhere.attached,
+    clients: [...here.clients, ...elsewhere.clients],
+    state,
+  }
+}

@@ -1,23 +1,16 @@
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
-import { type Attached, answerersAmong } from './attached.js'
+import { type Attached, answerersAmong, namesOf } from './attached.js'
 import { SessionQuestions } from './audience-questions.js'
+import type { BoardAudience, RunningTurns } from './board-audience.js'
 import { noteTurnEnd, showCaughtUp } from './caught-up-seats.js'
-import { type BoardAudience, CrossProcess } from './cross-process.js'
+import { CrossProcess } from './cross-process.js'
 import { CrossStreams } from './cross-streams.js'
 import { liveUpdates, StreamingEvents, streamChunk, streamsAhead } from './live-chunks.js'
-import { type Presence, presenceChanged, presenceUpdate } from './presence.js'
+import { type Presence, presenceChanged, presenceOf, presenceUpdate } from './presence.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
 import { WritingCalls } from './writing-calls.js'
-
-/** The turns this process runs, as the audience may stop them for another process's client. */
-export interface RunningTurns {
-  /** Whether this process runs a turn of the session now. */
-  isRunning(sessionId: string): boolean
-  /** Cancels the turn this process runs on the session, as its own client's cancel would. */
-  cancel(sessionId: string): void
-}
 
 /**
  * The connections of this process that have each session open. Every event appended to a session
@@ -134,15 +127,13 @@ export class SessionAudience {
   private tellPresence(sessionId: string, joined?: Attached): void {
     this.cross.post(sessionId)
     const seats = this.seatsOf(sessionId)
-    const session = this.sessions.get(sessionId)
-    const elsewhere = this.cross.elsewhere(sessionId)
-    const waiting = this.waiting(sessionId) || elsewhere.waiting
-    const state = waiting ? 'waiting' : session?.openTurn !== undefined ? 'running' : 'idle'
-    const next: Presence = {
-      attached: seats.length + elsewhere.attached,
-      clients: [...namesOf(seats), ...elsewhere.clients],
-      state,
-    }
+    const open = this.sessions.get(sessionId)?.openTurn !== undefined
+    const next = presenceOf(
+      { attached: seats.length, clients: namesOf(seats) },
+      this.cross.elsewhere(sessionId),
+      this.waiting(sessionId),
+      open,
+    )
     if (!presenceChanged(this.presence.get(sessionId), next)) return
     this.presence.set(sessionId, next)
     const update = presenceUpdate(sessionId, next)
@@ -299,9 +290,4 @@ export class SessionAudience {
       this.resyncing.delete(id)
     }
   }
-}
-
-/** The `clientInfo.name` of each seat that gave one. */
-function namesOf(seats: readonly Attached[]): string[] {
-  return seats.flatMap((seat) => (seat.name !== undefined ? [seat.name] : []))
 }
