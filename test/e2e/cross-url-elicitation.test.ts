@@ -3,7 +3,8 @@ import { join, resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
-import { choose, type Elicit, never, outcomes } from '../support/question-answers.js'
+import { choose, outcomes } from '../support/cross-questions.js'
+import { type Elicit, never } from '../support/question-answers.js'
 import { testResources } from '../support/test-resources.js'
 
 // Two built-binary processes over stdio on one store: an MCP server's URL elicitation of A's turn

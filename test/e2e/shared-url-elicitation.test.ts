@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
-import { choose, type Elicit, never, outcomes } from '../support/question-answers.js'
+import { choose, outcomes } from '../support/cross-questions.js'
+import { type Elicit, never } from '../support/question-answers.js'
 import { type RemoteClient, RemoteServer } from '../support/remote-server.js'
 
 /**
