@@ -209,9 +209,12 @@ async function runModel(ops: readonly Op[], allows: readonly boolean[]): Promise
     app.onRequest('session/request_permission', ({ params, signal }) => {
       const record = { withdrawn: false }
       view().asked.set(params.toolCall.toolCallId, record)
-      signal.addEventListener('abort', () => {
-        record.withdrawn = true
-      })
+      // The withdrawal may come before this handler runs (both read in one go).
+      if (signal.aborted) record.withdrawn = true
+      else
+        signal.addEventListener('abort', () => {
+          record.withdrawn = true
+        })
       const kind = allow ? 'allow_once' : 'reject_once'
       const option = params.options.find((o) => o.kind === kind) ?? params.options[0]
       return Promise.resolve({ outcome: { outcome: 'selected' as const, optionId: option?.optionId ?? '' } })

@@ -118,10 +118,13 @@ describe('questions answered once', () => {
     const a = await client(remote, cwd, 'window-a', (_params, signal) => {
       // The asking client never answers: it waits until the question is withdrawn from it.
       return new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => {
+        const withdrawn = () => {
           askerCancelled = true
           reject(new Error('cancelled'))
-        })
+        }
+        // The withdrawal may come before this handler runs (both read in one go).
+        if (signal.aborted) withdrawn()
+        else signal.addEventListener('abort', withdrawn, { once: true })
       })
     })
     let bAsked = 0
@@ -200,10 +203,13 @@ describe('questions answered once', () => {
     let askerCancelled = false
     const a = await client(remote, cwd, 'window-a', never, (_params, signal) => {
       return new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => {
+        const withdrawn = () => {
           askerCancelled = true
           reject(new Error('cancelled'))
-        })
+        }
+        // The withdrawal may come before this handler runs (both read in one go).
+        if (signal.aborted) withdrawn()
+        else signal.addEventListener('abort', withdrawn, { once: true })
       })
     })
     const b = await client(remote, cwd, 'window-b', never, async () => ({

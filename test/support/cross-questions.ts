@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { expect, it } from 'vitest'
 import type { AgentProcess } from './agent-process.js'
+import { never as neverGiven } from './question-answers.js'
 
 // The questions-and-presence scenarios between two built agent processes, each with its own
 // client, on one store: two processes on a JSONL directory, or two hosts on one database. Each
@@ -39,16 +40,11 @@ export const choose = (kind: string) => (params: acp.RequestPermissionRequest) =
   return { outcome: { outcome: 'selected' as const, optionId: option.optionId } }
 }
 
-/** An answer never given: resolves `cancelled` once the agent withdraws the request. */
+/** An answer never given: resolves `cancelled` once the agent withdraws the request (see `question-answers.ts`). */
 export const never =
   (withdrawn: { count: number }): Answer =>
-  (_params, signal) =>
-    new Promise((resolve) => {
-      signal.addEventListener('abort', () => {
-        withdrawn.count++
-        resolve({ outcome: { outcome: 'cancelled' } })
-      })
-    })
+  (params, signal) =>
+    neverGiven(withdrawn)(params, signal, { outcome: { outcome: 'cancelled' as const } })
 
 /** Resolves once `check` holds (looked at after each turn of the event loop); fails if an agent exits. */
 export async function until(check: () => boolean, agents: readonly AgentProcess[] = []): Promise<void> {

@@ -10,13 +10,18 @@ export type Elicit = (
   signal: AbortSignal,
 ) => Promise<acp.CreateElicitationResponse>
 
-/** An answer never given: resolves `cancelled` once the agent withdraws the request (counted). */
+/**
+ * An answer never given: resolves `cancelled` once the agent withdraws the request (counted), also
+ * when the withdrawal came before the handler ran (the client read both in one go).
+ */
 export const never =
   (withdrawn: { count: number }) =>
   <T>(_params: unknown, signal: AbortSignal, cancelled: T): Promise<T> =>
     new Promise((resolve) => {
-      signal.addEventListener('abort', () => {
+      const withdraw = () => {
         withdrawn.count++
         resolve(cancelled)
-      })
+      }
+      if (signal.aborted) withdraw()
+      else signal.addEventListener('abort', withdraw, { once: true })
     })
