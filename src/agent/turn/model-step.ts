@@ -10,14 +10,8 @@ import {
   thoughtChunk,
 } from '../../session/index.js'
 import { ModelServerError } from '../providers/http/model-server-error.js'
-import type {
-  ModelProvider,
-  ModelRequest,
-  ModelStopReason,
-  ToolResult,
-  ToolSpec,
-  TurnRequest,
-} from '../types.js'
+import type { ModelRequest, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from '../types.js'
+import type { TurnScope } from './turn-scope.js'
 
 /** Each live session's model history, folded forward step by step (dropped with the session). */
 const projectors = new WeakMap<Session, HistoryProjector>()
@@ -57,21 +51,24 @@ export interface StreamedStep {
   contextLength?: boolean
 }
 
+/** One model request of a step: what it offers, where its deltas go, the session's choices. */
+export interface StepRequest {
+  readonly tools: readonly ToolSpec[]
+  readonly send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void
+  /** The session's model and reasoning effort, the system prompt, and where the provider's notices (retries) go. */
+  readonly choice?: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'>
+}
+
 /**
- * Streams one step from `provider`, forwarding text and thought deltas live through
- * `request.sendUpdate`, tagged with `seq`: the seq the step's `assistant/message` will get (its
- * usage is reported once that is recorded, see `TurnRun`). Never throws: an abort or a provider
- * failure is reported in the result, together with everything streamed before it. Stops at once
- * when `signal` aborts, even if the provider ignores its signal. `choice` is the session's model
- * and reasoning effort for this request, and where the provider's notices (retries) go.
+ * Streams one step from the scope's provider, forwarding text and thought deltas live through
+ * `send`, tagged with the seq the step's `assistant/message` will get (its usage is reported once
+ * that is recorded, see `TurnRun`). Never throws: an abort or a provider failure is reported in the
+ * result, together with everything streamed before it. Stops at once when the scope's signal
+ * aborts, even if the provider ignores its signal.
  */
 export async function streamModelStep(
-  session: Session,
-  provider: ModelProvider,
-  tools: readonly ToolSpec[],
-  signal: AbortSignal,
-  send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
-  choice: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'> = {},
+  { session, provider, signal }: Pick<TurnScope, 'session' | 'provider' | 'signal'>,
+  { tools, send, choice = {} }: StepRequest,
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
   const messageId = session.messageIdAt(seq)
