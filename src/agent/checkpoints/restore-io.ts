@@ -67,7 +67,7 @@ export async function writeBack(
   const text = editor.writeTextFile ? utf8(bytes) : undefined
   if (editor.writeTextFile && text !== undefined) return editor.writeTextFile(target, text, signal)
   const expected = current.local ?? (current.bytes === null ? null : undefined)
-  await replaceLocalFile(target, target, bytes, expected, signal)
+  await replaceLocalFile({ target, requested: target, content: bytes, expected }, signal)
 }
 
 /**
