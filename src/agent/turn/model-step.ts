@@ -6,11 +6,19 @@ import {
   type JsonValue,
   messageChunk,
   type Session,
+  type SessionUpdate,
   type TokenUsage,
   thoughtChunk,
 } from '../../session/index.js'
 import { ModelServerError } from '../providers/http/model-server-error.js'
-import type { ModelRequest, ModelStopReason, ToolResult, ToolSpec, TurnRequest } from '../types.js'
+import type {
+  ModelChunk,
+  ModelRequest,
+  ModelStopReason,
+  ToolResult,
+  ToolSpec,
+  TurnRequest,
+} from '../types.js'
 import type { TurnScope } from './turn-scope.js'
 
 /** Each live session's model history, folded forward step by step (dropped with the session). */
@@ -85,35 +93,7 @@ export async function streamModelStep(
       ...(choice.notify !== undefined && { notify: choice.notify }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
-      switch (chunk.type) {
-        case 'text':
-          if (chunk.text === '') break
-          step.text += chunk.text
-          send(messageChunk(chunk.text, messageId), seq)
-          break
-        case 'thought':
-          if (chunk.text === '') break
-          step.thought += chunk.text
-          send(thoughtChunk(chunk.text, messageId), seq)
-          break
-        case 'tool_call':
-          step.calls.push({
-            callId: chunk.callId,
-            name: chunk.name,
-            input: chunk.input,
-            ...(chunk.result !== undefined && { result: chunk.result }),
-          })
-          break
-        case 'usage':
-          step.usage = chunk.usage
-          if (chunk.contextWindow !== undefined) step.contextWindow = chunk.contextWindow
-          break
-        case 'stop':
-          step.stop = chunk.reason
-          break
-        default:
-          assertNever(chunk, 'model chunk')
-      }
+      takeChunk(step, chunk, (update) => send(update, seq), messageId)
     }
     if (signal.aborted) step.aborted = true
   } catch (error) {
@@ -124,4 +104,42 @@ export async function streamModelStep(
     }
   }
   return step
+}
+
+/** Adds one streamed chunk to `step`; text and thought deltas go out at once through `show`. */
+function takeChunk(
+  step: StreamedStep,
+  chunk: ModelChunk,
+  show: (update: SessionUpdate) => void,
+  messageId: string,
+): void {
+  switch (chunk.type) {
+    case 'text':
+      if (chunk.text === '') return
+      step.text += chunk.text
+      show(messageChunk(chunk.text, messageId))
+      return
+    case 'thought':
+      if (chunk.text === '') return
+      step.thought += chunk.text
+      show(thoughtChunk(chunk.text, messageId))
+      return
+    case 'tool_call':
+      step.calls.push({
+        callId: chunk.callId,
+        name: chunk.name,
+        input: chunk.input,
+        ...(chunk.result !== undefined && { result: chunk.result }),
+      })
+      return
+    case 'usage':
+      step.usage = chunk.usage
+      if (chunk.contextWindow !== undefined) step.contextWindow = chunk.contextWindow
+      return
+    case 'stop':
+      step.stop = chunk.reason
+      return
+    default:
+      assertNever(chunk, 'model chunk')
+  }
 }
