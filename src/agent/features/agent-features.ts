@@ -1,11 +1,12 @@
 import type { Session } from '../../session/index.js'
 import type { UpdateSender } from '../notices/notice.js'
+import { callInOrder } from '../shared/call-in-order.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import { helpCommand, parseCommand, type SlashCommand } from '../turn/commands.js'
 import type { TurnHooks } from '../turn/turn-scope.js'
 import type { ContentBlock, TurnRequest } from '../types.js'
 import type { AgentFeature, Feature, FeatureHost } from './agent-feature.js'
-import { callInOrder, TurnHookSet } from './turn-hook-set.js'
+import { TurnHookSet } from './turn-hook-set.js'
 
 /** A class whose instances a feature offers as its `api` (what {@link AgentFeatures.get} looks for). */
 export type FeatureApi<T extends object> = abstract new (...args: never[]) => T

@@ -24,16 +24,3 @@ export class TurnHookSet implements TurnHooks {
     for (const hook of this.hooks) hook.settled?.()
   }
 }
-
-/** Calls `calls` one after another; the first failure rejects, after all ran. */
-export async function callInOrder(calls: readonly (() => Promise<void>)[]): Promise<void> {
-  let failure: { error: unknown } | undefined
-  for (const call of calls) {
-    try {
-      await call()
-    } catch (error) {
-      failure ??= { error }
-    }
-  }
-  if (failure) throw failure.error
-}
