@@ -48,7 +48,7 @@ async function readAll(chunks: readonly Uint8Array[]): Promise<number> {
   const context = { display: 'http://bench', redact: createRedactor([]), keySent: false }
   let calls = 0
   const hooks = { onBytes: () => {}, aborted: () => false }
-  for await (const chunk of readCompletion(response, undefined, hooks, context, limits)) {
+  for await (const chunk of readCompletion(response, hooks, { contextWindow: undefined, context, limits })) {
     if (chunk.type === 'tool_call') calls++
   }
   if (calls !== 1) throw new Error(`expected one tool call, got ${calls}`)

@@ -80,8 +80,10 @@ export async function createApp(config: AppConfig): Promise<App> {
     provider,
     ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
     ...(checkpointBlobs && { checkpointBlobs }),
-    ...(config.mcpTimeoutMs !== undefined && { mcpTimeoutMs: config.mcpTimeoutMs }),
-    ...(config.mcpSamplingPerTurn !== undefined && { mcpSamplingPerTurn: config.mcpSamplingPerTurn }),
+    mcp: {
+      ...(config.mcpTimeoutMs !== undefined && { timeoutMs: config.mcpTimeoutMs }),
+      ...(config.mcpSamplingPerTurn !== undefined && { samplingPerTurn: config.mcpSamplingPerTurn }),
+    },
     ...(config.subagents !== undefined && { subagents: config.subagents }),
     ...(config.compaction !== undefined && { compaction: config.compaction }),
     ...(config.defaultMode !== undefined && { defaultMode: config.defaultMode }),

@@ -23,23 +23,20 @@ import {
   setSessionConfig,
 } from './config/session-config.js'
 import { TurnInProgressError } from './errors.js'
-import type { AgentFeature, FeatureHost } from './features/agent-feature.js'
+import { featureHost } from './feature-host.js'
 import { AgentFeatures } from './features/agent-features.js'
 import { BUILTIN_FEATURES } from './features/builtin-features.js'
-import { SessionGoals } from './goals/session-goals.js'
 import { needsPromptInputs, recordPromptInputs } from './instructions/prompt-inputs.js'
-import { modelSampler } from './mcp/asks/model-sampler.js'
-import { McpSessions } from './mcp/session-mcp.js'
 import type { Notice } from './notices/notice.js'
 import { PromptQueues } from './queue/prompt-queue.js'
 import { ToolRegistry } from './tools/registry.js'
-import { SteerInbox, type SteerReceipt } from './turn/steer-inbox.js'
+import { RunningTurns } from './turn/running-turns.js'
 import { StreamingSteps } from './turn/streaming-steps.js'
 import { sessionSystemPrompt } from './turn/system-prompt.js'
 import { finishTurn } from './turn/turn-end.js'
 import { TurnRun } from './turn/turn-run.js'
-import type { RunningTurn } from './turn/turn-scope.js'
-import type { ContentBlock, ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
+import type { TurnHooks } from './turn/turn-scope.js'
+import type { ModelProvider, PromptCapabilities, TurnOutcome, TurnRequest } from './types.js'
 
 export type { AgentConfig, SubagentConfig } from './config/agent-config.js'
 
@@ -49,9 +46,19 @@ declare module 'cordis' {
   }
 }
 
+/** One turn about to run: its session and request, its live permissions, signal and hooks. */
+interface TurnStart {
+  readonly session: Session
+  readonly request: TurnRequest
+  readonly permissions: LivePermissions
+  readonly signal: AbortSignal
+  readonly hooks: TurnHooks
+}
+
 /**
  * The agent, service `ctx.agent`: runs prompt turns on sessions of `ctx.sessions`, one at a time
- * per session. Plug it with {@link agentPlugin}.
+ * per session. Plug it with {@link agentPlugin}. What its features offer the protocol layer (goals,
+ * steering, MCP servers) is reached through {@link features} (`agent.features.get(SessionGoals)`).
  */
 export class AgentService {
   readonly provider: ModelProvider
@@ -59,8 +66,6 @@ export class AgentService {
   readonly maxSteps: number
   /** The session's current mode (what the permission policy follows). */
   modeOf: (session: Session) => SessionMode
-  /** The MCP servers of each live session; their tools are entries of {@link tools}. */
-  readonly mcp: McpSessions
   /** The session options this agent offers (mode, model, reasoning effort when the provider has it). */
   readonly configSpecs: readonly ConfigOptionSpec[]
   /** Delegations (calls of `concurrent` tools) of one step that run at once. */
@@ -72,14 +77,11 @@ export class AgentService {
   readonly compaction: CompactionSettings
   /** The prompts of each session waiting for its running turn (`session/prompt` queues there). */
   readonly queue = new PromptQueues()
-  /** Session goals: their limits, the `goal_status` tool, what follows a turn toward one. */
-  readonly goals: SessionGoals
-  /** What the features add: slash commands, tools, hooks on a turn (see `BUILTIN_FEATURES`). */
+  /** What the features add: slash commands, tools, hooks on a turn, their APIs (see `BUILTIN_FEATURES`). */
   readonly features: AgentFeatures
-  private readonly running = new Map<string, RunningTurn>()
+  private readonly running = new RunningTurns()
   /** The model steps streaming now: a `config/set` waits until the step's message is in the log. */
   private readonly streaming = new StreamingSteps()
-  private cancellingAll = false
 
   constructor(
     private readonly ctx: Context,
@@ -92,71 +94,26 @@ export class AgentService {
     this.configSpecs = configOptionSpecs(this.provider, config.defaultMode)
     this.maxSteps = positive('maxSteps', config.maxSteps ?? 32)
     this.configNotices = config.notices ?? []
-    this.goals = new SessionGoals(this.tools, () => this.ctx.sessions, {
-      maxIterations: positive('goalMaxIterations', config.goalMaxIterations ?? 20),
-      maxSteps: this.maxSteps,
-    })
     this.compaction = config.compaction ?? {}
     this.modeOf = config.modeOf ?? ((session) => sessionMode(this.config(session).mode))
     const subagents = config.subagents === false ? undefined : (config.subagents ?? {})
     this.maxConcurrentSubagents = positive('subagents.maxConcurrent', subagents?.maxConcurrent ?? 4)
-    this.mcp = new McpSessions({
-      registry: this.tools,
-      logger: ctx.logger('mcp'),
-      timeoutMs: config.mcpTimeoutMs ?? 60_000,
-      isBusy: (sessionId) => this.isRunning(sessionId),
-      ...(config.mcpSamplingPerTurn !== undefined && { samplingPerTurn: config.mcpSamplingPerTurn }),
-      sampler: modelSampler({
-        provider: this.provider,
-        sessions: () => this.ctx.sessions,
-        config: (session) => this.config(session),
-        permissionsOf: (sessionId) => this.permissionsOf(sessionId),
-      }),
-    })
     // A session this process made fresh holds the cwd and directories its request named.
     ctx.on('session/created', (session) => {
       if (session.header.parentSession === undefined)
         this.files.openedIn(session.id, [session.cwd, ...session.additionalDirectories])
     })
-    const features = [...BUILTIN_FEATURES, () => this.ownServices()]
-    this.features = new AgentFeatures(this.featureHost(config), features, this.tools)
+    const files = () => ({ forget: (sessionId: string) => this.files.forget(sessionId) })
+    this.features = new AgentFeatures(
+      featureHost(ctx, this, config),
+      [...BUILTIN_FEATURES, files],
+      this.tools,
+    )
     ctx.on('session/disposed', (session) => this.features.forget(session.id))
     ctx.on('dispose', async () => {
-      for (const turn of this.running.values()) turn.controller.abort()
-      await this.mcp.closeAll()
+      this.running.abortAll()
+      await this.features.dispose()
     })
-  }
-
-  private featureHost(config: AgentConfig): FeatureHost {
-    return {
-      config,
-      provider: this.provider,
-      maxSteps: this.maxSteps,
-      sessions: () => this.ctx.sessions,
-      toolNames: (sessionId) =>
-        this.tools
-          .forSession(sessionId)
-          .specs()
-          .map((spec) => spec.name),
-      runTurn: (session, request) => this.runTurn(session, request),
-      permissionsOf: (sessionId) => this.permissionsOf(sessionId),
-      restoreFiles: (request) => this.restoreFiles(request),
-    }
-  }
-
-  /**
-   * The hooks of the services the protocol layer also calls by name (`files`, `goals`, `mcp`),
-   * registered as every feature's are.
-   */
-  private ownServices(): AgentFeature {
-    return {
-      beforeStep: (session, send, signal) => this.mcp.beforeStep(session, send, signal),
-      forget: (sessionId) => {
-        this.files.forget(sessionId)
-        void this.goals.forget(sessionId)
-        void this.mcp.close(sessionId)
-      },
-    }
   }
 
   /** ACP `promptCapabilities`: what the provider really passes on to its model. */
@@ -195,9 +152,7 @@ export class AgentService {
    * or the session's own when none runs. Read them at each decision; do not keep what they return.
    */
   permissionsOf(sessionId: string): LivePermissions {
-    const running = this.running.get(sessionId)?.permissions
-    if (running) return running
-    return this.ownPermissions(this.ctx.sessions.require(sessionId))
+    return this.running.permissions(sessionId) ?? this.ownPermissions(this.ctx.sessions.require(sessionId))
   }
 
   private ownPermissions(session: Session): LivePermissions {
@@ -222,27 +177,14 @@ export class AgentService {
   }
 
   /**
-   * Steers the turn running on this session: `prompt` reaches its model at the next safe point
-   * (see `SteerInbox`); `receipt` is told its message id once it is in the log, or that it was
-   * dropped (a cancel). False, nothing kept, when no turn runs or it takes no more steers.
-   */
-  steer(sessionId: string, prompt: readonly ContentBlock[], receipt?: SteerReceipt): boolean {
-    return this.running.get(sessionId)?.steers?.offer(prompt, receipt) ?? false
-  }
-
-  /**
    * Cancels the turn running on this session, if any (steers not yet delivered are dropped), and
    * resolves once it has ended (its `turn/end` written and flushed, or its failure settled).
    * Resolves at once when none runs. Queued prompts stay queued; the turns the agent would start
-   * for the session's goal do not start (see `SessionGoals.noteCancel`).
+   * for the session's goal do not start (every feature's `cancel` hears it).
    */
   async cancel(sessionId: string): Promise<void> {
-    this.goals.noteCancel(sessionId)
-    const turn = this.running.get(sessionId)
-    if (!turn) return
-    turn.steers?.close()
-    turn.controller.abort()
-    await turn.done.catch(() => {})
+    this.features.cancel(sessionId)
+    await this.running.cancel(sessionId)
   }
 
   /**
@@ -250,8 +192,7 @@ export class AgentService {
    * once the running ones have ended.
    */
   async cancelAll(): Promise<void> {
-    this.cancellingAll = true
-    await Promise.all([...this.running.keys()].map((sessionId) => this.cancel(sessionId)))
+    await Promise.all(this.running.cancelFromNow().map((sessionId) => this.cancel(sessionId)))
   }
 
   /**
@@ -279,19 +220,12 @@ export class AgentService {
       void pen.release()
       throw new TurnInProgressError(session.id)
     }
-    const controller = new AbortController()
-    // A subagent's turn takes no steers: its parent's user steers the parent.
-    const steers = request.subagent ? undefined : new SteerInbox()
-    const onAbort = () => {
-      steers?.close()
-      controller.abort()
-    }
-    if (request.signal.aborted || this.cancellingAll) onAbort()
-    else request.signal.addEventListener('abort', onAbort, { once: true })
+    const { controller, release } = this.running.controller(request.signal)
     const permissions = cappedPermissions(this.ownPermissions(session), request.subagent?.ceiling)
+    const hooks = this.features.turn(session, request, controller.signal)
     this.files.ranWith(session.id, request.client)
-    const done = this.drive(session, request, permissions, controller.signal, steers)
-    this.running.set(session.id, { controller, done, permissions, ...(steers && { steers }) })
+    const done = this.drive({ session, request, permissions, signal: controller.signal, hooks })
+    this.running.begin(session.id, { controller, done, permissions })
     let outcome: TurnOutcome
     try {
       outcome = await done
@@ -299,9 +233,9 @@ export class AgentService {
       void this.features.afterTurn(session, false).catch(() => {})
       throw error
     } finally {
-      request.signal.removeEventListener('abort', onAbort)
-      this.running.delete(session.id)
-      if (session.openTurn === undefined) this.mcp.flush(session, request.sendUpdate)
+      release()
+      this.running.end(session.id)
+      hooks.settled?.()
       await pen.release()
     }
     // What a command left for after its turn (a `/rewind`), once the turn is durable.
@@ -321,38 +255,29 @@ export class AgentService {
     return this.files.restore(request, editor)
   }
 
-  private async drive(
-    session: Session,
-    request: TurnRequest,
-    permissions: LivePermissions,
-    signal: AbortSignal,
-    steers: SteerInbox | undefined,
-  ): Promise<TurnOutcome> {
+  private async drive({ session, request, permissions, signal, hooks }: TurnStart): Promise<TurnOutcome> {
     const logger = this.ctx.logger('agent')
     // Awaited only when it has work: a turn of a prepared session starts in the same tick.
     if (needsPromptInputs(this.provider, session)) await this.prepareSession(session)
-    const run = new TurnRun(
+    const run = new TurnRun({
       session,
       request,
-      {
-        provider: this.provider,
-        sessions: this.ctx.sessions,
-        tools: this.tools,
-        permissions,
-        streaming: this.streaming,
-        beforeStep: (send, stepSignal) => this.features.beforeStep(session, send, stepSignal),
-        configSpecs: this.configSpecs,
-        maxSteps: this.maxSteps,
-        maxConcurrent: this.maxConcurrentSubagents,
-        ...(this.provider.takesSystemPrompt === true && { systemPrompt: sessionSystemPrompt }),
-        compaction: this.compaction,
-        onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
-        checkpoints: this.files.recorder(session),
-        commands: this.features.commands,
-        ...(steers && { steers }),
-      },
       signal,
-    )
+      provider: this.provider,
+      sessions: this.ctx.sessions,
+      tools: this.tools,
+      permissions,
+      streaming: this.streaming,
+      hooks,
+      configSpecs: this.configSpecs,
+      maxSteps: this.maxSteps,
+      maxConcurrent: this.maxConcurrentSubagents,
+      ...(this.provider.takesSystemPrompt === true && { systemPrompt: sessionSystemPrompt }),
+      compaction: this.compaction,
+      onSendError: (error) => logger.warn('session/update could not be sent: %s', errorMessage(error)),
+      checkpoints: this.files.recorder(session),
+      commands: this.features.commands,
+    })
     return finishTurn(session, run, () => this.ctx.sessions.flush(session.id), logger)
   }
 }

@@ -1,27 +1,16 @@
 import { readFileSync } from 'node:fs'
-import { afterEach, describe, expect, it } from 'vitest'
-import { allFileText, ConfigHome } from '../support/config-home.js'
+import { describe, expect, it } from 'vitest'
+import { configAgentSetup, failure } from '../support/config-agent.js'
+import { allFileText, type ConfigHome } from '../support/config-home.js'
 import { type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js'
 import { V2AgentProcess } from '../support/v2/v2-agent-process.js'
 
 const KEY = 'sk-v2-login-SECRET-51c0de'
 
+const fixture = configAgentSetup()
 let home: ConfigHome | undefined
 let agent: V2AgentProcess | undefined
 let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await agent?.stop()
-  await fake?.close()
-  home?.cleanup()
-  home = agent = fake = undefined
-})
-
-/** The request's error, or undefined when it succeeded. */
-const failure = (request: Promise<unknown>) =>
-  request.then(
-    () => undefined,
-    (error: { code: number; message: string }) => error,
-  )
 
 function start(env: Record<string, string>, store: string): V2AgentProcess {
   return new V2AgentProcess({ env, args: ['--store', store, '--log-level', 'debug'] })
@@ -29,8 +18,8 @@ function start(env: Record<string, string>, store: string): V2AgentProcess {
 
 describe('auth/login and auth/logout on ACP v2, tied to the provider credentials', () => {
   it('advertises authMethods with methodId and type; the terminal one only to a client with auth.terminal', async () => {
-    home = new ConfigHome()
-    agent = start(home.env(), `${home.home}/store`)
+    home = fixture.home()
+    agent = fixture.agent(start(home.env(), `${home.home}/store`))
     const plain = await agent.initialize()
     expect(plain.authMethods).toEqual([
       {
@@ -45,7 +34,7 @@ describe('auth/login and auth/logout on ACP v2, tied to the provider credentials
     const unknown = await failure(agent.agent.request('auth/login', { methodId: 'no-such-method' }))
     expect(unknown?.code).toBe(-32602)
     await agent.stop()
-    agent = start(home.env(), `${home.home}/store`)
+    agent = fixture.agent(start(home.env(), `${home.home}/store`))
     const terminal = await agent.initialize({ auth: { terminal: {} } })
     expect(terminal.authMethods?.map((m) => [m.methodId, m.type])).toEqual([
       ['dsh-acp-api-key', 'agent'],
@@ -59,14 +48,16 @@ describe('auth/login and auth/logout on ACP v2, tied to the provider credentials
   })
 
   it('login fails (auth_required) until a key is stored; then sessions start; logout removes the stored key', async () => {
-    home = new ConfigHome()
-    fake = await startFakeOpenAi(() => ({ status: 200, body: { choices: [{ message: { content: 'OK' } }] } }))
+    home = fixture.home()
+    fake = await fixture.fake(
+      startFakeOpenAi(() => ({ status: 200, body: { choices: [{ message: { content: 'OK' } }] } })),
+    )
     home.writeConfig({
       providers: {
         fake: { baseUrl: fake.url, apiKeyEnv: 'FAKE_PROVIDER_KEY', models: [{ name: 'fake-model' }] },
       },
     })
-    agent = start(home.env(), `${home.home}/store`)
+    agent = fixture.agent(start(home.env(), `${home.home}/store`))
     await agent.initialize()
     const cwd = home.home
     const refused = await failure(agent.agent.request('session/new', { cwd, mcpServers: [] }))

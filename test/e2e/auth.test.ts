@@ -1,49 +1,25 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
-import { allFileText, ConfigHome } from '../support/config-home.js'
-import { completionStream, type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js'
+import { configAgentSetup, failure, keyedFakeServer } from '../support/config-agent.js'
+import { allFileText, type ConfigHome } from '../support/config-home.js'
+import type { FakeOpenAi } from '../support/fake-openai.js'
 import { eventually, pidsIn, serverReady, stdioServer } from '../support/mcp/servers.js'
 import { agentText } from './updates.js'
 
 const KEY = 'sk-config-SECRET-7f3a9c'
 
+const fixture = configAgentSetup()
 let home: ConfigHome | undefined
 let agent: AgentProcess | undefined
 let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await agent?.stop()
-  agent?.cleanup()
-  await fake?.close()
-  home?.cleanup()
-  home = agent = fake = undefined
-})
-
-/** The request's error, or undefined when it succeeded. */
-const failure = (request: Promise<unknown>) =>
-  request.then(
-    () => undefined,
-    (error: { code: number; message: string }) => error,
-  )
-
-/** A fake server that answers the set-up's check and then streams `hello` to every prompt. */
-async function fakeServer(): Promise<FakeOpenAi> {
-  return startFakeOpenAi((request) => {
-    if (request.headers.authorization !== `Bearer ${KEY}`) {
-      return { status: 401, body: { error: { message: 'Incorrect API key provided' } } }
-    }
-    if (request.body?.stream !== true)
-      return { status: 200, body: { choices: [{ message: { content: 'OK' } }] } }
-    return { stream: completionStream({ text: `hello from ${String(request.body?.model)}` }) }
-  })
-}
 
 describe('auth methods: terminal set-up, the agent method, auth_required and logout', () => {
   it('advertises a terminal method (and its _meta form) only to a client with auth.terminal', async () => {
-    home = new ConfigHome()
-    agent = new AgentProcess({ env: home.env() })
+    home = fixture.home()
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     const plain = await agent.initialize()
     expect(plain.authMethods).toEqual([
       expect.objectContaining({ id: 'dsh-acp-api-key', name: expect.any(String) }),
@@ -51,7 +27,7 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
     expect(plain.agentCapabilities?.auth).toEqual({ logout: {}, status: {} })
     expect(plain.agentCapabilities?.providers).toEqual({})
     await agent.stop()
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     const terminal = await agent.initialize({ auth: { terminal: true } })
     const setup = terminal.authMethods?.find((m) => m.id === 'dsh-acp-setup') as acp.AuthMethodTerminal & {
       type: string
@@ -71,7 +47,7 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
     expect(unknown?.code).toBe(-32602)
     // Zed's older form: `_meta["terminal-auth"]` in the client's capabilities, no `auth.terminal`.
     await agent.stop()
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     const legacy = await agent.initialize({ _meta: { 'terminal-auth': true } })
     expect(legacy.authMethods?.map((m) => [m.id, 'type' in m ? m.type : 'agent', m._meta])).toEqual([
       ['dsh-acp-api-key', 'agent', undefined],
@@ -81,15 +57,17 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
   })
 
   it('answers auth_required until set-up stores a key; then the configured model answers; logout removes the key', async () => {
-    home = new ConfigHome()
-    fake = await fakeServer()
+    home = fixture.home()
+    fake = await fixture.fake(keyedFakeServer(KEY, { check: true }))
     home.writeConfig({
       providers: {
         fake: { baseUrl: fake.url, apiKeyEnv: 'FAKE_PROVIDER_KEY', models: [{ name: 'fake-model' }] },
       },
     })
     const transcript = join(home.home, 'transcript.jsonl')
-    agent = new AgentProcess({ env: home.env(), args: ['--transcript', transcript, '--log-level', 'debug'] })
+    agent = fixture.agent(
+      new AgentProcess({ env: home.env(), args: ['--transcript', transcript, '--log-level', 'debug'] }),
+    )
     await agent.initialize({ auth: { terminal: true } })
     const refused = await failure(agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] }))
     expect(refused?.code).toBe(-32000)
@@ -141,14 +119,14 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
   })
 
   it('takes the key from the environment variable the provider names, with no set-up', async () => {
-    home = new ConfigHome()
-    fake = await fakeServer()
+    home = fixture.home()
+    fake = await fixture.fake(keyedFakeServer(KEY, { check: true }))
     home.writeConfig({
       providers: {
         fake: { baseUrl: fake.url, apiKeyEnv: 'FAKE_PROVIDER_KEY', models: [{ name: 'fake-model' }] },
       },
     })
-    agent = new AgentProcess({ env: home.env({ FAKE_PROVIDER_KEY: KEY }) })
+    agent = fixture.agent(new AgentProcess({ env: home.env({ FAKE_PROVIDER_KEY: KEY }) }))
     await agent.initialize()
     expect(await agent.agent.request('authenticate', { methodId: 'dsh-acp-api-key' })).toEqual({})
     const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
@@ -164,9 +142,9 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
 
 describe('a bad configuration file', () => {
   it('still lets the server start and answer initialize; the user is told in an agent message naming the file and the pointer', async () => {
-    home = new ConfigHome()
+    home = fixture.home()
     home.writeConfig({ limits: { maxSteps: 0 }, defaultMode: 'ask' })
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     const init = await agent.initialize()
     expect(init.protocolVersion).toBe(1)
     const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
@@ -187,9 +165,9 @@ describe('a bad configuration file', () => {
 
 describe('a bad configuration file, to a client that shows notices', () => {
   it('is told as one error notice naming the file and the pointer, not as an agent message', async () => {
-    home = new ConfigHome()
+    home = fixture.home()
     home.writeConfig({ limits: { maxSteps: 0 } })
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     await agent.initialize({ session: { notices: {} } } as acp.ClientCapabilities)
     const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
     await agent.agent.request('session/list', {})
@@ -213,7 +191,7 @@ describe('a bad configuration file, to a client that shows notices', () => {
 
 describe("the configuration's MCP servers and default mode", () => {
   it("offers the file's MCP servers to every session (the client's of the same name win) and starts sessions in its default mode", async () => {
-    home = new ConfigHome()
+    home = fixture.home()
     const pids = (name: string) => join(home?.home as string, `${name}.pids`)
     home.writeConfig({
       defaultMode: 'read-only',
@@ -222,7 +200,7 @@ describe("the configuration's MCP servers and default mode", () => {
         stdioServer('shared', ['--pidfile', pids('file-shared')]),
       ],
     })
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     await agent.initialize()
     const created = await agent.agent.request('session/new', {
       cwd: agent.cwd,

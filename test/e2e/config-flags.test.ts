@@ -1,6 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { AgentProcess } from '../support/agent-process.js'
-import { ConfigHome } from '../support/config-home.js'
+import { configAgentSetup } from '../support/config-agent.js'
+import type { ConfigHome } from '../support/config-home.js'
 import { completionStream, type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js'
 import { agentText } from './updates.js'
 
@@ -11,22 +12,16 @@ import { agentText } from './updates.js'
 
 const KEY = 'sk-file-key-41d2'
 
-let home: ConfigHome | undefined
+const fixture = configAgentSetup()
 let agent: AgentProcess | undefined
-let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await agent?.stop()
-  agent?.cleanup()
-  await fake?.close()
-  home?.cleanup()
-  home = agent = fake = undefined
-})
 
 async function configured(): Promise<{ home: ConfigHome; fake: FakeOpenAi }> {
-  fake = await startFakeOpenAi((request) => ({
-    stream: completionStream({ text: `hello from ${String(request.body?.model)}` }),
-  }))
-  home = new ConfigHome()
+  const fake = await fixture.fake(
+    startFakeOpenAi((request) => ({
+      stream: completionStream({ text: `hello from ${String(request.body?.model)}` }),
+    })),
+  )
+  const home = fixture.home()
   home.writeConfig({
     providers: {
       fake: {
@@ -51,7 +46,7 @@ describe('a model flag over a configuration file', () => {
     [['--model', 'openai', '--model-name', 'other-model,fake/listed-model']],
   ])('%j picks those models on the file provider, with its key', async (args) => {
     const { home, fake } = await configured()
-    agent = new AgentProcess({ env: home.env({ FAKE_PROVIDER_KEY: KEY }), args })
+    agent = fixture.agent(new AgentProcess({ env: home.env({ FAKE_PROVIDER_KEY: KEY }), args }))
     await agent.initialize()
     const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
     expect(currentModel(created)).toBe('fake/other-model')
@@ -78,28 +73,26 @@ describe('a model flag over a configuration file', () => {
   })
 
   it('--base-url names another server: the command line replaces the file provider', async () => {
-    const { home } = await configured()
-    const other = await startFakeOpenAi(() => ({
-      stream: completionStream({ text: 'from the other server' }),
-    }))
-    try {
-      agent = new AgentProcess({
+    const { home, fake } = await configured()
+    const other = await fixture.fake(
+      startFakeOpenAi(() => ({ stream: completionStream({ text: 'from the other server' }) })),
+    )
+    agent = fixture.agent(
+      new AgentProcess({
         env: home.env({ FAKE_PROVIDER_KEY: KEY, DSH_API_KEY: 'sk-flag-key' }),
         args: ['--model', 'openai', '--base-url', other.url, '--model-name', 'flag-model'],
-      })
-      await agent.initialize()
-      const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
-      expect(currentModel(created)).toBe('flag-model')
-      await agent.agent.request('session/prompt', {
-        sessionId: created.sessionId,
-        prompt: [{ type: 'text', text: 'hi' }],
-      })
-      expect(other.requests.at(-1)?.body).toMatchObject({ model: 'flag-model' })
-      expect(other.requests.at(-1)?.headers.authorization).toBe('Bearer sk-flag-key')
-      expect(fake?.requests).toEqual([])
-      expect(await agent.stop()).toBe(0)
-    } finally {
-      await other.close()
-    }
+      }),
+    )
+    await agent.initialize()
+    const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
+    expect(currentModel(created)).toBe('flag-model')
+    await agent.agent.request('session/prompt', {
+      sessionId: created.sessionId,
+      prompt: [{ type: 'text', text: 'hi' }],
+    })
+    expect(other.requests.at(-1)?.body).toMatchObject({ model: 'flag-model' })
+    expect(other.requests.at(-1)?.headers.authorization).toBe('Bearer sk-flag-key')
+    expect(fake.requests).toEqual([])
+    expect(await agent.stop()).toBe(0)
   })
 })

@@ -1,31 +1,20 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { validateAcpDefinition } from '../support/acp-schema.js'
 import { AgentProcess } from '../support/agent-process.js'
-import { allFileText, ConfigHome } from '../support/config-home.js'
-import { completionStream, type FakeOpenAi, startFakeOpenAi } from '../support/fake-openai.js'
+import { configAgentSetup, failure, keyedFakeServer } from '../support/config-agent.js'
+import { allFileText, type ConfigHome } from '../support/config-home.js'
+import type { FakeOpenAi } from '../support/fake-openai.js'
 import { agentText } from './updates.js'
 
 const KEY = 'sk-providers-SECRET-e2e-4b1d'
 
+const fixture = configAgentSetup()
 let home: ConfigHome | undefined
 let agent: AgentProcess | undefined
 let fake: FakeOpenAi | undefined
-afterEach(async () => {
-  await agent?.stop()
-  agent?.cleanup()
-  await fake?.close()
-  home?.cleanup()
-  home = agent = fake = undefined
-})
-
-const failure = (request: Promise<unknown>) =>
-  request.then(
-    () => undefined,
-    (error: { code: number; message: string }) => error,
-  )
 
 /** `value`, after checking it against the unstable schema's `$defs/<name>`. */
 function valid<T>(name: string, value: T): T {
@@ -33,19 +22,10 @@ function valid<T>(name: string, value: T): T {
   return value
 }
 
-/** A server that wants `Bearer KEY` and then streams `hello` to every prompt. */
-function fakeServer(): Promise<FakeOpenAi> {
-  return startFakeOpenAi((request) => {
-    if (request.headers.authorization !== `Bearer ${KEY}`)
-      return { status: 401, body: { error: { message: 'Incorrect API key provided' } } }
-    return { stream: completionStream({ text: `hello from ${String(request.body?.model)}` }) }
-  })
-}
-
 describe('providers/* and auth/status (unstable schema), backed by config.json', () => {
   it('lists, sets, disables and reports key state without ever sending a key; the next start uses what was recorded', async () => {
-    home = new ConfigHome()
-    fake = await fakeServer()
+    home = fixture.home()
+    fake = await fixture.fake(keyedFakeServer(KEY))
     home.writeConfig({
       providers: {
         main: {
@@ -60,14 +40,16 @@ describe('providers/* and auth/status (unstable schema), backed by config.json',
       mcpServers: [],
     })
     const statusUpdates: unknown[] = []
-    agent = new AgentProcess({
-      env: home.env(),
-      setupClient: (app) => {
-        app.onNotification('auth/status_update' as never, ({ params }: { params: unknown }) => {
-          statusUpdates.push(params)
-        })
-      },
-    })
+    agent = fixture.agent(
+      new AgentProcess({
+        env: home.env(),
+        setupClient: (app) => {
+          app.onNotification('auth/status_update' as never, ({ params }: { params: unknown }) => {
+            statusUpdates.push(params)
+          })
+        },
+      }),
+    )
     const init = valid('InitializeResponse', await agent.initialize())
     // Where the unstable schema puts them: agentCapabilities.providers and agentCapabilities.auth.status.
     expect(init.agentCapabilities?.providers).toEqual({})
@@ -167,7 +149,7 @@ describe('providers/* and auth/status (unstable schema), backed by config.json',
     agent.cleanup()
 
     // A new start serves what was recorded: the set provider's server, with the key it was given.
-    agent = new AgentProcess({ env: home.env() })
+    agent = fixture.agent(new AgentProcess({ env: home.env() }))
     await agent.initialize()
     const created = await agent.agent.request('session/new', { cwd: agent.cwd, mcpServers: [] })
     const models = created.configOptions?.find((o) => o.id === 'model') as

@@ -1,5 +1,6 @@
 import type { Context } from 'cordis'
 import { applyGoalAction, GoalActionError } from '../../agent/goals/goal-control.js'
+import { SessionGoals } from '../../agent/goals/session-goals.js'
 import { goalInfoUpdate, goalView } from '../../session/index.js'
 import { ProtocolError } from '../errors.js'
 import { checkedParams } from '../extension-params.js'
@@ -43,12 +44,13 @@ export const sessionGoalMethod = defineMethod({
       }
       if (event !== undefined) {
         // Shown as soon as it is in the log: what is appended after it reaches this client after it.
-        const goal = call.agent.goals.current(session)
+        const goal = call.agent.features.get(SessionGoals).current(session)
         void call.notify({ sessionId, update: goalInfoUpdate(goal), _meta: { dsh: { seq: event.seq } } })
         await call.sessions.flush(sessionId)
       }
-      if (call.agent.goals.current(session)?.status !== 'active') await call.agent.goals.withdraw(sessionId)
-      const goal = call.agent.goals.current(session)
+      if (call.agent.features.get(SessionGoals).current(session)?.status !== 'active')
+        await call.agent.features.get(SessionGoals).withdraw(sessionId)
+      const goal = call.agent.features.get(SessionGoals).current(session)
       return { goal: goal === null ? null : goalView(goal) }
     } finally {
       await pen.release()

@@ -1,6 +1,7 @@
 import type * as unstable from '@agentclientprotocol/sdk/unstable'
 import { record } from '../../agent/goals/goal-control.js'
-import type { GoalTurnEnd } from '../../agent/goals/goal-turns.js'
+import type { GoalTurn } from '../../agent/goals/goal-turns.js'
+import { SessionGoals } from '../../agent/goals/session-goals.js'
 import { errorMessage } from '../../lib/error-message.js'
 import {
   type ContentBlock,
@@ -35,7 +36,7 @@ export async function keepToGoal(
   runTurn: RunTurn,
   onUserMessage?: (messageId: string) => void,
 ): Promise<unstable.PromptResponse> {
-  const goals = call.agent.goals
+  const goals = call.agent.features.get(SessionGoals)
   const cancels = goals.cancelCount(session.id)
   let turnPrompt = prompt
   let userMessage = onUserMessage
@@ -47,11 +48,11 @@ export async function keepToGoal(
       response = await runTurn(turnPrompt, userMessage)
     } catch (error) {
       if (error instanceof ProtocolError && error.code === ErrorCode.ModelFailed) {
-        await afterTurn(call, session, startSeq, 'error', errorMessage(error))
+        await afterTurn(call, session, { startSeq, end: 'error', errorMessage: errorMessage(error) })
       }
       throw error
     }
-    const next = await afterTurn(call, session, startSeq, response.stopReason)
+    const next = await afterTurn(call, session, { startSeq, end: response.stopReason })
     if (next === undefined || call.agent.queue.waiting(session.id).length > 0) return response
     if (goals.cancelCount(session.id) !== cancels) {
       await pauseCancelled(call, session)
@@ -66,15 +67,14 @@ export async function keepToGoal(
 async function afterTurn(
   call: CallContext,
   session: Session,
-  startSeq: number,
-  end: GoalTurnEnd,
-  message?: string,
+  turn: GoalTurn,
 ): Promise<ContentBlock[] | undefined> {
   const pen = call.sessions.takePen(session)
   try {
-    const after = call.agent.goals.afterTurn(session, startSeq, end, message)
+    const after = call.agent.features.get(SessionGoals).afterTurn(session, turn)
     if (after.event) await showGoal(call, session, after.event)
-    if (call.agent.goals.current(session)?.status !== 'active') await call.agent.goals.withdraw(session.id)
+    if (call.agent.features.get(SessionGoals).current(session)?.status !== 'active')
+      await call.agent.features.get(SessionGoals).withdraw(session.id)
     return after.prompt
   } finally {
     await pen.release()
@@ -85,14 +85,14 @@ async function afterTurn(
 async function pauseCancelled(call: CallContext, session: Session): Promise<void> {
   const pen = call.sessions.takePen(session)
   try {
-    const goal = call.agent.goals.current(session)
+    const goal = call.agent.features.get(SessionGoals).current(session)
     if (goal?.status !== 'active') return
     await showGoal(
       call,
       session,
       record(session, { ...goal, status: 'paused', lastReason: 'the work was cancelled' }),
     )
-    await call.agent.goals.withdraw(session.id)
+    await call.agent.features.get(SessionGoals).withdraw(session.id)
   } finally {
     await pen.release()
   }
@@ -103,7 +103,7 @@ async function showGoal(call: CallContext, session: Session, event: SessionEvent
   await call.sessions.flush(session.id)
   void call.notify({
     sessionId: session.id,
-    update: goalInfoUpdate(call.agent.goals.current(session)),
+    update: goalInfoUpdate(call.agent.features.get(SessionGoals).current(session)),
     _meta: { dsh: { seq: event.seq } },
   })
 }

@@ -1,6 +1,7 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { noticeUpdate } from '../../agent/index.js'
 import type { McpServerConfig, SecretPair } from '../../agent/mcp/server-config.js'
+import { McpSessions } from '../../agent/mcp/session-mcp.js'
 import type { Session, SessionUpdate } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
@@ -91,12 +92,14 @@ export async function connectMcpServers(
   const told =
     offer.notice !== undefined ? noticeUpdate(offer.notice, offer.message) : textUpdate(offer.message)
   if (told !== undefined) call.afterResponse(() => void call.notify({ sessionId, update: told }))
-  await call.agent.mcp.connect(
-    session,
-    [...offered, ...configs],
-    (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
-    elicitationModes(call.client),
-  )
+  await call.agent.features
+    .get(McpSessions)
+    .connect(
+      session,
+      [...offered, ...configs],
+      (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+      elicitationModes(call.client),
+    )
   return reportTrust(call, session)
 }
 

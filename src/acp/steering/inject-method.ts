@@ -1,3 +1,4 @@
+import { Steering } from '../../agent/steering/steering.js'
 import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { openSession } from '../requests/session-access.js'
@@ -22,7 +23,8 @@ export const sessionInjectMethod = defineMethod({
     }
     const blocks = await steeringPrompt('_session/inject', call, sessionId, message)
     await openSession(call, sessionId)
-    if (call.agent.steer(sessionId, blocks)) return { success: true, outcome: 'injected' }
+    if (call.agent.features.get(Steering).steer(sessionId, blocks))
+      return { success: true, outcome: 'injected' }
     call.agent.queue.hold(sessionId, blocks)
     return { success: true, outcome: 'held' }
   },

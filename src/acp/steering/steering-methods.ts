@@ -1,4 +1,5 @@
 import type { Context } from 'cordis'
+import { Steering } from '../../agent/steering/steering.js'
 import { checkedParams } from '../extension-params.js'
 import { defineMethod } from '../method.js'
 import { runInLine } from '../requests/prompt-line.js'
@@ -30,7 +31,7 @@ export const sessionSteeringMethod = defineMethod({
     } = checkedParams('_session/steering', validateSteeringParams, params)
     const prompt = await steeringPrompt('_session/steering', call, sessionId, raw)
     const session = await openSession(call, sessionId)
-    if (call.agent.steer(sessionId, prompt)) return { outcome: 'injected' }
+    if (call.agent.features.get(Steering).steer(sessionId, prompt)) return { outcome: 'injected' }
     if (idleBehavior === 'promptRequired') return { outcome: 'promptRequired', reason: 'noRunningTurn' }
     const place = call.agent.queue.join(sessionId, prompt)
     // The turn outlives this request: its updates and its end are the session's, as any turn's.

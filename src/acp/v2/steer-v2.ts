@@ -1,3 +1,4 @@
+import { Steering } from '../../agent/steering/steering.js'
 import type { CallContext } from '../call-context.js'
 import { ErrorCode, ProtocolError } from '../errors.js'
 import type { PromptParams } from '../methods/session-prompt.js'
@@ -23,7 +24,7 @@ export function steerV2(params: PromptParams, call: CallContext): Promise<{ mess
   // read before the answer to the turn's permission request is in the turn's next step.
   let taken = false
   const inserted = new Promise<{ messageId: string }>((accept, refuse) => {
-    taken = call.agent.steer(params.sessionId, prompt, {
+    taken = call.agent.features.get(Steering).steer(params.sessionId, prompt, {
       delivered: (messageId) => accept({ messageId }),
       dropped: () =>
         refuse(

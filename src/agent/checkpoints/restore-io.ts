@@ -48,22 +48,26 @@ export async function readCurrent(
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
 
+/** A file a restore puts back: its path, the bytes it gets, and the version the restore read. */
+export interface FileWrite {
+  readonly path: string
+  readonly bytes: Buffer
+  readonly current: CurrentFile
+}
+
 /**
  * Writes `bytes` to the file: through the editor's `fs/write_text_file` when it can and the bytes
  * are UTF-8 text, else on the disk atomically (see `replaceLocalFile`), and there only if the file
  * is still the version `current` read.
  */
 export async function writeBack(
-  target: string,
-  bytes: Buffer,
-  current: CurrentFile,
-  editor: EditorFiles,
-  signal: AbortSignal,
+  { path: target, bytes, current }: FileWrite,
+  { editor, signal }: { readonly editor: EditorFiles; readonly signal: AbortSignal },
 ): Promise<void> {
   const text = editor.writeTextFile ? utf8(bytes) : undefined
   if (editor.writeTextFile && text !== undefined) return editor.writeTextFile(target, text, signal)
   const expected = current.local ?? (current.bytes === null ? null : undefined)
-  await replaceLocalFile(target, target, bytes, expected, signal)
+  await replaceLocalFile({ target, requested: target, content: bytes, expected }, signal)
 }
 
 /**

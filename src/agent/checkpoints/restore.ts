@@ -109,7 +109,7 @@ async function apply(
   }
   const run =
     step.kind === 'write'
-      ? () => writeBack(step.path, step.bytes, step.current, context.editor, context.signal)
+      ? () => writeBack(step, context)
       : () => removeFile(step.path, step.current.local ? step.current.local.bytes : null)
   await (context.record ? context.record.record(change, run) : run())
 }

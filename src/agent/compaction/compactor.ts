@@ -103,7 +103,6 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
   if (nothing !== undefined) return { status: 'nothing', reason: nothing }
   const id = newCompactionId(session)
   const seq = session.lastSeq + 1
-  const system = scope.system ?? ''
   scope.send(compactionStarted(id), seq)
   const end = (result: Exclude<CompactionResult, { status: 'completed' | 'nothing' }>) => {
     scope.send(compactionEnded(id, result), seq)
@@ -113,71 +112,115 @@ export async function compact(scope: CompactionScope, ask: CompactionAsk): Promi
     const before =
       ask.tokensBefore ??
       (await estimateTokens({
-        system,
+        system: scope.system ?? '',
         cwd: session.cwd,
         messages: modelHistory(session),
         tools: scope.tools,
       }))
-    const conversation: ModelMessage[] = [
-      ...projectHistory(events.slice(0, ask.through)),
-      { role: 'user', content: [{ type: 'text', text: summaryInstruction(ask.instructions) }] },
-    ]
-    let fitted =
-      scope.window !== undefined
-        ? await fitSummaryRequest(
-            conversation,
-            { system, cwd: session.cwd, tools: scope.tools },
-            scope.window - summaryReserve(scope.window),
-          )
-        : { messages: conversation, droppedToolOutputs: 0, droppedMessages: 0 }
-    let summary: string
-    try {
-      summary = await streamSummary(scope, fitted.messages, id, seq)
-    } catch (error) {
-      if (scope.signal.aborted || !(error instanceof ModelServerError && error.contextLength)) throw error
-      const stripped = withoutToolOutputs(fitted.messages)
-      if (stripped.dropped === 0) throw error
-      fitted = {
-        ...fitted,
-        messages: stripped.messages,
-        droppedToolOutputs: fitted.droppedToolOutputs + stripped.dropped,
-      }
-      summary = await streamSummary(scope, fitted.messages, id, seq)
-    }
+    const { summary, fitted } = await summarize(scope, { events, ask, id, seq })
     if (scope.signal.aborted) return end({ status: 'cancelled', error: 'the compaction was cancelled' })
-    summary = summary.trim()
     if (summary === '') return end({ status: 'failed', error: 'the model answered with no summary' })
-    const kept = events.slice(ask.through).filter((e) => e.type !== 'context/compaction')
-    const after = await estimateTokens({
-      system,
-      cwd: session.cwd,
-      messages: [{ role: 'summary', content: summary, userMessages: 0 }, ...projectHistory(kept)],
-      tools: scope.tools,
-    })
-    const event = session.append({
-      type: 'context/compaction',
-      data: {
-        compactionId: id,
-        summary,
-        through: ask.through,
-        model: scope.model ?? scope.provider.models?.[0]?.id ?? scope.provider.name,
-        tokensBefore: before,
-        tokensAfter: after,
-        trigger: ask.trigger,
-        ...(ask.instructions?.trim() && { instructions: ask.instructions.trim() }),
-        ...(fitted.droppedToolOutputs > 0 && { droppedToolOutputs: fitted.droppedToolOutputs }),
-        ...(fitted.droppedMessages > 0 && { droppedMessages: fitted.droppedMessages }),
-      },
-    }) as CoreEvent<'context/compaction'>
-    scope.send(
-      compactionEnded(id, { status: 'completed', summary, tokensBefore: before, tokensAfter: after }),
-      event.seq,
-    )
+    const kept = events.slice(ask.through)
+    const event = await recordCompaction(scope, ask, { id, summary, before, fitted, kept })
+    const { tokensBefore, tokensAfter } = event.data
+    scope.send(compactionEnded(id, { status: 'completed', summary, tokensBefore, tokensAfter }), event.seq)
     return { status: 'completed', event }
   } catch (error) {
     if (scope.signal.aborted) return end({ status: 'cancelled', error: 'the compaction was cancelled' })
     return end({ status: 'failed', error: errorMessage(error) })
   }
+}
+
+/** One summary request: the log's events, the ask, and the compaction's id and seq. */
+interface SummaryRun {
+  readonly events: readonly SessionEvent[]
+  readonly ask: CompactionAsk
+  readonly id: string
+  readonly seq: number
+}
+
+/** The summary request's messages, and what was cut from them to fit. */
+interface Fitted {
+  readonly messages: readonly ModelMessage[]
+  readonly droppedToolOutputs: number
+  readonly droppedMessages: number
+}
+
+/**
+ * The model's summary (trimmed) of the conversation through `ask.through`, cut to fit the window
+ * when it is known, and asked once more without any tool output after a context-length answer.
+ */
+async function summarize(
+  scope: CompactionScope,
+  { events, ask, id, seq }: SummaryRun,
+): Promise<{ summary: string; fitted: Fitted }> {
+  const system = scope.system ?? ''
+  const conversation: ModelMessage[] = [
+    ...projectHistory(events.slice(0, ask.through)),
+    { role: 'user', content: [{ type: 'text', text: summaryInstruction(ask.instructions) }] },
+  ]
+  const fitted: Fitted =
+    scope.window !== undefined
+      ? await fitSummaryRequest(
+          conversation,
+          { system, cwd: scope.session.cwd, tools: scope.tools },
+          scope.window - summaryReserve(scope.window),
+        )
+      : { messages: conversation, droppedToolOutputs: 0, droppedMessages: 0 }
+  try {
+    return { summary: (await streamSummary(scope, fitted.messages, id, seq)).trim(), fitted }
+  } catch (error) {
+    if (scope.signal.aborted || !(error instanceof ModelServerError && error.contextLength)) throw error
+    const stripped = withoutToolOutputs(fitted.messages)
+    if (stripped.dropped === 0) throw error
+    const refitted = {
+      ...fitted,
+      messages: stripped.messages,
+      droppedToolOutputs: fitted.droppedToolOutputs + stripped.dropped,
+    }
+    return { summary: (await streamSummary(scope, refitted.messages, id, seq)).trim(), fitted: refitted }
+  }
+}
+
+/** A summary made: its id, text and what was cut to fit; the tokens before; the events it keeps. */
+interface MadeSummary {
+  readonly id: string
+  readonly summary: string
+  readonly before: number
+  readonly fitted: Fitted
+  readonly kept: readonly SessionEvent[]
+}
+
+/** Appends the `context/compaction` event, with the tokens the history takes after it. */
+async function recordCompaction(
+  scope: CompactionScope,
+  ask: CompactionAsk,
+  { id, summary, before, fitted, kept }: MadeSummary,
+): Promise<CoreEvent<'context/compaction'>> {
+  const after = await estimateTokens({
+    system: scope.system ?? '',
+    cwd: scope.session.cwd,
+    messages: [
+      { role: 'summary', content: summary, userMessages: 0 },
+      ...projectHistory(kept.filter((e) => e.type !== 'context/compaction')),
+    ],
+    tools: scope.tools,
+  })
+  return scope.session.append({
+    type: 'context/compaction',
+    data: {
+      compactionId: id,
+      summary,
+      through: ask.through,
+      model: scope.model ?? scope.provider.models?.[0]?.id ?? scope.provider.name,
+      tokensBefore: before,
+      tokensAfter: after,
+      trigger: ask.trigger,
+      ...(ask.instructions?.trim() && { instructions: ask.instructions.trim() }),
+      ...(fitted.droppedToolOutputs > 0 && { droppedToolOutputs: fitted.droppedToolOutputs }),
+      ...(fitted.droppedMessages > 0 && { droppedMessages: fitted.droppedMessages }),
+    },
+  }) as CoreEvent<'context/compaction'>
 }
 
 /**

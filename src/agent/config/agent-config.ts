@@ -1,6 +1,8 @@
 import type { Session } from '../../session/index.js'
 import type { CheckpointBlobs } from '../checkpoints/blob-port.js'
 import type { CompactionSettings } from '../compaction/turn-compaction.js'
+import type { GoalOptions } from '../goals/goal-options.js'
+import type { McpOptions } from '../mcp/mcp-options.js'
 import type { Notice } from '../notices/notice.js'
 import type { Tool } from '../tools/tool.js'
 import type { ModelProvider } from '../types.js'
@@ -20,10 +22,8 @@ export interface AgentConfig {
    * mode (a `config/set` event of its log), `ask` when none was set.
    */
   readonly modeOf?: (session: Session) => SessionMode
-  /** MCP servers: ms allowed to connect, list tools and answer each call. Default 60000. */
-  readonly mcpTimeoutMs?: number
-  /** MCP servers: sampling requests one server may make per turn. Default 10. */
-  readonly mcpSamplingPerTurn?: number
+  /** How a session's MCP servers run (their time limit, their sampling budget). */
+  readonly mcp?: McpOptions
   /** Where file checkpoints keep content (the store's blob directory). Default: in memory. */
   readonly checkpointBlobs?: CheckpointBlobs
   /**
@@ -40,11 +40,8 @@ export interface AgentConfig {
   readonly compaction?: CompactionSettings
   /** The mode a new session starts in (a configuration file's `defaultMode`). Default `ask`. */
   readonly defaultMode?: SessionModeId
-  /**
-   * Turns the agent works toward a session goal (`_session/goal`) from its last set or resume
-   * before the goal is `limited`. Default 20.
-   */
-  readonly goalMaxIterations?: number
+  /** How the agent works toward session goals (`_session/goal`). */
+  readonly goals?: GoalOptions
 }
 
 export interface SubagentConfig {

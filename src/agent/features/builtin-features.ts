@@ -1,6 +1,9 @@
 import { compactionFeature } from '../compaction/compact-command.js'
+import { goalsFeature } from '../goals/goals-feature.js'
+import { mcpFeature } from '../mcp/mcp-feature.js'
 import { planFeature } from '../plan/update-plan-tool.js'
 import { rewindFeature } from '../rewind/rewind-command.js'
+import { steeringFeature } from '../steering/steering.js'
 import { subagentsFeature } from '../subagents/subagents-feature.js'
 import { instructionsFeature } from '../turn/reload-instructions-command.js'
 import { sessionCommands } from '../turn/session-commands.js'
@@ -17,4 +20,7 @@ export const BUILTIN_FEATURES: readonly Feature[] = [
   compactionFeature,
   instructionsFeature,
   subagentsFeature,
+  goalsFeature,
+  steeringFeature,
+  mcpFeature,
 ]

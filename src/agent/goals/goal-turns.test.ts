@@ -25,7 +25,11 @@ function turn(end: GoalTurnEnd) {
     type: 'turn/end',
     data: { turn: n, reason: end === 'cancelled' ? 'cancelled' : 'completed' },
   })
-  return afterGoalTurn(session, start, end, LIMITS, end === 'error' ? 'boom' : undefined)
+  return afterGoalTurn(
+    session,
+    { startSeq: start, end, ...(end === 'error' && { errorMessage: 'boom' }) },
+    LIMITS,
+  )
 }
 
 describe('session goals', () => {
@@ -72,7 +76,7 @@ describe('session goals', () => {
     session.append({ type: 'turn/start', data: { turn: 1 } })
     applyGoalAction(session, 'set', 'new goal')
     session.append({ type: 'turn/end', data: { turn: 1, reason: 'completed' } })
-    expect(afterGoalTurn(session, start, 'end_turn', LIMITS)).toEqual({ goOn: true })
+    expect(afterGoalTurn(session, { startSeq: start, end: 'end_turn' }, LIMITS)).toEqual({ goOn: true })
     expect(currentGoal(session)).toMatchObject({ status: 'active', iterations: 0 })
   })
 

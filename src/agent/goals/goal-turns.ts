@@ -6,6 +6,15 @@ import { GOAL_STATUS_TOOL } from './goal-tool.js'
 /** How a turn worked toward a goal ended, in ACP's words (`error`: the model failed). */
 export type GoalTurnEnd = 'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'error'
 
+/** A turn that ran while the goal was active: where it began, how it ended, what failed. */
+export interface GoalTurn {
+  /** The session's last seq before the turn began. */
+  readonly startSeq: number
+  readonly end: GoalTurnEnd
+  /** What failed, for an `error` end. */
+  readonly errorMessage?: string
+}
+
 /** What the limits of a goal's work are. */
 export interface GoalLimits {
   /** Turns one goal may take (counted from its last set or resume) before it is `limited`. */
@@ -22,7 +31,7 @@ export interface AfterGoalTurn {
 
 /**
  * Records what a turn that ran while the goal was active did to it, once the turn has ended
- * (`startSeq`: the session's last seq before the turn began). The turn counts as one iteration.
+ * (see {@link GoalTurn}). The turn counts as one iteration.
  * - the goal was changed during the turn: the model's `goal_status` or the user's pause or clear
  *   holds (no turn follows); a goal the user set or resumed then is active and a turn follows
  *   (unless this one stopped otherwise); nothing more is written;
@@ -32,53 +41,42 @@ export interface AfterGoalTurn {
  *   `cancelled`: `paused` (the user stopped the work; `resume` goes on).
  * Undefined goal (no goal, or not active when the turn began): nothing is written, no turn follows.
  */
-export function afterGoalTurn(
-  session: Session,
-  startSeq: number,
-  end: GoalTurnEnd,
-  limits: GoalLimits,
-  errorMessage?: string,
-): AfterGoalTurn {
+export function afterGoalTurn(session: Session, turn: GoalTurn, limits: GoalLimits): AfterGoalTurn {
   const goal = currentGoal(session)
   if (goal === null || goal.status !== 'active') return { goOn: false }
   // Set or resumed anew while the turn ran (the model's own verdict would have left it inactive):
   // the new goal starts with the next turn, this one is not counted toward it.
-  if (changedSince(session, startSeq)) return { goOn: end === 'end_turn' || end === 'max_tokens' }
+  if (changedSince(session, turn.startSeq))
+    return { goOn: turn.end === 'end_turn' || turn.end === 'max_tokens' }
   const iterations = goal.iterations + 1
-  const next = (status: GoalStatus, lastReason: string): GoalData => ({
-    ...goal,
-    status,
-    iterations,
-    lastReason,
-  })
+  const [status, lastReason] = verdict(goal, iterations, turn, limits)
+  return { event: record(session, { ...goal, status, iterations, lastReason }), goOn: status === 'active' }
+}
+
+/** The goal's status after its `iterations`-th turn ended as `turn` says, and why. */
+function verdict(
+  goal: GoalData,
+  iterations: number,
+  { end, errorMessage }: GoalTurn,
+  limits: GoalLimits,
+): [GoalStatus, string] {
   switch (end) {
     case 'end_turn':
     case 'max_tokens': {
       const spent = iterations - (goal.budgetFrom ?? 0)
-      if (spent >= limits.maxIterations) {
-        const why = `${spent} ${spent === 1 ? 'turn' : 'turns'} without the goal met (the limit is ${limits.maxIterations})`
-        return { event: record(session, next('limited', why)), goOn: false }
-      }
-      const why = `turn ${iterations} ended without ${GOAL_STATUS_TOOL} saying the goal is met`
-      return { event: record(session, next('active', why)), goOn: true }
+      if (spent < limits.maxIterations)
+        return ['active', `turn ${iterations} ended without ${GOAL_STATUS_TOOL} saying the goal is met`]
+      const turns = `${spent} ${spent === 1 ? 'turn' : 'turns'}`
+      return ['limited', `${turns} without the goal met (the limit is ${limits.maxIterations})`]
     }
     case 'max_turn_requests':
-      return {
-        event: record(
-          session,
-          next('limited', `a turn reached the step limit (${limits.maxSteps} model requests)`),
-        ),
-        goOn: false,
-      }
+      return ['limited', `a turn reached the step limit (${limits.maxSteps} model requests)`]
     case 'refusal':
-      return { event: record(session, next('blocked', 'the model refused')), goOn: false }
+      return ['blocked', 'the model refused']
     case 'error':
-      return {
-        event: record(session, next('blocked', `the model failed: ${errorMessage ?? 'error'}`)),
-        goOn: false,
-      }
+      return ['blocked', `the model failed: ${errorMessage ?? 'error'}`]
     case 'cancelled':
-      return { event: record(session, next('paused', 'the turn was cancelled')), goOn: false }
+      return ['paused', 'the turn was cancelled']
   }
 }
 

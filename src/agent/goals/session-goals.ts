@@ -6,12 +6,12 @@ import {
   type AfterGoalTurn,
   afterGoalTurn,
   type GoalLimits,
-  type GoalTurnEnd,
+  type GoalTurn,
   goalPrompt,
 } from './goal-turns.js'
 
 /**
- * The agent's side of session goals (`AgentService.goals`): the limits of a goal's work, the
+ * The agent's side of session goals (`agent.features.get(SessionGoals)`): the limits of a goal's work, the
  * `goal_status` tool offered to a session's turns while its goal is active, and what follows a
  * turn that worked toward it. The goal itself is in the log (see `currentGoal`).
  */
@@ -51,13 +51,8 @@ export class SessionGoals {
   }
 
   /** See {@link afterGoalTurn}; `prompt` is the next turn's when one follows. */
-  afterTurn(
-    session: Session,
-    startSeq: number,
-    end: GoalTurnEnd,
-    errorMessage?: string,
-  ): AfterGoalTurn & { readonly prompt?: ContentBlock[] } {
-    const after = afterGoalTurn(session, startSeq, end, this.limits, errorMessage)
+  afterTurn(session: Session, turn: GoalTurn): AfterGoalTurn & { readonly prompt?: ContentBlock[] } {
+    const after = afterGoalTurn(session, turn, this.limits)
     const goal = currentGoal(session)
     return after.goOn && goal !== null ? { ...after, prompt: goalPrompt(goal) } : after
   }

@@ -100,7 +100,12 @@ export class McpConnection {
       answerRoots(client, directories, replacedDirectories(config, options.cwd, options.onRootsReplaced))
     }
     const connection = new McpConnection(config, client, transport, options)
-    answerAsks(client, config.name, connection.calls, options.elicitation, options.sampling)
+    answerAsks(client, {
+      server: config.name,
+      calls: connection.calls,
+      modes: options.elicitation,
+      sampling: options.sampling,
+    })
     client.onclose = () => connection.lost('the connection closed')
     const onAbort = () => void connection.shutdown()
     options.signal?.addEventListener('abort', onAbort, { once: true })

@@ -34,6 +34,36 @@ export interface ServerSlot {
   opened: Promise<void>
 }
 
+/** A server a session wants: its config, its place in the list, the question modes it is told of. */
+export interface WantedServer {
+  readonly config: McpServerConfig
+  readonly rank: number
+  readonly elicitation: ElicitationModes | undefined
+}
+
+/** A slot for `wanted`, starting now (`startedAt`); its `opened` is set by whoever opens it. */
+export function newServerSlot({ config, rank, elicitation }: WantedServer, startedAt: number): ServerSlot {
+  return {
+    config,
+    elicitation,
+    key: configKey(config, elicitation),
+    rank,
+    state: 'starting',
+    connection: undefined,
+    told: false,
+    startedAt,
+    settledAt: undefined,
+    held: undefined,
+    abort: new AbortController(),
+    opened: Promise.resolve(),
+  }
+}
+
+/** The config (and question modes) as text: what a reload compares. */
+export function configKey(config: McpServerConfig, elicitation: ElicitationModes | undefined): string {
+  return JSON.stringify([config, elicitation?.form === true, elicitation?.url === true])
+}
+
 export interface SessionServers {
   slots: ServerSlot[]
   readonly notices: McpNotices

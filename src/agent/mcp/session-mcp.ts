@@ -5,7 +5,15 @@ import { DEFAULT_SAMPLING_PER_TURN, SamplingBounds } from './asks/sampling-bound
 import type { McpConnection } from './mcp-connection.js'
 import { McpNotices } from './mcp-notices.js'
 import type { McpServerConfig } from './server-config.js'
-import type { McpSessionsOptions, ServerSlot, SessionNotifier, SessionServers } from './server-slot.js'
+import {
+  configKey,
+  type McpSessionsOptions,
+  newServerSlot,
+  type ServerSlot,
+  type SessionNotifier,
+  type SessionServers,
+  type WantedServer,
+} from './server-slot.js'
 import { type StartClock, StartRecord, systemClock, waitForStarts } from './start-wait.js'
 
 export { MCP_CONNECTED_EVENT, MCP_FAILED_EVENT } from './mcp-notices.js'
@@ -85,7 +93,7 @@ export class McpSessions {
     }
     const live = entry
     live.slots = servers.map(
-      (config, rank) => kept[rank] ?? this.start(live, config, rank, retired, elicitation),
+      (config, rank) => kept[rank] ?? this.start(live, { config, rank, elicitation }, retired),
     )
   }
 
@@ -186,27 +194,9 @@ export class McpSessions {
     entry.notices.flush(send)
   }
 
-  private start(
-    entry: SessionServers,
-    config: McpServerConfig,
-    rank: number,
-    after: Promise<void>,
-    elicitation: ElicitationModes | undefined,
-  ): ServerSlot {
-    const slot: ServerSlot = {
-      config,
-      elicitation,
-      key: configKey(config, elicitation),
-      rank,
-      state: 'starting',
-      connection: undefined,
-      told: false,
-      startedAt: this.clock.now(),
-      settledAt: undefined,
-      held: undefined,
-      abort: new AbortController(),
-      opened: Promise.resolve(),
-    }
+  /** A new slot for a wanted server, opened once `after` settled. */
+  private start(entry: SessionServers, wanted: WantedServer, after: Promise<void>): ServerSlot {
+    const slot = newServerSlot(wanted, this.clock.now())
     // Opened after the caller's answer has left (a notice must not precede it: the client would
     // not know the session yet).
     slot.opened = after
@@ -298,8 +288,4 @@ export class McpSessions {
     entry.notices.failed(slot.config.name, `stopped working (${reason})`, 'lost')
     this.flushIdle(entry)
   }
-}
-
-function configKey(config: McpServerConfig, elicitation: ElicitationModes | undefined): string {
-  return JSON.stringify([config, elicitation?.form === true, elicitation?.url === true])
 }

@@ -1,4 +1,5 @@
 import type { Session } from '../../session/index.js'
+import { callInOrder } from '../shared/call-in-order.js'
 
 /**
  * Work a slash command leaves for after its turn (a `/rewind` cannot rewind while its own turn is
@@ -22,13 +23,5 @@ export async function runAfterTurn(session: Session, completed: boolean): Promis
   if (!tasks) return
   deferred.delete(session)
   if (!completed) return
-  let failure: { error: unknown } | undefined
-  for (const task of tasks) {
-    try {
-      await task()
-    } catch (error) {
-      failure ??= { error }
-    }
-  }
-  if (failure) throw failure.error
+  await callInOrder(tasks)
 }

@@ -6,18 +6,20 @@ import {
   type JsonValue,
   messageChunk,
   type Session,
+  type SessionUpdate,
   type TokenUsage,
   thoughtChunk,
 } from '../../session/index.js'
 import { ModelServerError } from '../providers/http/model-server-error.js'
 import type {
-  ModelProvider,
+  ModelChunk,
   ModelRequest,
   ModelStopReason,
   ToolResult,
   ToolSpec,
   TurnRequest,
 } from '../types.js'
+import type { TurnScope } from './turn-scope.js'
 
 /** Each live session's model history, folded forward step by step (dropped with the session). */
 const projectors = new WeakMap<Session, HistoryProjector>()
@@ -57,21 +59,24 @@ export interface StreamedStep {
   contextLength?: boolean
 }
 
+/** One model request of a step: what it offers, where its deltas go, the session's choices. */
+export interface StepRequest {
+  readonly tools: readonly ToolSpec[]
+  readonly send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void
+  /** The session's model and reasoning effort, the system prompt, and where the provider's notices (retries) go. */
+  readonly choice?: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'>
+}
+
 /**
- * Streams one step from `provider`, forwarding text and thought deltas live through
- * `request.sendUpdate`, tagged with `seq`: the seq the step's `assistant/message` will get (its
- * usage is reported once that is recorded, see `TurnRun`). Never throws: an abort or a provider
- * failure is reported in the result, together with everything streamed before it. Stops at once
- * when `signal` aborts, even if the provider ignores its signal. `choice` is the session's model
- * and reasoning effort for this request, and where the provider's notices (retries) go.
+ * Streams one step from the scope's provider, forwarding text and thought deltas live through
+ * `send`, tagged with the seq the step's `assistant/message` will get (its usage is reported once
+ * that is recorded, see `TurnRun`). Never throws: an abort or a provider failure is reported in the
+ * result, together with everything streamed before it. Stops at once when the scope's signal
+ * aborts, even if the provider ignores its signal.
  */
 export async function streamModelStep(
-  session: Session,
-  provider: ModelProvider,
-  tools: readonly ToolSpec[],
-  signal: AbortSignal,
-  send: (update: Parameters<TurnRequest['sendUpdate']>[0], seq: number) => void,
-  choice: Pick<ModelRequest, 'model' | 'thoughtLevel' | 'notify' | 'system'> = {},
+  { session, provider, signal }: Pick<TurnScope, 'session' | 'provider' | 'signal'>,
+  { tools, send, choice = {} }: StepRequest,
 ): Promise<StreamedStep> {
   const seq = session.lastSeq + 1
   const messageId = session.messageIdAt(seq)
@@ -88,35 +93,7 @@ export async function streamModelStep(
       ...(choice.notify !== undefined && { notify: choice.notify }),
     }
     for await (const chunk of abortable(provider.stream(modelRequest, signal), signal)) {
-      switch (chunk.type) {
-        case 'text':
-          if (chunk.text === '') break
-          step.text += chunk.text
-          send(messageChunk(chunk.text, messageId), seq)
-          break
-        case 'thought':
-          if (chunk.text === '') break
-          step.thought += chunk.text
-          send(thoughtChunk(chunk.text, messageId), seq)
-          break
-        case 'tool_call':
-          step.calls.push({
-            callId: chunk.callId,
-            name: chunk.name,
-            input: chunk.input,
-            ...(chunk.result !== undefined && { result: chunk.result }),
-          })
-          break
-        case 'usage':
-          step.usage = chunk.usage
-          if (chunk.contextWindow !== undefined) step.contextWindow = chunk.contextWindow
-          break
-        case 'stop':
-          step.stop = chunk.reason
-          break
-        default:
-          assertNever(chunk, 'model chunk')
-      }
+      takeChunk(step, chunk, (update) => send(update, seq), messageId)
     }
     if (signal.aborted) step.aborted = true
   } catch (error) {
@@ -127,4 +104,42 @@ export async function streamModelStep(
     }
   }
   return step
+}
+
+/** Adds one streamed chunk to `step`; text and thought deltas go out at once through `show`. */
+function takeChunk(
+  step: StreamedStep,
+  chunk: ModelChunk,
+  show: (update: SessionUpdate) => void,
+  messageId: string,
+): void {
+  switch (chunk.type) {
+    case 'text':
+      if (chunk.text === '') return
+      step.text += chunk.text
+      show(messageChunk(chunk.text, messageId))
+      return
+    case 'thought':
+      if (chunk.text === '') return
+      step.thought += chunk.text
+      show(thoughtChunk(chunk.text, messageId))
+      return
+    case 'tool_call':
+      step.calls.push({
+        callId: chunk.callId,
+        name: chunk.name,
+        input: chunk.input,
+        ...(chunk.result !== undefined && { result: chunk.result }),
+      })
+      return
+    case 'usage':
+      step.usage = chunk.usage
+      if (chunk.contextWindow !== undefined) step.contextWindow = chunk.contextWindow
+      return
+    case 'stop':
+      step.stop = chunk.reason
+      return
+    default:
+      assertNever(chunk, 'model chunk')
+  }
 }

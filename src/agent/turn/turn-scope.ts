@@ -3,7 +3,6 @@ import type { FileCheckpoints } from '../checkpoints/recorder.js'
 import type { LivePermissions } from '../config/permissions.js'
 import type { UpdateSender } from '../notices/notice.js'
 import type { ModelProvider, TurnRequest } from '../types.js'
-import type { SteerInbox } from './steer-inbox.js'
 
 /**
  * What every collaborator of one running turn shares (its tool calls, its compaction, its
@@ -29,8 +28,23 @@ export interface RunningTurn {
   readonly controller: AbortController
   readonly done: Promise<unknown>
   readonly permissions: LivePermissions
-  /** Where the user's steers wait for the turn's next safe point (absent: a subagent's turn). */
-  readonly steers?: SteerInbox
+}
+
+/** What the features do at the points of one turn (see `AgentFeature.turn`). */
+export interface TurnHooks {
+  /**
+   * Before each model request, with the turn's update channel and signal, while the log may take
+   * standalone events. Awaited only when it returns a promise.
+   */
+  readonly beforeStep?: (send: UpdateSender, signal: AbortSignal) => void | Promise<void>
+  /** At each safe point between two steps (after a step's tool results): may append to the turn. */
+  readonly betweenSteps?: (scope: TurnScope) => void
+  /** True when a step that would end the turn `completed` is to be followed by one more. */
+  readonly wantsStep?: () => boolean
+  /** Synchronously after the last step's decision: the turn takes nothing more. */
+  readonly close?: () => void
+  /** The turn is over (ended, or failed), before its pen is released. */
+  readonly settled?: () => void
 }
 
 /** How the body of a turn ended: the `turn/end` reason still to be written. */

@@ -2,6 +2,7 @@ import type { Context } from 'cordis'
 import { afterEach, describe, expect, it } from 'vitest'
 import { replayBySeq, request, startAgent, updatesBySeq } from '../../../test/support/turn-harness.js'
 import { type ModelMessage, projectUpdates, type SessionEvent } from '../../session/index.js'
+import { Steering } from '../steering/steering.js'
 import type { Tool } from '../tools/tool.js'
 import type { ModelChunk, ModelProvider } from '../types.js'
 
@@ -72,7 +73,7 @@ describe('steering', () => {
     const req = request('go')
     const running = ctx.agent.runTurn(session, req)
     await tool.opened
-    expect(ctx.agent.steer(session.id, text('use the blue one'))).toBe(true)
+    expect(ctx.agent.features.get(Steering).steer(session.id, text('use the blue one'))).toBe(true)
     gate.open()
     const outcome = await running
     expect(outcome.stopReason).toBe('end_turn')
@@ -132,7 +133,7 @@ describe('steering', () => {
     const session = ctx.sessions.create()
     const running = ctx.agent.runTurn(session, request('go'))
     await streaming.opened
-    expect(ctx.agent.steer(session.id, text('one more thing'))).toBe(true)
+    expect(ctx.agent.features.get(Steering).steer(session.id, text('one more thing'))).toBe(true)
     release.open()
     expect((await running).stopReason).toBe('end_turn')
     expect(userTexts(model.seen[1] ?? [])).toEqual(['go', 'one more thing'])
@@ -145,7 +146,7 @@ describe('steering', () => {
     const session = ctx.sessions.create()
     await ctx.agent.runTurn(session, request('go'))
     const before = session.lastSeq
-    expect(ctx.agent.steer(session.id, text('late'))).toBe(false)
+    expect(ctx.agent.features.get(Steering).steer(session.id, text('late'))).toBe(false)
     expect(session.lastSeq).toBe(before)
     expect(ctx.agent.isRunning(session.id)).toBe(false)
     expect(model.seen).toHaveLength(1)
@@ -158,7 +159,7 @@ describe('steering', () => {
     const session = ctx.sessions.create()
     const running = ctx.agent.runTurn(session, request('go'))
     await tool.opened
-    expect(ctx.agent.steer(session.id, text('never delivered'))).toBe(true)
+    expect(ctx.agent.features.get(Steering).steer(session.id, text('never delivered'))).toBe(true)
     await ctx.agent.cancel(session.id)
     expect((await running).stopReason).toBe('cancelled')
     expect(session.events().filter((e) => e.type === 'user/message')).toHaveLength(1)

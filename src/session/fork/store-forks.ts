@@ -1,7 +1,7 @@
 import type { SubagentMarker } from '../header.js'
 import type { SessionId } from '../ids.js'
 import type { Session } from '../session.js'
-import { assertChildId, type ForkChildExtra, forkChild } from '../store/new-session.js'
+import { assertChildId, type ForkSeed, forkChild } from '../store/new-session.js'
 import type { StoreHost } from '../store/store-host.js'
 import { forkTitle } from '../title.js'
 import { liveForkSource, resolveForkBoundary } from './fork.js'
@@ -31,8 +31,11 @@ export function forkLive(
 ): Session {
   const parent = liveForkSource(source, (id) => spawner.live.get(id))
   const title = forkTitle(parent.title)
-  return spawn(spawner, parent, resolveForkBoundary(parent, boundary), childSessionId, {
-    ...(title !== undefined && { title }),
+  return spawn(spawner, {
+    parent,
+    copied: resolveForkBoundary(parent, boundary),
+    childId: childSessionId,
+    extra: { ...(title !== undefined && { title }) },
   })
 }
 
@@ -46,21 +49,20 @@ export function forkSubagentLive(
   const subagent = checkSubagentMarker(marker)
   const parent = liveForkSource(source, (id) => spawner.live.get(id))
   const title = options.title ?? parent.explicitTitle
-  return spawn(spawner, parent, subagentBoundary(parent), options.childSessionId, {
-    subagent,
-    ...(title !== undefined && { title }),
+  return spawn(spawner, {
+    parent,
+    copied: subagentBoundary(parent),
+    childId: options.childSessionId,
+    extra: { subagent, ...(title !== undefined && { title }) },
   })
 }
 
-/** A live child of `parent` seeded with its first `copied` events (a closed boundary). */
+/** A live child of the seed's parent (its id minted when the seed names none). */
 function spawn(
   spawner: ForkSpawner,
-  parent: Session,
-  copied: number,
-  childSessionId: SessionId | undefined,
-  extra: ForkChildExtra,
+  seed: Omit<ForkSeed, 'childId'> & { childId: SessionId | undefined },
 ): Session {
-  const childId = childSessionId ?? spawner.mintId()
+  const childId = seed.childId ?? spawner.mintId()
   assertChildId(childId, (id) => spawner.taken(id))
-  return spawner.admit(forkChild(parent, copied, childId, extra, spawner.now(), spawner.host))
+  return spawner.admit(forkChild({ ...seed, childId }, spawner.now(), spawner.host))
 }

@@ -53,6 +53,15 @@ export interface ForkChildExtra {
   readonly title?: string
 }
 
+/** What a fork child is made of: its parent, how many of its events it shares, its id and extras. */
+export interface ForkSeed {
+  readonly parent: Session
+  /** The parent's first events the child shares (a closed boundary). */
+  readonly copied: number
+  readonly childId: SessionId
+  readonly extra: ForkChildExtra
+}
+
 /** Checks a fork child's id: `INVALID_SESSION_ID`, or `SESSION_ALREADY_EXISTS` when it is `taken`. */
 export function assertChildId(childId: SessionId, taken: (id: SessionId) => boolean): void {
   try {
@@ -78,10 +87,7 @@ export function childExists(childId: SessionId): SessionForkError {
  * names one.
  */
 export function forkChild(
-  parent: Session,
-  copied: number,
-  childId: SessionId,
-  extra: ForkChildExtra,
+  { parent, copied, childId, extra }: ForkSeed,
   createdAt: string,
   host: SessionHost,
 ): Session {

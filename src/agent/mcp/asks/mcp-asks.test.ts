@@ -24,7 +24,7 @@ async function linked(modes: { form: boolean; url: boolean } | undefined, sample
   const calls = new AskingCalls()
   const client = new Client({ name: 'dsh-acp', version: '0' }, { capabilities: mcpClientCapabilities(modes) })
   const bounds = new SamplingBounds(DEFAULT_SAMPLING_PER_TURN, () => {})
-  answerAsks(client, 'srv', calls, modes, sampler && { sampler, bounds })
+  answerAsks(client, { server: 'srv', calls, modes, sampling: sampler && { sampler, bounds } })
   const server = new Server({ name: 'srv', version: '0' }, { capabilities: {} })
   const [a, b] = InMemoryTransport.createLinkedPair()
   await Promise.all([client.connect(a), server.connect(b)])

@@ -13,6 +13,15 @@ import { StreamLimitError, type StreamLimits } from '../http/stream-limits.js'
 import type { ReadHooks } from '../http/streaming-post.js'
 import { CompletionAccumulator } from './completion-accumulator.js'
 
+/** What reading one completion is bounded and described by. */
+export interface CompletionRead {
+  /** The model's context window, reported with the usage (absent: unknown). */
+  readonly contextWindow: number | undefined
+  /** Who answered, for the failures' messages. */
+  readonly context: FailureContext
+  readonly limits: StreamLimits
+}
+
 /**
  * The chunks of one 2xx chat-completions response. A `text/event-stream` body is read as it
  * streams and ends at `[DONE]`; a stream that stops before `[DONE]` counts as complete only if a
@@ -24,10 +33,8 @@ import { CompletionAccumulator } from './completion-accumulator.js'
  */
 export async function* readCompletion(
   response: Response,
-  contextWindow: number | undefined,
   hooks: ReadHooks,
-  context: FailureContext,
-  limits: StreamLimits,
+  { contextWindow, context, limits }: CompletionRead,
 ): AsyncGenerator<ModelChunk> {
   const accumulator = new CompletionAccumulator(contextWindow, limits)
   const contentType = response.headers.get('content-type') ?? ''

@@ -116,7 +116,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): ModelProvi
           request.notify ? toldRetries(target, request.notify, maxRetries) : target,
           () => JSON.stringify(buildRequestBody(model, request, { images })),
           signal,
-          (response, hooks) => readCompletion(response, contextWindow, hooks, target.context, limits),
+          (response, hooks) =>
+            readCompletion(response, hooks, { contextWindow, context: target.context, limits }),
         ),
       ),
   }

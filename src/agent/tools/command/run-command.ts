@@ -63,14 +63,7 @@ export function createRunCommandTool(sandbox: CommandSandbox): Tool {
         ...(show && { onOutput: (piece: Buffer) => show({ terminalId, data: piece.toString('base64') }) }),
       })
       show?.({ terminalId, exitStatus: { exitCode: run.exitCode, signal: run.signal } })
-      const result = commandResult(
-        run.output,
-        run.truncated,
-        run.exitCode,
-        run.signal,
-        run.timedOut,
-        timeoutMs,
-      )
+      const result = commandResult(run, timeoutMs)
       if (launch.unsandboxedNote === undefined) return result
       return { ...result, output: `${result.output}\n${launch.unsandboxedNote}` }
     },
@@ -114,11 +107,13 @@ async function runInEditorTerminal(
     const exit = result.exitStatus ?? {}
     return {
       ...commandResult(
-        result.output,
-        result.truncated,
-        exit.exitCode ?? null,
-        exit.signal ?? null,
-        timedOut,
+        {
+          output: result.output,
+          truncated: result.truncated,
+          exitCode: exit.exitCode ?? null,
+          signal: exit.signal ?? null,
+          timedOut,
+        },
         timeoutMs,
       ),
       content: embedded,
@@ -131,12 +126,18 @@ async function runInEditorTerminal(
   }
 }
 
+/** How a command ended, wherever it ran: its output (cut or not) and exit. */
+interface CommandEnd {
+  readonly output: string
+  readonly truncated: boolean
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly timedOut: boolean
+}
+
+/** The tool's result for a command that ended so (`timeoutMs`: the time it was given). */
 function commandResult(
-  output: string,
-  truncated: boolean,
-  exitCode: number | null,
-  signal: string | null,
-  timedOut: boolean,
+  { output, truncated, exitCode, signal, timedOut }: CommandEnd,
   timeoutMs: number,
 ): ToolResult {
   const status = timedOut

@@ -24,17 +24,24 @@ export interface Verified {
   child(name: string): string
 }
 
+/** How {@link openVerified} opens: the open flags, inside which verified directory, with which mode. */
+export interface VerifiedOpen {
+  readonly flags: number
+  /** Opens the real path's base name inside this already verified directory. */
+  readonly at?: Verified
+  /** The mode of a file the open creates. */
+  readonly mode?: number
+}
+
 /**
  * Opens `realPath` (a real path a confinement check accepted) with `flags` plus `O_NOFOLLOW`, and
  * checks the descriptor is that file; otherwise closes it and refuses (`requested` names the path in
- * the message). `at` opens `realPath`'s base name inside an already verified directory.
+ * the message).
  */
 export async function openVerified(
   realPath: string,
-  flags: number,
   requested: string,
-  at?: Verified,
-  mode?: number,
+  { flags, at, mode }: VerifiedOpen,
 ): Promise<Verified> {
   const opened = at ? at.child(path.basename(realPath)) : realPath
   const handle = await open(opened, flags | constants.O_NOFOLLOW, mode).catch(
@@ -67,14 +74,14 @@ export async function openVerifiedDirectory(realDir: string, requested: string):
     probe = parent
   }
   const flags = constants.O_RDONLY | constants.O_DIRECTORY
-  let dir = await openVerified(probe, flags, requested)
+  let dir = await openVerified(probe, requested, { flags })
   for (const name of missing) {
     const next = path.join(dir.realPath, name)
     try {
       await mkdir(dir.child(name)).catch((error: NodeJS.ErrnoException) => {
         if (error.code !== 'EEXIST') throw error
       })
-      const opened = await openVerified(next, flags, requested, dir)
+      const opened = await openVerified(next, requested, { flags, at: dir })
       await dir.handle.close()
       dir = opened
     } catch (error) {

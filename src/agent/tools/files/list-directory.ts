@@ -36,7 +36,9 @@ export const listDirectoryTool: Tool = defineTool({
     let entries: Dirent[]
     try {
       // Listed through a descriptor verified to be `directory`: a swapped path lists nothing outside.
-      const opened = await openVerified(directory, constants.O_RDONLY | constants.O_DIRECTORY, requested)
+      const opened = await openVerified(directory, requested, {
+        flags: constants.O_RDONLY | constants.O_DIRECTORY,
+      })
       try {
         entries = await readdir(opened.child('.'), { withFileTypes: true })
       } finally {

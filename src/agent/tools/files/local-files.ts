@@ -27,7 +27,7 @@ export interface LocalSnapshot {
  */
 export async function readLocalFile(target: string, requested: string): Promise<LocalSnapshot> {
   // O_NONBLOCK: opening a FIFO does not wait for a writer; it is refused below as not a file.
-  const file = await openVerified(target, constants.O_RDONLY | constants.O_NONBLOCK, requested)
+  const file = await openVerified(target, requested, { flags: constants.O_RDONLY | constants.O_NONBLOCK })
   try {
     const info = await file.handle.stat({ bigint: true })
     if (info.isDirectory()) throw new ToolFailure(`${requested} is a directory, not a file`)
@@ -60,15 +60,10 @@ export function looksBinary(bytes: Uint8Array): boolean {
  * that version right before the rename, else nothing is written and the model is told to read it
  * again. Missing directories are created inside verified ones.
  */
-export async function replaceLocalFile(
-  target: string,
-  requested: string,
-  content: string | Uint8Array,
-  expected: LocalSnapshot | null | undefined,
-  signal: AbortSignal,
-): Promise<void> {
+export async function replaceLocalFile(replace: FileReplace, signal: AbortSignal): Promise<void> {
+  const { requested } = replace
   try {
-    await replaceVerified(target, requested, content, expected, signal)
+    await replaceVerified(replace, signal)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (error instanceof ToolFailure || error instanceof AbortedError || typeof code !== 'string') throw error
@@ -77,11 +72,27 @@ export async function replaceLocalFile(
   }
 }
 
+/** A replace of a local file (see {@link replaceLocalFile}). */
+export interface FileReplace {
+  /** The file's real path (a confinement check accepted it). */
+  readonly target: string
+  /** The path as the model gave it, for messages. */
+  readonly requested: string
+  /** Text (written as UTF-8) or bytes. */
+  readonly content: string | Uint8Array
+  /** The version the change was made from (`null`: no file; absent: not checked). */
+  readonly expected?: LocalSnapshot | null | undefined
+}
+
+/** A name in a verified directory, and the path the model gave for messages. */
+interface DirEntry {
+  readonly dir: Verified
+  readonly name: string
+  readonly requested: string
+}
+
 async function replaceVerified(
-  target: string,
-  requested: string,
-  content: string | Uint8Array,
-  expected: LocalSnapshot | null | undefined,
+  { target, requested, content, expected }: FileReplace,
   signal: AbortSignal,
 ): Promise<void> {
   const dir = await openVerifiedDirectory(path.dirname(target), requested)
@@ -98,10 +109,10 @@ async function replaceVerified(
       }
       if (expected !== undefined) await assertUnchanged(expected, current, requested)
       const temp = `.${name}.${randomBytes(6).toString('hex')}.dsh-tmp`
-      await writeTemp(dir, temp, content, info, requested)
+      await writeTemp({ dir, name: temp, requested }, content, info)
       try {
         if (signal.aborted) throw new AbortedError('the write was cancelled')
-        if (expected !== undefined) await assertStill(dir, name, current, info, requested)
+        if (expected !== undefined) await assertStill({ dir, name, requested }, current, info)
         await rename(dir.child(temp), dir.child(name))
       } catch (error) {
         await unlink(dir.child(temp)).catch(() => {})
@@ -118,7 +129,10 @@ async function replaceVerified(
 
 async function openCurrent(dir: Verified, target: string, requested: string): Promise<Verified | undefined> {
   try {
-    return await openVerified(target, constants.O_RDONLY | constants.O_NONBLOCK, requested, dir)
+    return await openVerified(target, requested, {
+      flags: constants.O_RDONLY | constants.O_NONBLOCK,
+      at: dir,
+    })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
@@ -126,15 +140,17 @@ async function openCurrent(dir: Verified, target: string, requested: string): Pr
 }
 
 async function writeTemp(
-  dir: Verified,
-  temp: string,
+  { dir, name: temp, requested }: DirEntry,
   content: string | Uint8Array,
   old: BigIntStats | undefined,
-  requested: string,
 ): Promise<void> {
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL
   // An existing file's content never sits in a file more open than the old one: 0600 until chmod.
-  const file = await openVerified(path.join(dir.realPath, temp), flags, requested, dir, old ? 0o600 : 0o666)
+  const file = await openVerified(path.join(dir.realPath, temp), requested, {
+    flags,
+    at: dir,
+    mode: old ? 0o600 : 0o666,
+  })
   try {
     await file.handle.writeFile(content, 'utf8')
     if (old) {
@@ -173,11 +189,9 @@ async function assertUnchanged(
 
 /** Right before the rename: the name still holds the file compared (unmodified since), or still none. */
 async function assertStill(
-  dir: Verified,
-  name: string,
+  { dir, name, requested }: DirEntry,
   current: Verified | undefined,
   compared: BigIntStats | undefined,
-  requested: string,
 ): Promise<void> {
   const there = await lstat(dir.child(name), { bigint: true }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return undefined

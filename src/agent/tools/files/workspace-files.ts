@@ -73,7 +73,7 @@ export async function writeWorkspaceText(
   const write = async () => {
     if (client.writeTextFile) return client.writeTextFile(target, content, signal)
     const expected = read === undefined || client.readTextFile ? undefined : (read.local ?? null)
-    await raceAbort(replaceLocalFile(target, requested, content, expected, signal), signal)
+    await raceAbort(replaceLocalFile({ target, requested, content, expected }, signal), signal)
   }
   if (context.checkpoints === undefined || read === undefined) await write()
   else await context.checkpoints.record(checkpointOf(context, target, read, content), write)

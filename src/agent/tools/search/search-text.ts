@@ -69,6 +69,7 @@ export const searchTextTool: Tool = defineTool({
       : walkWorkspace(root, start, context.signal)
     const pacer = new Pacer(context.signal)
     const found: Found = { lines: [], tooLong: 0, more: false }
+    const search: Search = { regex, limit, found, pacer }
     let skipped = 0
     for await (const file of files) {
       if (!inGlob(file.relative)) continue
@@ -77,7 +78,7 @@ export const searchTextTool: Tool = defineTool({
         skipped++
         continue
       }
-      await searchFile(file.relative, text, regex, limit, found, pacer)
+      await searchFile(file.relative, text, search)
       if (found.more) break
       if (pacer.due()) await pacer.rest()
     }
@@ -100,17 +101,20 @@ interface Found {
   more: boolean
 }
 
-/**
- * Adds the matching lines of one file to `found` (setting `more` once past `limit`), giving the
- * event loop its turns (`pacer`) between lines.
- */
+/** One search over the workspace: its pattern, its limit, what it found so far, its pacing. */
+interface Search {
+  readonly regex: TextPattern
+  readonly limit: number
+  readonly found: Found
+  /** Gives the event loop its turns between lines. */
+  readonly pacer: Pacer
+}
+
+/** Adds the matching lines of one file to `found` (setting `more` once past `limit`). */
 async function searchFile(
   relative: string,
   text: string,
-  regex: TextPattern,
-  limit: number,
-  found: Found,
-  pacer: Pacer,
+  { regex, limit, found, pacer }: Search,
 ): Promise<void> {
   let lineNumber = 0
   let from = 0

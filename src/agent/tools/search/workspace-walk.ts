@@ -38,16 +38,22 @@ export async function* walkWorkspace(
   stats: { visited: number; truncated: boolean } = { visited: 0, truncated: false },
 ): AsyncGenerator<WalkedFile> {
   const rules = await rulesAbove(root, start)
-  yield* walkDirectory(root, start, rules, new Pacer(signal), stats)
+  yield* walkDirectory({ root, pacer: new Pacer(signal), stats }, start, rules)
+}
+
+/** One walk: its root, its pacing, and what it counted. */
+interface Walk {
+  readonly root: string
+  readonly pacer: Pacer
+  readonly stats: { visited: number; truncated: boolean }
 }
 
 async function* walkDirectory(
-  root: string,
+  walk: Walk,
   directory: string,
   inherited: readonly IgnoreRules[],
-  pacer: Pacer,
-  stats: { visited: number; truncated: boolean },
 ): AsyncGenerator<WalkedFile> {
+  const { root, pacer, stats } = walk
   if (pacer.due()) await pacer.rest()
   const relativeDir = toPosix(path.relative(root, directory))
   const own = await loadRules(directory, relativeDir)
@@ -71,7 +77,7 @@ async function* walkDirectory(
     const absolute = path.join(directory, entry.name)
     if (entry.isDirectory()) {
       if (isIgnored(rules, `${relative}/`)) continue
-      yield* walkDirectory(root, absolute, rules, pacer, stats)
+      yield* walkDirectory(walk, absolute, rules)
     } else if (entry.isFile()) {
       if (!isIgnored(rules, relative)) yield { relative, absolute }
     }

@@ -1,6 +1,6 @@
 import { userMessage } from '../../session/index.js'
+import type { TurnScope } from '../turn/turn-scope.js'
 import type { SteerInbox } from './steer-inbox.js'
-import type { TurnScope } from './turn-scope.js'
 
 /**
  * Records each steer pending in `inbox` as a `user/message {steered: true}` of the scope's turn
