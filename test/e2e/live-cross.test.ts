@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import type { AgentProcess } from '../support/agent-process.js'
 import { dshOf, endsTurn, saysUser, until } from '../support/live-updates.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
+import { expectStreamedLive, STREAMING_MODEL } from '../support/streamed-live.js'
 import { testResources } from '../support/test-resources.js'
 import { agentText } from './updates.js'
 
@@ -29,22 +30,7 @@ writeFileSync(
 )
 
 const STREAMING = join(scriptDir, 'streaming.json')
-writeFileSync(
-  STREAMING,
-  JSON.stringify({
-    turns: [
-      [
-        [
-          { text: 'streamed ' },
-          { text: 'as it ' },
-          { text: 'comes' },
-          { delayMs: 60_000 },
-          { text: ' never' },
-        ],
-      ],
-    ],
-  }),
-)
+writeFileSync(STREAMING, JSON.stringify(STREAMING_MODEL))
 
 const resources = testResources()
 afterAll(() => rmSync(scriptDir, { recursive: true, force: true }))
@@ -132,32 +118,7 @@ describe('live across processes', () => {
     const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
     const b = await start(dir)
     await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
-    const loaded = b.updates.length
-    let answered = false
-    const running = prompt(a, sessionId, 'stream it').finally(() => {
-      answered = true
-    })
-    // Each chunk goes out once the next one came (the last waits for its event): the first two
-    // reach B while A's model waits in its step, before the step's message is in the log.
-    const isChunk = (words: string) => (u: acp.SessionNotification) =>
-      u.update.sessionUpdate === 'agent_message_chunk' &&
-      u.update.content.type === 'text' &&
-      u.update.content.text === words
-    await until(b, isChunk('as it '), loaded)
-    expect(answered).toBe(false)
-    expect(b.updates.slice(loaded).findIndex(isChunk('streamed '))).toBeLessThan(
-      b.updates.slice(loaded).findIndex(isChunk('as it ')),
-    )
-    await a.agent.notify('session/cancel', { sessionId })
-    const done = await running
-    expect(done.stopReason).toBe('cancelled')
-    const endSeq = (done._meta as { dsh: { seq: number } }).dsh.seq
-    await until(b, endsTurn(endSeq), loaded)
-    const live = b.updates.slice(loaded).filter((u) => u.sessionId === sessionId)
-    expect(agentText(live)).toBe('streamed as it comes')
-    const seqs = live.map((u) => dshOf(u)?.seq).filter((s) => s !== undefined)
-    expect(seqs).toEqual([...seqs].sort((x, y) => x - y))
-    expect([...a.audit.problems, ...b.audit.problems]).toEqual([])
+    await expectStreamedLive(a, b, sessionId)
   })
 
   it('a rewind in B reaches A plainly (a notice with _meta.dsh.resync), and A goes on from the rewound history', async () => {

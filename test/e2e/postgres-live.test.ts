@@ -6,6 +6,7 @@ import { postgresHosts } from '../support/postgres/hosts.js'
 import { freshSchema } from '../support/postgres/test-database.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { queuedNotice, queueTwoTakeBackSecond } from '../support/queued-prompts.js'
+import { expectStreamedLive, STREAMING_MODEL } from '../support/streamed-live.js'
 import { agentText } from './updates.js'
 
 // Two built `dsh-acp` processes on one PostgreSQL database (two hosts): a client that has a session
@@ -27,6 +28,8 @@ const SCRIPT_A = hosts.script('a', {
 const SCRIPT_B = hosts.script('b', {
   turns: [[[{ text: 'not b' }]], [[{ text: 'not b' }]], [[{ text: 'b answers' }]]],
 })
+
+const STREAMING = hosts.script('streaming', STREAMING_MODEL)
 
 function prompt(agent: AgentProcess, sessionId: string, words: string) {
   return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
@@ -91,5 +94,14 @@ describe('two hosts on one PostgreSQL database, live', () => {
     const ends = replayed.map((u) => dshOf(u)?.turnEnd?.reason).filter((r) => r !== undefined)
     expect(ends).toEqual(['completed', 'cancelled', 'completed'])
     expect([...a.audit.problems, ...b.audit.problems, ...c.audit.problems]).toEqual([])
+  })
+
+  it("B's client sees A's model text stream in as A's model writes it (NOTIFY), before its message is appended, and once", async () => {
+    const url = await freshSchema()
+    const a = await hosts.stdio(url, { script: STREAMING })
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const b = await hosts.stdio(url, { script: STREAMING })
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    await expectStreamedLive(a, b, sessionId)
   })
 })

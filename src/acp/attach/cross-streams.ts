@@ -26,6 +26,9 @@ export class CrossStreams {
   /** Per session, the seq and count of this process's last chunk (counted even when not passed on). */
   private readonly own = new Map<string, { seq: number; n: number }>()
   private readonly followed = new Map<string, Followed>()
+  /** Per session, the writers the board last named, and the stop of the chunk watch. */
+  private readonly writers = new Map<string, readonly string[]>()
+  private readonly watching = new Map<string, () => void>()
 
   constructor(private readonly sessions: SessionStore) {}
 
@@ -70,6 +73,7 @@ export class CrossStreams {
 
   /** Shows `seats` what the turns of `writers` streamed since the last look, as far as it can be now. */
   show(seats: readonly Attached[], sessionId: string, writers: readonly string[]): void {
+    this.writers.set(sessionId, writers)
     const session = this.sessions.get(sessionId)
     if (!session) return
     for (const update of this.look(sessionId, writers, session.lastSeq))
@@ -87,8 +91,22 @@ export class CrossStreams {
     return this.followed.get(sessionId)?.seq
   }
 
+  /**
+   * Shows `seats()` each chunk of another writer as it arrives, where the store reports chunks
+   * apart from its watch (`watchChunks`); a second call does nothing.
+   */
+  follow(sessionId: string, seats: () => readonly Attached[]): void {
+    const watch = this.sessions.streams?.watchChunks?.bind(this.sessions.streams)
+    if (!watch || this.watching.has(sessionId)) return
+    const stop = watch(sessionId, () => this.show(seats(), sessionId, this.writers.get(sessionId) ?? []))
+    this.watching.set(sessionId, stop)
+  }
+
   /** Nobody here follows the session any more. */
   forget(sessionId: string): void {
+    this.watching.get(sessionId)?.()
+    this.watching.delete(sessionId)
+    this.writers.delete(sessionId)
     this.followed.delete(sessionId)
     this.sessions.streams?.forget(sessionId)
   }

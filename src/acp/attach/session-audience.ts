@@ -67,6 +67,7 @@ export class SessionAudience {
     }
     this.bySession.set(sessionId, [...others, attached])
     this.cross.follow(sessionId)
+    this.crossStreams.follow(sessionId, () => this.seatsOf(sessionId))
     // A question still open is put to it too.
     this.questions.putTo(sessionId, attached)
     this.tellPresence(sessionId, attached)

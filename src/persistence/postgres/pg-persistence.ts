@@ -16,6 +16,7 @@ import { WriterRegistry } from '../writer-registry.js'
 import { PgBlobs } from './blobs.js'
 import { PgBoard } from './live/board.js'
 import { HostWatches } from './live/host-watches.js'
+import { PgStreams } from './live/streams.js'
 import { describeDatabase, type PostgresConnectionConfig, PostgresPool } from './pool.js'
 import { listStored } from './reads/list.js'
 import { corruptRow, readEvents, sessionRow } from './reads/reads.js'
@@ -54,6 +55,8 @@ export class PostgresPersistence implements SessionPersistence {
    * across hosts. Absent with `live: false` (nothing is heard from other hosts then).
    */
   readonly board: PgBoard | undefined
+  /** What a turn streams, passed between hosts (`live/streams.ts`); absent with `live: false`. */
+  readonly streams: PgStreams | undefined
   /** A prompt waits for another host's pen (let go: signalled; a dead host's: a retry finds it free). */
   readonly watchesPens: boolean
   /** The database as errors name it: host, port and database, never the password. */
@@ -96,6 +99,9 @@ export class PostgresPersistence implements SessionPersistence {
       this.logger,
       board && { host: board.host, held: () => board.held() },
     )
+    this.streams = board && new PgStreams(board.host, (payload) => this.watches.publish(payload))
+    const streams = this.streams
+    if (streams) this.watches.hearStreams((id, notice) => streams.hear(id, notice))
     ctx.on('session/created', (session) => this.created(session))
     this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))

@@ -119,7 +119,7 @@ export interface SessionPersistence {
    * the other processes that have the session open; changes are reported by `watch`. Optional:
    * without it, other processes see a turn's text when its message is appended.
    */
-  readonly streams?: SessionStreams
+  readonly streams?: SessionStreams | undefined
 }
 
 /** What one process says about a session on the board. */
@@ -203,4 +203,9 @@ export interface SessionStreams {
   read(id: SessionId, writers: readonly string[]): StreamedChunk[]
   /** Forgets how far the streams of `id` were read (nobody here follows it any more). */
   forget(id: SessionId): void
+  /**
+   * Calls `onChunk` when another writer's chunk of `id` arrives; returns the function that stops.
+   * Absent: `SessionPersistence.watch` reports them (the JSONL store's stream files).
+   */
+  watchChunks?(id: SessionId, onChunk: () => void): () => void
 }

@@ -1,6 +1,6 @@
 import type { SessionId } from '../../../session/ids.js'
 import { type PostgresConnectionConfig, type PostgresPool, storedVersions } from '../pool.js'
-import { type NoticesConfig, SessionNotices } from './notices.js'
+import { type NoticesConfig, SessionNotices, STREAM_CHANNEL } from './notices.js'
 
 /** A live session's writer as the watches use it. */
 export interface PolledWriter {
@@ -19,6 +19,8 @@ export class HostWatches {
   private readonly hearers = new Map<SessionId, Set<() => void>>()
   private readonly notices: SessionNotices
   private readonly live: boolean
+  /** Who hears the chunks other hosts' turns stream (`live/streams.ts`). */
+  private streamed: ((id: SessionId, notice: Record<string, unknown>) => void) | undefined
 
   constructor(
     config: PostgresConnectionConfig,
@@ -35,6 +37,7 @@ export class HostWatches {
       versions: (ids) => storedVersions(db, ids),
       viewOf: (id) => this.writerOf(id)?.view,
       signalled: (id) => this.tell(id),
+      streamed: (id, notice) => this.streamed?.(id, notice),
       ...(presence && { presence }),
       warn: (message) => this.log.warn(message),
     })
@@ -52,6 +55,16 @@ export class HostWatches {
       hearers.delete(onChange)
       if (hearers.size === 0 && this.hearers.get(id) === hearers) this.hearers.delete(id)
     }
+  }
+
+  /** Passes the chunks turns stream (other hosts' and this one's) to `hear`. */
+  hearStreams(hear: (id: SessionId, notice: Record<string, unknown>) => void): void {
+    this.streamed = hear
+  }
+
+  /** Streams a chunk to the other hosts (see `PgStreams`). */
+  publish(payload: string): void {
+    this.notices.send(STREAM_CHANNEL, payload)
   }
 
   /** Whether the LISTEN connection is up (this host's presence held). */

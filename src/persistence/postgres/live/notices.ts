@@ -8,6 +8,11 @@ export const NOTICE_CHANNEL = 'dsh_session_writes'
  * `{"session": id}`; a watcher of the session looks again.
  */
 export const SIGNAL_CHANNEL = 'dsh_session_signals'
+/**
+ * The channel of what a host's turn streams before its events are appended (`live/streams.ts`):
+ * payload `{session, from, seq, n, update}`.
+ */
+export const STREAM_CHANNEL = 'dsh_session_streams'
 
 /**
  * Announces, inside the caller's transaction (so it is delivered only if that commits, and after
@@ -44,6 +49,8 @@ export interface NoticesConfig {
   readonly viewOf: (id: SessionId) => number | undefined
   /** A watched session's board or pen changed on another host (or this one). */
   readonly signalled: (id: SessionId) => void
+  /** A host's turn of a watched session streamed a chunk (this host's own too). */
+  readonly streamed?: (id: SessionId, notice: Record<string, unknown>) => void
   /**
    * This host's presence: the key of an advisory lock held on the connection while it is up (the
    * database lets it go with the connection), and what to do each time it is (re)taken.
@@ -123,7 +130,7 @@ export class SessionNotices {
     client.on('notification', (message) => this.notified(message.channel, message.payload))
     try {
       await client.connect()
-      await client.query(`LISTEN ${NOTICE_CHANNEL}; LISTEN ${SIGNAL_CHANNEL}`)
+      await client.query(`LISTEN ${NOTICE_CHANNEL}; LISTEN ${SIGNAL_CHANNEL}; LISTEN ${STREAM_CHANNEL}`)
       const presence = this.config.presence
       // A try: a connection of this host's that is not quite dead yet may hold it still (then this
       // connection is given up, and the next one tries again).
@@ -149,6 +156,14 @@ export class SessionNotices {
       this.config.heard(id, undefined)
       this.config.signalled(id)
     }
+  }
+
+  /**
+   * Sends `payload` on `channel` through the LISTEN connection (in the order of the calls); not
+   * sent while the connection is down. Never rejects.
+   */
+  send(channel: string, payload: string): void {
+    this.client?.query('SELECT pg_notify($1, $2)', [channel, payload]).catch(() => {})
   }
 
   /** Whether the connection is up (and this host's presence lock held on it). */
@@ -177,7 +192,7 @@ export class SessionNotices {
   }
 
   private notified(channel: string, payload: string | undefined): void {
-    let notice: { session?: unknown; seq?: unknown }
+    let notice: { session?: unknown; seq?: unknown } & Record<string, unknown>
     try {
       notice = JSON.parse(payload ?? '')
     } catch {
@@ -186,6 +201,10 @@ export class SessionNotices {
     const { session, seq } = notice
     if (typeof session !== 'string' || !this.watched.has(session)) return
     const id = session as SessionId
+    if (channel === STREAM_CHANNEL) {
+      this.config.streamed?.(id, notice)
+      return
+    }
     if (channel === SIGNAL_CHANNEL) {
       this.config.signalled(id)
       return
