@@ -104,4 +104,24 @@ describe('two hosts on one PostgreSQL database, live', () => {
     await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
     await expectStreamedLive(a, b, sessionId)
   })
+
+  it("B's session/cancel cancels the turn host A runs (through the board): A's prompt answers cancelled, B sees the turn end", async () => {
+    const url = await freshSchema()
+    const a = await hosts.stdio(url, { script: SCRIPT_A })
+    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+    const b = await hosts.stdio(url, { script: SCRIPT_A })
+    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const loaded = b.updates.length
+    const first = await prompt(a, sessionId, 'one')
+    await until(b, endsTurn(seqOf(first)), loaded)
+    // A's second turn waits in its model step; B's client sees its prompt, then cancels it.
+    const running = prompt(a, sessionId, 'two')
+    await until(b, saysUser('two'), loaded)
+    await b.agent.notify('session/cancel', { sessionId })
+    const cancelled = await running
+    expect(cancelled.stopReason).toBe('cancelled')
+    const end = await until(b, endsTurn(seqOf(cancelled)), loaded)
+    expect(dshOf(end)?.turnEnd?.reason).toBe('cancelled')
+    expect([...a.audit.problems, ...b.audit.problems]).toEqual([])
+  })
 })
