@@ -22,7 +22,7 @@ createNdjsonConnection(process.stdin, process.stdout, { inbound })
 `
 
 const dispatchScript = `
-const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection.js'))})
+const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection/connection.js'))})
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const ctx = { logger: () => quiet }
 const ping = { name: 'ping', beforeInitialize: true, handle: () => 'pong' }

@@ -16,7 +16,7 @@ import {
 import type { ClientState } from './client-state.js'
 import type { AgentSetup } from './setup-port.js'
 import { ClientView } from './views/client-view.js'
-import { splicedLine } from './views/stored-line-splice.js'
+import { splicedLine } from './views/replay/stored-line-splice.js'
 import { openSubagentChannel } from './views/subagent-view.js'
 import type { ViewCall } from './views/view-call.js'
 

@@ -1,6 +1,6 @@
 import type { Session, SessionEvent, UpdateProjector } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { replayOutput, replayProjector } from './replay-output.js'
+import { replayOutput, replayProjector } from './replay/replay-output.js'
 
 /**
  * Sends this client what it missed of `session`: the events this process caught up on (other
