@@ -69,7 +69,9 @@ export class AcpServer {
 
   /** Serves ACP on a pair of streams (stdio, or in-memory in tests). */
   serve(input: Readable, output: Writable, options: ConnectionOptions = {}): AcpConnection {
-    return new AcpConnection(this.ctx, this, input, output, {
+    return new AcpConnection(this.ctx, this, {
+      input,
+      output,
       ...(this.config.maxLineBytes !== undefined && { maxLineBytes: this.config.maxLineBytes }),
       ...options,
     })
