@@ -175,17 +175,19 @@ export class Call implements CallContext {
     const bridge = createClientBridge(
       // A question other attached clients can answer goes to them too (the first answer settles it).
       (method, params, signal) =>
-        this.scope.audience.ask(this.scope, method, params, signal, this.scope.send),
+        this.scope.audience.ask(this.scope, { method, params, signal }, this.scope.send),
       this.scope.client,
       sessionId,
-      permissionTarget,
-      // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
-      async (method, params) =>
-        this.scope.audience.completeElicitation(params.elicitationId, () =>
-          this.scope.wire.notify(method, params).catch((error: Error) => {
-            this.scope.warn(`${method} not sent: ${error.message}`)
-          }),
-        ),
+      {
+        permissionTarget,
+        // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
+        notify: async (method, params) =>
+          this.scope.audience.completeElicitation(params.elicitationId, () =>
+            this.scope.wire.notify(method, params).catch((error: Error) => {
+              this.scope.warn(`${method} not sent: ${error.message}`)
+            }),
+          ),
+      },
     )
     return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
   }

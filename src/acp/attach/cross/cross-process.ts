@@ -247,13 +247,15 @@ export class CrossProcess {
     for (const [id, posted] of open) {
       if (entry.foreign.has(id) || typeof posted.method !== 'string') continue
       const question: SharedQuestion = new SharedQuestion(
-        sessionId,
-        posted.method,
-        posted.params,
-        (result) =>
-          void this.sessions.board?.offer(sessionId, id, { result, ...answeredBy(question) }).catch(() => {}),
-        () => {},
-        () => this.audience.hold(sessionId, question, false),
+        { sessionId, method: posted.method, params: posted.params },
+        {
+          resolve: (result) =>
+            void this.sessions.board
+              ?.offer(sessionId, id, { result, ...answeredBy(question) })
+              .catch(() => {}),
+          reject: () => {},
+          done: () => this.audience.hold(sessionId, question, false),
+        },
       )
       entry.foreign.set(id, question)
       this.audience.hold(sessionId, question, true)

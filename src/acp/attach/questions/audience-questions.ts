@@ -19,6 +19,13 @@ interface AskedUrl {
   readonly boardId: string | undefined
 }
 
+/** A request a call sends its client, perhaps a question to share (see {@link SessionQuestions.ask}). */
+export interface AskedRequest {
+  readonly method: string
+  readonly params: unknown
+  readonly signal?: AbortSignal | undefined
+}
+
 /** What the questions need of the audience. */
 export interface QuestionSeats {
   seatsOf(sessionId: string): readonly Attached[]
@@ -95,13 +102,8 @@ export class SessionQuestions {
    * the first answer is the result (see {@link SharedQuestion}). Anything else goes to `owner`
    * alone through `ownSend`.
    */
-  ask(
-    owner: object,
-    method: string,
-    params: unknown,
-    signal: AbortSignal | undefined,
-    ownSend: ClientRequestSender,
-  ): Promise<unknown> {
+  ask(owner: object, request: AskedRequest, ownSend: ClientRequestSender): Promise<unknown> {
+    const { method, params, signal } = request
     const sessionId = (params as { sessionId?: unknown } | undefined)?.sessionId
     if (!isSharedQuestion(method, params) || typeof sessionId !== 'string')
       return ownSend(method, params, signal)
@@ -120,14 +122,14 @@ export class SessionQuestions {
     return new Promise((resolve, reject) => {
       const onAbort = () => question.cancel(signal?.reason)
       const question: SharedQuestion = new SharedQuestion(
-        sessionId,
-        method,
-        params,
-        resolve,
-        reject,
-        (_, answer) => {
-          signal?.removeEventListener('abort', onAbort)
-          this.settled(question, boardId, answer)
+        { sessionId, method, params },
+        {
+          resolve,
+          reject,
+          done: (_, answer) => {
+            signal?.removeEventListener('abort', onAbort)
+            this.settled(question, boardId, answer)
+          },
         },
       )
       const boardId = this.cross.asked(sessionId, question)

@@ -44,6 +44,21 @@ export interface Answerer {
   readonly tell?: (method: string, params: unknown) => void
 }
 
+/** What a shared question asks, of which session. */
+export interface QuestionAsked {
+  readonly sessionId: string
+  readonly method: string
+  readonly params: unknown
+}
+
+/** Who hears how a shared question ended. */
+export interface QuestionEnds {
+  readonly resolve: (result: unknown) => void
+  readonly reject: (error: unknown) => void
+  /** Called once, when it is settled (answered, failed or withdrawn). */
+  readonly done: (question: SharedQuestion, answer?: { result: unknown; by: Answerer }) => void
+}
+
 /**
  * One question of a session put to every attached connection: each gets its own request; the
  * first answer settles it, and every other connection then gets `$/cancel_request` for its
@@ -63,15 +78,18 @@ export class SharedQuestion {
   /** The `clientInfo.name` of the client whose answer settled it, when it gave one. */
   answeredBy: string | undefined
 
+  readonly sessionId: string
+  readonly method: string
+  readonly params: unknown
+
   constructor(
-    readonly sessionId: string,
-    readonly method: string,
-    readonly params: unknown,
-    private readonly resolve: (result: unknown) => void,
-    private readonly reject: (error: unknown) => void,
-    /** Called once, when it is settled (answered, failed or withdrawn). */
-    private readonly done: (question: SharedQuestion, answer?: { result: unknown; by: Answerer }) => void,
-  ) {}
+    asked: QuestionAsked,
+    private readonly ends: QuestionEnds,
+  ) {
+    this.sessionId = asked.sessionId
+    this.method = asked.method
+    this.params = asked.params
+  }
 
   /** Asks `answerer` too (once), unless it is settled. */
   askOf(answerer: Answerer): void {
@@ -105,8 +123,8 @@ export class SharedQuestion {
     if (this.settled) return
     this.settled = true
     for (const controller of this.asked.values()) controller.abort(reason)
-    this.reject(reason)
-    this.done(this)
+    this.ends.reject(reason)
+    this.ends.done(this)
   }
 
   /**
@@ -130,16 +148,16 @@ export class SharedQuestion {
     for (const [owner, controller] of this.asked) {
       if (owner !== by.owner) controller.abort(new QuestionWithdrawn('answered by another client'))
     }
-    this.resolve(result)
-    this.done(this, { result, by })
+    this.ends.resolve(result)
+    this.ends.done(this, { result, by })
   }
 
   private failed(error: unknown): void {
     this.lastError = error
     if (this.settled || --this.open > 0) return
     this.settled = true
-    this.reject(this.lastError)
-    this.done(this)
+    this.ends.reject(this.lastError)
+    this.ends.done(this)
   }
 }
 
