@@ -117,7 +117,7 @@ async function startupTimes(servers: readonly Server[]): Promise<number[]> {
 function checkBuild(): void {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`)
   const built = statSync(cli).mtimeMs
-  const source = statSync(join(root, 'src', 'acp', 'connection.ts')).mtimeMs
+  const source = statSync(join(root, 'src', 'acp', 'connection', 'connection.ts')).mtimeMs
   if (source > built) process.stderr.write('bench: warning: dist/ looks older than src/; run npm run build\n')
 }
 

@@ -22,12 +22,12 @@ createNdjsonConnection(process.stdin, process.stdout, { inbound })
 `
 
 const dispatchScript = `
-const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection.js'))})
+const { AcpConnection } = await import(${JSON.stringify(moduleUrl('acp/connection/connection.js'))})
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const ctx = { logger: () => quiet }
 const ping = { name: 'ping', beforeInitialize: true, handle: () => 'pong' }
 const server = { method: (name) => (name === 'ping' ? ping : undefined), capabilities: () => ({}), services: {} }
-new AcpConnection(ctx, server, process.stdin, process.stdout, {})
+new AcpConnection(ctx, server, { input: process.stdin, output: process.stdout })
 `
 
 const rawScript = rawEchoScript('pong')

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
 import { pinnedVersion } from './acp/v2/version-choice.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
-import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/line-splitter.js'
+import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/read/line-splitter.js'
 import { packageVersion } from './lib/package-version.js'
 import { type CliOptions, parseCli, setupArguments, usage } from './process/cli-args.js'
 import { runConfig } from './process/config/run-config.js'
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
     return
   }
   if (options.command === 'config') {
-    const { printConfig } = await import('./process/config/print-config.js')
+    const { printConfig } = await import('./process/config/print/print-config.js')
     await printConfig(argv, options, printToTerminal)
     return
   }

@@ -16,7 +16,7 @@ import {
 import type { ClientState } from './client-state.js'
 import type { AgentSetup } from './setup-port.js'
 import { ClientView } from './views/client-view.js'
-import { splicedLine } from './views/stored-line-splice.js'
+import { splicedLine } from './views/replay/stored-line-splice.js'
 import { openSubagentChannel } from './views/subagent-view.js'
 import type { ViewCall } from './views/view-call.js'
 
@@ -175,17 +175,19 @@ export class Call implements CallContext {
     const bridge = createClientBridge(
       // A question other attached clients can answer goes to them too (the first answer settles it).
       (method, params, signal) =>
-        this.scope.audience.ask(this.scope, method, params, signal, this.scope.send),
+        this.scope.audience.ask(this.scope, { method, params, signal }, this.scope.send),
       this.scope.client,
       sessionId,
-      permissionTarget,
-      // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
-      async (method, params) =>
-        this.scope.audience.completeElicitation(params.elicitationId, () =>
-          this.scope.wire.notify(method, params).catch((error: Error) => {
-            this.scope.warn(`${method} not sent: ${error.message}`)
-          }),
-        ),
+      {
+        permissionTarget,
+        // A URL elicitation's completion goes to every client asked it (see `SessionAudience`).
+        notify: async (method, params) =>
+          this.scope.audience.completeElicitation(params.elicitationId, () =>
+            this.scope.wire.notify(method, params).catch((error: Error) => {
+              this.scope.warn(`${method} not sent: ${error.message}`)
+            }),
+          ),
+      },
     )
     return { ...bridge, subagent: (link) => openSubagentChannel(this, link) }
   }

@@ -3,7 +3,7 @@ import type { Context } from 'cordis'
 import { SessionAudience } from './attach/session-audience.js'
 import type { CallContext } from './call-context.js'
 import { type AgentCapabilities, agentCapabilities } from './capabilities.js'
-import { AcpConnection, type ConnectionOptions } from './connection.js'
+import { AcpConnection, type ConnectionOptions } from './connection/connection.js'
 import type { AcpMethod } from './method.js'
 import type { AgentSetup } from './setup-port.js'
 
@@ -13,7 +13,7 @@ declare module 'cordis' {
   }
 }
 
-import type { AgentInfo } from './agent-info.js'
+import type { AgentInfo } from './initialize/agent-info.js'
 
 export type { AgentInfo }
 
@@ -69,7 +69,9 @@ export class AcpServer {
 
   /** Serves ACP on a pair of streams (stdio, or in-memory in tests). */
   serve(input: Readable, output: Writable, options: ConnectionOptions = {}): AcpConnection {
-    return new AcpConnection(this.ctx, this, input, output, {
+    return new AcpConnection(this.ctx, this, {
+      input,
+      output,
       ...(this.config.maxLineBytes !== undefined && { maxLineBytes: this.config.maxLineBytes }),
       ...options,
     })

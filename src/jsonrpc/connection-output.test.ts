@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import { chunkSink } from '../../test/support/wire/chunk-sink.js'
 import { TestPeer } from '../../test/support/wire/test-peer.js'
 import { createNdjsonConnection, type NdjsonConnection } from './connection.js'
-import { MAX_HELD_LINES, NdjsonMessageWriter } from './writer.js'
+import { MAX_HELD_LINES, NdjsonMessageWriter } from './write/writer.js'
 
 const connections: NdjsonConnection[] = []
 afterEach(() => {

@@ -4,8 +4,8 @@ import { BatchAnswers, type BatchPolicy } from './batch.js'
 import { InboundDispatcher, type InboundHandlers } from './dispatcher.js'
 import { RequestLedger } from './ledger.js'
 import { type OutboundCancel, OutboundRequests } from './outbound.js'
-import { type CancelNotifications, NdjsonMessageReader } from './reader.js'
-import { NdjsonMessageWriter } from './writer.js'
+import { type CancelNotifications, NdjsonMessageReader } from './read/reader.js'
+import { NdjsonMessageWriter } from './write/writer.js'
 
 /** Direction of a wire line: `in` was read from the peer, `out` was written to it. */
 export type WireDirection = 'in' | 'out'

@@ -1,6 +1,6 @@
 import type { SessionUpdateNotification } from '../../session/index.js'
+import type { Answerer } from './questions/shared-questions.js'
 import type { Seat } from './seat.js'
-import type { Answerer } from './shared-questions.js'
 
 /** A connection attached to one session: its seat and what its live output stands at. */
 export interface Attached extends Seat {

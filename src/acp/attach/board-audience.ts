@@ -1,5 +1,5 @@
 import type { BoardCancel, SessionUpdateNotification } from '../../session/index.js'
-import type { Answerer, SharedQuestion } from './shared-questions.js'
+import type { Answerer, SharedQuestion } from './questions/shared-questions.js'
 
 /** What the board needs of the audience of this process. */
 export interface BoardAudience {

@@ -1,5 +1,5 @@
 import type { Session, SessionEvent, SessionUpdateNotification } from '../../session/index.js'
-import { replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { replayedTurnEnd } from '../views/replay/replay-turn-ends.js'
 import type { Attached } from './attached.js'
 import { liveUpdates } from './live-chunks.js'
 

@@ -1,6 +1,6 @@
 import type { Session, SessionUpdateNotification, UpdateProjector } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
-import type { ReplayTurnEnds } from '../views/replay-turn-ends.js'
+import type { ReplayTurnEnds } from '../views/replay/replay-turn-ends.js'
 
 /** Where an attached connection's updates of one session go: the replay's projection and output. */
 export interface Seat {

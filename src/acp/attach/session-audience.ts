@@ -1,13 +1,13 @@
 import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } from '../../session/index.js'
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { type Attached, answerersAmong, namesOf } from './attached.js'
-import { SessionQuestions } from './audience-questions.js'
 import type { BoardAudience, RunningTurns } from './board-audience.js'
 import { noteTurnEnd, showCaughtUp } from './caught-up-seats.js'
-import { CrossProcess } from './cross-process.js'
-import { CrossStreams } from './cross-streams.js'
+import { CrossProcess } from './cross/cross-process.js'
+import { CrossStreams } from './cross/cross-streams.js'
 import { liveUpdates, StreamingEvents, streamChunk, streamsAhead } from './live-chunks.js'
 import { type Presence, presenceChanged, presenceOf, presenceUpdate } from './presence.js'
+import { type AskedRequest, SessionQuestions } from './questions/audience-questions.js'
 import { goneNotice, keptPrefix } from './resync.js'
 import type { Seat } from './seat.js'
 import { WritingCalls } from './writing-calls.js'
@@ -92,14 +92,8 @@ export class SessionAudience {
   }
 
   /** Sends `method` for a call of `owner`, shared with the other connections when it is a question (see {@link SessionQuestions.ask}). */
-  ask(
-    owner: object,
-    method: string,
-    params: unknown,
-    signal: AbortSignal | undefined,
-    ownSend: ClientRequestSender,
-  ): Promise<unknown> {
-    return this.questions.ask(owner, method, params, signal, ownSend)
+  ask(owner: object, request: AskedRequest, ownSend: ClientRequestSender): Promise<unknown> {
+    return this.questions.ask(owner, request, ownSend)
   }
 
   /**

@@ -1,6 +1,6 @@
 import type { WireId } from '../../jsonrpc/index.js'
 import type { Session } from '../../session/index.js'
-import { replayedTurnEnd } from '../views/replay-turn-ends.js'
+import { replayedTurnEnd } from '../views/replay/replay-turn-ends.js'
 
 /**
  * Where a session's turn stands, for a client that (re)attaches to it: running or waiting with

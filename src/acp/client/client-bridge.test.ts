@@ -32,7 +32,7 @@ const live = () => new AbortController().signal
 
 async function permission(outcome: unknown, target?: PermissionTarget) {
   const client = editor({ 'session/request_permission': outcome })
-  const bridge = createClientBridge(client.send, undefined, 's1', target)
+  const bridge = createClientBridge(client.send, undefined, 's1', { permissionTarget: target })
   const answer = await bridge.requestPermission?.(REQUEST, live())
   return { answer, sent: client.sent }
 }

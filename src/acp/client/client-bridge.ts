@@ -8,6 +8,14 @@ import { terminalBridge } from './terminal-bridge.js'
 export type { ClientRequestSender } from './client-requests.js'
 export type { PermissionTarget } from './permission.js'
 
+/** Where a bridge's questions are shown and its notifications go, when not the plain way. */
+export interface BridgeRouting {
+  /** Where permission requests (and questions of tool calls) are shown; default: the call's own. */
+  readonly permissionTarget?: PermissionTarget | undefined
+  /** How `elicitation/complete` is sent; default: the sender's notification. */
+  readonly notify?: ClientNotifier | undefined
+}
+
 /**
  * The editor's services for one session's tools: `session/request_permission` (baseline ACP),
  * asked on `sessionId` about the request's own tool call unless `permissionTarget` says otherwise;
@@ -21,8 +29,7 @@ export function createClientBridge(
   send: ClientRequestSender,
   client: ClientState | undefined,
   sessionId: string,
-  permissionTarget?: PermissionTarget,
-  notify?: ClientNotifier,
+  { permissionTarget, notify }: BridgeRouting = {},
 ): ClientBridge {
   const target = permissionTarget ?? ownToolCall(sessionId)
   const bridge: {

@@ -67,10 +67,12 @@ describe('elicitation through the client bridge', () => {
 
   it('shows a redirected question where permission requests go (a subagent seen through its parent)', async () => {
     const client = editor({ action: 'decline' })
-    const bridge = createClientBridge(client.send, FORMS, 'parent', () => ({
-      sessionId: 'parent',
-      toolCall: { toolCallId: 'delegate_1', title: 'Subagent', kind: 'other' },
-    }))
+    const bridge = createClientBridge(client.send, FORMS, 'parent', {
+      permissionTarget: () => ({
+        sessionId: 'parent',
+        toolCall: { toolCallId: 'delegate_1', title: 'Subagent', kind: 'other' },
+      }),
+    })
     await bridge.elicitation?.create(QUESTION, live())
     expect(client.sent[0]?.params).toMatchObject({ sessionId: 'parent', toolCallId: 'delegate_1' })
   })

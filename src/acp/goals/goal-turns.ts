@@ -19,8 +19,15 @@ export type RunTurn = (
   onUserMessage?: (messageId: string) => void,
 ) => Promise<unstable.PromptResponse>
 
+/** The prompt's own turn, which the goal's turns follow: its prompt, how a turn runs, who hears its id. */
+export interface FirstTurn {
+  readonly prompt: readonly ContentBlock[]
+  readonly run: RunTurn
+  readonly onUserMessage?: ((messageId: string) => void) | undefined
+}
+
 /**
- * Runs `prompt` as a turn and then, while the session's goal is active and not met, turns of the
+ * Runs `first.prompt` as a turn (`first.run`) and then, while the session's goal is active and not met, turns of the
  * agent's own toward it (each prompted with `goalPrompt`, shown to the client as a user message),
  * and answers with the last turn's response. After each turn the goal records what the turn did to
  * it (`SessionGoals.afterTurn`: its iterations, and `limited`, `blocked` or `paused` when the turn
@@ -32,14 +39,13 @@ export type RunTurn = (
 export async function keepToGoal(
   call: CallContext,
   session: Session,
-  prompt: readonly ContentBlock[],
-  runTurn: RunTurn,
-  onUserMessage?: (messageId: string) => void,
+  first: FirstTurn,
 ): Promise<unstable.PromptResponse> {
   const goals = call.agent.features.get(SessionGoals)
   const cancels = goals.cancelCount(session.id)
-  let turnPrompt = prompt
-  let userMessage = onUserMessage
+  const runTurn = first.run
+  let turnPrompt = first.prompt
+  let userMessage = first.onUserMessage
   for (;;) {
     await goals.prepareTurn(session)
     const startSeq = session.lastSeq

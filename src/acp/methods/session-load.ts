@@ -8,7 +8,7 @@ import { assertSessionId } from '../requests/session-access.js'
 import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
-import { replayAndAttach } from '../views/replay-attach.js'
+import { replayAndAttach } from '../views/replay/replay-attach.js'
 import { announceLoadedSession } from '../views/session-announce.js'
 
 /**

@@ -50,6 +50,6 @@ export async function runPrompt(
     const held = isCommand ? [] : call.agent.queue.takeHeld(sessionId)
     const prompt = held.length > 0 ? [...held, ...given] : given
     const place = call.agent.queue.join(sessionId, prompt)
-    return runInLine(call, session, prompt, place, call.signal, hooks)
+    return runInLine(call, { session, prompt, place, signal: call.signal }, hooks)
   }
 }

@@ -13,7 +13,7 @@ export interface ProviderChange {
 
 /**
  * The configured providers and whether they hold keys (a port: the process reads and writes its
- * configuration files, see process/config/provider-settings.ts). Nothing here ever returns a key.
+ * configuration files, see process/config/providers/provider-settings.ts). Nothing here ever returns a key.
  */
 export interface ProviderSettings {
   /** The providers as `providers/list` gives them, read now. */

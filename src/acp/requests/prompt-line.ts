@@ -30,12 +30,10 @@ export interface QueuedState {
  */
 export async function runInLine(
   call: CallContext,
-  session: Session,
-  prompt: readonly ContentBlock[],
-  place: LinePlace,
-  signal: AbortSignal,
+  lined: LinedPrompt,
   hooks: PromptHooks = {},
 ): Promise<unstable.PromptResponse> {
+  const { session, prompt, place, signal } = lined
   const { messageId } = place
   let forget: (() => void) | undefined
   let end: PromptEnd | undefined
@@ -49,9 +47,10 @@ export async function runInLine(
     if (held === undefined) return takenBack(call, session.id, messageId)
     try {
       if (place.queued || held.waited) void showQueued(call, session.id, { messageId, state: 'started' })
-      const runTurn: RunTurn = (turnPrompt, told) => runPromptTurn(call, session, turnPrompt, signal, told)
+      const run: RunTurn = (turnPrompt, told) =>
+        runPromptTurn(call, { session, prompt: turnPrompt, signal, onUserMessage: told })
       forget = call.requestId === undefined ? undefined : noteTurnPrompt(session, call.requestId)
-      const answer = await keepToGoal(call, session, prompt, runTurn, hooks.onUserMessage)
+      const answer = await keepToGoal(call, session, { prompt, run, onUserMessage: hooks.onUserMessage })
       end = { answer }
       return answer
     } catch (error) {
@@ -65,6 +64,23 @@ export async function runInLine(
     if (end !== undefined) hooks.onEnd?.(end)
     place.release()
   }
+}
+
+/** A prompt of a session and its place in the session's line of prompts. */
+export interface LinedPrompt {
+  readonly session: Session
+  readonly prompt: readonly ContentBlock[]
+  readonly place: LinePlace
+  /** Cancels the turn, or takes the prompt back while it waits. */
+  readonly signal: AbortSignal
+}
+
+/** One prompt turn to run (see {@link runPromptTurn}). */
+interface PromptTurn {
+  readonly session: Session
+  readonly prompt: readonly ContentBlock[]
+  readonly signal: AbortSignal
+  readonly onUserMessage?: ((messageId: string) => void) | undefined
 }
 
 /** How a prompt's turn (and the goal's turns after it) ended: its answer, or what failed. */
@@ -131,13 +147,8 @@ function showQueued(call: CallContext, sessionId: string, queued: QueuedState): 
  * One prompt turn, with the session's pen held (a nested hold): what other processes appended is
  * shown first, then the turn runs.
  */
-async function runPromptTurn(
-  call: CallContext,
-  session: Session,
-  prompt: readonly ContentBlock[],
-  signal: AbortSignal,
-  onUserMessage?: (messageId: string) => void,
-): Promise<unstable.PromptResponse> {
+async function runPromptTurn(call: CallContext, turn: PromptTurn): Promise<unstable.PromptResponse> {
+  const { session, prompt, signal, onUserMessage } = turn
   const sessionId = session.id
   // Awaited: a pen another host holds refuses the prompt before the model runs.
   const pen = await call.sessions.acquirePen(session)

@@ -84,14 +84,17 @@ async function filesHalf(
   }
 }
 
-/** The conversation half once the file half (if any) is done: skipped, previewed or rewound. */
+/**
+ * The conversation half once the file half (`after.files`, if any) is done: skipped, previewed
+ * (`after.dryRun`) or rewound.
+ */
 async function conversationHalf(
   call: CallContext,
   session: Session,
   plan: RewindPlan,
-  files: FilesHalf | undefined,
-  dryRun: boolean,
+  after: { readonly files: FilesHalf | undefined; readonly dryRun: boolean },
 ): Promise<ConversationHalf> {
+  const { files, dryRun } = after
   const messagesDropped = plan.messagesDropped
   if (files?.canRewind === false) {
     return {
@@ -153,6 +156,6 @@ export async function modeRewind(params: ModeRewindParams, call: CallContext): P
     result.files = await filesHalf(call, session, plan, { dryRun, strict: mode === 'both' })
   }
   if (mode !== 'files')
-    result.conversation = await conversationHalf(call, session, plan, result.files, dryRun)
+    result.conversation = await conversationHalf(call, session, plan, { files: result.files, dryRun })
   return result
 }

@@ -35,7 +35,7 @@ export const sessionSteeringMethod = defineMethod({
     if (idleBehavior === 'promptRequired') return { outcome: 'promptRequired', reason: 'noRunningTurn' }
     const place = call.agent.queue.join(sessionId, prompt)
     // The turn outlives this request: its updates and its end are the session's, as any turn's.
-    void runInLine(call, session, prompt, place, new AbortController().signal).catch(() => {})
+    void runInLine(call, { session, prompt, place, signal: new AbortController().signal }).catch(() => {})
     return place.queued ? { outcome: 'queued', messageId: place.messageId } : { outcome: 'started' }
   },
 })

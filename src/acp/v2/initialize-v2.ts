@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type * as v2 from '@agentclientprotocol/sdk/experimental/v2'
-import type { AgentInfo } from '../agent-info.js'
 import type { AgentCapabilities } from '../capabilities.js'
 import { goalInitializeMeta } from '../goals/advertise.js'
+import type { AgentInfo } from '../initialize/agent-info.js'
 import { rewindInitializeMeta } from '../rewind/advertise.js'
 import { v2AuthCapabilities } from './auth-v2.js'
 

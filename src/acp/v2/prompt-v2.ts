@@ -7,6 +7,13 @@ import { steerV2 } from './steer-v2.js'
 /** Sends one v2 `session/update` of `sessionId` (as it is: already in v2's words). */
 export type V2Send = (update: Record<string, unknown>) => Promise<void>
 
+/** What a v2 turn needs of its connection (see {@link promptV2}). */
+export interface V2Turn {
+  readonly send: V2Send
+  readonly track: (turn: Promise<unknown>) => void
+  readonly writing: <T>(turn: () => Promise<T>) => Promise<T>
+}
+
 /**
  * ACP v2's `session/prompt`: answered `{messageId}` once the prompt is in the log (acceptance),
  * after a `user_message` with that id and `state_update running`; the turn's updates follow, and
@@ -19,9 +26,7 @@ export type V2Send = (update: Record<string, unknown>) => Promise<void>
 export function promptV2(
   params: PromptParams,
   call: CallContext,
-  send: V2Send,
-  track: (turn: Promise<unknown>) => void,
-  writing: <T>(turn: () => Promise<T>) => Promise<T>,
+  { send, track, writing }: V2Turn,
 ): Promise<{ messageId: string }> {
   return new Promise((accept, refuse) => {
     let accepted = false
@@ -64,7 +69,10 @@ function idleUpdate(end: PromptEnd): Record<string, unknown> {
  * turn of its own (`promptV2`, queued behind the running one when the running one no longer takes
  * steers).
  */
-export function promptOrSteerV2(...args: Parameters<typeof promptV2>): Promise<{ messageId: string }> {
-  const [params, call] = args
-  return steerV2(params, call) ?? promptV2(...args)
+export function promptOrSteerV2(
+  params: PromptParams,
+  call: CallContext,
+  turn: V2Turn,
+): Promise<{ messageId: string }> {
+  return steerV2(params, call) ?? promptV2(params, call, turn)
 }

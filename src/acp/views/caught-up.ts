@@ -1,6 +1,6 @@
 import type { Session, SessionEvent, UpdateProjector } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
-import { replayOutput, replayProjector } from './replay-output.js'
+import { replayOutput, replayProjector } from './replay/replay-output.js'
 
 /**
  * Sends this client what it missed of `session`: the events this process caught up on (other
@@ -18,7 +18,7 @@ export async function sendCaughtUp(call: CallContext, session: Session): Promise
   let fed = 0
   let sawUserMessage = false
   for (const { from, to } of ranges) {
-    sawUserMessage = primeProjector(projector, session, fed + 1, from - 1, sawUserMessage)
+    sawUserMessage = primeProjector(projector, session, { from: fed + 1, to: from - 1 }, sawUserMessage)
     for (let seq = from; seq <= to; seq++) {
       const event = session.at(seq) as SessionEvent
       if (event.type === 'user/message') sawUserMessage = true
@@ -32,19 +32,19 @@ export async function sendCaughtUp(call: CallContext, session: Session): Promise
 }
 
 /**
- * Feeds `projector` what it must know of events `from..to` (which the client was shown another
- * way) to project the ones after them as a replay would: the options set, the title, the rewind
- * generation (message ids), the first
- * prompt (a derived title), and the calls of a turn still open at `to`. Nothing else is read (a
- * large event's data stays on disk). Returns whether a prompt was fed by now.
+ * Feeds `projector` what it must know of events `fed.from..fed.to` (which the client was shown
+ * another way) to project the ones after them as a replay would: the options set, the title, the
+ * rewind generation (message ids), the first prompt (a derived title), and the calls of a turn
+ * still open at `to`. Nothing else is read (a large event's data stays on disk). Returns whether a
+ * prompt was fed by now.
  */
 function primeProjector(
   projector: UpdateProjector,
   session: Session,
-  from: number,
-  to: number,
+  fed: { readonly from: number; readonly to: number },
   sawUserMessage: boolean,
 ): boolean {
+  const { from, to } = fed
   let saw = sawUserMessage
   let openTurnStart = to + 1
   for (let seq = to; seq >= from; seq--) {

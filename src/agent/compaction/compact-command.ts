@@ -1,5 +1,5 @@
 import type { AgentFeature, FeatureHost } from '../features/agent-feature.js'
-import type { CommandContext, SlashCommand } from '../turn/commands.js'
+import type { CommandContext, SlashCommand } from '../turn/commands/commands.js'
 import type { CompactionResult } from './compactor.js'
 import { type CompactionSettings, turnCompaction } from './turn-compaction.js'
 

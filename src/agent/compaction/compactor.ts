@@ -12,7 +12,7 @@ import {
   type SessionUpdate,
 } from '../../session/index.js'
 import { ModelServerError } from '../providers/http/model-server-error.js'
-import { modelHistory } from '../turn/model-step.js'
+import { modelHistory } from '../turn/step/model-step.js'
 import type { ModelProvider, ModelRequest, ToolSpec } from '../types.js'
 import { fitSummaryRequest, summaryInstruction, withoutToolOutputs } from './summary-request.js'
 import { estimateTokens } from './token-estimate.js'

@@ -1,6 +1,6 @@
 import type { CoreEvent } from '../../session/index.js'
 import type { NoticeChannel } from '../notices/notice.js'
-import { modelHistory } from '../turn/model-step.js'
+import { modelHistory } from '../turn/step/model-step.js'
 import type { TurnScope } from '../turn/turn-scope.js'
 import type { ToolSpec } from '../types.js'
 import { compactionNotice } from './compaction-notice.js'

@@ -7,7 +7,7 @@ import type { EffectiveConfig } from '../config/session-config.js'
 import type { UpdateSender } from '../notices/notice.js'
 import type { ToolRegistry } from '../tools/registry.js'
 import type { Tool } from '../tools/tool.js'
-import type { SlashCommand } from '../turn/commands.js'
+import type { SlashCommand } from '../turn/commands/commands.js'
 import type { TurnHooks } from '../turn/turn-scope.js'
 import type { ModelProvider, TurnOutcome, TurnRequest } from '../types.js'
 

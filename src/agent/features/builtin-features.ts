@@ -5,8 +5,8 @@ import { planFeature } from '../plan/update-plan-tool.js'
 import { rewindFeature } from '../rewind/rewind-command.js'
 import { steeringFeature } from '../steering/steering.js'
 import { subagentsFeature } from '../subagents/subagents-feature.js'
-import { instructionsFeature } from '../turn/reload-instructions-command.js'
-import { sessionCommands } from '../turn/session-commands.js'
+import { instructionsFeature } from '../turn/commands/reload-instructions-command.js'
+import { sessionCommands } from '../turn/commands/session-commands.js'
 import type { Feature } from './agent-feature.js'
 
 /**

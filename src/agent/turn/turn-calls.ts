@@ -8,7 +8,7 @@ import {
 import type { LivePermissions } from '../config/permissions.js'
 import type { ToolSet } from '../tools/registry.js'
 import type { ToolCallLocation, ToolResult } from '../types.js'
-import type { StreamedCall } from './model-step.js'
+import type { StreamedCall } from './step/model-step.js'
 import { CANCELLED_TOOL_OUTPUT, executeToolCall } from './tool-execution.js'
 import type { TurnScope } from './turn-scope.js'
 

@@ -15,12 +15,8 @@ import {
 } from '../compaction/turn-compaction.js'
 import { NoticeChannel } from '../notices/notice.js'
 import type { ModelProvider, TurnRequest } from '../types.js'
-import { parseCommand, type SlashCommand } from './commands.js'
-import type { StreamedStep } from './model-step.js'
-import type { StreamingSteps } from './streaming-steps.js'
-import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
-import { TurnCalls } from './turn-calls.js'
-import type { TurnEnding, TurnHooks, TurnScope } from './turn-scope.js'
+import { parseCommand, type SlashCommand } from './commands/commands.js'
+import type { StreamedStep } from './step/model-step.js'
 import {
   endingOf,
   notRunOutput,
@@ -29,7 +25,11 @@ import {
   type ShapeOptions,
   type StepShape,
   streamStep,
-} from './turn-step.js'
+} from './step/turn-step.js'
+import type { StreamingSteps } from './streaming-steps.js'
+import { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
+import { TurnCalls } from './turn-calls.js'
+import type { TurnEnding, TurnHooks, TurnScope } from './turn-scope.js'
 
 export { CANCELLED_TOOL_OUTPUT } from './tool-execution.js'
 

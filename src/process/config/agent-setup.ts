@@ -1,11 +1,11 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { AgentSetup, SetupOffer } from '../../acp/setup-port.js'
 import { missingKeyNotice } from '../../agent/providers/openai/index.js'
-import { removeKeys } from './credentials.js'
 import type { McpServerEntry } from './file-types.js'
 import { type ConfigProblem, configProblemsNotice, noticeAsMessage } from './problems.js'
-import { findKey, needsKey } from './provider-keys.js'
-import { providerSettings } from './provider-settings.js'
+import { removeKeys } from './providers/credentials.js'
+import { findKey, needsKey } from './providers/provider-keys.js'
+import { providerSettings } from './providers/provider-settings.js'
 import { mergeServers, projectServers, type ResolvedConfig } from './resolve.js'
 
 /** The `agent` auth method: the key is already where the configuration says. */

@@ -1,7 +1,6 @@
 import type { CliOptions } from '../cli-args.js'
 import { trustFile } from '../trust/trust-store.js'
 import { createWorkspaceTrust, type ProcessTrust, type ProjectAccess } from '../trust/workspace-trust.js'
-import { readCredentials } from './credentials.js'
 import {
   type ConfiguredModel,
   configuredModels,
@@ -19,6 +18,7 @@ import type {
 import { givenProperties } from './given-flags.js'
 import { credentialsFile, userConfigFile } from './paths.js'
 import type { ConfigProblem } from './problems.js'
+import { readCredentials } from './providers/credentials.js'
 import { readConfigFile } from './read-file.js'
 
 /** Where one value of the effective configuration came from. */

@@ -6,8 +6,8 @@ import type { ModelProvider } from '../../agent/types.js'
 import type { CliOptions } from '../cli-args.js'
 import { createAgentSetup } from './agent-setup.js'
 import { describeProblem } from './problems.js'
-import { findKey } from './provider-keys.js'
-import { liveServers } from './provider-settings.js'
+import { findKey } from './providers/provider-keys.js'
+import { liveServers } from './providers/provider-settings.js'
 import { type ResolvedConfig, resolveConfig } from './resolve.js'
 
 /** What serving needs from the command line and the configuration files. */

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer'
 import type * as acp from '@agentclientprotocol/sdk'
-import { answerInitialize, type InitializeOffer } from '../../acp/initialize-answer.js'
+import { answerInitialize, type InitializeOffer } from '../../acp/initialize/initialize-answer.js'
 import type { ClientState } from '../../acp/method.js'
 import { InitializeRequest } from '../../acp/schema/acp-initialize.gen.js'
 import { chosenVersion } from '../../acp/v2/version-choice.js'

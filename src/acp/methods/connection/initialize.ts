@@ -1,6 +1,6 @@
 import type { ClientCapabilities } from '@agentclientprotocol/sdk'
-import type { AgentInfo } from '../../agent-info.js'
-import { answerInitialize } from '../../initialize-answer.js'
+import type { AgentInfo } from '../../initialize/agent-info.js'
+import { answerInitialize } from '../../initialize/initialize-answer.js'
 import { defineMethod } from '../../method.js'
 import { repeatVersion, selectVersion } from '../../v2/protocol-choice.js'
 

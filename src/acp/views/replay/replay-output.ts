@@ -1,0 +1,34 @@
+import { type SessionHeader, UpdateProjector } from '../../../session/index.js'
+import { configUpdates } from '../config-options.js'
+import type { ViewCall } from '../view-call.js'
+import { ReplayTurnEnds } from './replay-turn-ends.js'
+import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
+
+/**
+ * The projection a replay of the session of `header` shows this client: `session/load`'s, and the
+ * catch-up on what other processes appended (caught-up.ts), so both show an event alike.
+ */
+export function replayProjector(call: ViewCall, header: SessionHeader): UpdateProjector {
+  return new UpdateProjector(header.id, {
+    configUpdates: configUpdates(call.agent),
+    ...(header.title !== undefined && { headerTitle: header.title }),
+  })
+}
+
+/**
+ * Where a replay's updates go: each turn's last one waits for the next event, to carry how the
+ * turn ended; then to the subagent replay when the client shows subagents, else straight out.
+ */
+export function replayOutput(call: ViewCall): {
+  readonly turnEnds: ReplayTurnEnds
+  readonly subagents: SubagentReplay | undefined
+} {
+  const subagents = subagentReplay(call)
+  const turnEnds = new ReplayTurnEnds((event, updates) => {
+    if (subagents) return subagents.send(event, updates)
+    let sent: Promise<void> | undefined
+    for (const update of updates) sent = call.notify(update, event)
+    return sent
+  })
+  return { turnEnds, subagents }
+}
