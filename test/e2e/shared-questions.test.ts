@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type * as acp from '@agentclientprotocol/sdk/unstable'
 import { afterEach, describe, expect, it } from 'vitest'
-import { choose, outcomes, presences, until } from '../support/cross-questions.js'
+import { answeredTogether, choose, outcomes, presences, until } from '../support/cross-questions.js'
 import { type RemoteClient, RemoteServer } from '../support/remote-server.js'
 
 /**
@@ -79,16 +79,9 @@ describe('questions answered once', () => {
   it('two clients answer the same permission request in the same millisecond: one answer wins, the tool runs once, both see the same outcome', async () => {
     const { remote, cwd } = await server()
     // Both answer only once both were asked, then in the same event-loop turn of the test.
-    const asked: Array<() => void> = []
-    const barrier =
-      (kind: string): Answer =>
-      (params) =>
-        new Promise((resolve) => {
-          asked.push(() => resolve(choose(kind)(params)))
-          if (asked.length === 2) for (const go of asked) go()
-        })
-    const a = await client(remote, cwd, 'window-a', barrier('allow_once'))
-    const b = await client(remote, cwd, 'window-b', barrier('reject_once'))
+    const together = answeredTogether()
+    const a = await client(remote, cwd, 'window-a', together.answer('allow_once'))
+    const b = await client(remote, cwd, 'window-b', together.answer('reject_once'))
     const { sessionId } = await a.agent.request('session/new', { cwd, mcpServers: [] })
     await b.agent.request('session/load', { sessionId, cwd, mcpServers: [] })
     const answer = await a.agent.request('session/prompt', {
@@ -96,7 +89,7 @@ describe('questions answered once', () => {
       prompt: [{ type: 'text', text: 'write it' }],
     })
     expect(answer.stopReason).toBe('end_turn')
-    expect(asked).toHaveLength(2)
+    expect(together.asked()).toBe(2)
     await until(() => outcomes(a).length > 0 && outcomes(b).length > 0)
     const [seenByA] = outcomes(a)
     expect(outcomes(a)).toEqual(outcomes(b))

@@ -46,6 +46,22 @@ export const never =
   (params, signal) =>
     neverGiven(withdrawn)(params, signal, { outcome: { outcome: 'cancelled' as const } })
 
+/**
+ * Answers that wait until both clients were asked, then go in the same event-loop turn: each
+ * `answer(kind)` picks that kind of option; `asked()` counts the clients asked.
+ */
+export function answeredTogether(): { answer: (kind: string) => Answer; asked: () => number } {
+  const asked: Array<() => void> = []
+  const answer =
+    (kind: string): Answer =>
+    (params) =>
+      new Promise((resolve) => {
+        asked.push(() => resolve(choose(kind)(params)))
+        if (asked.length === 2) for (const go of asked) go()
+      })
+  return { answer, asked: () => asked.length }
+}
+
 /** Resolves once `check` holds (looked at after each turn of the event loop); fails if an agent exits. */
 export async function until(check: () => boolean, agents: readonly AgentProcess[] = []): Promise<void> {
   while (!check()) {
@@ -101,17 +117,10 @@ export function crossQuestionScenarios(pair: StartPair): void {
   })
 
   it('clients of both processes answer in the same moment: one answer wins, the tool runs once, both see the same outcome', async () => {
-    const asked: Array<() => void> = []
-    const barrier =
-      (kind: string): Answer =>
-      (params) =>
-        new Promise((resolve) => {
-          asked.push(() => resolve(choose(kind)(params)))
-          if (asked.length === 2) for (const go of asked) go()
-        })
-    const { a, b, sessionId, cwd } = await pair(barrier('reject_once'), barrier('allow_once'))
+    const together = answeredTogether()
+    const { a, b, sessionId, cwd } = await pair(together.answer('reject_once'), together.answer('allow_once'))
     expect((await writeIt(a, sessionId)).stopReason).toBe('end_turn')
-    expect(asked).toHaveLength(2)
+    expect(together.asked()).toBe(2)
     await until(() => outcomes(a).length > 0 && outcomes(b).length > 0, [a, b])
     const [seen] = outcomes(a)
     expect(outcomes(a)).toHaveLength(1)
