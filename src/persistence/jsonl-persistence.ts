@@ -195,7 +195,7 @@ export class JsonlPersistence implements SessionPersistence {
         standIn,
         this.tailRepair(id),
       )
-      this.writers.setOpened(id, SessionWriter.opened(id, this.env, file, contents, ino))
+      this.writers.setOpened(id, SessionWriter.opened(id, this.env, { file, contents, ino }))
       if (body && keptOut) {
         body.hold(id)
         this.bodies.set(id, [body])
