@@ -48,7 +48,12 @@ export async function openSessionFile(
       return body.standIn(event, offset, length)
     }
     const ino = file.opened?.ino ?? (await file.stat()).ino
-    const contents = await readSessionFile(file, path, id, env.warn, onEvent, standIn, tailRepair(env, id))
+    const contents = await readSessionFile(file, path, id, {
+      warn: env.warn,
+      onEvent,
+      standIn,
+      repair: tailRepair(env, id),
+    })
     writers.setOpened(id, SessionWriter.opened(id, env, { file, contents, ino }))
     if (body && keptOut) {
       body.hold(id)
@@ -119,7 +124,7 @@ export async function visitStored(
   }
   try {
     file = await env.fs.open(path, 'r')
-    return await visitSessionFile(file, path, id, from, heard)
+    return await visitSessionFile({ file, path, id }, from, heard)
   } catch (error) {
     if (failure) throw failure.error
     if (errnoOf(error) === 'ENOENT') return undefined

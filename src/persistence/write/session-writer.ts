@@ -73,7 +73,7 @@ export class SessionWriter extends WriterPen {
     seed: readonly SessionEvent[],
     prefix: Promise<PrefixSnapshot | undefined> | undefined,
   ): Promise<void> {
-    const created = await createSessionFile(this.env, this.id, header, seed, prefix, (op, path, error) =>
+    const created = await createSessionFile(this.env, this.id, { header, seed, prefix }, (op, path, error) =>
       this.failWith(op, path, error),
     )
     if (!created) return
