@@ -221,7 +221,9 @@ export class PgSessionWriter {
       )
     }
     const projection = this.projection()
-    await this.env.db.transaction((client) => createRows(client, this.header, initial, reference, projection))
+    await this.env.db.transaction((client) =>
+      createRows(client, { header: this.header, initial, reference, projection }),
+    )
   }
 
   /** The listing columns as of now: the live session's summary, else what the events say. */
@@ -246,7 +248,7 @@ export class PgSessionWriter {
       )
     }
     await this.pen.write(async (client) => {
-      await advanceVersion(client, this.id, expected, next, projection)
+      await advanceVersion(client, this.id, { expected, next }, projection)
       await insertEvents(client, this.id, batch)
       await announce(client, this.id, next)
     })
