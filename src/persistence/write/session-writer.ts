@@ -165,7 +165,7 @@ export class SessionWriter extends WriterPen {
       const view = { file: old, ino: this.ino, size: this.size, keptSize }
       let replaced: OpenFile
       try {
-        replaced = await rewindByLink(this.env, this.id, view, markerLine, branch)
+        replaced = await rewindByLink(this.env, this.id, view, { markerLine, branch })
       } catch (error) {
         const failure =
           error instanceof SessionError ? error : persistenceError(this.id, 'rewind', this.path, error)
