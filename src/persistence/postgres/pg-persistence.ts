@@ -89,13 +89,11 @@ export class PostgresPersistence implements SessionPersistence {
         })
       : undefined
     const board = this.board
-    this.watches = new HostWatches(
-      config,
-      this.db,
-      (id) => this.writerOfLive(id),
-      this.logger,
-      board && { host: board.host, held: () => board.held() },
-    )
+    this.watches = new HostWatches(config, this.db, {
+      writerOf: (id) => this.writerOfLive(id),
+      log: this.logger,
+      presence: board && { host: board.host, held: () => board.held() },
+    })
     ctx.on('session/created', (session) => this.created(session))
     this.writers = new WriterRegistry(ctx, (message) => this.logger.error(message))
     ctx.on('session/disposed', (session, reason) => this.disposed(session.id, reason))
@@ -155,7 +153,7 @@ export class PostgresPersistence implements SessionPersistence {
       const row = await sessionRow(client, id)
       if (!row) return undefined
       const events: SessionEvent[] = []
-      await readEvents(client, id, row, 1, (event) => {
+      await readEvents(client, { id, row }, 1, (event) => {
         events.push(event)
         return onEvent?.(event, row.header)
       })
@@ -179,7 +177,7 @@ export class PostgresPersistence implements SessionPersistence {
       return await this.snapshot(id, 'read', async (client) => {
         const row = await sessionRow(client, id)
         if (!row) return undefined
-        await readEvents(client, id, row, from, (event) => {
+        await readEvents(client, { id, row }, from, (event) => {
           const failed = (error: unknown) => {
             failure = { error }
             throw error
