@@ -19,12 +19,9 @@ import { StorePens } from './store-pens.js'
 
 export type { SessionForkSource } from '../fork/store-forks.js'
 export { inheritedEventCount, type RewindOptions, type RewindResult } from '../rewind/store-rewind.js'
-export type { ForeignWriteListener } from './foreign-writes.js'
 export type { DisposeReason } from './lifecycle.js'
 export type { CreateOptions } from './new-session.js'
-export type { CaughtUpRange, SessionPen } from './pens.js'
 export type { SessionStoreConfig } from './store-core.js'
-export type { AppendListener } from './store-host.js'
 
 declare module 'cordis' {
   interface Context {
