@@ -18,13 +18,11 @@ import { SessionStreamFiles } from './board/stream-files.js'
 import { SessionCatalog } from './catalog/session-catalog.js'
 import { eventLine } from './file-format.js'
 import { errnoOf, persistenceError } from './fs/file-io.js'
-import { type FileSystem, NotRegularFileError, nodeFileSystem, type OpenFile } from './fs/file-system.js'
-import { BodyFile, KEEP_OUT_BYTES } from './read/body-file.js'
-import { readAppended } from './read/read-appended.js'
-import { readSessionFile, type TailRepair } from './read/read-session-file.js'
+import { type FileSystem, NotRegularFileError, nodeFileSystem } from './fs/file-system.js'
+import { openSessionFile, visitStored } from './jsonl-open.js'
+import type { BodyFile } from './read/body-file.js'
 import { SessionWatches } from './read/session-watch.js'
-import { visitSessionFile } from './read/visit-session-file.js'
-import { liveHolder, releaseLock, takeLock, tryLock } from './session-lock.js'
+import { liveHolder, releaseLock, takeLock } from './session-lock.js'
 import { resolveStoreDir, StorePaths } from './store-paths.js'
 import { tidyStore } from './store-tidy.js'
 import { SessionWriter, type WriterEnv } from './write/session-writer.js'
@@ -167,74 +165,9 @@ export class JsonlPersistence implements SessionPersistence {
     id: SessionId,
     onEvent?: StoredEventListener,
   ): Promise<{ header: SessionHeader; events: SessionEvent[] } | undefined> {
-    const path = this.paths.sessionFile(id)
     await this.writers.closed(id)
     if (!(await this.exists(id))) return undefined
-    let file: OpenFile | undefined
-    let body: BodyFile | undefined
-    let op = 'open'
-    try {
-      file = await this.fs.open(path, 'r+')
-      // Large event lines are not kept in memory: their data is read back from a file of its own.
-      if ((await file.stat()).size >= 2 * KEEP_OUT_BYTES)
-        body = new BodyFile(id, path, await this.fs.open(path, 'r'))
-      op = 'read'
-      let keptOut = false
-      const standIn = (event: SessionEvent, offset: number, length: number) => {
-        if (!body || length < KEEP_OUT_BYTES) return undefined
-        keptOut = true
-        return body.standIn(event, offset, length)
-      }
-      const ino = file.opened?.ino ?? (await file.stat()).ino
-      const contents = await readSessionFile(
-        file,
-        path,
-        id,
-        this.env.warn,
-        onEvent,
-        standIn,
-        this.tailRepair(id),
-      )
-      this.writers.setOpened(id, SessionWriter.opened(id, this.env, file, contents, ino))
-      if (body && keptOut) {
-        body.hold(id)
-        this.bodies.set(id, [body])
-      } else await body?.release(id)
-      return { header: contents.header, events: contents.events }
-    } catch (error) {
-      await body?.release(id).catch(() => {})
-      await file?.close().catch(() => {})
-      if (errnoOf(error) === 'ENOENT') return undefined
-      throw persistenceError(id, op, path, error)
-    }
-  }
-
-  /**
-   * Opening takes no lock, so a torn tail is cut only under the lock (the pen: its writer died, or
-   * let go), and only when the file itself proves it then: it still ends where the read found it,
-   * and what follows the cut is still no complete event (another process may have cut the tail and
-   * written its own lines since). Otherwise the view simply ends at the last complete line.
-   */
-  private tailRepair(id: SessionId): TailRepair {
-    const path = this.paths.sessionFile(id)
-    const lock = this.paths.lockFile(id)
-    return async (file, torn) => {
-      if (!tryLock(lock, id)) return
-      try {
-        const now = readAppended(file, path, torn.cut, torn.nextSeq)
-        if (now.end !== torn.end || now.events.length > 0 || now.tornAt !== torn.cut) return
-        this.env.warn(
-          `${path}: torn tail (${torn.what}), truncating ${torn.end - torn.cut} bytes at offset ${torn.cut}`,
-        )
-        await file.truncate(torn.cut)
-        await file.datasync()
-      } catch (error) {
-        // Unprovable (a line that does not fit after the cut): left for the next writer to judge.
-        this.env.warn(`${path}: torn tail left in place: ${(error as Error).message}`)
-      } finally {
-        releaseLock(lock)
-      }
-    }
+    return openSessionFile({ env: this.env, writers: this.writers, bodies: this.bodies }, id, onEvent)
   }
 
   takePen(id: SessionId): SessionEvent[] {
@@ -271,33 +204,8 @@ export class JsonlPersistence implements SessionPersistence {
     return writer
   }
 
-  async visit(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined> {
-    const path = this.paths.sessionFile(id)
-    let file: OpenFile | undefined
-    // What `visit` throws is its own, passed on as it is; the rest names the file.
-    let failure: { error: unknown } | undefined
-    const failed = (error: unknown): never => {
-      failure = { error }
-      throw error
-    }
-    const heard: StoredEventVisitor = (event, header) => {
-      try {
-        const more = visit(event, header)
-        return typeof more === 'boolean' ? more : more.catch(failed)
-      } catch (error) {
-        return failed(error)
-      }
-    }
-    try {
-      file = await this.fs.open(path, 'r')
-      return await visitSessionFile(file, path, id, from, heard)
-    } catch (error) {
-      if (failure) throw failure.error
-      if (errnoOf(error) === 'ENOENT') return undefined
-      throw persistenceError(id, 'read', path, error)
-    } finally {
-      await file?.close().catch(() => {})
-    }
+  visit(id: SessionId, from: number, visit: StoredEventVisitor): Promise<SessionHeader | undefined> {
+    return visitStored(this.env, id, from, visit)
   }
 
   async release(id: SessionId): Promise<void> {

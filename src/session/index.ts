@@ -7,7 +7,7 @@ export * from './ids.js'
 export * from './log/events.js'
 export { deepFreeze, freezeJsonCopy, MAX_JSON_DEPTH, storableEventData } from './log/frozen.js'
 export { boundaryStatus, type TurnSpan } from './log/log-state.js'
-export * from './log/message-ids.js'
+export * from './log/message-ids/message-ids.js'
 export { type EventDataReader, storedEvent, storedLineOf, withStoredLine } from './log/stored-event.js'
 export { assertEventShape } from './log/validate-event.js'
 export type { CommandOutputUpdate } from './projection/command-output.js'
@@ -21,6 +21,9 @@ export * from './projection/whole-messages.js'
 export * from './rewind/rewind-plan.js'
 export * from './rewind/rewind-points.js'
 export { Session, type SessionHost } from './session.js'
+// The store's listener and pen types (its methods' signatures: `store-core.ts`, `store-pens.ts`).
+export type { ForeignWriteListener } from './store/foreign-writes.js'
+export type { CaughtUpRange, SessionPen } from './store/pens.js'
 export type {
   BoardAnswer,
   BoardCancel,
@@ -34,5 +37,6 @@ export type {
 } from './store/persistence-port.js'
 export * from './store/reads/paginate.js'
 export * from './store/store.js'
+export type { AppendListener } from './store/store-host.js'
 export * from './title.js'
 export * from './usage.js'

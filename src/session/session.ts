@@ -1,14 +1,15 @@
-import { configOf, type SessionConfig, sessionConfig } from './config.js'
+import type { SessionConfig } from './config.js'
 import { SessionError, SessionErrorCode } from './errors.js'
 import type { SessionHeader, SessionSummary } from './header.js'
 import type { SessionId } from './ids.js'
-import { type AnyEventInput, type CoreEvent, extensionData, type SessionEvent } from './log/events.js'
+import type { AnyEventInput, SessionEvent } from './log/events.js'
 import { deepFreeze, storableEventData } from './log/frozen.js'
 import type { LogState, TurnSpan } from './log/log-state.js'
-import { messageIdOf } from './log/message-id-format.js'
+import { messageIdOf } from './log/message-ids/message-id-format.js'
 import { assertEventShape } from './log/validate-event.js'
+import { LogNotes } from './log-notes.js'
 import { titleFromContent } from './title.js'
-import { mayHoldCost, ownCost } from './usage.js'
+import { ownCost } from './usage.js'
 
 /** What a Session needs from the store that owns it. */
 export interface SessionHost {
@@ -34,20 +35,8 @@ export class Session {
   private failure: SessionError | undefined
   /** Set while the store holds the session (a rewind): appends throw it. */
   private held: SessionError | undefined
-  /** The last own `session/title` event, kept as events are appended. */
-  private titleEvent: CoreEvent<'session/title'> | undefined
-  /** The seqs of the events that may hold a cost (see {@link pricedSeqs}). */
-  private readonly priced: number[] = []
-  /** The first `user/message` (see {@link firstPrompt}). */
-  private prompt: CoreEvent<'user/message'> | undefined
-  /** The projection of `config/set` events, kept as they are appended. */
-  private configState: SessionConfig
-  /** The data of the last `session/directories` event. */
-  private directories: readonly string[] = []
-  /** The data of the last own `session/archived` event (a fork child's seed does not count). */
-  private archivedState = false
-  /** The `rewind:marker` events of the log, oldest first: where each rewind generation starts. */
-  private readonly generations: { readonly seq: number; readonly generation: number }[] = []
+  /** What the session keeps of its log as events join it (titles, costs, configuration...). */
+  private readonly notes: LogNotes
 
   /** @internal Sessions are made by the store: `ctx.sessions.create`, `load` or `fork`. */
   constructor(header: SessionHeader, log: SessionEvent[], state: LogState, host: SessionHost) {
@@ -55,37 +44,12 @@ export class Session {
     this.log = log
     this.state = state
     this.host = host
-    // A fork child's header title is its own: only its own `session/title` events replace it.
-    const own = header.seedLength ?? 0
-    for (let i = log.length - 1; i >= own && this.titleEvent === undefined; i--) {
-      const event = log[i] as SessionEvent
-      if (event.type === 'session/title') this.titleEvent = event
-    }
-    for (let i = log.length - 1; i >= own; i--) {
-      const event = log[i] as SessionEvent
-      if (event.type === 'session/archived') {
-        this.archivedState = event.data.archived
-        break
-      }
-    }
-    this.configState = sessionConfig(log)
-    for (const event of log) this.noteEvent(event)
-    for (let i = log.length - 1; i >= 0; i--) {
-      const event = log[i] as SessionEvent
-      if (event.type === 'session/directories') {
-        this.directories = event.data.directories
-        break
-      }
-    }
+    this.notes = new LogNotes(log, header.seedLength ?? 0)
   }
 
   /** The rewind generation at `seq`: that of the last `rewind:marker` before it, 0 when none is. */
   generationAt(seq: number): number {
-    for (let i = this.generations.length - 1; i >= 0; i--) {
-      const marker = this.generations[i] as { seq: number; generation: number }
-      if (marker.seq < seq) return marker.generation
-    }
-    return 0
+    return this.notes.generationAt(seq)
   }
 
   /** The ACP `messageId` of the message recorded at `seq` (see `messageIdOf`). */
@@ -95,31 +59,22 @@ export class Session {
 
   /** The seqs of the events that may hold a cost, oldest first (see `UsageView.pricedSeqs`). */
   get pricedSeqs(): readonly number[] {
-    return this.priced
-  }
-
-  /** Indexes an event as it joins the log: its seq when it may hold a cost, the first prompt, a rewind marker's generation. */
-  private noteEvent(event: SessionEvent): void {
-    if (mayHoldCost(event.type)) this.priced.push(event.seq)
-    if (this.prompt === undefined && event.type === 'user/message') this.prompt = event
-    if (event.type !== 'rewind:marker') return
-    const marker = extensionData(event, 'rewind:marker')
-    if (marker) this.generations.push({ seq: event.seq, generation: marker.generation })
+    return this.notes.priced
   }
 
   /** Whether the session's own last `session/archived` event archived it. */
   get archived(): boolean {
-    return this.archivedState
+    return this.notes.archived
   }
 
   /** The additional workspace directories the log records last (absolute; `cwd` is not among them). */
   get additionalDirectories(): readonly string[] {
-    return this.directories
+    return this.notes.directories
   }
 
-  /** The configuration the log records (see {@link sessionConfig}); the agent adds defaults. */
+  /** The configuration the log records (see `sessionConfig`); the agent adds defaults. */
   get config(): SessionConfig {
-    return this.configState
+    return this.notes.config
   }
 
   get id(): SessionId {
@@ -181,12 +136,12 @@ export class Session {
 
   /** The seq of the last own `session/title` event (not one of an inherited fork seed), if any. */
   get ownTitleSeq(): number | undefined {
-    return this.titleEvent?.seq
+    return this.notes.titleEvent?.seq
   }
 
   /** A title someone set: the last `session/title` event, else the header's. Forks inherit it. */
   get explicitTitle(): string | undefined {
-    return this.titleEvent?.data.title ?? this.header.title
+    return this.notes.titleEvent?.data.title ?? this.header.title
   }
 
   /**
@@ -195,17 +150,7 @@ export class Session {
    * header (given at creation: a fork child's, a subagent's) comes from no event: no seq.
    */
   get titleOrigin(): { readonly title: string; readonly seq?: number } | undefined {
-    if (this.titleEvent) return { title: this.titleEvent.data.title, seq: this.titleEvent.seq }
-    if (this.header.title !== undefined) return { title: this.header.title }
-    const prompt = this.firstPrompt()
-    if (prompt === undefined) return undefined
-    const title = titleFromContent(prompt.data.content)
-    return title === undefined ? undefined : { title, seq: prompt.seq }
-  }
-
-  /** The first `user/message` of the log (noted as events join it: a title read did not read the whole log). */
-  private firstPrompt(): CoreEvent<'user/message'> | undefined {
-    return this.prompt
+    return this.notes.titleOrigin(this.header.title)
   }
 
   /**
@@ -257,7 +202,7 @@ export class Session {
       ...(parentSession !== undefined && { parentSession }),
       ...(seedLength !== undefined && { seedLength }),
       ...(subagent !== undefined && { subagent }),
-      ...(this.archivedState && { archived: true as const }),
+      ...(this.notes.archived && { archived: true as const }),
       ...(cost !== undefined && { cost }),
       live: true,
     }
@@ -315,14 +260,7 @@ export class Session {
   private record(event: SessionEvent): void {
     this.log.push(event)
     this.state.apply(event)
-    this.noteEvent(event)
-    if (event.type === 'session/title') {
-      if (event.seq > (this.header.seedLength ?? 0)) this.titleEvent = event
-    } else if (event.type === 'session/directories') this.directories = event.data.directories
-    else if (event.type === 'session/archived') this.archivedState = event.data.archived
-    else if (event.type === 'config/set') {
-      this.configState = configOf({ ...this.configState.values, [event.data.option]: event.data.value })
-    }
+    this.notes.note(event)
   }
 
   private requireWritable(): SessionHost {

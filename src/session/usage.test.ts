@@ -104,7 +104,7 @@ describe('usage as a projection of the log', () => {
           reads++
           return JSON.parse(JSON.stringify(event.data))
         }
-        return storedEvent(event.seq, event.type, event.time, read, keptDataFrom(event))
+        return storedEvent({ seq: event.seq, type: event.type, time: event.time }, read, keptDataFrom(event))
       })
       return { at: (seq) => events[seq - 1], lastSeq: log.lastSeq, seedLength: log.seedLength }
     }

@@ -17,17 +17,23 @@ export function sameFile(a: FileStat | undefined, b: FileStat): boolean {
   return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs
 }
 
+/** A session file to summarize: open for reading, its size, its path and its session's id. */
+interface SummarySource {
+  readonly file: OpenFile
+  readonly size: number
+  readonly path: string
+  readonly id: SessionId
+}
+
 /**
  * The summary of the session file `file` (`size` bytes): its header, the time of its last line,
  * its title (see `SessionCatalog`) and its cost (`tailCost`); `grown` is what an earlier read of the same file found.
  */
 export async function readSummary(
-  file: OpenFile,
-  size: number,
-  path: string,
-  id: SessionId,
+  source: SummarySource,
   grown?: CachedSummary['titles'],
 ): Promise<Pick<CachedSummary, 'summary' | 'titles'>> {
+  const { file, size, path, id } = source
   let head = await readAt(file, 0, Math.min(size, WINDOW))
   let headerEnd = head.indexOf(NEWLINE)
   while (headerEnd === -1 && head.length < size) {
@@ -42,7 +48,7 @@ export async function readSummary(
   // What the first read took (the whole of a small file) and the title search's read from the end
   // serve the reads after them: a file is read at most once per range.
   const reader = new LastReadReader(file, head)
-  const titles = await lastOwnTitle(reader, size, headerEnd + 1, header, grown)
+  const titles = await lastOwnTitle({ file: reader, size, start: headerEnd + 1 }, header, grown)
   const last = await lastLine(reader, size, headerEnd + 1)
   const cost = await tailCost(reader, headerEnd + 1, size, header.seedLength ?? 0)
   const title = titles.title ?? header.title ?? titleFromHead(head, headerEnd + 1)
@@ -75,12 +81,11 @@ export async function readSummary(
 
 /** {@link lastTitleIn} over the events, or only over what was appended since `grown` was found. */
 async function lastOwnTitle(
-  file: FileReader,
-  size: number,
-  eventsStart: number,
+  events: { readonly file: FileReader; readonly size: number; readonly start: number },
   header: { readonly createdAt: string; readonly seedLength?: number },
   grown: CachedSummary['titles'] | undefined,
 ): Promise<CachedSummary['titles']> {
+  const { file, size, start: eventsStart } = events
   const inherited = header.seedLength ?? 0
   const { createdAt } = header
   if (grown && grown.createdAt === createdAt && grown.complete >= eventsStart && grown.complete <= size) {

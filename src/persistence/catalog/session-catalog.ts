@@ -267,7 +267,7 @@ export class SessionCatalog {
       try {
         const stat = file.opened ?? (await file.stat())
         const grown = cached && cached.stat.ino === stat.ino ? cached.titles : undefined
-        const { summary, titles } = await readSummary(file, stat.size, path, id, grown)
+        const { summary, titles } = await readSummary({ file, size: stat.size, path, id }, grown)
         this.cache.set(id, { stat, summary, titles })
         this.ordered = undefined
         this.saves.changed()

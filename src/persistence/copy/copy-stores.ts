@@ -44,7 +44,7 @@ export async function copyStores(
   }
   for (const head of parentsFirst(heads)) {
     try {
-      await copyOne(from, to, head, outcome, say)
+      await copyOne({ from, to, outcome, say }, head)
     } catch (error) {
       problem(outcome, say, head.id, (error as Error).message)
     }
@@ -57,20 +57,23 @@ function problem(outcome: CopyOutcome, say: (line: string) => void, id: SessionI
   say(`FAILED   ${id}: ${message}`)
 }
 
-async function copyOne(
-  from: CopyStore,
-  to: CopyStore,
-  head: StoredHead,
-  outcome: CopyOutcome,
-  say: (line: string) => void,
-): Promise<void> {
+/** A copy under way: between which stores, what it counts, and who hears its lines. */
+interface CopyRun {
+  readonly from: CopyStore
+  readonly to: CopyStore
+  readonly outcome: CopyOutcome
+  readonly say: (line: string) => void
+}
+
+async function copyOne(run: CopyRun, head: StoredHead): Promise<void> {
+  const { from, to, outcome, say } = run
   const scanned = await scanSession(from, head)
   if (scanned.tornBytes > 0)
     say(
       `warning  ${head.id}: ${scanned.tornBytes} bytes after its last complete line (a torn tail) not copied`,
     )
   if (await alreadyThere(to, scanned, outcome, say)) return
-  await copyBlobs(from, to, scanned, outcome, say)
+  await copyBlobs(run, scanned)
   try {
     await to.write(scanned, from.lines(head.id))
   } catch (error) {
@@ -104,13 +107,8 @@ async function alreadyThere(
   return true
 }
 
-async function copyBlobs(
-  from: CopyStore,
-  to: CopyStore,
-  scanned: ScannedSession,
-  outcome: CopyOutcome,
-  say: (line: string) => void,
-): Promise<void> {
+async function copyBlobs(run: CopyRun, scanned: ScannedSession): Promise<void> {
+  const { from, to, outcome, say } = run
   for (const name of scanned.blobs) {
     if (await to.getBlob(name).catch(() => undefined)) continue
     const bytes = await from.getBlob(name)

@@ -41,7 +41,7 @@ export async function insertCopied(
   const parent = header.parentSession
   const cap = Math.min(header.seedLength ?? 0, lastSeq)
   const shared = parent !== undefined && cap > 0 ? parentLines(parent, cap) : undefined
-  const base = await insertOwnRows(client, head.id, lastSeq, lines, shared)
+  const base = await insertOwnRows(client, { id: head.id, lastSeq }, lines, shared)
   if (base > 0) {
     await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
       head.id,
@@ -65,11 +65,11 @@ export async function insertCopied(
  */
 async function insertOwnRows(
   client: pg.ClientBase,
-  id: SessionId,
-  lastSeq: number,
+  session: { readonly id: SessionId; readonly lastSeq: number },
   lines: AsyncIterable<Buffer>,
   shared: AsyncGenerator<Buffer> | undefined,
 ): Promise<number> {
+  const { id, lastSeq } = session
   let base = 0
   let matching = shared !== undefined
   let seq = 0

@@ -92,13 +92,11 @@ export class PostgresPersistence implements SessionPersistence {
         })
       : undefined
     const board = this.board
-    this.watches = new HostWatches(
-      config,
-      this.db,
-      (id) => this.writerOfLive(id),
-      this.logger,
-      board && { host: board.host, held: () => board.held() },
-    )
+    this.watches = new HostWatches(config, this.db, {
+      writerOf: (id) => this.writerOfLive(id),
+      log: this.logger,
+      presence: board && { host: board.host, held: () => board.held() },
+    })
     this.streams = board && new PgStreams(board.host, (payload) => this.watches.publish(payload))
     const streams = this.streams
     if (streams) this.watches.hearStreams((id, notice) => streams.hear(id, notice))
@@ -161,7 +159,7 @@ export class PostgresPersistence implements SessionPersistence {
       const row = await sessionRow(client, id)
       if (!row) return undefined
       const events: SessionEvent[] = []
-      await readEvents(client, id, row, 1, (event) => {
+      await readEvents(client, { id, row }, 1, (event) => {
         events.push(event)
         return onEvent?.(event, row.header)
       })
@@ -185,7 +183,7 @@ export class PostgresPersistence implements SessionPersistence {
       return await this.snapshot(id, 'read', async (client) => {
         const row = await sessionRow(client, id)
         if (!row) return undefined
-        await readEvents(client, id, row, from, (event) => {
+        await readEvents(client, { id, row }, from, (event) => {
           const failed = (error: unknown) => {
             failure = { error }
             throw error

@@ -78,10 +78,10 @@ export async function insertEvents(
 export async function advanceVersion(
   client: pg.ClientBase,
   id: SessionId,
-  expected: number,
-  next: number,
+  move: { readonly expected: number; readonly next: number },
   projection: Projection,
 ): Promise<void> {
+  const { expected, next } = move
   const { rowCount } = await client.query(
     'UPDATE dsh_sessions SET last_seq = $3, updated_at = $4, title = $5, archived = $6, cost = $7::json WHERE id = $1 AND last_seq = $2',
     [id, expected, next, projection.updatedAt, projection.title, projection.archived, projection.cost],
@@ -89,14 +89,17 @@ export async function advanceVersion(
   if (rowCount === 0) throw changedError(id, `its stored log no longer ends at seq ${expected}`)
 }
 
+/** A new session row: its header and version, the session its first events are read from, its listing columns. */
+interface NewSessionRow {
+  readonly header: SessionHeader
+  readonly lastSeq: number
+  readonly base: { readonly session: SessionId; readonly length: number } | undefined
+  readonly projection: Projection
+}
+
 /** Inserts the session row; false when the id is taken. */
-export async function insertSession(
-  client: pg.ClientBase,
-  header: SessionHeader,
-  lastSeq: number,
-  base: { readonly session: SessionId; readonly length: number } | undefined,
-  projection: Projection,
-): Promise<boolean> {
+export async function insertSession(client: pg.ClientBase, row: NewSessionRow): Promise<boolean> {
+  const { header, lastSeq, base, projection } = row
   const { rowCount } = await client.query(
     `INSERT INTO dsh_sessions (id, header, cwd, created_at, updated_at, title, archived, cost, last_seq, base_session, base_length)
      VALUES ($1, $2::json, $3, $4, $5, $6, $7, $8::json, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
@@ -117,15 +120,15 @@ export async function insertSession(
   return rowCount === 1
 }
 
-/** Copies events `lo..hi` of session `from` as it reads (through its bases) into `into`'s own rows. */
+/** Copies events `lo..hi` of session `source.id` as it reads (through its bases) into `into`'s own rows. */
 export async function copyResolved(
   client: pg.ClientBase,
-  from: SessionId,
-  row: SessionRow,
-  lo: number,
-  hi: number,
+  source: { readonly id: SessionId; readonly row: SessionRow },
+  range: { readonly lo: number; readonly hi: number },
   into: SessionId,
 ): Promise<void> {
+  const { id: from, row } = source
+  const { lo, hi } = range
   for (const segment of await segmentsOf(client, from, row)) {
     const a = Math.max(lo, segment.from)
     const b = Math.min(hi, segment.to)

@@ -30,7 +30,7 @@ export class BodyFile {
     // Only the numbers are captured: the parsed event (with its data) must not stay reachable.
     const seq = event.seq
     const read = () => this.readData(seq, offset, length)
-    return storedEvent(seq, event.type, event.time, read, keptDataFrom(event))
+    return storedEvent({ seq, type: event.type, time: event.time }, read, keptDataFrom(event))
   }
 
   hold(holder: SessionId): void {

@@ -58,7 +58,7 @@ export async function lastTitleIn(
     for (const kind of [...pending]) {
       const marker = MARKERS[kind]
       for (let at = bytes.lastIndexOf(marker, end - start - 1); at !== -1; ) {
-        const hit = await eventAt(file, from, to, start + at, bytes, start, kind)
+        const hit = await eventAt({ file, from, to }, { bytes, at: start }, start + at, kind)
         if (hit !== undefined) {
           // Inherited (seq <= inherited): nothing own of this kind comes before it either.
           const own = hit.seq > inherited
@@ -79,15 +79,28 @@ export async function lastTitleIn(
   }
 }
 
+/** The bytes `[from, to)` of a file that a scan searches. */
+interface ScanRange {
+  readonly file: FileReader
+  readonly from: number
+  readonly to: number
+}
+
+/** A read of the scan: `bytes` from offset `at`. */
+interface ScanChunk {
+  readonly bytes: Buffer
+  readonly at: number
+}
+
+/** The event of kind `kind` whose line holds the marker at offset `marker`, if it is one. */
 async function eventAt(
-  file: FileReader,
-  from: number,
-  to: number,
+  range: ScanRange,
+  chunk: ScanChunk,
   marker: number,
-  bytes: Buffer,
-  bytesAt: number,
   kind: Marked,
 ): Promise<{ seq: number; value: string | boolean } | undefined> {
+  const { file, from, to } = range
+  const { bytes, at: bytesAt } = chunk
   const prefixStart = Math.max(from, marker - PREFIX)
   const prefix =
     prefixStart >= bytesAt

@@ -43,6 +43,15 @@ export interface SessionFileContents {
   readonly size: number
 }
 
+/** How {@link readSessionFile} reports, lends and repairs. */
+export interface ReadSessionOptions {
+  /** Warns of a torn tail it cuts (without `repair`). */
+  readonly warn: (message: string) => void
+  readonly onEvent?: StoredEventListener | undefined
+  readonly standIn?: StandIn | undefined
+  readonly repair?: TailRepair | undefined
+}
+
 /**
  * Reads a session file whole, streaming it line by line; `onEvent` hears each event as soon as
  * its line parsed, with the line lent to it (`storedLineOf`; the line after it is not read yet, so
@@ -57,11 +66,9 @@ export async function readSessionFile(
   file: OpenFile,
   path: string,
   id: SessionId,
-  warn: (message: string) => void,
-  onEvent?: StoredEventListener,
-  standIn?: StandIn,
-  repair?: TailRepair,
+  options: ReadSessionOptions,
 ): Promise<SessionFileContents> {
+  const { warn, onEvent, standIn, repair } = options
   let header: SessionHeader | undefined
   let headerEnd = 0
   const events: SessionEvent[] = []

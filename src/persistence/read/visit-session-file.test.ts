@@ -23,7 +23,7 @@ async function visit(text: string, from: number, stopAt = Number.POSITIVE_INFINI
   const file = await nodeFileSystem.open(path, 'r')
   const seen: number[] = []
   try {
-    const header = await visitSessionFile(file, path, 'ses_v', from, async (event: SessionEvent) => {
+    const header = await visitSessionFile({ file, path, id: 'ses_v' }, from, async (event: SessionEvent) => {
       await new Promise((resolve) => setImmediate(resolve))
       seen.push(event.seq)
       return event.seq < stopAt
@@ -54,7 +54,7 @@ describe('visitSessionFile', () => {
     writeFileSync(path, HEADER + note(1, long) + note(2))
     const file = await nodeFileSystem.open(path, 'r')
     const texts: string[] = []
-    await visitSessionFile(file, path, 'ses_v', 1, (event) => {
+    await visitSessionFile({ file, path, id: 'ses_v' }, 1, (event) => {
       texts.push((event.data as { text: string }).text)
       return true
     })

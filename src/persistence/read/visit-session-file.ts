@@ -9,6 +9,13 @@ import type { OpenFile } from '../fs/file-system.js'
 const CHUNK = 64 * 1024
 const NEWLINE = 0x0a
 
+/** The session file a visit reads: open for reading, its path and its session's id (for errors). */
+interface VisitedFile {
+  readonly file: OpenFile
+  readonly path: string
+  readonly id: SessionId
+}
+
 /**
  * Goes through a session file read-only: parses the header, then hands `visit` each event with
  * `seq >= from`, in order, until `visit` answers `false` or the complete lines end (bytes after
@@ -19,12 +26,11 @@ const NEWLINE = 0x0a
  * events. Resolves the header.
  */
 export async function visitSessionFile(
-  file: OpenFile,
-  path: string,
-  id: SessionId,
+  source: VisitedFile,
   from: number,
   visit: StoredEventVisitor,
 ): Promise<SessionHeader> {
+  const { file, path, id } = source
   let header: SessionHeader | undefined
   let lineNo = 0
   let carry: Buffer[] = []

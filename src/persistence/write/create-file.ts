@@ -18,6 +18,13 @@ export interface CreatedFile {
   readonly ends: number[]
 }
 
+/** What a new session file holds: its header and seed, the seed's bytes copied from `prefix` when it covers them. */
+interface NewFileContents {
+  readonly header: SessionHeader
+  readonly seed: readonly SessionEvent[]
+  readonly prefix: Promise<PrefixSnapshot | undefined> | undefined
+}
+
 /**
  * Creates the file of session `id`: header and seed written to a temp file (O_EXCL), fdatasynced,
  * renamed into place, directory fsynced. The seed comes from `prefix` (a byte range of the
@@ -27,12 +34,11 @@ export interface CreatedFile {
 export async function createSessionFile(
   env: Pick<WriterEnv, 'fs' | 'paths'>,
   id: SessionId,
-  header: SessionHeader,
-  seed: readonly SessionEvent[],
-  prefix: Promise<PrefixSnapshot | undefined> | undefined,
+  contents: NewFileContents,
   failed: (op: string, path: string, error: unknown) => void,
 ): Promise<CreatedFile | undefined> {
   const { fs, paths } = env
+  const { header, seed, prefix } = contents
   const temp = paths.tempFile(id)
   const path = paths.sessionFile(id)
   const snapshot = await prefix

@@ -69,9 +69,9 @@ export async function rewindByLink(
   env: RewindEnv,
   id: SessionId,
   view: RewoundView,
-  markerLine: string,
-  branch: LinkedBranch,
+  change: { readonly markerLine: string; readonly branch: LinkedBranch },
 ): Promise<OpenFile> {
+  const { markerLine, branch } = change
   const { paths } = env
   const branchId = branch.header.id
   const branchLock = paths.lockFile(branchId)

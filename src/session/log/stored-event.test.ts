@@ -4,7 +4,7 @@ import { storedEvent } from './stored-event.js'
 describe('storedEvent', () => {
   it('reads its data only when looked at, frozen, and serializes like the event it stands for', () => {
     let reads = 0
-    const event = storedEvent(3, 'context/note', '2026-01-01T00:00:00.000Z', () => {
+    const event = storedEvent({ seq: 3, type: 'context/note', time: '2026-01-01T00:00:00.000Z' }, () => {
       reads++
       return { text: 'hello', nested: { list: [1, 2] } }
     })
@@ -25,7 +25,7 @@ describe('storedEvent', () => {
   })
 
   it('a failing read throws at the reader, every time it is looked at', () => {
-    const event = storedEvent(1, 'context/note', 't', () => {
+    const event = storedEvent({ seq: 1, type: 'context/note', time: 't' }, () => {
       throw new Error('gone')
     })
     expect(event.seq).toBe(1)

@@ -4,6 +4,13 @@ import { deepFreeze } from './frozen.js'
 /** Reads the data of one stored event back from wherever its backend keeps it. May throw. */
 export type EventDataReader = () => JsonObject
 
+/** What a stored event holds in memory besides its kept data: `seq`, `type` and `time`. */
+interface StoredEventHead {
+  readonly seq: number
+  readonly type: SessionEvent['type']
+  readonly time: string
+}
+
 /**
  * A stored event whose `data` is not kept in memory: `seq`, `type` and `time` are held, `data` is
  * read back through `read` when someone looks at it (then deeply frozen, and kept only as long as
@@ -12,13 +19,8 @@ export type EventDataReader = () => JsonObject
  * the same order (`JSON.stringify` gives the stored line), equal to the event as first read.
  * `kept` ({@link keptDataFrom} of the event as read) stays in memory: see {@link keptDataOf}.
  */
-export function storedEvent(
-  seq: number,
-  type: SessionEvent['type'],
-  time: string,
-  read: EventDataReader,
-  kept?: KeptData,
-): SessionEvent {
+export function storedEvent(head: StoredEventHead, read: EventDataReader, kept?: KeptData): SessionEvent {
+  const { seq, type, time } = head
   let held: WeakRef<JsonObject> | undefined
   const event = { seq, type, time }
   Object.defineProperty(event, 'data', {

@@ -1,6 +1,6 @@
 import type { ToolCallContent, ToolKind } from '@agentclientprotocol/sdk'
 import type { EventDataMap, ExtensionEventDataMap, JsonValue } from '../log/events.js'
-import { messageIdOf } from '../log/message-ids.js'
+import { messageIdOf } from '../log/message-ids/message-ids.js'
 import type { AcpSessionUpdate } from './update-types.js'
 
 /** Text of a tool output for display: strings as they are, anything else as JSON. */

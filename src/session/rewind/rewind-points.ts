@@ -1,6 +1,6 @@
 import type { CoreEvent, SessionEvent } from '../log/events.js'
 import type { TurnSpan } from '../log/log-state.js'
-import { messageFingerprint, seqOfMessageId } from '../log/message-ids.js'
+import { messageFingerprint, seqOfMessageId } from '../log/message-ids/message-ids.js'
 import type { Session } from '../session.js'
 
 /**

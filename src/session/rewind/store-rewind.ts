@@ -148,7 +148,7 @@ async function rewindHeld(
     }),
   )
   try {
-    const branchMade = branchPlan(session, kept, branchId, title, store)
+    const branchMade = branchPlan(session, { kept, branchId, title }, store)
     const marker = rewindMarker(session, kept, branchId, store.now())
     const atOnce = await store.rewindStored(session, branchMade, marker)
     if (!atOnce) {
@@ -220,11 +220,10 @@ function branchOf(session: Session, plan: BranchPlan, store: RewindStore): Sessi
  */
 function branchPlan(
   session: Session,
-  kept: number,
-  branchId: SessionId,
-  title: string,
+  parting: { readonly kept: number; readonly branchId: SessionId; readonly title: string },
   store: RewindStore,
 ): BranchPlan {
+  const { kept, branchId, title } = parting
   const header: SessionHeader = {
     id: branchId,
     createdAt: store.now(),

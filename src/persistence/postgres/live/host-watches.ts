@@ -10,6 +10,13 @@ export interface PolledWriter {
   poll(): Promise<boolean>
 }
 
+/** What the watches need of this host: its writers (to poll), its log, its presence on the board. */
+interface WatchingHost {
+  readonly writerOf: (id: SessionId) => PolledWriter | undefined
+  readonly log: { warn(message: string): void; debug(message: string): void }
+  readonly presence?: NoticesConfig['presence'] | undefined
+}
+
 /**
  * The port's `watch` for the PostgreSQL backend: the sessions live here, followed through
  * {@link SessionNotices}. A notice (or a missed one found) makes the session's writer poll; when
@@ -22,13 +29,13 @@ export class HostWatches {
   /** Who hears the chunks other hosts' turns stream (`live/streams.ts`). */
   private streamed: ((id: SessionId, notice: Record<string, unknown>) => void) | undefined
 
-  constructor(
-    config: PostgresConnectionConfig,
-    db: PostgresPool,
-    private readonly writerOf: (id: SessionId) => PolledWriter | undefined,
-    private readonly log: { warn(message: string): void; debug(message: string): void },
-    presence?: NoticesConfig['presence'],
-  ) {
+  private readonly writerOf: (id: SessionId) => PolledWriter | undefined
+  private readonly log: { warn(message: string): void; debug(message: string): void }
+
+  constructor(config: PostgresConnectionConfig, db: PostgresPool, host: WatchingHost) {
+    const { presence } = host
+    this.writerOf = host.writerOf
+    this.log = host.log
     this.live = config.live ?? true
     this.notices = new SessionNotices({
       url: config.url,

@@ -30,7 +30,7 @@ export async function appendedSince(
   const events: SessionEvent[] = []
   const from = view.last !== undefined && view.seq > 0 ? view.seq : view.seq + 1
   if (from > row.lastSeq) return events
-  await readEvents(client, id, row, from, (event) => {
+  await readEvents(client, { id, row }, from, (event) => {
     if (event.seq === view.seq && view.last !== undefined) {
       if (event.type !== view.last.type || event.time !== view.last.time)
         throw changedError(id, `its event ${view.seq} is not the one this host has: it was rewound`)

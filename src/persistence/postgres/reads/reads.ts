@@ -117,11 +117,11 @@ export async function segmentsOf(client: pg.ClientBase, id: SessionId, row: Sess
  */
 export async function readEvents(
   client: pg.ClientBase,
-  id: SessionId,
-  row: SessionRow,
+  session: { readonly id: SessionId; readonly row: SessionRow },
   from: number,
   hear: (event: SessionEvent) => unknown,
 ): Promise<number> {
+  const { id, row } = session
   let next = Math.max(1, from)
   let heard = 0
   for (const segment of await segmentsOf(client, id, row)) {

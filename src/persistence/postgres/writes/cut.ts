@@ -5,6 +5,14 @@ import { changedError, copyResolved, referencingChildren, STREAM_OF_1 } from '..
 
 type Child = { readonly id: SessionId; readonly baseLength: number }
 
+/** A cut under way: session `id` (its locked `row`) back to its first `count` events, and who references past them. */
+interface Cut {
+  readonly id: SessionId
+  readonly row: SessionRow
+  readonly count: number
+  readonly children: readonly Child[]
+}
+
 /**
  * A rewind's cut of session `id` (whose stored log must end at `committed`) back to its first
  * `count` events, in the caller's transaction. When a session references the whole log (the
@@ -24,8 +32,9 @@ export async function cutRows(
   await client.query('SELECT 1 FROM dsh_sessions WHERE id = $1 FOR UPDATE', [id])
   const children = await referencingChildren(client, id, count)
   const heir = children.findLast((child) => child.baseLength === row.lastSeq)
-  if (heir && count < row.lastSeq) await handOver(client, id, row, count, heir, children)
-  else await cutByCopies(client, id, row, count, children)
+  const cut = { id, row, count, children }
+  if (heir && count < row.lastSeq) await handOver(client, cut, heir)
+  else await cutByCopies(client, cut)
 }
 
 /**
@@ -35,14 +44,8 @@ export async function cutRows(
  * gets a new, empty stream and references its first `count` events where they are: in `heir`
  * past its base, else in its base.
  */
-async function handOver(
-  client: pg.ClientBase,
-  id: SessionId,
-  row: SessionRow,
-  count: number,
-  heir: Child,
-  children: readonly Child[],
-): Promise<void> {
+async function handOver(client: pg.ClientBase, cut: Cut, heir: Child): Promise<void> {
+  const { id, row, count, children } = cut
   const keepBase = count <= row.baseLength
   await client.query(
     `UPDATE dsh_sessions SET stream = '~' || nextval('dsh_stream_keys'), last_seq = $2, base_length = $2,
@@ -68,15 +71,10 @@ async function handOver(
 }
 
 /** The cut by copies: what each session referencing past `count` uses is copied to it, then this session's rows past `count` go. */
-async function cutByCopies(
-  client: pg.ClientBase,
-  id: SessionId,
-  row: SessionRow,
-  count: number,
-  children: readonly Child[],
-): Promise<void> {
+async function cutByCopies(client: pg.ClientBase, cut: Cut): Promise<void> {
+  const { id, row, count, children } = cut
   for (const child of children) {
-    await copyResolved(client, id, row, count + 1, child.baseLength, child.id)
+    await copyResolved(client, { id, row }, { lo: count + 1, hi: child.baseLength }, child.id)
     await client.query('UPDATE dsh_sessions SET base_session = $2, base_length = $3 WHERE id = $1', [
       child.id,
       count > 0 ? id : null,

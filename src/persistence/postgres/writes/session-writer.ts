@@ -45,17 +45,18 @@ export class PgSessionWriter {
   private readonly stored: StoredView
   /** A poll was skipped while `acquirePen` tried the lock: if the try fails, look again. */
   private skippedPoll = false
+  readonly id: SessionId
 
   private constructor(
-    readonly id: SessionId,
     private readonly env: WriterEnv,
-    committed: number,
     private readonly header: SessionHeader,
+    committed: number,
     private last: SessionEvent | undefined,
   ) {
-    this.queue = new WriteQueue(env.ready, id, (failure) => env.fail(id, failure))
+    this.id = header.id
+    this.queue = new WriteQueue(env.ready, header.id, (failure) => env.fail(header.id, failure))
     this.stored = new StoredView(committed, last)
-    this.pen = new SessionPen(env.db, id, env.warn)
+    this.pen = new SessionPen(env.db, header.id, env.warn)
   }
 
   /** The seq this host's view of the stored log ends at (what it read or committed). */
@@ -70,7 +71,7 @@ export class PgSessionWriter {
     initial: readonly SessionEvent[],
     base: BaseReference | undefined,
   ): PgSessionWriter {
-    const writer = new PgSessionWriter(header.id, env, initial.length, header, initial[initial.length - 1])
+    const writer = new PgSessionWriter(env, header, initial.length, initial[initial.length - 1])
     writer.enqueue('create', () => writer.create(initial, base))
     return writer
   }
@@ -82,7 +83,7 @@ export class PgSessionWriter {
     lastSeq: number,
     last: SessionEvent | undefined,
   ): PgSessionWriter {
-    return new PgSessionWriter(header.id, env, lastSeq, header, last)
+    return new PgSessionWriter(env, header, lastSeq, last)
   }
 
   append(event: SessionEvent): void {
@@ -221,7 +222,9 @@ export class PgSessionWriter {
       )
     }
     const projection = this.projection()
-    await this.env.db.transaction((client) => createRows(client, this.header, initial, reference, projection))
+    await this.env.db.transaction((client) =>
+      createRows(client, { header: this.header, initial, reference, projection }),
+    )
   }
 
   /** The listing columns as of now: the live session's summary, else what the events say. */
@@ -246,7 +249,7 @@ export class PgSessionWriter {
       )
     }
     await this.pen.write(async (client) => {
-      await advanceVersion(client, this.id, expected, next, projection)
+      await advanceVersion(client, this.id, { expected, next }, projection)
       await insertEvents(client, this.id, batch)
       await announce(client, this.id, next)
     })

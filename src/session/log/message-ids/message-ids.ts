@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import { SessionErrorCode, SessionForkError } from '../errors.js'
-import type { Session } from '../session.js'
+import { SessionErrorCode, SessionForkError } from '../../errors.js'
+import type { Session } from '../../session.js'
 import { parseMessageId } from './message-id-format.js'
 
 export { messageIdOf } from './message-id-format.js'
