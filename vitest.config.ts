@@ -52,9 +52,10 @@ export default defineConfig({
           name: 'fast',
           include: [END_TO_END, ...ISOLATED_TESTS],
           exclude: [...SLOW_TESTS],
-          // Two workers on 2 cores: an end-to-end test spends much of its time waiting on the
-          // binary it drives, so two files overlap well.
-          maxWorkers: 2,
+          // Three workers on 2 cores: an end-to-end test spends much of its time waiting on the
+          // binary it drives (and that binary on its children), so three files overlap best;
+          // measured on 2 quiet cores: 208 s against 226 s with two and 221 s with four.
+          maxWorkers: 3,
           sequence: { groupOrder: 1 },
         },
       },
