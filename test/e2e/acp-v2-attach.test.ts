@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -27,8 +27,8 @@ function workspace() {
   return { project, store: join(dir, 'store') }
 }
 
-async function start(store: string): Promise<V2AgentProcess> {
-  const agent = new V2AgentProcess({ args: ['--store', store, '--log-level', 'error'] })
+async function start(store: string, args: readonly string[] = []): Promise<V2AgentProcess> {
+  const agent = new V2AgentProcess({ args: ['--store', store, '--log-level', 'error', ...args] })
   agents.push(agent)
   await agent.initialize()
   return agent
@@ -155,5 +155,27 @@ describe('ACP v2 session/attach', () => {
     await expect(v1.agent.request('session/attach' as never, { sessionId } as never)).rejects.toMatchObject({
       code: -32601,
     })
+  })
+
+  it('detaching is not ending: a turn running when its only client detaches goes on (attached again: running), until a cancel', async () => {
+    const w = workspace()
+    const model = join(w.project, '..', 'slow.json')
+    writeFileSync(
+      model,
+      JSON.stringify({ turns: [[[{ text: 'working' }, { delayMs: 60_000 }, { text: ' never' }]]] }),
+    )
+    const a = await start(w.store, ['--model', `script:${model}`])
+    const { sessionId } = await a.agent.request('session/new', { cwd: w.project })
+    await a.agent.request('session/prompt', { sessionId, prompt: [{ type: 'text', text: 'slow' }] })
+    await a.until((u) => u.sessionUpdate === 'state_update' && u.state === 'running')
+    expect(await rpc(a)('session/detach', { sessionId })).toEqual({})
+    const from = a.audit.updates().length
+    const again = await rpc(a)('session/attach', { sessionId })
+    await rpc(a)('session/ready', { sessionId, deliveryBarrierId: again.deliveryBarrierId })
+    const state = await a.until((u) => u.sessionUpdate === 'state_update', from)
+    expect(state.state).toBe('running')
+    await a.agent.notify('session/cancel', { sessionId })
+    await a.until((u) => u.sessionUpdate === 'state_update' && u.state === 'idle', from)
+    expect(problems(a)).toEqual([])
   })
 })

@@ -5,7 +5,6 @@ import type { ClientState } from '../../client-state.js'
 import { ProtocolError } from '../../errors.js'
 import { checkedParams } from '../../extension-params.js'
 import { defineMethod } from '../../method.js'
-import { sessionCloseMethod } from '../../methods/session-close.js'
 import { connectMcpServers } from '../../requests/mcp-servers.js'
 import { assertSessionId } from '../../requests/session-access.js'
 import type { AcpServer } from '../../server.js'
@@ -118,8 +117,10 @@ export const sessionReadyMethod = defineMethod({
 })
 
 /**
- * `session/detach`: this connection stops following the session; the session goes on for the
- * other clients, and when this was the last, it is let go as `session/close` does (stays stored).
+ * `session/detach`: this connection stops following the session, which goes on for the other
+ * clients. Detaching is not ending (the draft keeps the two apart): a turn running goes on to its
+ * end whoever started it; when no client is left and no turn runs, the session is let go here
+ * (it stays stored).
  */
 export const sessionDetachMethod = defineMethod({
   name: 'session/detach',
@@ -129,7 +130,8 @@ export const sessionDetachMethod = defineMethod({
     for (const [barrier, attachment] of waiting.get(client) ?? [])
       if (attachment.sessionId === sessionId) waiting.get(client)?.delete(barrier)
     if (call.sessions.get(sessionId) === undefined) return {}
-    return sessionCloseMethod.handle({ sessionId }, call)
+    if (call.detach(sessionId) === 0 && !call.agent.isRunning(sessionId)) await call.sessions.close(sessionId)
+    return {}
   },
 })
 
