@@ -59,7 +59,9 @@ describe('two `dsh-acp serve` hosts on one PostgreSQL database', () => {
     const answer = await waiting
     const tookOver = Date.now() - killedAt
     expect(answer.stopReason).toBe('end_turn')
-    expect(agentText(onB.updates.slice(from))).toBe('b took over')
+    // What A's model streamed before A died reached B's client live (whether before or after
+    // `from`); it never reached the log: A's turn ends `interrupted` (below).
+    expect(agentText(onB.updates.slice(from))).toMatch(/^(working on it)?b took over$/)
     expect(tookOver).toBeLessThan(30_000)
     console.error(`B took the session over ${tookOver} ms after A was killed`)
 
