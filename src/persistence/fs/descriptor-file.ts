@@ -1,5 +1,4 @@
 import {
-  close,
   closeSync,
   fdatasync,
   fstat,
@@ -13,6 +12,7 @@ import {
   writeSync,
   writev,
 } from 'node:fs'
+import { DescriptorCalls } from './descriptor-calls.js'
 import type { FileStat, OpenFile } from './open-file.js'
 import { fileStat } from './read-only-file.js'
 
@@ -25,14 +25,14 @@ import { fileStat } from './read-only-file.js'
  * kernel reuses is never touched by mistake.
  */
 export class DescriptorFile implements OpenFile {
-  private inFlight = 0
-  private idle: (() => void) | undefined
-  private closed: Promise<void> | undefined
+  private readonly calls: DescriptorCalls
 
   private constructor(
     private readonly fd: number,
     readonly opened: FileStat,
-  ) {}
+  ) {
+    this.calls = new DescriptorCalls(fd)
+  }
 
   /**
    * Opens `path` with the numeric `flags` (the caller's `O_NOFOLLOW` and the rest) and takes its
@@ -60,74 +60,42 @@ export class DescriptorFile implements OpenFile {
   }
 
   write(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-    return this.call('write', (done) => write(this.fd, buffer, offset, length, position, done))
+    return this.calls.call('write', (done) => write(this.fd, buffer, offset, length, position, done))
   }
 
   writev(buffers: readonly Uint8Array[], position: number): Promise<number> {
-    return this.call('pwritev', (done) => writev(this.fd, buffers.slice(), position, done))
+    return this.calls.call('pwritev', (done) => writev(this.fd, buffers.slice(), position, done))
   }
 
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-    return this.call('read', (done) => read(this.fd, buffer, offset, length, position, done))
+    return this.calls.call('read', (done) => read(this.fd, buffer, offset, length, position, done))
   }
 
   writeSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
-    this.assertOpen('write')
+    this.calls.assertOpen('write')
     return writeSync(this.fd, buffer, offset, length, position)
   }
 
   readSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
-    this.assertOpen('read')
+    this.calls.assertOpen('read')
     return readSync(this.fd, buffer, offset, length, position)
   }
 
   datasync(): Promise<void> {
-    return this.call('fdatasync', (done) => fdatasync(this.fd, (error) => done(error, undefined)))
+    return this.calls.call('fdatasync', (done) => fdatasync(this.fd, (error) => done(error, undefined)))
   }
 
   truncate(length: number): Promise<void> {
-    return this.call('ftruncate', (done) => ftruncate(this.fd, length, (error) => done(error, undefined)))
+    return this.calls.call('ftruncate', (done) =>
+      ftruncate(this.fd, length, (error) => done(error, undefined)),
+    )
   }
 
   async stat(): Promise<FileStat> {
-    return fileStat(await this.call('fstat', (done) => fstat(this.fd, done)))
+    return fileStat(await this.calls.call('fstat', (done) => fstat(this.fd, done)))
   }
 
   close(): Promise<void> {
-    this.closed ??= (async () => {
-      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve))
-      await new Promise<void>((resolve, reject) =>
-        close(this.fd, (error) => (error ? reject(error) : resolve())),
-      )
-    })()
-    return this.closed
+    return this.calls.close()
   }
-
-  /** Runs one callback call on the descriptor, counted in flight (so `close` waits for it). */
-  private call<T>(
-    syscall: string,
-    start: (done: (error: Error | null, value: T) => void) => void,
-  ): Promise<T> {
-    if (this.closed) return Promise.reject(badDescriptor(syscall))
-    this.inFlight++
-    return new Promise<T>((resolve, reject) => {
-      start((error, value) => {
-        if (--this.inFlight === 0) this.idle?.()
-        if (error) reject(error)
-        else resolve(value)
-      })
-    })
-  }
-
-  private assertOpen(syscall: string): void {
-    if (this.closed) throw badDescriptor(syscall)
-  }
-}
-
-function badDescriptor(syscall: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`EBADF: bad file descriptor, ${syscall}`), {
-    code: 'EBADF',
-    errno: -9,
-    syscall,
-  })
 }

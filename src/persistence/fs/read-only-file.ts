@@ -1,17 +1,10 @@
 import { close, fstat, open, read, readSync, type Stats } from 'node:fs'
+import { badDescriptor, DescriptorCalls } from './descriptor-calls.js'
 import type { FileStat, OpenFile } from './open-file.js'
 
 /** The fields of a `Stats` the backend uses. */
 export function fileStat(s: Stats): FileStat {
   return { size: s.size, mtimeMs: s.mtimeMs, ino: s.ino, isFile: s.isFile() }
-}
-
-function badDescriptor(syscall: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`EBADF: bad file descriptor, ${syscall}`), {
-    code: 'EBADF',
-    errno: -9,
-    syscall,
-  })
 }
 
 /** Opens `path` with `flags` and stats it: the descriptor and its stat (the descriptor closed if the stat fails). */
@@ -35,42 +28,26 @@ export function openDescriptor(path: string, flags: number): Promise<{ fd: numbe
  * as they do on any descriptor opened read-only.
  */
 export class ReadOnlyFile implements OpenFile {
-  private inFlight = 0
-  private idle: (() => void) | undefined
-  private closed: Promise<void> | undefined
+  private readonly calls: DescriptorCalls
 
   constructor(
     private readonly fd: number,
     readonly opened: FileStat,
-  ) {}
+  ) {
+    this.calls = new DescriptorCalls(fd)
+  }
 
   read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<number> {
-    if (this.closed) return Promise.reject(badDescriptor('read'))
-    this.inFlight++
-    return new Promise((resolve, reject) => {
-      read(this.fd, buffer, offset, length, position, (error, bytesRead) => {
-        this.settled()
-        if (error) reject(error)
-        else resolve(bytesRead)
-      })
-    })
+    return this.calls.call('read', (done) => read(this.fd, buffer, offset, length, position, done))
   }
 
   readSync(buffer: Uint8Array, offset: number, length: number, position: number): number {
-    if (this.closed) throw badDescriptor('read')
+    this.calls.assertOpen('read')
     return readSync(this.fd, buffer, offset, length, position)
   }
 
-  stat(): Promise<FileStat> {
-    if (this.closed) return Promise.reject(badDescriptor('fstat'))
-    this.inFlight++
-    return new Promise((resolve, reject) => {
-      fstat(this.fd, (error, stats) => {
-        this.settled()
-        if (error) reject(error)
-        else resolve(fileStat(stats))
-      })
-    })
+  async stat(): Promise<FileStat> {
+    return fileStat(await this.calls.call('fstat', (done) => fstat(this.fd, done)))
   }
 
   write(): Promise<number> {
@@ -94,16 +71,6 @@ export class ReadOnlyFile implements OpenFile {
   }
 
   close(): Promise<void> {
-    this.closed ??= (async () => {
-      if (this.inFlight > 0) await new Promise<void>((resolve) => (this.idle = resolve))
-      await new Promise<void>((resolve, reject) =>
-        close(this.fd, (error) => (error ? reject(error) : resolve())),
-      )
-    })()
-    return this.closed
-  }
-
-  private settled(): void {
-    if (--this.inFlight === 0) this.idle?.()
+    return this.calls.close()
   }
 }
