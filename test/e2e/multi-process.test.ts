@@ -42,6 +42,16 @@ function prompt(agent: AgentProcess, sessionId: string, words: string) {
   return agent.agent.request('session/prompt', { sessionId, prompt: [text(words)] })
 }
 
+/** Two processes on a new store, both running SLOW_SCRIPT: A made a session, B loaded it. */
+async function slowPair() {
+  const dir = store()
+  const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+  const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
+  const b = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
+  await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+  return { dir, a, b, sessionId }
+}
+
 /** The updates of `sessionId` the agent sent from index `from` on. */
 function updatesOf(agent: AgentProcess, sessionId: string, from = 0): acp.SessionNotification[] {
   return agent.updates.slice(from).filter((u) => u.sessionId === sessionId)
@@ -148,11 +158,7 @@ describe('several processes on one store', () => {
   })
 
   it("a prompt while a turn runs in another process waits in this process's queue (shown queued), can be taken back, and runs once that turn ends; nothing is written meanwhile", async () => {
-    const dir = store()
-    const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
-    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
-    const b = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
-    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const { dir, a, b, sessionId } = await slowPair()
 
     const from = b.updates.length
     const running = prompt(a, sessionId, 'slow one')
@@ -189,11 +195,7 @@ describe('several processes on one store', () => {
   })
 
   it('a prompt waiting for a turn of another process runs when that process dies holding the pen (SIGKILL)', async () => {
-    const dir = store()
-    const a = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
-    const { sessionId } = await a.agent.request('session/new', { cwd: CWD, mcpServers: [] })
-    const b = await start(dir, ['--model', `script:${SLOW_SCRIPT}`])
-    await b.agent.request('session/load', { sessionId, cwd: CWD, mcpServers: [] })
+    const { dir, a, b, sessionId } = await slowPair()
     const from = b.updates.length
     void prompt(a, sessionId, 'slow one').catch(() => {})
     await firstChunk(a, sessionId, 0)
