@@ -123,13 +123,14 @@ export class SessionStreamFiles implements SessionStreams {
       const stats = fstatSync(fd)
       const header = stats.isFile() ? headerOf(fd) : undefined
       if (!header) return []
-      if (!this.alive(header, pid)) {
-        removeQuietly(path)
-        this.reading.delete(path)
-        return []
-      }
       let state = this.reading.get(path)
       if (state?.token !== header.token) {
+        // A new turn's file: its writer is checked once, not at each chunk.
+        if (!this.alive(header, pid)) {
+          removeQuietly(path)
+          this.reading.delete(path)
+          return []
+        }
         state = { token: header.token, offset: header.bytes, partial: '' }
         this.reading.set(path, state)
       }
