@@ -37,6 +37,11 @@ export interface CallContext extends ViewCall {
   /** Sends the client-side notification `method` (not a session update) to this connection; never rejects. */
   notifyClient(method: string, params: unknown): void
   /**
+   * Runs `task` once this call settled: after its response and every `afterResponse` task, or
+   * after its error.
+   */
+  afterSettled(task: () => void): void
+  /**
    * Editor-side services for tools of `sessionId`, as far as the client advertised them; its
    * permission requests are asked as `permissionTarget` says (default: on `sessionId`, about the
    * request's own tool call). Its `subagent` shows a subagent the session spawns as the view
@@ -109,6 +114,7 @@ export class Call implements CallContext {
   private controller: AbortController | undefined
   private subscription: Disposable | undefined
   private afterTasks: Array<() => void> | undefined
+  private settledTasks: Array<() => void> | undefined
 
   constructor(
     private readonly scope: CallScope,
@@ -163,6 +169,11 @@ export class Call implements CallContext {
   afterResponse(task: () => void): void {
     this.afterTasks ??= []
     this.afterTasks.push(task)
+  }
+
+  afterSettled(task: () => void): void {
+    this.settledTasks ??= []
+    this.settledTasks.push(task)
   }
 
   notifyClient(method: string, params: unknown): void {
@@ -227,10 +238,17 @@ export class Call implements CallContext {
     return this.scope.audience.notWriting(wait)
   }
 
-  /** What `afterResponse` collected (emptied). */
+  /** What `afterResponse`, then `afterSettled`, collected (emptied). */
   takeAfterResponse(): ReadonlyArray<() => void> {
-    const tasks = this.afterTasks ?? NO_TASKS
+    const tasks = [...(this.afterTasks ?? NO_TASKS), ...this.takeAfterFailure()]
     this.afterTasks = undefined
+    return tasks
+  }
+
+  /** What `afterSettled` collected (emptied): the call failed. */
+  takeAfterFailure(): ReadonlyArray<() => void> {
+    const tasks = this.settledTasks ?? NO_TASKS
+    this.settledTasks = undefined
     return tasks
   }
 

@@ -164,6 +164,7 @@ export class AcpConnection {
       const answered = route ? inClientWords(result, route) : result
       return this.settleCall(name, answered, call, notification)
     } catch (error) {
+      this.settledByFailure(call)
       return this.failed(name, route ? route.failure(error) : error, notification)
     } finally {
       if (!settlesLater) this.release(call)
@@ -174,6 +175,11 @@ export class AcpConnection {
   private answered(call: Call): void {
     this.calls.runAfterResponse(call.takeAfterResponse(), (message) => this.logger.warn(message))
     if (this.scope.client !== undefined) this.warmUp.startWhenIdle()
+  }
+
+  /** After a call's error: what it asked to run once settled, whatever the outcome. */
+  private settledByFailure(call: Call): void {
+    this.calls.runAfterResponse(call.takeAfterFailure(), (message) => this.logger.warn(message))
   }
 
   /**
@@ -226,6 +232,7 @@ export class AcpConnection {
       },
       (error: unknown) => {
         this.release(call)
+        this.settledByFailure(call)
         return this.failed(name, error, notification)
       },
     )

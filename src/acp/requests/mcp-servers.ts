@@ -1,8 +1,13 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import { noticeUpdate } from '../../agent/index.js'
 import type { McpServerConfig, SecretPair } from '../../agent/mcp/server-config.js'
+import type { SessionNotifier } from '../../agent/mcp/server-slot.js'
 import { McpSessions } from '../../agent/mcp/session-mcp.js'
-import type { Session, SessionUpdate } from '../../session/index.js'
+import type {
+  Session,
+  SessionUpdateNotification as SessionNotification,
+  SessionUpdate,
+} from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { elicitationModes } from '../client/elicitation.js'
 import { ProtocolError } from '../errors.js'
@@ -97,10 +102,30 @@ export async function connectMcpServers(
     .connect(
       session,
       [...offered, ...configs],
-      (update, seq) => call.notify({ sessionId, update, _meta: { dsh: { seq } } }),
+      settledNotifier(call, sessionId),
       elicitationModes(call.client),
     )
   return reportTrust(call, session)
+}
+
+/**
+ * Where the session's server notices go: held until this call settled, then straight to its
+ * client. A server can fail before the call is answered (a command that does not exist fails at
+ * once), and a client drops an update of a session it was not told of; after the answer, the
+ * session's announcement comes first.
+ */
+function settledNotifier(call: CallContext, sessionId: string): SessionNotifier {
+  let held: SessionNotification[] | undefined = []
+  call.afterSettled(() => {
+    const waiting = held ?? []
+    held = undefined
+    for (const notification of waiting) void call.notify(notification)
+  })
+  return (update, seq) => {
+    const notification = { sessionId, update, _meta: { dsh: { seq } } }
+    if (held === undefined) void call.notify(notification)
+    else held.push(notification)
+  }
 }
 
 /** The servers each live session's client asked for, for {@link reconnectMcpServers}. */
