@@ -3,7 +3,7 @@
 //   lib  <-  session  <-  persistence
 //                    <-  agent  <-  acp  ->  jsonrpc  ->  lib
 //   remote  ->  lib     (ACP over HTTP/WebSocket: streams in, streams out; it knows no ACP method)
-//   process, cli.ts, app.ts, index.ts: the composition root, may import everything
+//   process, bin.ts, cli.ts, app.ts, index.ts: the composition root, may import everything
 //   replay: a tool beside the server; it speaks the wire and the transcript format only
 //
 // Each layer rule is an allow-list: a module of the layer may import packages, node built-ins and

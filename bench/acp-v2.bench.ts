@@ -16,7 +16,7 @@ import { StdioBenchClient } from './stdio-client.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const PROMPTS = 15
 const RESUMES = 5
 const CWD = tmpdir()

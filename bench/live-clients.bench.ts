@@ -16,7 +16,7 @@ import { startServer, WsBenchClient } from './remote-clients.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const CHUNKS = 400
 const PROMPTS = 17
 const COUNTS = [1, 2, 4, 8]

@@ -8,7 +8,7 @@ import { StdioBenchClient } from './stdio-client.js'
 
 /**
  * Issue 38, live across processes: a session open in two processes on one store (this bench's
- * store stands for the writing process; the built server, `dist/cli.js --store DIR`, for the
+ * store stands for the writing process; the built server, `dist/cli.cjs --store DIR`, for the
  * other, with a client that loaded the session). Timed: from one `append` here (a title, which a
  * client is sent at once: no turn holds it) to the `session/update` for it arriving at the other
  * process's client (the write, the kernel's report, the other process's read, check and
@@ -18,7 +18,7 @@ import { StdioBenchClient } from './stdio-client.js'
 
 const RUNS = 41
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 
 const ms = (from: bigint, to: bigint) => Number(to - from) / 1e6
 

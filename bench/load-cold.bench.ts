@@ -15,7 +15,7 @@ import { StdioBenchClient } from './stdio-client.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const RUNS = 9
 const CWD = tmpdir()
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: {} }
@@ -134,7 +134,7 @@ export const suite = {
         cold,
         'a second session/load in that process',
         median(paused.map((r) => r.warmMs)),
-        `target: under 15 ms (ours ${cold.toFixed(1)} ms); fresh dist/cli.js --store each run, ${RUNS} runs, 10-turn session`,
+        `target: under 15 ms (ours ${cold.toFixed(1)} ms); fresh dist/cli.cjs --store each run, ${RUNS} runs, 10-turn session`,
       ),
       row(
         'first session/load of a new process, right after initialize: request to first session/update',

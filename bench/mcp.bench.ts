@@ -12,7 +12,7 @@ import { StdioBenchClient } from './stdio-client.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: {} }
 const SILENT = { name: 'silent', command: process.execPath, args: ['-e', 'process.stdin.resume()'], env: [] }
 const RUNS = 9

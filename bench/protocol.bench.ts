@@ -20,12 +20,12 @@ import { NdjsonBenchClient, opsPerSecond, rawEchoScript as rawScript } from './n
  * stat of every file (25-70 ms on 1,000 files under load), which a run of 3,000 round trips hit
  * or missed; that check now runs in the background.
  * Also: time from spawn to the `initialize` answer, next to spawning `node -e 0`.
- * Needs `npm run build` first (the bench compiles only bench/); `DSH_BENCH_CLI` names another cli.js.
+ * Needs `npm run build` first (the bench compiles only bench/); `DSH_BENCH_CLI` names another cli.cjs.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** `DSH_BENCH_CLI` measures another build of the server (e.g. an experiment) in these rows. */
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const sdkModule = import.meta.resolve('@agentclientprotocol/sdk')
 
 const METHOD = 'session/list'
@@ -37,7 +37,7 @@ const IN_FLIGHT = 64
 const RUNS = 5
 const SPAWNS = 7
 
-const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
+const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.cjs'
 const ours = { name: `dsh-acp (${built} --memory)`, command: process.execPath, args: [cli, '--memory'] }
 
 /** A peer: the official SDK's agent side, answering `initialize` and ${METHOD} with `result`. */

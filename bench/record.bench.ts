@@ -12,7 +12,7 @@ import { NdjsonBenchClient, opsPerSecond } from './ndjson-client.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = join(root, 'dist', 'cli.js')
+const cli = join(root, 'dist', 'cli.cjs')
 const SEQUENTIAL = 2000
 const PIPELINED = 20000
 const IN_FLIGHT = 64

@@ -27,7 +27,7 @@ import { StdioBenchClient } from './stdio-client.js'
  * And the server's resident memory per idle connection. Needs `npm run build` first.
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = join(root, 'dist', 'cli.js')
+const cli = join(root, 'dist', 'cli.cjs')
 const SERVER_ARGS = ['--memory', '--log-level', 'error']
 const LISTS = 2000
 const PROMPTS = 15

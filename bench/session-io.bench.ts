@@ -7,7 +7,7 @@ import { type BenchRow, median } from './harness.js'
 import { memoryOf, StdioBenchClient } from './stdio-client.js'
 
 /**
- * Issue 13, load, fork and memory, end to end: the built server (`dist/cli.js --store DIR`) is
+ * Issue 13, load, fork and memory, end to end: the built server (`dist/cli.cjs --store DIR`) is
  * spawned fresh for each run and driven over its stdio pipes.
  * - `session/load` of a ~50 MB stored session: time to the first `session/update` and to the
  *   answer, next to a raw relay spawned the same way (it stream-reads the same file, parses each
@@ -19,8 +19,8 @@ import { memoryOf, StdioBenchClient } from './stdio-client.js'
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
-const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
+const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.cjs'
 const RUNS = 5
 /** An existing directory: the server refuses a session cwd that does not exist. */
 const CWD = tmpdir()

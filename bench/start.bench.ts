@@ -11,11 +11,11 @@ import { type BenchRow, median } from './harness.js'
  * project with an AGENTS.md, without and with a user configuration file (one provider, a default
  * model and mode), next to spawning `node -e 0` to its exit, all in the same run, interleaved one
  * spawn at a time. The ratio is the median of each round's own ratio, so drift of a shared machine
- * hits both sides alike. Needs `npm run build` first; `DSH_BENCH_CLI` names another cli.js.
+ * hits both sides alike. Needs `npm run build` first; `DSH_BENCH_CLI` names another cli.cjs.
  */
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 const ROUNDS = 15
 const INITIALIZE = `${JSON.stringify({
   jsonrpc: '2.0',

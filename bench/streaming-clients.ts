@@ -11,7 +11,7 @@ import type { PacedModel } from './streaming-model.js'
 // writes one line per chunk. Each answer's latencies are the model's, per chunk, in ms.
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.js')
+const cli = process.env.DSH_BENCH_CLI ?? join(root, 'dist', 'cli.cjs')
 /** Answers per process: the first is a fresh process's, the second a warm one's. */
 export const ANSWERS = 2
 

@@ -16,7 +16,7 @@ import { CHUNKS, PacedModel } from './streaming-model.js'
  * tail is that warm-up, which an editor's long-lived agent pays once.
  */
 
-const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.js'
+const built = process.env.DSH_BENCH_CLI ?? 'dist/cli.cjs'
 
 /**
  * A chunk slower than this stalled (a GC pause, a thread waiting for a core): the latencies are

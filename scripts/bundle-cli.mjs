@@ -1,30 +1,42 @@
 import { rmSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { build } from 'esbuild'
+import { rolldown } from 'rolldown'
+import { warmCodeCache } from './warm-code-cache.mjs'
 
 /**
- * Replaces tsc's `dist/cli.js` with one bundled file (plus chunks that only subcommands or optional
- * providers import), so starting the server reads and compiles one file instead of resolving ~150
- * modules. tsc still type-checks and emits the library (`dist/index.js` and its types). Bundled
- * CommonJS dependencies call `require`, which an ES module lacks: the banner provides it.
+ * Bundles the `dsh-acp` executable as CommonJS: `dist/cli.cjs` (src/bin.ts) and its chunks in
+ * `dist/cli-chunks/`, one per part that loads apart (the start path, the server, each subcommand,
+ * the MCP client, PostgreSQL, the tokenizer...). CommonJS because Node 20 loads and starts it
+ * faster than the same code as ES modules (no module jobs, no loader hooks), and because the V8
+ * code cache of src/process/early-start/code-cache.ts works through the CommonJS loader. rolldown
+ * splits CommonJS output, which esbuild does not. tsc's ES module build of the library stays in
+ * dist/ (`dist/index.js`); its copies of the two entries are removed, the bundle being the CLI.
+ * Then the warm-up run writes the code cache (scripts/warm-code-cache.mjs).
  */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const chunks = 'cli-chunks'
-rmSync(join(root, 'dist', chunks), { recursive: true, force: true })
-await build({
-  absWorkingDir: root,
-  entryPoints: { cli: 'src/cli.ts' },
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  chunkNames: `${chunks}/[name]-[hash]`,
+const dist = join(root, 'dist')
+for (const stale of ['cli-chunks', 'code-cache']) rmSync(join(dist, stale), { recursive: true, force: true })
+for (const name of ['cli', 'bin']) {
+  for (const suffix of ['.js', '.js.map', '.d.ts', '.d.ts.map'])
+    rmSync(join(dist, `${name}${suffix}`), { force: true })
+}
+
+const bundle = await rolldown({
+  cwd: root,
+  input: { cli: 'src/bin.ts' },
   platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  banner: {
-    js: "import { createRequire as __bundleRequire } from 'node:module'; const require = __bundleRequire(import.meta.url);",
-  },
-  logLevel: 'warning',
+  resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+  logLevel: 'warn',
 })
+await bundle.write({
+  dir: dist,
+  format: 'cjs',
+  entryFileNames: '[name].cjs',
+  chunkFileNames: 'cli-chunks/[name]-[hash].cjs',
+  // `import('node:child_process')` as a `require`: an `import()` would start the ES module loader.
+  dynamicImportInCjs: false,
+  sourcemap: true,
+})
+await bundle.close()
+await warmCodeCache(join(dist, 'cli.cjs'))

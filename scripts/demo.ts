@@ -42,7 +42,7 @@ function packageRoot(from: string): string {
 const indent = (text: string) => text.replace(/^/gm, '      ')
 
 /**
- * The fork story, told by driving the built server (`dist/cli.js`, built-in defaults: the offline
+ * The fork story, told by driving the built server (`dist/cli.cjs`, built-in defaults: the offline
  * echo model) over stdio with the official ACP client: two turns, a fork at the end of the first,
  * the child prompted (it remembers the inherited first message and its own, not the parent's second), the parent prompted, then the session
  * list as a lineage tree and where the transcript and store files are.
@@ -52,7 +52,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFacts> {
   const workDir = options.workDir ?? mkdtempSync(join(tmpdir(), 'dsh-acp-demo-'))
   const storeDir = join(workDir, 'sessions')
   const transcriptFile = join(workDir, 'transcript.jsonl')
-  const cli = join(packageRoot(import.meta.dirname), 'dist', 'cli.js')
+  const cli = join(packageRoot(import.meta.dirname), 'dist', 'cli.cjs')
   const server = spawn(
     process.execPath,
     [cli, '--store', storeDir, '--transcript', transcriptFile, '--log-level', 'error'],
@@ -140,7 +140,7 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoFacts> {
     print('\nFiles:')
     print(`    transcript (every wire message, both directions): ${transcriptFile}`)
     print(`    store: ${storeDir} (${storeFiles.sort().join(', ')})`)
-    print(`    see them again with: node dist/cli.js sessions --store ${storeDir}`)
+    print(`    see them again with: node dist/cli.cjs sessions --store ${storeDir}`)
     return {
       parent,
       child,

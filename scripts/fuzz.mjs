@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 
 import { fuzzFrames } from './fuzz-frames.mjs'
 
-const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js')
+const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.cjs')
 const frames = Number(process.argv[2] ?? 3000)
 const seed = Number(process.argv[3] ?? Date.now() % 1_000_000)
 if (!Number.isSafeInteger(frames) || frames < 1 || !Number.isSafeInteger(seed)) {

@@ -50,7 +50,7 @@ export NODE_EXTRA_CA_CERTS="$WORK/cert.pem"
 node -e '
 const words = (t) => Array.from({ length: 40 }, (_, i) => [{ text: `t${t}w${i} ` }, { delayMs: 50 }]).flat()
 console.log(JSON.stringify({ turns: Array.from({ length: 12 }, (_, t) => [words(t)]) }))' >"$WORK/model.json"
-SERVE=(node "$ROOT/dist/cli.js" serve --token-file "$WORK/token" --store "$WORK/store"
+SERVE=(node "$ROOT/dist/cli.cjs" serve --token-file "$WORK/token" --store "$WORK/store"
   --model "script:$WORK/model.json")
 
 say "1. serve on $NS_IP without TLS"
@@ -77,7 +77,7 @@ done
 
 say "3. dsh-acp connect $URL_HTTP under acpx 0.19.1"
 # The bridge writes its pid, so that the trial can kill it (the connection dropping) mid-turn.
-AGENT="sh -c 'echo \$\$ >$WORK/connect.pid; exec node $ROOT/dist/cli.js connect $URL_HTTP'"
+AGENT="sh -c 'echo \$\$ >$WORK/connect.pid; exec node $ROOT/dist/cli.cjs connect $URL_HTTP'"
 ACPX=(npx -y acpx@0.19.1 --agent "$AGENT" --cwd "$WORK" --approve-all --ttl 30)
 export DSH_ACP_TOKEN="$TOKEN"
 "${ACPX[@]}" sessions new

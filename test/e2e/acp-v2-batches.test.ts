@@ -25,7 +25,7 @@ afterEach(() => {
   for (const child of children.splice(0)) child.kill()
 })
 
-/** dist/cli.js over stdio, driven by raw lines: `lines` is every line it wrote, parsed. */
+/** dist/cli.cjs over stdio, driven by raw lines: `lines` is every line it wrote, parsed. */
 function agent() {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-batch-'))
   const child = spawn('node', [CLI, '--model', 'echo', '--store', join(dir, 's')], {

@@ -17,13 +17,13 @@ const valid = (def: string, value: unknown) => {
   return check(value) ? [] : (check.errors ?? [])
 }
 
-/** Drives dist/cli.js over stdio as a v2 client; `lines` is every message it wrote. */
+/** Drives dist/cli.cjs over stdio as a v2 client; `lines` is every message it wrote. */
 function agent(turns: unknown, args: readonly string[] = []) {
   const dir = mkdtempSync(join(tmpdir(), 'dsh-v2-'))
   writeFileSync(join(dir, 'model.json'), JSON.stringify({ turns }))
   const child = spawn(
     'node',
-    ['dist/cli.js', '--model', `script:${join(dir, 'model.json')}`, '--store', join(dir, 's'), ...args],
+    ['dist/cli.cjs', '--model', `script:${join(dir, 'model.json')}`, '--store', join(dir, 's'), ...args],
     {
       stdio: ['pipe', 'pipe', 'ignore'],
       env: { ...process.env, HOME: dir },

@@ -37,7 +37,7 @@ describe('auth methods: terminal set-up, the agent method, auth_required and log
       'terminal-auth': {
         label: setup.name,
         command: process.execPath,
-        args: [expect.stringMatching(/cli\.js$/), 'setup'],
+        args: [expect.stringMatching(/cli\.cjs$/), 'setup'],
         env: {},
       },
     })

@@ -11,7 +11,7 @@ const run = promisify(execFile)
 
 describe('fuzzing the built binary with hostile frames (bounded; `npm run fuzz [frames] [seed]` runs longer)', () => {
   it('2,000 seeded frames: no exit, every well-formed request answered exactly once, every session loadable', async () => {
-    expect(existsSync('dist/cli.js'), 'run `npm run build` first').toBe(true)
+    expect(existsSync('dist/cli.cjs'), 'run `npm run build` first').toBe(true)
     const result = await run(process.execPath, ['scripts/fuzz.mjs', '2000', '20261130'], {
       timeout: 240_000,
       maxBuffer: 1 << 24,

@@ -26,7 +26,7 @@ describe('the packed package', () => {
       { filename: string; files: { path: string }[] },
     ]
     const paths = files.map((f) => f.path)
-    expect(paths).toContain('dist/cli.js')
+    expect(paths).toContain('dist/cli.cjs')
     expect(paths).toContain('schemas/config-file.schema.json')
     expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/'))).toEqual([])
     // Source maps point at sources the package does not ship: they are left out (12 of its 21 MB).

@@ -43,7 +43,7 @@ function serverAnyoneCanRun(): string {
   chmodSync(root, 0o755)
   cpSync(dirname(CLI), join(root, 'dist'), { recursive: true })
   cpSync(join(dirname(CLI), '..', 'package.json'), join(root, 'package.json'))
-  return join(root, 'dist', 'cli.js')
+  return join(root, 'dist', 'cli.cjs')
 }
 
 function start(storeDir: string, options: { uid?: number } = {}): AgentProcess {

@@ -7,7 +7,7 @@ import * as acp from '@agentclientprotocol/sdk/unstable'
 import { PROJECT_DIR } from './project-dir.js'
 import { LineSplitter, WireAudit } from './wire-audit.js'
 
-export const CLI = resolve(import.meta.dirname, '../../dist/cli.js')
+export const CLI = resolve(import.meta.dirname, '../../dist/cli.cjs')
 
 /**
  * What every spawned agent gets unless a test says otherwise: no user config directory (so the
