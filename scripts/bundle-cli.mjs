@@ -22,11 +22,29 @@ for (const name of ['cli', 'bin']) {
     rmSync(join(dist, `${name}${suffix}`), { force: true })
 }
 
+/**
+ * The modules src/cli.ts reaches by static imports: what every start loads before the `initialize`
+ * answer, put in one chunk (each chunk more is a file to read and a module to set up).
+ */
+const startModules = new Set()
+const startPath = {
+  name: 'start-path',
+  buildEnd() {
+    const queue = [join(root, 'src', 'cli.ts')]
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      if (startModules.has(id)) continue
+      startModules.add(id)
+      queue.push(...(this.getModuleInfo(id)?.importedIds ?? []))
+    }
+  },
+}
+
 const bundle = await rolldown({
   cwd: root,
   input: { cli: 'src/bin.ts' },
   platform: 'node',
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
+  plugins: [startPath],
   logLevel: 'warn',
 })
 await bundle.write({
@@ -36,6 +54,7 @@ await bundle.write({
   chunkFileNames: 'cli-chunks/[name]-[hash].cjs',
   // `import('node:child_process')` as a `require`: an `import()` would start the ES module loader.
   dynamicImportInCjs: false,
+  codeSplitting: { groups: [{ name: 'start', test: (id) => startModules.has(id) }] },
   sourcemap: true,
 })
 await bundle.close()
