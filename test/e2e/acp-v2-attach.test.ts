@@ -90,9 +90,20 @@ describe('ACP v2 session/attach', () => {
       expect.objectContaining({ sessionUpdate: 'state_update', state: 'idle' }),
     )
 
-    // Live from the other process.
+    // Live from the other process, the turn's state with it: running, then idle and why.
+    const liveFrom = b.audit.updates().length
     await prompt(a, sessionId, 'second words')
     await b.until(says('second words'))
+    await b.until((u) => u.sessionUpdate === 'state_update' && u.state === 'idle', liveFrom)
+    const live = b.audit.updates().slice(liveFrom)
+    const states = live.filter((u) => u.sessionUpdate === 'state_update')
+    expect(states).toEqual([
+      expect.objectContaining({ state: 'running' }),
+      expect.objectContaining({ state: 'idle', stopReason: 'end_turn' }),
+    ])
+    const at = (u: unknown) => live.indexOf(u as (typeof live)[number])
+    expect(at(states[0])).toBeLessThan(live.findIndex(says('second words')))
+    expect(at(states[1])).toBeGreaterThan(live.findIndex((u) => u.sessionUpdate === 'agent_message'))
 
     // Another client replays only what came after the cursor, by attach and by resume.
     const c = await start(w.store)

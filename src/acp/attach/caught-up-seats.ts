@@ -14,6 +14,7 @@ export function showCaughtUp(seat: Attached, session: Session, events: readonly 
     const updates = liveUpdates(seat, event, seat.projector.updatesFor(event))
     void seat.turnEnds.push(event, updates)
     noteTurnEnd(seat, session.id, event, updates)
+    tellTurnState(seat, session.id, event)
   }
   if (session.openTurn !== undefined && seat.turnEnds.flush() !== undefined) seat.endUnmarked = true
 }
@@ -39,4 +40,22 @@ export function noteTurnEnd(
     }
     seat.endUnmarked = false
   } else if (updates.length > 0) seat.endUnmarked = false
+}
+
+/**
+ * Another's turn started or ended, shown live to `seat` (after the event's own updates): a
+ * `turn_state`, which an ACP v2 client's view sends as `state_update` (v1 has none).
+ */
+export function tellTurnState(seat: Attached, sessionId: string, event: SessionEvent): void {
+  if (event.type !== 'turn/start' && event.type !== 'turn/end') return
+  const stopReason = event.type === 'turn/end' ? replayedTurnEnd(event).stopReason : undefined
+  void seat.notify({
+    sessionId,
+    update: {
+      sessionUpdate: 'turn_state',
+      state: event.type === 'turn/start' ? 'running' : 'idle',
+      ...(stopReason !== undefined && { stopReason }),
+    },
+    _meta: { dsh: { seq: event.seq } },
+  })
 }

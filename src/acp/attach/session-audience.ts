@@ -2,7 +2,7 @@ import type { Session, SessionEvent, SessionStore, SessionUpdateNotification } f
 import type { ClientRequestSender } from '../client/client-bridge.js'
 import { type Attached, answerersAmong, namesOf } from './attached.js'
 import type { BoardAudience, RunningTurns } from './board-audience.js'
-import { noteTurnEnd, showCaughtUp } from './caught-up-seats.js'
+import { noteTurnEnd, showCaughtUp, tellTurnState } from './caught-up-seats.js'
 import { CrossProcess } from './cross/cross-process.js'
 import { CrossStreams } from './cross/cross-streams.js'
 import { liveUpdates, StreamingEvents, streamChunk, streamsAhead } from './live-chunks.js'
@@ -238,6 +238,7 @@ export class SessionAudience {
       const updates = liveUpdates(seat, event, projected)
       noteTurnEnd(seat, session.id, event, updates)
       void seat.turnEnds.push(event, updates)
+      tellTurnState(seat, session.id, event)
     }
     if (event.type === 'turn/end') this.crossStreams.ended(session.id)
     if (event.type === 'turn/start' || event.type === 'turn/end') this.tellPresence(session.id)

@@ -41,6 +41,18 @@ export type NoticeSessionUpdate = Extract<AcpWireUpdate, { sessionUpdate: 'notic
 }
 
 /**
+ * A turn of the session started or ended, told live to a client that did not start it (another
+ * connection's or another process's prompt): ACP v2's `state_update`. An ACP v1 client is sent
+ * nothing of it: it learns a turn's end from `_meta.dsh.turnEnd` on the turn's last update.
+ */
+export interface TurnStateUpdate {
+  readonly sessionUpdate: 'turn_state'
+  readonly state: 'running' | 'idle'
+  /** An ended turn's stop reason, when its end has one (a failed turn's has none). */
+  readonly stopReason?: AcpStopReason
+}
+
+/**
  * What the agent and the session emit for one `session/update`: the richest (canonical) form of
  * each update. A client's view (acp/views/) renders it for what that client advertised: a `plan`,
  * a compaction, a notice or a `subagent_update` looks different to different clients; everything
@@ -53,6 +65,7 @@ export type SessionUpdate =
   | SubagentSessionUpdate
   | WholeMessageUpdate
   | CommandOutputUpdate
+  | TurnStateUpdate
 
 /** What one `session/update` carries on the wire (ACP v1, stable and unstable variants). */
 export type WireUpdate = AcpWireUpdate | SubagentSessionUpdate | PlanSessionUpdate

@@ -50,6 +50,7 @@ export const acpV1Renderer: UpdateRenderer<WireNotification> = {
       case 'subagent_update':
         return features.subagents ? as([update]) : []
       case 'command_output':
+      case 'turn_state':
         return []
       case 'user_message':
       case 'agent_message':

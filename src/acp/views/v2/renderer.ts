@@ -21,7 +21,9 @@ import { toolCallV2 } from './tool-content.js'
  *   text a model streams comes as chunks;
  * - `subagent_update` as it is (the unstable v2 schema's; every v2 client registers children), and
  *   a state it reports is also the child session's own `state_update`, after the announcement;
- * - a command the agent runs itself is a display terminal ({@link displayTerminal}).
+ * - a command the agent runs itself is a display terminal ({@link displayTerminal});
+ * - another client's turn starting and ending (`turn_state`) is `state_update` `running`, then
+ *   `idle` with its stop reason.
  */
 export const acpV2Renderer: UpdateRenderer<SessionUpdateNotification<V2Update>> = {
   render(notification: SessionUpdateNotification): SessionUpdateNotification<V2Update>[] {
@@ -89,6 +91,12 @@ function updateV2(update: SessionUpdate, seq: number | undefined): V2Update | un
     case 'usage_update':
     case 'subagent_update':
       return update
+    case 'turn_state':
+      return {
+        sessionUpdate: 'state_update',
+        state: update.state,
+        ...(update.stopReason !== undefined && { stopReason: update.stopReason }),
+      }
     default:
       return undefined
   }
