@@ -212,3 +212,31 @@ describe('ClientView: one session, three clients, live and in a load', () => {
     ])
   })
 })
+
+describe("another client's turn state", () => {
+  const started: SessionUpdateNotification = {
+    sessionId: 'ses_1',
+    update: { sessionUpdate: 'turn_state', state: 'running' },
+    _meta: { dsh: { seq: 4 } },
+  }
+  const ended: SessionUpdateNotification = {
+    sessionId: 'ses_1',
+    update: { sessionUpdate: 'turn_state', state: 'idle', stopReason: 'cancelled' },
+    _meta: { dsh: { seq: 9 } },
+  }
+
+  it('is nothing to an ACP v1 client, whatever it advertised', () => {
+    for (const state of Object.values(CLIENTS)) {
+      const view = new ClientView(state)
+      expect([...view.render(started), ...view.render(ended)]).toEqual([])
+    }
+  })
+
+  it("is v2's state_update, running, then idle with the stop reason", () => {
+    const view = new ClientView({ protocolVersion: 2, capabilities: {} } as ClientState)
+    expect([...view.render(started), ...view.render(ended)].map((n) => n.update)).toEqual([
+      { sessionUpdate: 'state_update', state: 'running' },
+      { sessionUpdate: 'state_update', state: 'idle', stopReason: 'cancelled' },
+    ])
+  })
+})
