@@ -18,10 +18,12 @@ afterEach(async () => {
 })
 
 // The model's step streams 'one two', then (the window B's change comes in: an attached client
-// is sent a chunk once the next one streams) ' three'.
+// is sent a chunk once the next one streams) ' three'. A goal set meanwhile is answered once that
+// step's message is appended, and the agent may take turns of its own toward it before B's pause
+// arrives: those find an answer too.
 const TURNS = [
   [[{ text: 'one' }, { text: ' two' }, { delayMs: 1000 }, { text: ' three' }]],
-  [[{ text: 'again' }]],
+  ...Array.from({ length: 8 }, () => [[{ text: 'again' }]]),
 ]
 
 const seqOf = (u: acp.SessionNotification) => (u._meta as { dsh?: { seq?: number } } | undefined)?.dsh?.seq

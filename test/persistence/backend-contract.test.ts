@@ -58,6 +58,8 @@ describe.each(BACKENDS)('the $name backend', (backend) => {
         expect(wire(heard)).toEqual(written)
         expect(loaded.events().map((e) => e.seq)).toEqual(loaded.events().map((_, i) => i + 1))
         expect(loaded.header).toEqual(session.header)
+        // The turn end the load appended is acknowledged once flushed, like any append.
+        await b.sessions.flush(session.id)
         const visited: SessionEvent[] = []
         await b.persistence.visit?.(session.id, from, (event) => {
           visited.push(event)
