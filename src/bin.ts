@@ -15,4 +15,7 @@ useCodeCache({
   cache: join(here, 'code-cache', `${process.versions.v8}-${process.arch}`),
   write: process.env.DSH_WRITE_CODE_CACHE === '1',
 })
-void import('./cli.js')
+import('./cli.js').catch((error: unknown) => {
+  process.stderr.write(`dsh-acp: ${error instanceof Error ? error.message : String(error)}\n`)
+  process.exitCode = 1
+})

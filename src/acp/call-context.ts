@@ -240,13 +240,13 @@ export class Call implements CallContext {
 
   /** What `afterResponse`, then `afterSettled`, collected (emptied). */
   takeAfterResponse(): ReadonlyArray<() => void> {
-    const tasks = [...(this.afterTasks ?? NO_TASKS), ...this.takeAfterFailure()]
+    const tasks = [...(this.afterTasks ?? NO_TASKS), ...this.takeAfterSettled()]
     this.afterTasks = undefined
     return tasks
   }
 
-  /** What `afterSettled` collected (emptied): the call failed. */
-  takeAfterFailure(): ReadonlyArray<() => void> {
+  /** What `afterSettled` collected (emptied): all that runs after a failed call. */
+  takeAfterSettled(): ReadonlyArray<() => void> {
     const tasks = this.settledTasks ?? NO_TASKS
     this.settledTasks = undefined
     return tasks

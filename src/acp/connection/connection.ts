@@ -179,7 +179,7 @@ export class AcpConnection {
 
   /** After a call's error: what it asked to run once settled, whatever the outcome. */
   private settledByFailure(call: Call): void {
-    this.calls.runAfterResponse(call.takeAfterFailure(), (message) => this.logger.warn(message))
+    this.calls.runAfterResponse(call.takeAfterSettled(), (message) => this.logger.warn(message))
   }
 
   /**
