@@ -26,7 +26,7 @@ import { join } from 'node:path'
  * - `rename` of the new file over the session's, fsync of the directory (the commit).
  * `kernelCopy` takes the kept bytes from a file holding only them, by `copyFile` (in the kernel, as
  * a `copy_file_range` of a range would, which Node does not offer); else they go through a 1 MiB
- * buffer (`pread` + `pwrite`) with an fdatasync started beside the copy every 2 MiB, as the store
+ * buffer (`pread` + `pwrite`) with an fdatasync started beside the copy every 16 MiB, as the store
  * copies them (`prefix-copy.ts`). Resolves its milliseconds.
  */
 export async function floorRewind(
@@ -63,7 +63,7 @@ export async function floorRewind(
 }
 
 /** Bytes written between two background fdatasyncs of the buffered copy (as `prefix-copy.ts`). */
-const WRITEBACK_BYTES = 2 << 20
+const WRITEBACK_BYTES = 16 << 20
 
 async function copyKept(
   copy: {

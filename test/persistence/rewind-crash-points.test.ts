@@ -99,8 +99,8 @@ describe('rewind crash points (35.10)', () => {
   // Kept 6 or 30 of 36 events, with the synchronous calls (as the real file system offers them)
   // and without (the asynchronous ones alone); and kept 18 of a session of ~6 MB, whose copy of
   // ~3 MB goes through the buffer in several reads and writes with fdatasyncs started beside it
-  // (`copyPrefix` starts one every 2 MiB): a crash can come inside one of those too (the last
-  // column: the copy's fdatasyncs in a whole run).
+  // (one every 1 MiB here), the record's and the link's syncs with the first: a crash can come
+  // inside those too (the last column: the least number of the copy's fdatasyncs in a whole run).
   it.each([
     [6, true, 3, 1],
     [30, true, 3, 1],
@@ -115,7 +115,8 @@ describe('rewind crash points (35.10)', () => {
         const run = tempDir('dsh-rewind-crash-')
         try {
           const fs = new DyingFileSystem(sync)
-          const first = await startStore(run.dir, { fs })
+          // A background sync every 1 MiB copied: the large prompts' copy starts some (the default is 16 MiB).
+          const first = await startStore(run.dir, { fs, writebackBytes: 1 << 20 })
           const session = first.sessions.create('s', { meta: { title: 'Work' } })
           for (const text of ['one', 'two', 'three', 'four', 'five', 'six']) {
             appendTurn(session, text.padEnd(promptBytes, '.'))
@@ -160,7 +161,8 @@ describe('rewind crash points (35.10)', () => {
             expect(outcome).toBe('done')
             // Every step of this run was a crash point of an earlier one: with the large prompts,
             // an fdatasync of the copy beside it, before the one that completes it.
-            expect(fs.steps.filter((step) => /^fdatasync .*\.tmp$/.test(step))).toHaveLength(copySyncs)
+            const syncs = fs.steps.filter((step) => /^fdatasync .*\.tmp$/.test(step))
+            expect(syncs.length).toBeGreaterThanOrEqual(copySyncs)
             break
           }
         } finally {

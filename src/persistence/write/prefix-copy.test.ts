@@ -74,7 +74,7 @@ describe('copyPrefix', () => {
     await copyThrough(nodeFileSystem, 7, { writebackBytes: 256 * 1024, onFirstSync: () => told++ })
     expect(told).toBe(1)
     rmSync(join(dir, 'child.jsonl'))
-    // 1.5 MB: under the 2 MiB between two background syncs.
+    // 1.5 MB: under the 16 MiB between two background syncs.
     await copyThrough(nodeFileSystem, 5, { onFirstSync: () => told++ })
     expect(told).toBe(1)
   })

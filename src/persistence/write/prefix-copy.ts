@@ -14,7 +14,7 @@ const BUFFER_BYTES = 1 << 20
 /** Bytes copied without giving the event loop a turn (a few ms of copying). */
 const SLICE_BYTES = 16 << 20
 /** Bytes written between two background fdatasyncs (see {@link copyPrefix}). */
-const WRITEBACK_BYTES = 2 << 20
+const WRITEBACK_BYTES = 16 << 20
 
 /**
  * {@link copyPrefix}'s options: its pace (bytes between two turns of the event loop, and between
@@ -22,7 +22,7 @@ const WRITEBACK_BYTES = 2 << 20
  */
 export interface CopyOptions {
   readonly sliceBytes?: number
-  readonly writebackBytes?: number
+  readonly writebackBytes?: number | undefined
   /**
    * Called once, as the copy's first background fdatasync starts (not at all when the copy is too
    * short for one): syncs the caller starts then share that sync's journal commit.
@@ -36,11 +36,13 @@ export interface CopyOptions {
  *
  * The copy runs on the main thread (synchronous reads and writes through one 1 MiB buffer), giving
  * the event loop a turn every `sliceBytes`: a round trip through the thread pool per chunk cost
- * more than the copy itself when the CPUs are busy. Every `writebackBytes` written, an fdatasync of
- * `to` starts in the background (one at a time), so the disk writes the copy while the rest is
- * being made and the caller's final fdatasync finds little left (measured on a 5-45 MB prefix:
- * copy and final sync 0.86-0.98x a `copyFile` + fdatasync of the same bytes, against 0.95-1.1x
- * with the whole copy's writing left to the final sync). Those syncs promise nothing; the caller
+ * more than the copy itself when the CPUs are busy. Every `writebackBytes` written (16 MiB unless
+ * told), an fdatasync of `to` starts in the background (one at a time), so the disk writes the copy
+ * while the rest is being made and the caller's final fdatasync finds less left. Each such sync is
+ * a journal commit the copy may end up waiting for: in plain `node:fs` a sync every 2 MiB made copy
+ * and sync of a 25-45 MB prefix 0.86-0.98x a `copyFile` + fdatasync of the same bytes, but in the
+ * store's rewind of a 5 and a 25 MB prefix (two builds interleaved in one process, load 1-3) it
+ * cost 1-3 ms and 2-8 ms more than one every 16 MiB. Those syncs promise nothing; the caller
  * fdatasyncs once after this resolves. A failed one fails the copy (after a failed fsync the kernel
  * may have dropped the error's dirty pages, and a later fdatasync of the same descriptor need not
  * report it again), which is why the copy waits for the one in flight before it resolves.

@@ -6,7 +6,7 @@ import { errnoOf, persistenceError, writeFullySync } from '../fs/file-io.js'
 import type { FileSystem, OpenFile } from '../fs/file-system.js'
 import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
-import { copyPrefix } from './prefix-copy.js'
+import { type CopyOptions, copyPrefix } from './prefix-copy.js'
 
 const noop = () => {}
 
@@ -15,6 +15,7 @@ interface RewindEnv {
   readonly fs: FileSystem
   readonly paths: StorePaths
   readonly warn: (message: string) => void
+  readonly writebackBytes?: number | undefined
 }
 
 /** The writer's view of the session file being rewound (it holds the pen: nothing else writes it). */
@@ -160,7 +161,12 @@ class RewindSteps {
     // its journal commit, rather than one more after the copy (a short copy starts none: then they
     // start with the copy's own fdatasync below).
     const startSyncs = () => this.syncLink(record)
-    this.copy = await copyKept(this.ops, { temp: this.temp, source, view, onFirstSync: startSyncs })
+    this.copy = await copyKept(this.ops, {
+      temp: this.temp,
+      source,
+      view,
+      pace: { onFirstSync: startSyncs, writebackBytes: this.env.writebackBytes },
+    })
     this.closing.push(source.close().catch(noop))
     this.source = undefined
     writeFullySync(this.copy, Buffer.from(markerLine), view.keptSize)
@@ -250,10 +256,10 @@ export function failedAfterCommit(error: unknown): boolean {
  * buffered copy cost as much at 90 % on a quiet box and 0.65-0.9x as much at 75-90 % on a busy one.
  */
 async function copyKept(ops: FileOps, kept: KeptCopy): Promise<OpenFile> {
-  const { temp, source, view, onFirstSync } = kept
+  const { temp, source, view, pace } = kept
   const copy = await ops.open(temp, 'wx', 0o600)
   try {
-    await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0, { onFirstSync })
+    await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0, pace)
   } catch (error) {
     await copy.close().catch(noop)
     throw error
@@ -266,8 +272,7 @@ interface KeptCopy {
   readonly temp: string
   readonly source: OpenFile
   readonly view: RewoundView
-  /** See `CopyOptions.onFirstSync`. */
-  readonly onFirstSync: () => void
+  readonly pace: CopyOptions
 }
 
 function branchExists(id: SessionId): SessionError {
