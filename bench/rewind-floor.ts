@@ -19,10 +19,9 @@ import { join } from 'node:path'
  * The floor of a durable rewind by link, without the store: the file steps alone, each call as
  * cheap as Node makes it (metadata calls synchronous, syncs in the thread pool), on a copy of the
  * session file, in the rewind's order (`rewind-link.ts`):
- * - a record (`O_EXCL`, a few hundred bytes), then `link` of the old file to the branch's name;
- * - the kept bytes into a new file, then a marker line;
- * - fdatasync of the new file and of the record, fsync of the directory (the last two started
- *   with the copy's first background fdatasync, as the rewind starts them);
+ * - a record (`O_EXCL`, a few hundred bytes), the kept bytes into a new file and a marker line;
+ * - `link` of the old file to the branch's name;
+ * - fdatasync of the new file and of the record, fsync of the directory, at once;
  * - `rename` of the new file over the session's, fsync of the directory (the commit).
  * `kernelCopy` takes the kept bytes from a file holding only them, by `copyFile` (in the kernel, as
  * a `copy_file_range` of a range would, which Node does not offer); else they go through a 1 MiB
@@ -44,16 +43,11 @@ export async function floorRewind(
     recordFd,
     `${JSON.stringify({ version: 1, header: { id: 'floor-branch' }, size: 0, tail: '' })}\n`,
   )
+  const copyFd = await copyKept({ session, temp, kept, kernelCopy })
+  writeSync(copyFd, '{"seq":0,"type":"rewind:marker"}\n', kept.bytes)
   linkSync(session, branch)
   const dirFd = openSync(dir, 'r')
-  let linkSyncs: Promise<void>[] | undefined
-  const syncLink = () => {
-    linkSyncs ??= [callback(fdatasync, recordFd), callback(fsync, dirFd)]
-    return linkSyncs
-  }
-  const copyFd = await copyKept({ session, temp, kept, kernelCopy }, syncLink)
-  writeSync(copyFd, '{"seq":0,"type":"rewind:marker"}\n', kept.bytes)
-  await Promise.all([...syncLink(), callback(fdatasync, copyFd)])
+  await Promise.all([callback(fdatasync, copyFd), callback(fdatasync, recordFd), callback(fsync, dirFd)])
   renameSync(temp, session)
   await callback(fsync, dirFd)
   const elapsed = performance.now() - start
@@ -65,16 +59,12 @@ export async function floorRewind(
 /** Bytes written between two background fdatasyncs of the buffered copy (as `prefix-copy.ts`). */
 const WRITEBACK_BYTES = 16 << 20
 
-async function copyKept(
-  copy: {
-    readonly session: string
-    readonly temp: string
-    readonly kept: { readonly bytes: number; readonly file: string }
-    readonly kernelCopy: boolean
-  },
-  /** Called as each background fdatasync starts (the rewind starts the link's syncs with the first). */
-  besideSync: () => void,
-): Promise<number> {
+async function copyKept(copy: {
+  readonly session: string
+  readonly temp: string
+  readonly kept: { readonly bytes: number; readonly file: string }
+  readonly kernelCopy: boolean
+}): Promise<number> {
   const { session, temp, kept, kernelCopy } = copy
   if (kernelCopy) {
     copyFileSync(kept.file, temp)
@@ -95,7 +85,6 @@ async function copyKept(
       running = callback(fdatasync, to).then(() => {
         running = undefined
       })
-      besideSync()
     }
   }
   closeSync(from)

@@ -99,8 +99,8 @@ describe('rewind crash points (35.10)', () => {
   // Kept 6 or 30 of 36 events, with the synchronous calls (as the real file system offers them)
   // and without (the asynchronous ones alone); and kept 18 of a session of ~6 MB, whose copy of
   // ~3 MB goes through the buffer in several reads and writes with fdatasyncs started beside it
-  // (one every 1 MiB here), the record's and the link's syncs with the first: a crash can come
-  // inside those too (the last column: the least number of the copy's fdatasyncs in a whole run).
+  // (one every 1 MiB here): a crash can come inside those too (the last column: the least number
+  // of the copy's fdatasyncs in a whole run).
   it.each([
     [6, true, 3, 1],
     [30, true, 3, 1],

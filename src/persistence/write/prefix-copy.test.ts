@@ -69,16 +69,6 @@ describe('copyPrefix', () => {
     expect(child.length).toBe(ends[4])
   })
 
-  it('tells once when its first background fdatasync starts, and not at all for a copy too short for one', async () => {
-    let told = 0
-    await copyThrough(nodeFileSystem, 7, { writebackBytes: 256 * 1024, onFirstSync: () => told++ })
-    expect(told).toBe(1)
-    rmSync(join(dir, 'child.jsonl'))
-    // 1.5 MB: under the 16 MiB between two background syncs.
-    await copyThrough(nodeFileSystem, 5, { onFirstSync: () => told++ })
-    expect(told).toBe(1)
-  })
-
   it('fails when an fdatasync started beside the copy fails', async () => {
     const faulty = new FaultyFileSystem(nodeFileSystem, { operation: 'datasync', nth: 1, error: 'EIO' })
     await expect(copyThrough(faulty, 7, { writebackBytes: 256 * 1024 })).rejects.toMatchObject({

@@ -16,18 +16,10 @@ const SLICE_BYTES = 16 << 20
 /** Bytes written between two background fdatasyncs (see {@link copyPrefix}). */
 const WRITEBACK_BYTES = 16 << 20
 
-/**
- * {@link copyPrefix}'s options: its pace (bytes between two turns of the event loop, and between
- * two background syncs), and what to start beside its first background sync.
- */
+/** {@link copyPrefix}'s pace: bytes between two turns of the event loop, and between two background syncs. */
 export interface CopyOptions {
   readonly sliceBytes?: number
   readonly writebackBytes?: number | undefined
-  /**
-   * Called once, as the copy's first background fdatasync starts (not at all when the copy is too
-   * short for one): syncs the caller starts then share that sync's journal commit.
-   */
-  readonly onFirstSync?: () => void
 }
 
 /**
@@ -53,9 +45,9 @@ export async function copyPrefix(
   at: number,
   options: CopyOptions = {},
 ): Promise<number[]> {
-  const { sliceBytes = SLICE_BYTES, writebackBytes = WRITEBACK_BYTES, onFirstSync } = options
+  const { sliceBytes = SLICE_BYTES, writebackBytes = WRITEBACK_BYTES } = options
   const buffer = Buffer.allocUnsafe(Math.min(BUFFER_BYTES, Math.max(1, snapshot.end - snapshot.start)))
-  const writeback = new Writeback(to, onFirstSync)
+  const writeback = new Writeback(to)
   const marks = { slice: snapshot.start, synced: snapshot.start }
   let position = snapshot.start
   try {
@@ -85,10 +77,7 @@ class Writeback {
   private running: Promise<void> | undefined
   private failure: { error: unknown } | undefined
 
-  constructor(
-    private readonly file: OpenFile,
-    private onFirst: (() => void) | undefined,
-  ) {}
+  constructor(private readonly file: OpenFile) {}
 
   /** Starts an fdatasync unless one is running (then false); throws the first failed one's error. */
   start(): boolean {
@@ -103,9 +92,6 @@ class Writeback {
         this.running = undefined
       },
     )
-    const first = this.onFirst
-    this.onFirst = undefined
-    first?.()
     return true
   }
 
