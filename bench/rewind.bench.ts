@@ -132,13 +132,13 @@ async function rewindRows(dir: string, fraction: number): Promise<BenchRow[]> {
       name: `rewind of a loaded ${(total / 1e6).toFixed(0)} MB session ${what} (link + kept prefix, durable)`,
       ours: median(times.ours),
       target: 1.2,
-      note: `issue 35.10: the old file becomes the branch by a link (its header in a small record, its tail appended); the session file is written anew from the kept bytes and the marker (metadata calls synchronous; one round of syncs: the fdatasyncs of it and of the record and the dir fsync of the link; then the rename and its dir fsync); medians of ${RUNS} runs interleaved with the baseline and the floors`,
+      note: `issue 35.10: the old file becomes the branch by a link (its header in a small record, its tail appended); the session file is written anew from the kept bytes and the marker, copied through a buffer with an fdatasync started beside the copy every 16 MiB (metadata calls synchronous; one round of syncs: the fdatasyncs of it and of the record and the dir fsync of the link; then the rename and its dir fsync; the new session object is built while the syncs run); medians of ${RUNS} runs interleaved with the baseline and the floors`,
     },
     {
       ...row,
       name: `floor ${what}: the rewind's file steps alone, kept bytes through a buffer`,
       ours: median(times.floor),
-      note: 'record, buffered copy and marker, link, three syncs at once, rename, dir fsync, in plain node:fs (rewind-floor.ts): the least the rewind can cost with the copy Node offers',
+      note: 'record, buffered copy (an fdatasync beside it every 16 MiB) and marker, link, three syncs at once, rename, dir fsync, in plain node:fs (rewind-floor.ts): the least the rewind can cost with the copy Node offers',
     },
     {
       ...row,

@@ -36,6 +36,11 @@ export interface JsonlPersistenceConfig {
   readonly fs?: FileSystem
   /** How young a checkpoint blob is spared when blobs are collected. Default {@link BLOB_GRACE_MS}. */
   readonly blobGraceMs?: number
+  /**
+   * Bytes a copy of a session's prefix (fork, rewind, cut) writes between two background
+   * fdatasyncs (see `copyPrefix`). Default 16 MiB; tests set it low to reach those syncs with small files.
+   */
+  readonly writebackBytes?: number
 }
 
 /**
@@ -77,6 +82,7 @@ export class JsonlPersistence implements SessionPersistence {
       },
       warn: (message) => this.logger.warn(message),
       valve: new SlowDiskValve(),
+      writebackBytes: config.writebackBytes,
     }
     this.catalog = new SessionCatalog(this.fs, this.paths, this.env.warn)
     this.watches = new SessionWatches(this.fs, this.paths, this.env.warn)

@@ -1,4 +1,4 @@
-import { configOf, type SessionConfig, sessionConfig } from './config.js'
+import { type ConfigValue, configOf, type SessionConfig } from './config.js'
 import { type CoreEvent, extensionData, type SessionEvent } from './log/events.js'
 import { titleFromContent } from './title.js'
 import { mayHoldCost } from './usage.js'
@@ -24,32 +24,28 @@ export class LogNotes {
   /** The `rewind:marker` events of the log, oldest first: where each rewind generation starts. */
   private readonly generations: { readonly seq: number; readonly generation: number }[] = []
 
-  /** Notes what `log` holds; `seedLength` events of it are a fork child's inherited seed. */
+  /**
+   * Notes what `log` holds; `seedLength` events of it are a fork child's inherited seed. One pass
+   * over the log (a session of 25,000 events is built at each load and rewind).
+   */
   constructor(
     log: readonly SessionEvent[],
     private readonly seedLength: number,
   ) {
-    // A fork child's header title is its own: only its own `session/title` events replace it.
-    for (let i = log.length - 1; i >= seedLength && this.titleEvent === undefined; i--) {
+    const values: Record<string, ConfigValue> = Object.create(null)
+    for (let i = 0; i < log.length; i++) {
       const event = log[i] as SessionEvent
-      if (event.type === 'session/title') this.titleEvent = event
+      this.index(event)
+      const own = i >= seedLength
+      // A fork child's header title is its own: only its own `session/title` events replace it.
+      if (event.type === 'session/title') {
+        if (own) this.titleEvent = event
+      } else if (event.type === 'session/archived') {
+        if (own) this.archived = event.data.archived
+      } else if (event.type === 'session/directories') this.directories = event.data.directories
+      else if (event.type === 'config/set') values[event.data.option] = event.data.value
     }
-    for (let i = log.length - 1; i >= seedLength; i--) {
-      const event = log[i] as SessionEvent
-      if (event.type === 'session/archived') {
-        this.archived = event.data.archived
-        break
-      }
-    }
-    this.config = sessionConfig(log)
-    for (const event of log) this.index(event)
-    for (let i = log.length - 1; i >= 0; i--) {
-      const event = log[i] as SessionEvent
-      if (event.type === 'session/directories') {
-        this.directories = event.data.directories
-        break
-      }
-    }
+    this.config = configOf(values)
   }
 
   /** The rewind generation at `seq`: that of the last `rewind:marker` before it, 0 when none is. */

@@ -21,14 +21,18 @@ class DyingFileSystem implements FileSystem {
   private calls = 0
   private armedAt: number | undefined
   dead = false
+  /** The calls made since armed, the one that died included. */
+  readonly steps: string[] = []
 
   arm(crashAt: number): void {
     this.armedAt = crashAt
     this.calls = 0
+    this.steps.length = 0
   }
 
   private step(what: string): void {
     if (this.armedAt === undefined) return
+    if (!this.dead) this.steps.push(what)
     if (!this.dead && ++this.calls < this.armedAt) return
     this.dead = true
     throw Object.assign(new Error(`EIO: the process died before ${what}`), { code: 'EIO' })
@@ -81,8 +85,6 @@ class DyingFileSystem implements FileSystem {
 
   rename = async (from: string, to: string) =>
     this.unlessDead(`rename ${from}`, () => nodeFileSystem.rename(from, to))
-  copyFile = async (from: string, to: string) =>
-    this.unlessDead(`copy ${from}`, () => nodeFileSystem.copyFile?.(from, to))
   link = async (from: string, to: string) =>
     this.unlessDead(`link ${to}`, () => nodeFileSystem.link(from, to))
   unlink = async (path: string) => this.unlessDead(`unlink ${path}`, () => nodeFileSystem.unlink(path))
@@ -94,25 +96,31 @@ class DyingFileSystem implements FileSystem {
 const strip = (events: readonly SessionEvent[]) => events.map(({ seq, type, data }) => ({ seq, type, data }))
 
 describe('rewind crash points (35.10)', () => {
-  // Kept 6 of 36 events: copied through a buffer; kept 30 (over 80 % of the bytes): the file
-  // copied in the kernel, then cut. With the synchronous calls (as the real file system offers
-  // them) and without (the asynchronous ones alone).
+  // Kept 6 or 30 of 36 events, with the synchronous calls (as the real file system offers them)
+  // and without (the asynchronous ones alone); and kept 18 of a session of ~6 MB, whose copy of
+  // ~3 MB goes through the buffer in several reads and writes with fdatasyncs started beside it
+  // (one every 1 MiB here): a crash can come inside those too (the last column: the least number
+  // of the copy's fdatasyncs in a whole run).
   it.each([
-    [6, true],
-    [30, true],
-    [6, false],
-    [30, false],
+    [6, true, 3, 1],
+    [30, true, 3, 1],
+    [6, false, 3, 1],
+    [30, false, 3, 1],
+    [18, true, 500_000, 2],
   ])(
-    'a crash at each step of a rewind to %i (synchronous calls: %s) leaves the old state or the new one after the next start-up',
-    async (kept, sync) => {
+    'a crash at each step of a rewind to %i (synchronous calls: %s, prompts of %i bytes) leaves the old state or the new one after the next start-up',
+    async (kept, sync, promptBytes, copySyncs) => {
       const seen = { old: 0, new: 0 }
       for (let crashAt = 1; ; crashAt++) {
         const run = tempDir('dsh-rewind-crash-')
         try {
           const fs = new DyingFileSystem(sync)
-          const first = await startStore(run.dir, { fs })
+          // A background sync every 1 MiB copied: the large prompts' copy starts some (the default is 16 MiB).
+          const first = await startStore(run.dir, { fs, writebackBytes: 1 << 20 })
           const session = first.sessions.create('s', { meta: { title: 'Work' } })
-          for (const text of ['one', 'two', 'three', 'four', 'five', 'six']) appendTurn(session, text)
+          for (const text of ['one', 'two', 'three', 'four', 'five', 'six']) {
+            appendTurn(session, text.padEnd(promptBytes, '.'))
+          }
           await first.sessions.flush('s')
           const before = strip(session.events())
           fs.arm(crashAt)
@@ -151,6 +159,10 @@ describe('rewind crash points (35.10)', () => {
           }
           if (!died) {
             expect(outcome).toBe('done')
+            // Every step of this run was a crash point of an earlier one: with the large prompts,
+            // an fdatasync of the copy beside it, before the one that completes it.
+            const syncs = fs.steps.filter((step) => /^fdatasync .*\.tmp$/.test(step))
+            expect(syncs.length).toBeGreaterThanOrEqual(copySyncs)
             break
           }
         } finally {

@@ -31,6 +31,13 @@ export interface DiskStoreFixture extends StoreFixture {
 
 export const T0 = Date.UTC(2026, 0, 1)
 
+/** A store on disk: its file system, store config, and `writebackBytes` (see `JsonlPersistenceConfig`). */
+interface DiskStoreOptions {
+  readonly fs?: FileSystem
+  readonly store?: SessionStoreConfig
+  readonly writebackBytes?: number
+}
+
 /**
  * Starts a fresh context with the store. In memory (no `dir`): the clock starts at {@link T0} and
  * only moves on `tick`, ids are `ses_1`, `ses_2`, ..., the default cwd is `/work/project`. On disk
@@ -38,13 +45,10 @@ export const T0 = Date.UTC(2026, 0, 1)
  * the default time-ordered ids, the default cwd `/work`. `config`/`options.store` override these.
  */
 export async function startStore(config?: SessionStoreConfig): Promise<StoreFixture>
-export async function startStore(
-  dir: string,
-  options?: { fs?: FileSystem; store?: SessionStoreConfig },
-): Promise<DiskStoreFixture>
+export async function startStore(dir: string, options?: DiskStoreOptions): Promise<DiskStoreFixture>
 export async function startStore(
   where: string | SessionStoreConfig = {},
-  options: { fs?: FileSystem; store?: SessionStoreConfig } = {},
+  options: DiskStoreOptions = {},
 ): Promise<StoreFixture | DiskStoreFixture> {
   const ctx = new Context()
   const internalErrors: unknown[] = []
@@ -66,7 +70,8 @@ export async function startStore(
     return { ctx, sessions: ctx.sessions, internalErrors, tick, stop: () => ctx.stop() }
   }
   ctx.plugin(sessionsPlugin, { clock: () => systemClock() + ticks, defaultCwd: '/work', ...options.store })
-  ctx.plugin(persistencePlugin, { dir: where, ...(options.fs && { fs: options.fs }) })
+  const { fs, writebackBytes } = options
+  ctx.plugin(persistencePlugin, { dir: where, ...(fs && { fs }), ...(writebackBytes && { writebackBytes }) })
   await ctx.start()
   const persistence = ctx.get('persistence')
   if (!(persistence instanceof JsonlPersistence))

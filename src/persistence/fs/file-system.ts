@@ -13,16 +13,7 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs'
-import {
-  copyFile,
-  type FileHandle,
-  link,
-  lstat,
-  open as openFile,
-  readdir,
-  rename,
-  unlink,
-} from 'node:fs/promises'
+import { type FileHandle, link, lstat, open as openFile, readdir, rename, unlink } from 'node:fs/promises'
 import { DescriptorFile } from './descriptor-file.js'
 import type { FileStat, OpenFile } from './open-file.js'
 import { fileStat, openDescriptor, ReadOnlyFile } from './read-only-file.js'
@@ -74,12 +65,6 @@ export interface FileSystem {
    */
   open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): Promise<OpenFile>
   rename(from: string, to: string): Promise<void>
-  /**
-   * Copies the file `from` whole to the new file `to` (EEXIST when it exists) inside the kernel
-   * (`copy_file_range`, in the thread pool): no byte goes through this process. Optional: without
-   * it, callers copy through their own buffers.
-   */
-  copyFile?(from: string, to: string): Promise<void>
   /** A second name `to` for the file `from` (a hard link); fails with EEXIST when `to` exists. */
   link(from: string, to: string): Promise<void>
   unlink(path: string): Promise<void>
@@ -194,7 +179,6 @@ export const nodeFileSystem: FileSystem = {
     return new NodeOpenFile(handle, opened)
   },
   rename,
-  copyFile: (from, to) => copyFile(from, to, constants.COPYFILE_EXCL),
   link,
   unlink,
   async syncDir(path) {

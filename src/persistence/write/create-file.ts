@@ -32,7 +32,7 @@ interface NewFileContents {
  * that fails leaves nothing behind, reports `failed(op, path, error)` and resolves undefined.
  */
 export async function createSessionFile(
-  env: Pick<WriterEnv, 'fs' | 'paths'>,
+  env: Pick<WriterEnv, 'fs' | 'paths' | 'writebackBytes'>,
   id: SessionId,
   contents: NewFileContents,
   failed: (op: string, path: string, error: unknown) => void,
@@ -53,7 +53,10 @@ export async function createSessionFile(
     // A seed that starts with the snapshot (a fork child's is it, a rewind branch's goes on)
     // copies its bytes and serializes only the rest.
     const copied = snapshot && snapshot.ends.length <= seed.length ? snapshot.ends.length : 0
-    const ends = snapshot && copied > 0 ? await copyPrefix(snapshot, file, head.length) : []
+    const ends =
+      snapshot && copied > 0
+        ? await copyPrefix(snapshot, file, head.length, { writebackBytes: env.writebackBytes })
+        : []
     const copiedEnd = ends.length > 0 ? (ends[ends.length - 1] as number) : head.length
     if (copied < seed.length) ends.push(...(await writeEvents(file, seed.slice(copied), copiedEnd)))
     op = 'fdatasync'

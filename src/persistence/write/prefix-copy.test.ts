@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FaultyFileSystem } from '../fs/faulty-file-system.js'
 import { type FileSystem, nodeFileSystem } from '../fs/file-system.js'
-import { copyPrefix } from './prefix-copy.js'
+import { type CopyOptions, copyPrefix } from './prefix-copy.js'
 
 let dir: string
 beforeEach(() => {
@@ -30,7 +30,7 @@ function writeParent(count: number, bytes: number): { path: string; headerEnd: n
   return { path, headerEnd: header.length, ends }
 }
 
-async function copyThrough(fs: FileSystem, count: number, sliceBytes: number) {
+async function copyThrough(fs: FileSystem, count: number, pace: CopyOptions) {
   const parent = writeParent(7, 300_000)
   const from = await fs.open(parent.path, 'r')
   const to = await fs.open(join(dir, 'child.jsonl'), 'wx')
@@ -46,7 +46,7 @@ async function copyThrough(fs: FileSystem, count: number, sliceBytes: number) {
       },
       to,
       head.length,
-      sliceBytes,
+      pace,
     )
     return { ends, parent }
   } finally {
@@ -57,7 +57,10 @@ async function copyThrough(fs: FileSystem, count: number, sliceBytes: number) {
 
 describe('copyPrefix', () => {
   it('copies exactly the prefix after the child header, across slices, and shifts the line ends', async () => {
-    const { ends, parent } = await copyThrough(nodeFileSystem, 5, 256 * 1024)
+    const { ends, parent } = await copyThrough(nodeFileSystem, 5, {
+      sliceBytes: 256 * 1024,
+      writebackBytes: 512 * 1024,
+    })
     const child = readFileSync(join(dir, 'child.jsonl'))
     const source = readFileSync(parent.path)
     const head = '{"child":1}\n'.length
@@ -68,13 +71,15 @@ describe('copyPrefix', () => {
 
   it('fails when an fdatasync started beside the copy fails', async () => {
     const faulty = new FaultyFileSystem(nodeFileSystem, { operation: 'datasync', nth: 1, error: 'EIO' })
-    await expect(copyThrough(faulty, 7, 256 * 1024)).rejects.toMatchObject({ code: 'EIO' })
+    await expect(copyThrough(faulty, 7, { writebackBytes: 256 * 1024 })).rejects.toMatchObject({
+      code: 'EIO',
+    })
     expect(faulty.injected).toBe(1)
   })
 
   it('fails on a failed write, and on a parent shorter than the range', async () => {
     const faulty = new FaultyFileSystem(nodeFileSystem, { operation: 'write', nth: 3, error: 'ENOSPC' })
-    await expect(copyThrough(faulty, 7, 256 * 1024)).rejects.toMatchObject({ code: 'ENOSPC' })
+    await expect(copyThrough(faulty, 7, { sliceBytes: 256 * 1024 })).rejects.toMatchObject({ code: 'ENOSPC' })
     const parent = writeParent(2, 10)
     const from = await nodeFileSystem.open(parent.path, 'r')
     const to = await nodeFileSystem.open(join(dir, 'short.jsonl'), 'wx')

@@ -18,7 +18,7 @@ const noop = () => {}
  * file the startup tidy-up removes).
  */
 export async function replaceWithPrefix(
-  env: Pick<WriterEnv, 'fs' | 'paths'>,
+  env: Pick<WriterEnv, 'fs' | 'paths' | 'writebackBytes'>,
   id: SessionId,
   ino: number,
   size: number,
@@ -36,7 +36,9 @@ export async function replaceWithPrefix(
     if (found.ino !== ino || found.size < size) throw changedUnderPen(id, path)
     copy = await fs.open(temp, 'wx', 0o600)
     op = 'write'
-    await copyPrefix({ file: source, start: 0, end: size, ends: [] }, copy, 0)
+    await copyPrefix({ file: source, start: 0, end: size, ends: [] }, copy, 0, {
+      writebackBytes: env.writebackBytes,
+    })
     op = 'fdatasync'
     await copy.datasync()
     op = 'rename'

@@ -3,10 +3,10 @@ import type { SessionHeader } from '../../session/header.js'
 import type { SessionId } from '../../session/ids.js'
 import { branchRecordText } from '../branch-record.js'
 import { errnoOf, persistenceError, writeFullySync } from '../fs/file-io.js'
-import type { FileStat, FileSystem, OpenFile } from '../fs/file-system.js'
+import type { FileSystem, OpenFile } from '../fs/file-system.js'
 import { releaseLock, takeLock } from '../session-lock.js'
 import type { StorePaths } from '../store-paths.js'
-import { copyPrefix } from './prefix-copy.js'
+import { type CopyOptions, copyPrefix } from './prefix-copy.js'
 
 const noop = () => {}
 
@@ -15,6 +15,7 @@ interface RewindEnv {
   readonly fs: FileSystem
   readonly paths: StorePaths
   readonly warn: (message: string) => void
+  readonly writebackBytes?: number | undefined
 }
 
 /** The writer's view of the session file being rewound (it holds the pen: nothing else writes it). */
@@ -40,19 +41,22 @@ export interface LinkedBranch {
  * the branch by a link; the session's file is written anew:
  * 1. the branch's record `<branch>.branch.json` (its header, where the old file ends, its tail),
  *    O_EXCL (see `branch-record.ts`);
- * 2. the temp file: the kept bytes (`[0, keptSize)`, header included) and `markerLine`;
+ * 2. the temp file: the kept bytes (`[0, keptSize)`, header included, copied through a buffer:
+ *    `copyPrefix`) and `markerLine`;
  * 3. `link(<id>.jsonl, <branch>.jsonl)`: the branch's file is the old inode;
  * 4. the temp file and the record fdatasynced and the directory fsynced (the link), all three at
- *    once: the disk commits them together, so the link costs no round of its own;
+ *    once: the disk commits them together, so the link costs no round of its own (starting the
+ *    record's and the link's syncs with the copy's first background sync, the link made before
+ *    the copy, was tried: a 5 MB rewind cost 0.5-1 ms more);
  * 5. `rename(temp, <id>.jsonl)`, directory fsynced: **the commit**. The session's path never lacks
  *    a whole log: before, it is the old file; after, the new one (a new inode: another process
  *    holding the old one gets `SESSION_CHANGED` at its next check). Nothing is renamed before 4
- *    ended: the link is durable before the rename can be;
+ *    ended: the link and the record are durable before the rename can be;
  * 6. the branch's tail appended to the old inode (no longer at the session's path), not synced: a
  *    machine crash that loses it leaves the branch ending where the record says the old file
  *    ended, and the start-up repair writes it again.
  * The branch's lock is held throughout (the id is guarded, and the start-up repair leaves a rewind
- * in progress alone). A failure before 5 undoes 2 and 3 and throws (the session's file untouched);
+ * in progress alone). A failure before 5 undoes 1-3 and throws (the session's file untouched);
  * one at 5's fsync throws with the rename done (the session must be loaded again); one at 6 is
  * reported and left to the start-up repair (`rewind-repair.ts`), which also finishes or undoes
  * what a crash left: a link whose inode is still the session's is removed with its record (the
@@ -105,7 +109,7 @@ export async function rewindByLink(
  * The file operations of one rewind by link, in order, and their undoing. The opens, writes of the
  * record and the marker, the link and the rename are synchronous where the file system offers it
  * (`FileSystem.now`: µs each, where a thread-pool round trip costs milliseconds on a busy machine);
- * only the syncs (and a large copy) go to the thread pool.
+ * only the syncs go to the thread pool.
  */
 class RewindSteps {
   /** The operation under way and its path, for the error. */
@@ -145,14 +149,14 @@ class RewindSteps {
     this.source = source
     const found = source.opened ?? (await source.stat())
     if (found.ino !== view.ino || found.size !== view.size) throw changedUnderPen(this.id, this.path)
-    this.step('create', this.recordPath)
-    this.record = await Promise.resolve(this.ops.open(this.recordPath, 'wx', 0o600)).catch((error) => {
-      throw errnoOf(error) === 'EEXIST' ? branchExists(this.branchId) : error
-    })
-    this.step('write', this.recordPath)
-    writeFullySync(this.record, Buffer.from(branchRecordText({ ...branch, size: view.size })), 0)
+    const record = await this.writeRecord(branch, view.size)
     this.at = this.temp
-    this.copy = await copyKept(this.env, this.ops, { path: this.path, temp: this.temp, source, view })
+    this.copy = await copyKept(this.ops, {
+      temp: this.temp,
+      source,
+      view,
+      pace: { writebackBytes: this.env.writebackBytes },
+    })
     this.closing.push(source.close().catch(noop))
     this.source = undefined
     writeFullySync(this.copy, Buffer.from(markerLine), view.keptSize)
@@ -162,8 +166,8 @@ class RewindSteps {
     })
     this.linked = true
     this.step('fdatasync', this.temp)
-    await allSynced([this.copy.datasync(), this.record.datasync(), fs.syncDir(paths.dir)])
-    this.closing.push(this.record.close().catch(noop))
+    await allSynced([this.copy.datasync(), record.datasync(), fs.syncDir(paths.dir)])
+    this.closing.push(record.close().catch(noop))
     this.step('rename', this.temp)
     await this.ops.rename(this.temp, this.path)
     this.committed = true
@@ -171,6 +175,18 @@ class RewindSteps {
     await fs.syncDir(paths.dir)
     await Promise.all(this.closing)
     return this.copy
+  }
+
+  /** Step 1: the branch's record, created (O_EXCL) and written. */
+  private async writeRecord(branch: LinkedBranch, size: number): Promise<OpenFile> {
+    this.step('create', this.recordPath)
+    const record = await Promise.resolve(this.ops.open(this.recordPath, 'wx', 0o600)).catch((error) => {
+      throw errnoOf(error) === 'EEXIST' ? branchExists(this.branchId) : error
+    })
+    this.record = record
+    this.step('write', this.recordPath)
+    writeFullySync(record, Buffer.from(branchRecordText({ ...branch, size })), 0)
+    return record
   }
 
   /** After a failure: before the commit, the branch's names go (the old file stays whole). */
@@ -198,7 +214,6 @@ interface FileOps {
   open(path: string, flags: 'r' | 'r+' | 'wx', mode?: number): OpenFile | Promise<OpenFile>
   link(from: string, to: string): void | Promise<void>
   rename(from: string, to: string): void | Promise<void>
-  stat(path: string): FileStat | Promise<FileStat>
 }
 
 /** Waits for every one of `syncs` (all started), then throws the first failure. */
@@ -216,35 +231,17 @@ export function failedAfterCommit(error: unknown): boolean {
 }
 
 /**
- * The temp file holding the first `keptSize` bytes of the session file. When they are most of it,
- * the file is copied whole inside the kernel and cut (a user-space copy reads and writes each byte
- * through this process: on a busy machine it cost 3-8x an in-kernel copy); else they are copied
- * through a buffer (`copyPrefix`), so a small prefix never costs a copy of the whole file. The
- * in-kernel copy opens the path by name: the path is checked before and after to still be the view's
- * inode and size (nothing else writes it: the pen is held).
+ * The temp file holding the first `keptSize` bytes of the session file, copied through a buffer
+ * from `source` while the disk writes them (`copyPrefix`: each kept byte read and written once,
+ * fdatasyncs started beside the copy). Copying the whole file inside the kernel and cutting it was
+ * tried for a prefix over 80 % of the file: with the disk writing beside the buffered copy, the
+ * buffered copy cost as much at 90 % on a quiet box and 0.65-0.9x as much at 75-90 % on a busy one.
  */
-async function copyKept(env: Pick<RewindEnv, 'fs'>, ops: FileOps, kept: KeptCopy): Promise<OpenFile> {
-  const { fs } = env
-  const { path, temp, source, view } = kept
-  if (fs.copyFile === undefined || view.keptSize < view.size * WHOLE_COPY_SHARE) {
-    const copy = await ops.open(temp, 'wx', 0o600)
-    try {
-      await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0)
-    } catch (error) {
-      await copy.close().catch(noop)
-      throw error
-    }
-    return copy
-  }
-  await fs.copyFile(path, temp)
-  const copy = await ops.open(temp, 'r+')
+async function copyKept(ops: FileOps, kept: KeptCopy): Promise<OpenFile> {
+  const { temp, source, view, pace } = kept
+  const copy = await ops.open(temp, 'wx', 0o600)
   try {
-    const copied = copy.opened ?? (await copy.stat())
-    const now = await ops.stat(path)
-    if (copied.size !== view.size || now.ino !== view.ino || now.size !== view.size) {
-      throw new Error(`${path} changed while it was copied`)
-    }
-    await copy.truncate(view.keptSize)
+    await copyPrefix({ file: source, start: 0, end: view.keptSize, ends: [] }, copy, 0, pace)
   } catch (error) {
     await copy.close().catch(noop)
     throw error
@@ -252,16 +249,13 @@ async function copyKept(env: Pick<RewindEnv, 'fs'>, ops: FileOps, kept: KeptCopy
   return copy
 }
 
-/** The session's path, the temp file its kept bytes go to, the source opened for reading, the view. */
+/** The temp file the kept bytes go to, the session file opened for reading, the view. */
 interface KeptCopy {
-  readonly path: string
   readonly temp: string
   readonly source: OpenFile
   readonly view: RewoundView
+  readonly pace: CopyOptions
 }
-
-/** The share of the file from which the kept bytes are copied by an in-kernel copy of the whole file, then cut. */
-const WHOLE_COPY_SHARE = 0.8
 
 function branchExists(id: SessionId): SessionError {
   return new SessionError(SessionErrorCode.SESSION_ALREADY_EXISTS, `session ${id} already exists on disk`, {

@@ -13,4 +13,6 @@ export interface WriterEnv {
   readonly warn: (message: string) => void
   /** Shared by the store's writers, as the disk is. */
   readonly valve: SlowDiskValve
+  /** Bytes a prefix copy (fork, rewind, cut) writes between two background fdatasyncs; default `copyPrefix`'s. */
+  readonly writebackBytes?: number | undefined
 }

@@ -12,6 +12,7 @@ import { assertChildId } from '../store/new-session.js'
 import type { SessionPen } from '../store/pens.js'
 import { ownCost } from '../usage.js'
 import { assertRewindable, planRewind } from './rewind-plan.js'
+import { WhileWaiting } from './while-waiting.js'
 
 /**
  * The store's rewind (issue 24): session `X` goes back to the closed boundary `b`, in place (same
@@ -147,29 +148,28 @@ async function rewindHeld(
       sessionId: session.id,
     }),
   )
+  let rewound: WhileWaiting<Session> | undefined
   try {
     const branchMade = branchPlan(session, { kept, branchId, title }, store)
     const marker = rewindMarker(session, kept, branchId, store.now())
+    // Built while the backend waits on the disk (its syncs), not after: the log is held, so events
+    // 1..kept and the marker are what the rewound session holds if the backend rewinds at once.
+    rewound = new WhileWaiting(() => rewoundSession(session, kept, marker, store))
     const atOnce = await store.rewindStored(session, branchMade, marker)
     if (!atOnce) {
+      rewound.cancel()
       const branch = store.admit(branchOf(session, branchMade, store))
       await store.untilDurable(branch)
       await store.close(branch)
       await store.truncate(session, kept)
     }
-    const state = new LogState(turnsBefore(session.turnSpans(), kept), kept)
-    const events = session.eventsThrough(kept)
-    if (atOnce) {
-      state.check(marker)
-      state.apply(marker)
-      events.push(marker)
-    }
-    const next = new Session(session.header, events, state, store.host)
+    const next = atOnce ? rewound.result() : rewoundSession(session, kept, undefined, store)
     store.replace(session, next)
     // Without a backend that wrote it with the kept prefix, the marker is appended (and made durable).
     if (!atOnce) next.append({ type: REWIND_MARKER, data: marker.data as JsonObject })
     return { session: next, branch: { sessionId: branchId, title }, boundary: kept, removed: plan.removed }
   } finally {
+    rewound?.cancel()
     session.hold(undefined)
   }
 }
@@ -249,4 +249,21 @@ function branchPlan(
     }) as SessionEvent
   })
   return { header, tail }
+}
+
+/** `session`'s first `kept` events, then `marker` when the backend wrote it with them, as a new live session. */
+function rewoundSession(
+  session: Session,
+  kept: number,
+  marker: SessionEvent | undefined,
+  store: RewindStore,
+): Session {
+  const state = new LogState(turnsBefore(session.turnSpans(), kept), kept)
+  const events = session.eventsThrough(kept)
+  if (marker) {
+    state.check(marker)
+    state.apply(marker)
+    events.push(marker)
+  }
+  return new Session(session.header, events, state, store.host)
 }
