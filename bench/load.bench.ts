@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type BenchRow, median } from './harness.js'
-import { BIG, relayScript, writeBigSession } from './session-io.bench.js'
+import { BIG, bigSessionStore, relayScript } from './session-io.bench.js'
 import { StdioBenchClient } from './stdio-client.js'
 
 /**
@@ -55,10 +55,7 @@ function row(name: string, ours: readonly number[], baseline: readonly number[],
 export const suite = {
   name: 'load',
   async run(): Promise<BenchRow[]> {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-load-'))
-    const store = join(dir, 'store')
-    mkdirSync(store, { mode: 0o700 })
-    const size = writeBigSession(store) / 1e6
+    const { dir, store, size } = bigSessionStore('dsh-bench-load-')
     const ours = () => timedLoad([cli, '--store', store], { sessionId: BIG, cwd: CWD, mcpServers: [] })
     const relay = () =>
       timedLoad(['--input-type=module', '-e', relayScript()], { path: join(store, `${BIG}.jsonl`) })

@@ -27,6 +27,14 @@ const CWD = tmpdir()
 const INITIALIZE = { protocolVersion: 1, clientCapabilities: {} }
 export const BIG = 'big_session'
 
+/** A temporary directory holding a store (mode 0700) with the big session in it, and its size in MB. */
+export function bigSessionStore(prefix: string): { dir: string; store: string; size: number } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const store = join(dir, 'store')
+  mkdirSync(store, { mode: 0o700 })
+  return { dir, store, size: writeBigSession(store) / 1e6 }
+}
+
 /** ~50 MB: 200 turns, each a short prompt and a ~250 KB answer (two updates per turn). */
 export function writeBigSession(dir: string): number {
   const time = '2024-01-01T00:00:01.000Z'
@@ -187,10 +195,7 @@ function quiet(): Promise<void> {
 export const suite = {
   name: 'session-io',
   async run(): Promise<BenchRow[]> {
-    const dir = mkdtempSync(join(tmpdir(), 'dsh-bench-io-'))
-    const store = join(dir, 'store')
-    mkdirSync(store, { mode: 0o700 })
-    const size = writeBigSession(store) / 1e6
+    const { dir, store, size } = bigSessionStore('dsh-bench-io-')
     writeSmallSessions(store, 1000)
     const bigPath = join(store, `${BIG}.jsonl`)
     const ours: LoadRun[] = []
