@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import type { Readable } from 'node:stream'
 import { capabilitiesAtStart } from './acp/capabilities.js'
+import type { ClientState } from './acp/client-state.js'
 import { pinnedVersion } from './acp/v2/version-choice.js'
 import { promptCapabilitiesOf } from './agent/config/prompt-capabilities.js'
 import { DEFAULT_MAX_LINE_BYTES } from './jsonrpc/read/line-splitter.js'
@@ -75,13 +76,14 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
     const ignore = () => {}
     process.stdout.on('error', ignore)
     if (answer) process.stdout.write(`${answer.response}\n`)
+    const earlyReplay = answer && (await loadEarly(held, answer.client, options.storeDir))
     start = {
       ...start,
       takeInput: (): Readable => {
         process.stdout.off('error', ignore)
         return held.release(answer !== undefined)
       },
-      ...(answer && { early: { client: answer.client } }),
+      ...(answer && { early: { client: answer.client, ...(earlyReplay && { replay: earlyReplay }) } }),
     }
   }
   const served = await import('./process/serve.js')
@@ -91,6 +93,24 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
     process.stdin.destroy()
     throw error
   }
+}
+
+/** How long a new process waits for the request after `initialize` before it builds the server. */
+const NEXT_REQUEST_WAIT_MS = 5
+
+/**
+ * When the client's next line, arriving within {@link NEXT_REQUEST_WAIT_MS}, looks like a
+ * `session/load` (or v2's `session/resume`), sends the head of its replay before the server is
+ * built (process/early-start/early-load.ts, which decides whether it is one); the connection's
+ * handler then goes on from there. Anything else is left to the connection, as it was.
+ */
+async function loadEarly(held: HeldInput, client: ClientState, store: string | null | undefined) {
+  if (store === null) return undefined
+  const line = await held.nextLine(NEXT_REQUEST_WAIT_MS)
+  if (line === undefined || !(line.includes('"session/load"') || line.includes('"session/resume"')))
+    return undefined
+  const { earlyLoad } = await import('./process/early-start/early-load.js')
+  return earlyLoad(line, { client, store, write: (text) => process.stdout.write(text) })
 }
 
 async function main(): Promise<void> {

@@ -16,6 +16,7 @@ import {
 import type { ClientState } from './client-state.js'
 import type { AgentSetup } from './setup-port.js'
 import { ClientView } from './views/client-view.js'
+import type { EarlyReplay, ShownHead } from './views/replay/shown-head.js'
 import { splicedLine } from './views/replay/stored-line-splice.js'
 import { openSubagentChannel } from './views/subagent-view.js'
 import type { ViewCall } from './views/view-call.js'
@@ -28,6 +29,11 @@ export interface CallContext extends ViewCall {
   readonly signal: AbortSignal
   /** The JSON-RPC id of this request on the client's wire; undefined for a notification. */
   readonly requestId?: WireId | undefined
+  /**
+   * The head of this request's `session/load` of `sessionId` that the process sent before its
+   * server was built (see shown-head.ts), once; undefined for any other call.
+   */
+  takeEarlyReplay(sessionId: string): ShownHead | undefined
   /** What the client said in `initialize`; undefined until `initialize` succeeded. */
   readonly client: ClientState | undefined
   /** Records the client's `initialize` (only `initialize` calls this). */
@@ -92,6 +98,8 @@ export interface CallScope {
   client: ClientState | undefined
   /** Made with {@link client}, anew at each `initialize`. */
   view: ClientView
+  /** What an early load sent before the connection existed, until its request takes it. */
+  earlyReplay: EarlyReplay | undefined
   readonly wire: NdjsonConnection
   /** Our requests to the client, through `wire`. */
   readonly send: ClientRequestSender
@@ -124,6 +132,14 @@ export class Call implements CallContext {
     this.sessions = scope.sessions
     this.agent = scope.agent
     this.setup = scope.setup
+  }
+
+  takeEarlyReplay(sessionId: string): ShownHead | undefined {
+    const early = this.scope.earlyReplay
+    if (early === undefined || early.requestId !== this.requestId || early.sessionId !== sessionId)
+      return undefined
+    this.scope.earlyReplay = undefined
+    return early.head
   }
 
   get signal(): AbortSignal {

@@ -1,10 +1,8 @@
 import type { Context } from 'cordis'
 import { persistencePlugin } from './jsonl-persistence.js'
+import { isPostgresUrl } from './store-paths.js'
 
-/** Whether a store location (`--store`, the user file's `store`) names a PostgreSQL database rather than a directory. */
-export function isPostgresUrl(store: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(store)
-}
+export { isPostgresUrl } from './store-paths.js'
 
 /** Where a file checkpoint's content is kept: content-addressed, shared by the store's sessions. */
 export interface StoreBlobs {

@@ -13,6 +13,11 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value !== '' ? value : undefined
 }
 
+/** Whether a store location (`--store`, the user file's `store`) names a PostgreSQL database rather than a directory. */
+export function isPostgresUrl(store: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(store)
+}
+
 /**
  * The default store directory: `$DSH_HOME/sessions`, where `DSH_HOME` defaults to
  * `$XDG_DATA_HOME/dsh-acp`, and `XDG_DATA_HOME` (when unset, empty or relative) to

@@ -4,6 +4,7 @@ import type { ClientState } from '../acp/method.js'
 import type { AgentInfo } from '../acp/server.js'
 import type { AgentSetup } from '../acp/setup-port.js'
 import { type ProtocolChoice, pinnedVersion } from '../acp/v2/version-choice.js'
+import type { EarlyReplay } from '../acp/views/replay/shown-head.js'
 import type { SessionModeId } from '../agent/config/modes.js'
 import type { ModelProvider } from '../agent/index.js'
 import { ignoredUsageSettings } from '../agent/notices/config-notices.js'
@@ -39,7 +40,7 @@ export interface ServeStart {
   /** Which variables of this process commands see (the configuration's pass and deny lists). */
   readonly commandEnv?: CommandEnvPolicy
   /** The `initialize` already answered on that input (with `capabilitiesAtStart`). */
-  readonly early?: { readonly client: ClientState }
+  readonly early?: { readonly client: ClientState; readonly replay?: EarlyReplay }
 }
 
 /** What building the server needs of the start: everything but stdio's input. */
@@ -51,10 +52,16 @@ export type AppStart = Omit<ServeStart, 'takeInput' | 'early'>
  */
 export async function serve(options: CliOptions, start: ServeStart): Promise<void> {
   const { app, logger, recorder } = await buildServer(options, start)
+  const replay = start.early?.replay
+  if (replay)
+    logger.debug(
+      `session/load ${JSON.stringify(replay.requestId)}: the updates through seq ${replay.head.sentThrough} were sent before the server was built`,
+    )
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {
     ...(recorder && { onWireLine: recorder.tap }),
     ...(start.early && { client: start.early.client }),
+    ...(start.early?.replay && { earlyReplay: start.early.replay }),
   })
   input.resume()
   // Forced collections only when asked for by starting Node with --expose-gc.

@@ -4,6 +4,7 @@ import { QuestionWithdrawn } from '../attach/questions/shared-questions.js'
 import type { ClientRequestSender } from '../client/client-requests.js'
 import type { ClientState } from '../method.js'
 import { V2_UNBATCHABLE } from '../v2/reader.js'
+import type { EarlyReplay } from '../views/replay/shown-head.js'
 
 export interface ConnectionOptions {
   readonly maxLineBytes?: number
@@ -11,6 +12,8 @@ export interface ConnectionOptions {
   readonly onWireLine?: (direction: 'in' | 'out', line: string) => void
   /** The client of an `initialize` already answered on this input (early-initialize.ts). */
   readonly client?: ClientState
+  /** The head of a `session/load` replay already sent on this output (early-load.ts). */
+  readonly earlyReplay?: EarlyReplay
 }
 
 /** The two streams of a connection, and its options. */

@@ -12,6 +12,7 @@ import { noteV2Request } from '../v2/protocol-choice.js'
 import { inClientWords, readV2Request, type V2Route } from '../v2/reader.js'
 import { validateParams } from '../validate-params.js'
 import { ClientView } from '../views/client-view.js'
+import type { EarlyReplay } from '../views/replay/shown-head.js'
 import type { ConnectionHost } from './connection-host.js'
 import { type ConnectionStreams, clientRequestSender, openWire } from './connection-wire.js'
 import { LoadWarmUp } from './load-warm-up.js'
@@ -67,7 +68,7 @@ export class AcpConnection {
           this.server.method(method)?.handlesCancellation ? undefined : ProtocolError.cancelled(),
       },
     })
-    this.scope = this.callScope(streams.client)
+    this.scope = this.callScope(streams.client, streams.earlyReplay)
     this.v2 = this.v2Calls()
     const { wire, scope, calls } = this
     this.warmUp = new LoadWarmUp({ calls, wire, scope, outputGone: () => this.outputGone })
@@ -82,7 +83,7 @@ export class AcpConnection {
   }
 
   /** What every call of this connection reaches the services, the client and the audience by. */
-  private callScope(client: ClientState | undefined): CallScope {
+  private callScope(client: ClientState | undefined, earlyReplay: EarlyReplay | undefined): CallScope {
     const { server, wire } = this
     const request = clientRequestSender(wire)
     const v2Request = v2ClientRequests(request, (sessionId, update) => this.notifyV2(sessionId, update))
@@ -93,6 +94,7 @@ export class AcpConnection {
       audience: server.audience,
       client,
       view: new ClientView(client),
+      earlyReplay,
       wire,
       send: (method, params, signal) =>
         (this.scope.client?.protocolVersion === PROTOCOL_V2 ? v2Request : request)(method, params, signal),

@@ -1,11 +1,9 @@
 import { withTurnState } from '../attach/turn-state.js'
-import { ProtocolError } from '../errors.js'
 import { defineMethod } from '../method.js'
-import { checkedDirectories, recordDirectories } from '../requests/directories.js'
-import { connectMcpServers, mcpServerConfigs } from '../requests/mcp-servers.js'
-import { assertWorkingDirectory } from '../requests/params.js'
-import { assertSessionId } from '../requests/session-access.js'
-import { clientSystemPrompt, recordSystemPrompt } from '../requests/system-prompt.js'
+import { recordDirectories } from '../requests/directories.js'
+import { checkedLoadRequest } from '../requests/load-params.js'
+import { connectMcpServers } from '../requests/mcp-servers.js'
+import { recordSystemPrompt } from '../requests/system-prompt.js'
 import { withWorkspaceTrust } from '../trust/trust-view.js'
 import { sessionSetup } from '../views/config-options.js'
 import { replayAndAttach } from '../views/replay/replay-attach.js'
@@ -27,32 +25,18 @@ import { announceLoadedSession } from '../views/session-announce.js'
  * (see `SessionAudience`): whatever another client of this process makes the session do reaches
  * it live.
  */
-/** `_meta.dsh.afterSeq`: the last event the client has seen; 0 (replay everything) when absent. */
-function afterSeqOf(meta: unknown): number {
-  if (typeof meta !== 'object' || meta === null || !('dsh' in meta)) return 0
-  const dsh = meta.dsh
-  if (typeof dsh !== 'object' || dsh === null || !('afterSeq' in dsh)) return 0
-  const seq = dsh.afterSeq
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
-    throw ProtocolError.invalidParams('session/load: _meta.dsh.afterSeq must be a non-negative integer')
-  }
-  return seq
-}
-
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
   async handle(params, call) {
-    assertSessionId(params.sessionId)
-    assertWorkingDirectory('session/load', 'cwd', params.cwd)
-    const servers = mcpServerConfigs('session/load', params.mcpServers)
-    const directories = await checkedDirectories('session/load', params.additionalDirectories)
-    const seen = afterSeqOf(params._meta)
-    const systemPrompt = clientSystemPrompt('session/load', params)
+    const { servers, directories, seen, systemPrompt } = await checkedLoadRequest(params)
+    // The first updates a new process sent before it was built (process/early-start/early-load.ts).
+    const shown = call.takeEarlyReplay(params.sessionId)
     const session = await replayAndAttach(call, {
       method: 'session/load',
       sessionId: params.sessionId,
       cwd: params.cwd,
       seen,
+      ...(shown && { shown }),
     })
     await recordDirectories(call, session, directories)
     await recordSystemPrompt(call, session, systemPrompt)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { mcpServerConfigs } from './mcp-servers.js'
+import { mcpServerConfigs } from './mcp-server-params.js'
 
 describe('mcpServers at the protocol boundary', () => {
   it('reads ACP mcpServers: stdio and http; sse, acp and duplicate names are refused', () => {

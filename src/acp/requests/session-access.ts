@@ -1,4 +1,5 @@
-import { isValidSessionId, type Session } from '../../session/index.js'
+import { isValidSessionId } from '../../session/ids.js'
+import type { Session } from '../../session/index.js'
 import type { CallContext } from '../call-context.js'
 import { ProtocolError } from '../errors.js'
 import { assertWorkingDirectory } from './params.js'

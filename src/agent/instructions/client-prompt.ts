@@ -1,4 +1,5 @@
-import { type ExtensionEventDataMap, extensionData, type Session } from '../../session/index.js'
+import type { Session } from '../../session/index.js'
+import { type ExtensionEventDataMap, extensionData } from '../../session/log/events.js'
 import { lastRecorded } from '../shared/last-recorded.js'
 
 /** The event that records the client's own system prompt (see event-definitions.ts). */

@@ -1,6 +1,7 @@
 import type { Logger } from 'cordis'
 import { errorMessage } from '../../lib/error-message.js'
-import { type Cost, lastTurnUsage, ownCost, type Session, type TurnEndReason } from '../../session/index.js'
+import type { Cost, Session, TurnEndReason } from '../../session/index.js'
+import { lastTurnUsage, ownCost } from '../../session/usage.js'
 import type { TurnOutcome } from '../types.js'
 import type { TurnRun } from './turn-run.js'
 import type { TurnEnding } from './turn-scope.js'

@@ -86,3 +86,67 @@ describe('HeldInput', () => {
     expect(await readAll(held.release(true))).toBe('')
   })
 })
+
+describe('HeldInput.nextLine', () => {
+  it('gives the second line, keeps it for the reader, and gives everything back in order', async () => {
+    const input = new PassThrough()
+    const held = new HeldInput(input, 1000)
+    input.write('one\ntw')
+    expect((await held.firstLine)?.toString()).toBe('one')
+    const next = held.nextLine(60_000)
+    input.write('o\nthree\n')
+    expect((await next)?.toString()).toBe('two')
+    const rest = held.release(true)
+    input.end('four')
+    expect(await readAll(rest)).toBe('two\nthree\nfour')
+  })
+
+  it('gives a second line that arrived with the first at once', async () => {
+    const input = new PassThrough()
+    const held = new HeldInput(input, 1000)
+    input.write('one\ntwo\n')
+    expect((await held.firstLine)?.toString()).toBe('one')
+    expect((await held.nextLine(60_000))?.toString()).toBe('two')
+    expect(await held.nextLine(60_000)).toBeUndefined()
+    input.end()
+    expect(await readAll(held.release(false))).toBe('one\ntwo\n')
+  })
+
+  it('gives undefined when no line comes in time, when the input ends, or when the line is too long', async () => {
+    const quiet = new PassThrough()
+    const waiting = new HeldInput(quiet, 1000)
+    quiet.write('one\n')
+    await waiting.firstLine
+    expect(await waiting.nextLine(1)).toBeUndefined()
+    quiet.end('two\n')
+    expect(await readAll(waiting.release(true))).toBe('two\n')
+
+    const ending = new PassThrough()
+    const ended = new HeldInput(ending, 1000)
+    ending.write('one\ntw')
+    await ended.firstLine
+    const next = ended.nextLine(60_000)
+    ending.end()
+    expect(await next).toBeUndefined()
+
+    const long = new PassThrough()
+    const tooLong = new HeldInput(long, 8)
+    long.write('one\n0123456789')
+    await tooLong.firstLine
+    expect(await tooLong.nextLine(60_000)).toBeUndefined()
+    long.end('\n')
+    expect(await readAll(tooLong.release(true))).toBe('0123456789\n')
+  })
+
+  it('settles a pending wait when the input is released', async () => {
+    const input = new PassThrough()
+    const held = new HeldInput(input, 1000)
+    input.write('one\n')
+    await held.firstLine
+    const next = held.nextLine(60_000)
+    const rest = held.release(true)
+    expect(await next).toBeUndefined()
+    input.end('two\n')
+    expect(await readAll(rest)).toBe('two\n')
+  })
+})

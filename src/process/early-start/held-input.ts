@@ -16,6 +16,9 @@ export class HeldInput {
   private ended = false
   private gaveUp = false
   private settle!: (line: Buffer | undefined) => void
+  /** Settles the pending {@link nextLine}, with the second line or undefined. */
+  private settleNext: ((line: Buffer | undefined) => void) | undefined
+  private nextAsked = false
   /**
    * The first line without its `\n`; undefined when the input ended (or failed) before one, or
    * when it grew past `maxLineBytes` (the connection then answers for it).
@@ -40,7 +43,10 @@ export class HeldInput {
     this.held.push(bytes)
     this.heldBytes += bytes.length
     // Once the first line is known (or given up on), later chunks are only held for release.
-    if (this.firstLineBytes >= 0 || this.gaveUp) return
+    if (this.firstLineBytes >= 0 || this.gaveUp) {
+      this.offerNextLine()
+      return
+    }
     const newline = bytes.indexOf(LF)
     if (newline !== -1) {
       this.firstLineBytes = this.heldBytes - bytes.length + newline + 1
@@ -57,6 +63,47 @@ export class HeldInput {
   private readonly onEnd = () => {
     this.ended = true
     this.settle(undefined)
+    this.settleNext?.(undefined)
+  }
+
+  /**
+   * The second line without its `\n`, once the first is known: read as the input gives it, for at
+   * most `waitMs` (then undefined, as when the input ends first or the line grows past
+   * `maxLineBytes`). The input is paused again when it settles; nothing is consumed: `release`
+   * still gives the line to the connection. For a look at what the client asked right after its
+   * `initialize` (process/early-start/early-load.ts). Asked once; a second ask gives undefined.
+   */
+  nextLine(waitMs: number): Promise<Buffer | undefined> {
+    if (this.firstLineBytes < 0 || this.nextAsked) return Promise.resolve(undefined)
+    this.nextAsked = true
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settleNext?.(undefined), waitMs)
+      this.settleNext = (line) => {
+        clearTimeout(timer)
+        this.settleNext = undefined
+        this.input.pause()
+        resolve(line)
+      }
+      this.offerNextLine()
+      if (this.ended) this.settleNext?.(undefined)
+      else if (this.waitingForNextLine()) this.input.resume()
+    })
+  }
+
+  private waitingForNextLine(): boolean {
+    return this.settleNext !== undefined
+  }
+
+  /** Settles a pending {@link nextLine} when the held bytes hold a whole second line, or too many. */
+  private offerNextLine(): void {
+    if (!this.settleNext || this.firstLineBytes < 0) return
+    const all = Buffer.concat(this.held)
+    this.held = [all]
+    const newline = all.indexOf(LF, this.firstLineBytes)
+    if (newline !== -1) {
+      const length = newline - this.firstLineBytes
+      this.settleNext(length > this.maxLineBytes ? undefined : all.subarray(this.firstLineBytes, newline))
+    } else if (all.length - this.firstLineBytes > this.maxLineBytes + 1) this.settleNext(undefined)
   }
 
   /**
@@ -65,6 +112,7 @@ export class HeldInput {
    * reader, then call `resume()` on it.
    */
   release(skipFirstLine: boolean): Readable {
+    this.settleNext?.(undefined)
     this.input.off('data', this.onData)
     this.input.off('end', this.onEnd)
     this.input.off('close', this.onEnd)

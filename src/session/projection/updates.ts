@@ -8,7 +8,7 @@ import {
   isExtensionEvent,
   type SessionEvent,
 } from '../log/events.js'
-import { messageIdOf } from '../log/message-ids/message-ids.js'
+import { messageIdOf } from '../log/message-ids/message-id-format.js'
 import { titleFromContent } from '../title.js'
 import { compactionReplayed } from './compaction-updates.js'
 import { goalInfoUpdate, goalOfEvent } from './goal-updates.js'

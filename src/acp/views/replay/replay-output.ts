@@ -18,13 +18,23 @@ export function replayProjector(call: ViewCall, header: SessionHeader): UpdatePr
 /**
  * Where a replay's updates go: each turn's last one waits for the next event, to carry how the
  * turn ended; then to the subagent replay when the client shows subagents, else straight out.
+ * The updates of events through `shownThrough` were sent already (an early load's head, see
+ * shown-head.ts): they are rendered for this client's view, as then, and not sent again.
  */
-export function replayOutput(call: ViewCall): {
+export function replayOutput(
+  call: ViewCall,
+  shownThrough = 0,
+): {
   readonly turnEnds: ReplayTurnEnds
   readonly subagents: SubagentReplay | undefined
 } {
   const subagents = subagentReplay(call)
   const turnEnds = new ReplayTurnEnds((event, updates) => {
+    if (event.seq <= shownThrough) {
+      subagents?.shown(event)
+      for (const update of updates) call.view.render(update)
+      return undefined
+    }
     if (subagents) return subagents.send(event, updates)
     let sent: Promise<void> | undefined
     for (const update of updates) sent = call.notify(update, event)

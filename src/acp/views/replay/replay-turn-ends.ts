@@ -1,13 +1,7 @@
-import { turnOutcome } from '../../../agent/index.js'
-import {
-  CLEAN_TURN_END_REASONS,
-  type CoreEvent,
-  type ReplayedTurnEnd,
-  type SessionEvent,
-  type SessionUpdateNotification,
-  storedLineOf,
-  withStoredLine,
-} from '../../../session/index.js'
+import { turnOutcome } from '../../../agent/turn/turn-end.js'
+import { CLEAN_TURN_END_REASONS, type CoreEvent, type SessionEvent } from '../../../session/log/events.js'
+import { storedLineOf, withStoredLine } from '../../../session/log/stored-event.js'
+import type { ReplayedTurnEnd, SessionUpdateNotification } from '../../../session/projection/update-types.js'
 import { SPLICE_MIN_LINE_BYTES } from './stored-line-splice.js'
 
 /** Sends the updates one replayed event projects to; the promise paces the replay's read. */

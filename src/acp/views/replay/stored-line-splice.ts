@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer'
 import { randomBytes } from 'node:crypto'
-import { type SessionEvent, storedLineOf } from '../../../session/index.js'
+import type { SessionEvent } from '../../../session/log/events.js'
+import { storedLineOf } from '../../../session/log/stored-event.js'
 
 /** Lines shorter than this are serialized as usual: copying pays only for long strings. */
 export const SPLICE_MIN_LINE_BYTES = 4096

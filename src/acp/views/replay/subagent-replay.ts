@@ -71,6 +71,14 @@ export class SubagentReplay {
     return next
   }
 
+  /**
+   * A parent event whose updates the client was sent already (an early load's head, which ends
+   * before any delegation): only where its turn started is kept.
+   */
+  shown(event: SessionEvent): void {
+    if (event.type === 'turn/start') this.turnStart = event.seq
+  }
+
   /** Resolves once everything given to {@link send} was sent. */
   drained(): Promise<void> {
     return this.pending ?? Promise.resolve()

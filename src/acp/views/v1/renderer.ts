@@ -1,11 +1,11 @@
-import {
-  type SessionUpdate,
-  type SessionUpdateNotification,
-  WHOLE_MESSAGE_CHUNKS,
-  type WholeMessageUpdate,
-  type WireNotification,
-  type WireUpdate,
+import type {
+  SessionUpdate,
+  SessionUpdateNotification,
+  WholeMessageUpdate,
+  WireNotification,
+  WireUpdate,
 } from '../../../session/index.js'
+import { WHOLE_MESSAGE_CHUNKS } from '../../../session/projection/whole-messages.js'
 import type { ClientFeatures } from '../client-features.js'
 import type { UpdateRenderer } from '../renderer.js'
 import { compactionOnWire } from './compaction.js'

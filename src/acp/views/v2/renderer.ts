@@ -1,5 +1,5 @@
 import type { SessionUpdate, SessionUpdateNotification } from '../../../session/index.js'
-import { messageIdOf } from '../../../session/index.js'
+import { messageIdOf } from '../../../session/log/message-ids/message-id-format.js'
 import { configOptionsV2 } from '../../v2/config-options-v2.js'
 import type { UpdateRenderer, V2Update } from '../renderer.js'
 import { PLAN_ID } from '../v1/renderer.js'
