@@ -23,19 +23,31 @@ for (const name of ['cli', 'bin']) {
 }
 
 /**
- * The modules src/cli.ts reaches by static imports: what every start loads before the `initialize`
- * answer, put in one chunk (each chunk more is a file to read and a module to set up).
+ * The modules an entry reaches by static imports, put in one chunk (each chunk more is a file to
+ * read and a module to set up): src/cli.ts's are what every start loads before the `initialize`
+ * answer (`start`); the early load's are what a `session/load` sent right after it loads before
+ * its first updates (`early`, src/process/early-start/early-load.ts).
  */
 const startModules = new Set()
+const earlyModules = new Set()
+function staticClosure(context, entry, into, skip) {
+  const queue = [entry]
+  for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+    if (into.has(id) || skip.has(id)) continue
+    into.add(id)
+    queue.push(...(context.getModuleInfo(id)?.importedIds ?? []))
+  }
+}
 const startPath = {
   name: 'start-path',
   buildEnd() {
-    const queue = [join(root, 'src', 'cli.ts')]
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      if (startModules.has(id)) continue
-      startModules.add(id)
-      queue.push(...(this.getModuleInfo(id)?.importedIds ?? []))
-    }
+    staticClosure(this, join(root, 'src', 'cli.ts'), startModules, new Set())
+    staticClosure(
+      this,
+      join(root, 'src', 'process', 'early-start', 'early-load.ts'),
+      earlyModules,
+      startModules,
+    )
   },
 }
 
@@ -54,7 +66,12 @@ await bundle.write({
   chunkFileNames: 'cli-chunks/[name]-[hash].cjs',
   // `import('node:child_process')` as a `require`: an `import()` would start the ES module loader.
   dynamicImportInCjs: false,
-  codeSplitting: { groups: [{ name: 'start', test: (id) => startModules.has(id) }] },
+  codeSplitting: {
+    groups: [
+      { name: 'start', test: (id) => startModules.has(id) },
+      { name: 'early', test: (id) => earlyModules.has(id) },
+    ],
+  },
   sourcemap: true,
 })
 await bundle.close()
