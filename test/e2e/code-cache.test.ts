@@ -80,6 +80,9 @@ describe('the code cache of the bundled chunks', () => {
     expect(cached.filter((name) => !chunks.includes(name))).toEqual([])
     // The start, the early load, the server, the store, the configuration file's validators.
     for (const chunk of ['start-', 'early-', 'serve-', 'persistence-', 'file-validators'])
-      expect(cached.some((name) => name.startsWith(chunk)), chunk).toBe(true)
+      expect(
+        cached.some((name) => name.startsWith(chunk)),
+        chunk,
+      ).toBe(true)
   })
 })
