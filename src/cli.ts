@@ -97,6 +97,8 @@ async function serve(argv: readonly string[], parsed: CliOptions): Promise<void>
 
 /** How long a new process waits for the request after `initialize` before it builds the server. */
 const NEXT_REQUEST_WAIT_MS = 5
+/** The longest such request looked at (a `session/load` is a few hundred bytes). */
+const NEXT_REQUEST_MAX_BYTES = 64 * 1024
 
 /**
  * When the client's next line, arriving within {@link NEXT_REQUEST_WAIT_MS}, looks like a
@@ -106,7 +108,7 @@ const NEXT_REQUEST_WAIT_MS = 5
  */
 async function loadEarly(held: HeldInput, client: ClientState, store: string | null | undefined) {
   if (store === null) return undefined
-  const line = await held.nextLine(NEXT_REQUEST_WAIT_MS)
+  const line = await held.nextLine(NEXT_REQUEST_WAIT_MS, NEXT_REQUEST_MAX_BYTES)
   if (line === undefined || !(line.includes('"session/load"') || line.includes('"session/resume"')))
     return undefined
   const { earlyLoad } = await import('./process/early-start/early-load.js')

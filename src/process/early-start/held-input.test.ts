@@ -138,6 +138,19 @@ describe('HeldInput.nextLine', () => {
     expect(await readAll(tooLong.release(true))).toBe('0123456789\n')
   })
 
+  it('gives up on a second line longer than asked for as soon as it is, and keeps it all for the reader', async () => {
+    const input = new PassThrough()
+    const held = new HeldInput(input, 1 << 20)
+    input.write('one\n')
+    await held.firstLine
+    const next = held.nextLine(60_000, 100)
+    for (let i = 0; i < 5; i++) input.write('x'.repeat(30))
+    expect(await next).toBeUndefined()
+    const rest = held.release(true)
+    input.end('y\n')
+    expect(await readAll(rest)).toBe(`${'x'.repeat(150)}y\n`)
+  })
+
   it('settles a pending wait when the input is released', async () => {
     const input = new PassThrough()
     const held = new HeldInput(input, 1000)

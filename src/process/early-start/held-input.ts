@@ -19,6 +19,8 @@ export class HeldInput {
   /** Settles the pending {@link nextLine}, with the second line or undefined. */
   private settleNext: ((line: Buffer | undefined) => void) | undefined
   private nextAsked = false
+  /** The longest second line {@link nextLine} waits for. */
+  private nextLimit = 0
   /**
    * The first line without its `\n`; undefined when the input ended (or failed) before one, or
    * when it grew past `maxLineBytes` (the connection then answers for it).
@@ -44,7 +46,7 @@ export class HeldInput {
     this.heldBytes += bytes.length
     // Once the first line is known (or given up on), later chunks are only held for release.
     if (this.firstLineBytes >= 0 || this.gaveUp) {
-      this.offerNextLine()
+      this.offerNextLine(bytes)
       return
     }
     const newline = bytes.indexOf(LF)
@@ -69,13 +71,14 @@ export class HeldInput {
   /**
    * The second line without its `\n`, once the first is known: read as the input gives it, for at
    * most `waitMs` (then undefined, as when the input ends first or the line grows past
-   * `maxLineBytes`). The input is paused again when it settles; nothing is consumed: `release`
+   * `maxBytes`, or `maxLineBytes` when less). The input is paused again when it settles; nothing is consumed: `release`
    * still gives the line to the connection. For a look at what the client asked right after its
    * `initialize` (process/early-start/early-load.ts). Asked once; a second ask gives undefined.
    */
-  nextLine(waitMs: number): Promise<Buffer | undefined> {
+  nextLine(waitMs: number, maxBytes = this.maxLineBytes): Promise<Buffer | undefined> {
     if (this.firstLineBytes < 0 || this.nextAsked) return Promise.resolve(undefined)
     this.nextAsked = true
+    this.nextLimit = Math.min(maxBytes, this.maxLineBytes)
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settleNext?.(undefined), waitMs)
       this.settleNext = (line) => {
@@ -94,16 +97,22 @@ export class HeldInput {
     return this.settleNext !== undefined
   }
 
-  /** Settles a pending {@link nextLine} when the held bytes hold a whole second line, or too many. */
-  private offerNextLine(): void {
+  /**
+   * Settles a pending {@link nextLine} when the held bytes hold a whole second line, or too many:
+   * looks in `chunk`, the bytes just held, or (on the first call) in all held after the first line.
+   */
+  private offerNextLine(chunk?: Buffer): void {
     if (!this.settleNext || this.firstLineBytes < 0) return
-    const all = Buffer.concat(this.held)
-    this.held = [all]
-    const newline = all.indexOf(LF, this.firstLineBytes)
+    const from = chunk ? this.heldBytes - chunk.length : this.firstLineBytes
+    const newline = (chunk ?? Buffer.concat(this.held).subarray(this.firstLineBytes)).indexOf(LF)
     if (newline !== -1) {
-      const length = newline - this.firstLineBytes
-      this.settleNext(length > this.maxLineBytes ? undefined : all.subarray(this.firstLineBytes, newline))
-    } else if (all.length - this.firstLineBytes > this.maxLineBytes + 1) this.settleNext(undefined)
+      const end = from + newline
+      const all = Buffer.concat(this.held)
+      this.held = [all]
+      this.settleNext(
+        end - this.firstLineBytes > this.nextLimit ? undefined : all.subarray(this.firstLineBytes, end),
+      )
+    } else if (this.heldBytes - this.firstLineBytes > this.nextLimit + 1) this.settleNext(undefined)
   }
 
   /**
