@@ -11,6 +11,8 @@ import { createProvider } from '../../src/agent/providers/index.js'
 import { type App, createApp } from '../../src/app.js'
 import { earlyInitialize } from '../../src/process/early-start/early-initialize.js'
 import { earlyLoad } from '../../src/process/early-start/early-load.js'
+import type { AnyEventInput } from '../../src/session/index.js'
+import type { Session } from '../../src/session/session.js'
 
 const agentInfo = { name: 'dsh-acp', title: 'dsh-acp', version: '9.9.9' }
 const root = mkdtempSync(join(tmpdir(), 'dsh-early-load-'))
@@ -84,6 +86,11 @@ const v2Resume = JSON.stringify({
   method: 'session/resume',
   params: { sessionId: ID, cwd: CWD, mcpServers: [], replayFrom: { type: 'start' } },
 })
+
+/** Appends `events` to a live session, in order. */
+function appendAll(session: Session, events: readonly Event[]): void {
+  for (const [type, data] of events) session.append({ type, data } as AnyEventInput)
+}
 
 const apps: App[] = []
 afterEach(async () => {
@@ -207,6 +214,39 @@ describe('the first updates of a session/load sent before the server is built', 
       expect(JSON.parse(rest[0] as string)).toMatchObject({ id: 'load-1', error: { code: -32015 } })
     },
   )
+
+  it('goes on as the load would past a delegation in the first turn (the child shown to a client that shows subagents)', async () => {
+    const store = mkdtempSync(join(root, 'store-'))
+    const writer = await createApp({ storeDir: store, model: 'echo', fork: true, agentInfo })
+    const parent = await writer.ctx.sessions.createDurable(ID, { meta: { cwd: CWD } })
+    appendAll(parent, [
+      ...turn(1).slice(0, 3),
+      ['tool/call', { turn: 1, step: 1, callId: 'call_d', name: 'delegate', input: { task: 'do it' } }],
+    ])
+    const child = writer.ctx.sessions.forkSubagent(parent, { turn: 1, callId: 'call_d' }, { title: 'Kid' })
+    appendAll(child, turn(1))
+    appendAll(parent, [
+      ['subagent:spawned', { turn: 1, callId: 'call_d', sessionId: child.id, title: 'Kid', task: 'do it' }],
+      ['tool/result', { turn: 1, step: 1, callId: 'call_d', output: 'done' }],
+      ['step/end', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'completed' }],
+      ...turn(2),
+    ])
+    await writer.ctx.sessions.closeAll()
+    await writer.ctx.stop()
+    for (const [client, line] of [
+      [clientOf(2), v2Resume],
+      [clientOf(1, { subagents: {} }), v1Load()],
+    ] as const) {
+      const whole = await served(copyOf(store), client, line)
+      expect(whole.join('\n')).toContain('"sessionUpdate":"subagent_update"')
+      const { written, replay } = await early(copyOf(store), client, line)
+      expect(replay?.head.sentThrough).toBe(2)
+      const copy = copyOf(store)
+      const rest = await served(copy, client, line, replay)
+      expect([...written, ...rest]).toEqual(whole)
+    }
+  })
 
   it('hands the head to the request that asked for it only', async () => {
     const store = storeWith(SESSION)
