@@ -52,16 +52,10 @@ export type AppStart = Omit<ServeStart, 'takeInput' | 'early'>
  */
 export async function serve(options: CliOptions, start: ServeStart): Promise<void> {
   const { app, logger, recorder } = await buildServer(options, start)
-  const replay = start.early?.replay
-  if (replay)
-    logger.debug(
-      `session/load ${JSON.stringify(replay.requestId)}: the updates through seq ${replay.head.sentThrough} were sent before the server was built`,
-    )
   const input = start.takeInput()
   const connection = app.ctx.acp.serve(input, process.stdout, {
     ...(recorder && { onWireLine: recorder.tap }),
-    ...(start.early && { client: start.early.client }),
-    ...(start.early?.replay && { earlyReplay: start.early.replay }),
+    ...answeredEarly(start, logger),
   })
   input.resume()
   // Forced collections only when asked for by starting Node with --expose-gc.
@@ -95,6 +89,24 @@ export async function serve(options: CliOptions, start: ServeStart): Promise<voi
     connection.outputClosed.then(() => 'stdout closed'),
   ])
   await shutdown(reason)
+}
+
+/**
+ * What the connection must know of what was written before it existed: the client of the
+ * `initialize` answered early, and the head of a `session/load` replay sent early (logged, debug).
+ */
+function answeredEarly(
+  start: ServeStart,
+  logger: Logger,
+): { client?: ClientState; earlyReplay?: EarlyReplay } {
+  const early = start.early
+  if (!early) return {}
+  const replay = early.replay
+  if (!replay) return { client: early.client }
+  logger.debug(
+    `session/load ${JSON.stringify(replay.requestId)}: the updates through seq ${replay.head.sentThrough} were sent before the server was built`,
+  )
+  return { client: early.client, earlyReplay: replay }
 }
 
 /**
