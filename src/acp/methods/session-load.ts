@@ -23,7 +23,9 @@ import { announceLoadedSession } from '../views/session-announce.js'
  * answer carries the session's `configOptions` and `modes` as its log left them. With
  * `_meta.dsh.afterSeq` N only the events after N are replayed. The connection is then attached
  * (see `SessionAudience`): whatever another client of this process makes the session do reaches
- * it live.
+ * it live. In a new process, a load that came right after `initialize` may have had the head of
+ * its replay sent before the server was built (process/early-start/early-load.ts): the replay
+ * sends what follows it, and fails with -32015 when the file's head is not the one sent.
  */
 export const sessionLoadMethod = defineMethod({
   name: 'session/load',
