@@ -43,7 +43,10 @@ export class ReplayHead {
     })
   }
 
-  /** Feeds the next stored event of the session of `header`; false: feed no more (this one was taken unless a `config/set`). */
+  /**
+   * Feeds the next stored event of the session of `header`. False: feed no more (something was
+   * sent; or the head ends before this event, which is then not taken).
+   */
   take(event: SessionEvent, header: SessionHeader): boolean {
     if (UNSHOWN_EARLY.has(event.type) || this.read.length >= MAX_HEAD_EVENTS) return false
     this.header ??= header
