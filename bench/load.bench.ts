@@ -52,6 +52,17 @@ function row(name: string, ours: readonly number[], baseline: readonly number[],
   }
 }
 
+/** Issue 35.9: the first update within 15 ms of a load sent at the `initialize` answer (the early load). */
+const FIRST_UPDATE_GOAL_MS = 15
+
+/** The row's note with how the median stands against an absolute goal in ms. */
+function withinGoal(ms: readonly number[], goal: number): { note: string } {
+  const at = median(ms)
+  return {
+    note: `${ROUNDS} rounds, interleaved; ${at <= goal ? 'meets' : 'MISSES'} the goal of ${goal} ms (median ${at.toFixed(1)} ms, rounds within it ${ms.filter((m) => m <= goal).length} of ${ms.length})`,
+  }
+}
+
 export const suite = {
   name: 'load',
   async run(): Promise<BenchRow[]> {
@@ -73,11 +84,18 @@ export const suite = {
     }
     const mb = size.toFixed(0)
     return [
-      row(
-        `session/load of a ${mb} MB session in a new process, request to first session/update`,
-        us.map((r) => r.firstMs),
-        them.map((r) => r.firstMs),
-      ),
+      {
+        ...row(
+          `session/load of a ${mb} MB session in a new process, request to first session/update`,
+          us.map((r) => r.firstMs),
+          them.map((r) => r.firstMs),
+        ),
+        // An absolute goal, which the ratio column does not judge.
+        ...withinGoal(
+          us.map((r) => r.firstMs),
+          FIRST_UPDATE_GOAL_MS,
+        ),
+      },
       row(
         `session/load of a ${mb} MB session in a new process, request to answer (whole replay)`,
         us.map((r) => r.totalMs),
