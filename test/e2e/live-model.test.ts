@@ -308,9 +308,12 @@ async function runModel(ops: readonly Op[], allows: readonly boolean[]): Promise
         // are separate messages, the connection may close between them. So it asks again from the
         // seq before the last one it saw and drops what it has of that one: it comes again whole.
         const seen = Math.max(0, lastSeen(view) - 1)
-        view.before.push(
-          ...view.driver.updates.filter((u) => u.sessionId !== sessionId || (dshOf(u).seq ?? 0) <= seen),
+        // What it keeps is all it has through `seen`, of every connection before too (the last one
+        // it saw may be an earlier connection's, when this one saw nothing new).
+        const kept = [...view.before, ...view.driver.updates].filter(
+          (u) => u.sessionId !== sessionId || (dshOf(u).seq ?? 0) <= seen,
         )
+        view.before.splice(0, view.before.length, ...kept)
         view.remote.close()
         const again = await remote(op.client, view.name === 'ws' ? 'ws' : 'http')
         view.driver = again
