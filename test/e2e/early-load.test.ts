@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest'
 import { CLI, HERMETIC_ENV } from '../support/agent-process.js'
 import { PROJECT_DIR } from '../support/project-dir.js'
 import { testResources } from '../support/test-resources.js'
+import { V2WireAudit } from '../support/v2/v2-schema.js'
 import { LineSplitter, WireAudit } from '../support/wire-audit.js'
+
+/** Checks every line the agent writes against the official schema of its protocol version. */
+type Audit = Pick<WireAudit, 'record' | 'problems'>
 
 const ID = 'early_e2e'
 const TIME = '2026-01-01T00:00:00.000Z'
@@ -31,20 +35,32 @@ function storeWithSession(): string {
 
 const line = (id: string | number, method: string, params: unknown) =>
   `${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`
-const INITIALIZE = line(0, 'initialize', { protocolVersion: 1, clientCapabilities: {} })
-const LOAD = line('load', 'session/load', { sessionId: ID, cwd: PROJECT_DIR, mcpServers: [] })
 const LIST = line('list', 'session/list', {})
+const LOAD = { sessionId: ID, cwd: PROJECT_DIR, mcpServers: [] }
+const CLIENTS = [
+  {
+    name: 'ACP v1, session/load',
+    initialize: line(0, 'initialize', { protocolVersion: 1, clientCapabilities: {} }),
+    load: line('load', 'session/load', LOAD),
+    audit: () => new WireAudit(),
+  },
+  {
+    name: 'ACP v2, session/resume from the start',
+    initialize: line(0, 'initialize', { protocolVersion: 2, clientCapabilities: {} }),
+    load: line('load', 'session/resume', { ...LOAD, replayFrom: { type: 'start' } }),
+    audit: () => new V2WireAudit(),
+  },
+] as const
 
 /**
  * Runs the built server on `store`, writing each of `batches` (whole lines, each batch in one
  * write) once the agent answered the last request of the batch before it; resolves every line it
  * wrote until the answer to the last request, and its stderr, once it exited.
  */
-async function session(store: string, batches: readonly string[]) {
+async function session(store: string, audit: Audit, batches: readonly string[]) {
   const child = spawn(process.execPath, [CLI, '--store', store, '--log-level', 'debug'], {
     env: { ...process.env, ...HERMETIC_ENV },
   })
-  const audit = new WireAudit()
   const out: string[] = []
   let stderr = ''
   child.stderr.on('data', (chunk: Buffer) => {
@@ -75,18 +91,21 @@ async function session(store: string, batches: readonly string[]) {
 }
 
 describe('a session/load sent right after initialize', () => {
-  it('is answered with the same lines whether its first updates left before the server was built or not', async () => {
-    const store = storeWithSession()
-    const early = await session(store, [INITIALIZE + LOAD])
-    const built = await session(store, [INITIALIZE, LIST, LOAD])
-    expect(early.stderr).toMatch(
-      /session\/load "load": the updates through seq 2 were sent before the server was built/,
-    )
-    expect(built.stderr).not.toMatch(/sent before the server was built/)
-    const answerTo = (id: unknown) => (l: string) => (JSON.parse(l) as { id?: unknown }).id !== id
-    const loadLines = (out: string[]) => out.filter(answerTo(0)).filter(answerTo('list'))
-    const updates = loadLines(early.out).filter((l) => l.includes('"session/update"'))
-    expect(updates.length).toBeGreaterThanOrEqual(6)
-    expect(loadLines(early.out)).toEqual(loadLines(built.out))
-  })
+  it.each(CLIENTS)(
+    'is answered with the same lines whether its first updates left before the server was built or not: $name',
+    async (client) => {
+      const store = storeWithSession()
+      const early = await session(store, client.audit(), [client.initialize + client.load])
+      const built = await session(store, client.audit(), [client.initialize, LIST, client.load])
+      expect(early.stderr).toMatch(
+        /session\/load "load": the updates through seq 2 were sent before the server was built/,
+      )
+      expect(built.stderr).not.toMatch(/sent before the server was built/)
+      const answerTo = (id: unknown) => (l: string) => (JSON.parse(l) as { id?: unknown }).id !== id
+      const loadLines = (out: string[]) => out.filter(answerTo(0)).filter(answerTo('list'))
+      const updates = loadLines(early.out).filter((l) => l.includes('"session/update"'))
+      expect(updates.length).toBeGreaterThanOrEqual(6)
+      expect(loadLines(early.out)).toEqual(loadLines(built.out))
+    },
+  )
 })
