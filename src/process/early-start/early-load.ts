@@ -42,9 +42,8 @@ export async function earlyLoad(line: Buffer, target: EarlyLoadTarget): Promise<
     if (request === undefined || storeDir === null || isPostgresUrl(storeDir)) return undefined
     const params = (await validateParams('session/load', request.params)) as acp.LoadSessionRequest
     const checked = await checkedLoadRequest(params)
-    const view = new ClientView(target.client)
     if (checked.seen !== 0) return undefined
-    const head = new ReplayHead(view, target.write)
+    const head = new ReplayHead(new ClientView(target.client), target.write)
     const checker = new StoredLogChecker(checked.sessionId)
     const path = new StorePaths(storeDir).sessionFile(checked.sessionId)
     const file = await nodeFileSystem.open(path, 'r')

@@ -71,9 +71,10 @@ export class HeldInput {
   /**
    * The second line without its `\n`, once the first is known: read as the input gives it, for at
    * most `waitMs` (then undefined, as when the input ends first or the line grows past
-   * `maxBytes`, or `maxLineBytes` when less). The input is paused again when it settles; nothing is consumed: `release`
-   * still gives the line to the connection. For a look at what the client asked right after its
-   * `initialize` (process/early-start/early-load.ts). Asked once; a second ask gives undefined.
+   * `maxBytes`, or `maxLineBytes` when less). The input is paused again when it settles; nothing is
+   * consumed: `release` still gives the line to the connection. For a look at what the client
+   * asked right after its `initialize` (process/early-start/early-load.ts). Asked once; a second
+   * ask gives undefined.
    */
   nextLine(waitMs: number, maxBytes = this.maxLineBytes): Promise<Buffer | undefined> {
     if (this.firstLineBytes < 0 || this.nextAsked) return Promise.resolve(undefined)

@@ -1,10 +1,25 @@
 import type { SessionHeader } from '../../../session/header.js'
 import type { SessionEvent } from '../../../session/log/events.js'
 import { SUBAGENT_SPAWNED } from '../../../session/projection/update-builders.js'
+import type { ProjectionOptions } from '../../../session/projection/update-types.js'
 import { UpdateProjector } from '../../../session/projection/updates.js'
 import type { ClientView } from '../client-view.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 import { HeadDigest, type ShownHead } from './shown-head.js'
+
+/**
+ * The projection of a replay of the session of `header` (see `replayProjector`, which gives it the
+ * agent's `configUpdates`; the early head has none and ends before a `config/set`).
+ */
+export function headerProjector(
+  header: SessionHeader,
+  configUpdates?: ProjectionOptions['configUpdates'],
+): UpdateProjector {
+  return new UpdateProjector(header.id, {
+    ...(configUpdates && { configUpdates }),
+    ...(header.title !== undefined && { headerTitle: header.title }),
+  })
+}
 
 /**
  * Events the head ends before: a `config/set` (its updates need the agent's options, not built
@@ -50,9 +65,7 @@ export class ReplayHead {
   take(event: SessionEvent, header: SessionHeader): boolean {
     if (UNSHOWN_EARLY.has(event.type) || this.read.length >= MAX_HEAD_EVENTS) return false
     this.header ??= header
-    this.projector ??= new UpdateProjector(header.id, {
-      ...(header.title !== undefined && { headerTitle: header.title }),
-    })
+    this.projector ??= headerProjector(header)
     this.read.push(event)
     this.turnEnds.push(event, this.projector.updatesFor(event))
     return this.sentThrough === 0

@@ -1,6 +1,7 @@
-import { type SessionHeader, UpdateProjector } from '../../../session/index.js'
+import type { SessionHeader, UpdateProjector } from '../../../session/index.js'
 import { configUpdates } from '../config-options.js'
 import type { ViewCall } from '../view-call.js'
+import { headerProjector } from './replay-head.js'
 import { ReplayTurnEnds } from './replay-turn-ends.js'
 import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
 
@@ -9,10 +10,7 @@ import { type SubagentReplay, subagentReplay } from './subagent-replay.js'
  * catch-up on what other processes appended (caught-up.ts), so both show an event alike.
  */
 export function replayProjector(call: ViewCall, header: SessionHeader): UpdateProjector {
-  return new UpdateProjector(header.id, {
-    configUpdates: configUpdates(call.agent),
-    ...(header.title !== undefined && { headerTitle: header.title }),
-  })
+  return headerProjector(header, configUpdates(call.agent))
 }
 
 /**
