@@ -47,6 +47,21 @@ describe('scanLines', () => {
     expect(result).toEqual({ completeEnd: 60 * 40_000, end: Buffer.byteLength(text) })
   })
 
+  it('passes a line longer than several reads whole, and the lines around it', async () => {
+    const long = `${'y'.repeat(3_500_000)}é`
+    const text = `first\n${long}\nlast\n`
+    const file = await fileOf(text)
+    const seen: Array<[string, number]> = []
+    await scanLines(file, 0, (line, offset) => {
+      seen.push([line.toString('utf8'), offset])
+    })
+    expect(seen).toEqual([
+      ['first', 0],
+      [long, 6],
+      ['last', 6 + Buffer.byteLength(long) + 1],
+    ])
+  })
+
   it("gives the event loop a turn between long lines while the consumer's last promise is pending", async () => {
     const file = await fileOf(longLines(60, 40_000))
     let lines = 0

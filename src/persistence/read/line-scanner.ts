@@ -38,42 +38,98 @@ export async function scanLines(
   start: number,
   onLine: (line: Buffer, offset: number) => void | Promise<void>,
 ): Promise<ScanResult> {
-  const chunk = Buffer.allocUnsafe(CHUNK)
-  let position = start
-  let completeEnd = start
-  let carry: Buffer[] = []
+  const lines = new LineBuffer(start)
   let pace: Promise<void> | undefined
   let sinceTurn = 0
   for (let size = FIRST_CHUNK; ; size = CHUNK) {
-    const read = await file.read(chunk, 0, size, position)
+    const read = await lines.readFrom(file, size)
     if (read === 0) break
-    let from = 0
-    for (;;) {
-      const nl = chunk.indexOf(NEWLINE, from)
-      if (nl === -1 || nl >= read) break
-      const piece = chunk.subarray(from, nl)
-      const line = carry.length > 0 ? Buffer.concat([...carry, piece]) : piece
-      carry = []
-      const paced = onLine(line, completeEnd)
+    for (let line = lines.next(); line; line = lines.next()) {
+      const paced = onLine(line.bytes, line.offset)
       if (paced && paced !== pace) {
         pace = paced
         // Awaited at the chunk's end; a rejection met during a turn before then is not unhandled.
         paced.catch(noop)
       }
-      completeEnd = position + nl + 1
-      from = nl + 1
-      sinceTurn += line.length
+      sinceTurn += line.bytes.length
       if (pace && sinceTurn >= TURN_BYTES) {
         sinceTurn = 0
         await new Promise((resolve) => setImmediate(resolve))
       }
     }
-    if (from < read) carry.push(Buffer.from(chunk.subarray(from, read)))
-    position += read
+    lines.keepPartial()
     if (pace) {
       await pace
       pace = undefined
     }
   }
-  return { completeEnd, end: position }
+  return { completeEnd: lines.completeEnd, end: lines.end }
+}
+
+/**
+ * The scan's one read buffer: the bytes of the file from `base` on, up to `filled`. A line that a
+ * read cut is moved to the buffer's start and the next read appends to it (one move, where a
+ * carried copy and a join copied it twice); the buffer grows for a line longer than itself.
+ */
+class LineBuffer {
+  private buffer = Buffer.allocUnsafe(CHUNK)
+  /** `buffer[0, filled)`: where newlines are looked for. */
+  private held = this.buffer.subarray(0, 0)
+  /** The file offset of `buffer[0]`. */
+  private base: number
+  private filled = 0
+  /** Where the next line starts in `buffer`, and where to look for its newline. */
+  private from = 0
+  private searchFrom = 0
+
+  constructor(start: number) {
+    this.base = start
+  }
+
+  /** Offset just after the last newline found. */
+  get completeEnd(): number {
+    return this.base + this.from
+  }
+
+  /** Offset of the end of what was read. */
+  get end(): number {
+    return this.base + this.filled
+  }
+
+  /** Reads up to `size` more bytes after what is held; resolves how many (0 at the end). */
+  async readFrom(file: OpenFile, size: number): Promise<number> {
+    if (this.buffer.length - this.filled < size) {
+      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.filled + size))
+      this.buffer.copy(grown, 0, 0, this.filled)
+      this.buffer = grown
+    }
+    const read = await file.read(this.buffer, this.filled, size, this.end)
+    this.filled += read
+    this.held = this.buffer.subarray(0, this.filled)
+    return read
+  }
+
+  /** The next complete line (lent until the next read) and its offset, or undefined. */
+  next(): { readonly bytes: Buffer; readonly offset: number } | undefined {
+    const nl = this.held.indexOf(NEWLINE, this.searchFrom)
+    if (nl === -1) {
+      this.searchFrom = this.filled
+      return undefined
+    }
+    const line = { bytes: this.held.subarray(this.from, nl), offset: this.base + this.from }
+    this.from = nl + 1
+    this.searchFrom = this.from
+    return line
+  }
+
+  /** Moves the bytes of the line a read cut (after the last newline) to the buffer's start. */
+  keepPartial(): void {
+    if (this.from === 0) return
+    this.buffer.copyWithin(0, this.from, this.filled)
+    this.base += this.from
+    this.filled -= this.from
+    this.searchFrom -= this.from
+    this.from = 0
+    this.held = this.buffer.subarray(0, this.filled)
+  }
 }
