@@ -47,18 +47,21 @@ describe('scanLines', () => {
     expect(result).toEqual({ completeEnd: 60 * 40_000, end: Buffer.byteLength(text) })
   })
 
-  it('passes a line longer than several reads whole, and the lines around it', async () => {
+  it('passes a line longer than several reads whole, and the lines around and after it', async () => {
     const long = `${'y'.repeat(3_500_000)}é`
-    const text = `first\n${long}\nlast\n`
-    const file = await fileOf(text)
+    const after = longLines(60, 40_000)
+    const file = await fileOf(`first\n${long}\n${after}last\n`)
     const seen: Array<[string, number]> = []
     await scanLines(file, 0, (line, offset) => {
       seen.push([line.toString('utf8'), offset])
     })
+    const afterStart = 6 + Buffer.byteLength(long) + 1
+    const afterLines = after.split('\n').slice(0, -1)
     expect(seen).toEqual([
       ['first', 0],
       [long, 6],
-      ['last', 6 + Buffer.byteLength(long) + 1],
+      ...afterLines.map((text, i): [string, number] => [text, afterStart + i * 40_000]),
+      ['last', afterStart + after.length],
     ])
   })
 

@@ -69,7 +69,7 @@ export async function scanLines(
 /**
  * The scan's one read buffer: the bytes of the file from `base` on, up to `filled`. A line that a
  * read cut is moved to the buffer's start and the next read appends to it (one move, where a
- * carried copy and a join copied it twice); the buffer grows for a line longer than itself.
+ * carried copy and a join copied it twice).
  */
 class LineBuffer {
   private buffer = Buffer.allocUnsafe(CHUNK)
@@ -96,12 +96,17 @@ class LineBuffer {
     return this.base + this.filled
   }
 
-  /** Reads up to `size` more bytes after what is held; resolves how many (0 at the end). */
+  /**
+   * Reads up to `size` more bytes after what is held; resolves how many (0 at the end). The buffer
+   * grows for a long line and goes back to a chunk's size once what it holds fits one again.
+   */
   async readFrom(file: OpenFile, size: number): Promise<number> {
-    if (this.buffer.length - this.filled < size) {
-      const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.filled + size))
-      this.buffer.copy(grown, 0, 0, this.filled)
-      this.buffer = grown
+    const needed = this.filled + size
+    const length = this.buffer.length
+    if (length < needed || (length > CHUNK && needed <= CHUNK)) {
+      const resized = Buffer.allocUnsafe(length < needed ? Math.max(length * 2, needed) : CHUNK)
+      this.buffer.copy(resized, 0, 0, this.filled)
+      this.buffer = resized
     }
     const read = await file.read(this.buffer, this.filled, size, this.end)
     this.filled += read
