@@ -66,8 +66,8 @@ interface Timings {
 async function timeRewind(store: Store, file: string, text: string, run: number, boundary: number) {
   writeSynced(file, text.replace('"id":"big"', `"id":"big_${run}"`))
   const session = await store.sessions.load(`big_${run}`)
-  // What the load started in the background (the list's catalog noting the new file) is not the
-  // rewind's cost: a rewind comes long after its session's load.
+  // What the load left to the backend's background (writes, the list's catalog, blob collection)
+  // is not the rewind's cost: a rewind comes long after its session's load.
   await store.persistence.idle()
   collectGarbage()
   const start = performance.now()
