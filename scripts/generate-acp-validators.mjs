@@ -135,6 +135,12 @@ ${(kind === 'stable'
     `${HEADER}// @ts-nocheck\n/* biome-ignore-all lint: generated code */\n${validatorsModule(stable, [
       'InitializeRequest',
     ])}\n`
+  // Just `session/load`'s, for a load right after `initialize`: its first updates leave before the
+  // rest loads (src/process/early-start/early-load.ts), without every method's validators.
+  files['acp-load.gen.ts'] =
+    `${HEADER}// @ts-nocheck\n/* biome-ignore-all lint: generated code */\n${validatorsModule(stable, [
+      'LoadSessionRequest',
+    ])}\n`
   const sdk = (entry) => (entry.schema === 'stable' ? 'stable' : 'unstable')
   const typeRow = (entry) =>
     entry.notification

@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process'
 import { describe, expect, it } from 'vitest'
 import { validateAcpDefinition } from '../../test/support/acp-schema.js'
+import { LoadSessionRequest } from './schema/acp-load.gen.js'
 import { ACP_AGENT_METHODS, type AcpMethodName } from './schema/acp-methods.gen.js'
 import { validateParams } from './validate-params.js'
 
@@ -103,6 +104,31 @@ describe('ACP params validation', () => {
       expect(checked).toBeGreaterThan(10)
     },
   )
+
+  it("session/load's validator alone (the early load's, acp-load.gen) agrees with the official schema", () => {
+    const samples = [
+      ...(SAMPLES['session/load'] ?? []),
+      {
+        sessionId: 's',
+        cwd: '/w',
+        mcpServers: [
+          { name: 'fs', command: '/bin/x', args: [], env: [] },
+          { type: 'http', name: 'web', url: 'https://x', headers: [{ name: 'A', value: 'b' }] },
+        ],
+        additionalDirectories: ['/a'],
+        _meta: { dsh: { afterSeq: 3 } },
+      },
+    ]
+    let checked = 0
+    for (const sample of samples) {
+      for (const params of [sample, ...mutations(sample)]) {
+        const expected = validateAcpDefinition(ACP_AGENT_METHODS['session/load'].params, params).length === 0
+        expect([params, LoadSessionRequest(params)]).toEqual([params, expected])
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(100)
+  })
 
   it('names the offending field in the message and in data.field', () => {
     expect(() => validateParams('session/new', { mcpServers: [] })).toThrow(

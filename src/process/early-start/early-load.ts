@@ -1,8 +1,8 @@
 import type * as acp from '@agentclientprotocol/sdk'
 import type { ClientState } from '../../acp/client-state.js'
 import { checkedLoadRequest } from '../../acp/requests/load-params.js'
+import { LoadSessionRequest } from '../../acp/schema/acp-load.gen.js'
 import { readV2Request } from '../../acp/v2/reader.js'
-import { validateParams } from '../../acp/validate-params.js'
 import { ClientView } from '../../acp/views/client-view.js'
 import { ReplayHead } from '../../acp/views/replay/replay-head.js'
 import type { EarlyReplay } from '../../acp/views/replay/shown-head.js'
@@ -40,8 +40,11 @@ export async function earlyLoad(line: Buffer, target: EarlyLoadTarget): Promise<
     const request = loadRequestOf(line, target.client)
     const storeDir = target.store === undefined ? resolveStoreDir(process.env) : target.store
     if (request === undefined || storeDir === null || isPostgresUrl(storeDir)) return undefined
-    const params = (await validateParams('session/load', request.params)) as acp.LoadSessionRequest
-    const checked = await checkedLoadRequest(params)
+    // The official schema's check, as `validateParams` makes it, with `session/load`'s validator
+    // alone (every method's would make this path load them all): refused params are left to it.
+    const params = request.params === undefined ? {} : request.params
+    if (!LoadSessionRequest(params)) return undefined
+    const checked = await checkedLoadRequest(params as acp.LoadSessionRequest)
     if (checked.seen !== 0) return undefined
     const head = new ReplayHead(new ClientView(target.client), target.write)
     const checker = new StoredLogChecker(checked.sessionId)
