@@ -41,7 +41,8 @@ export async function earlyLoad(line: Buffer, target: EarlyLoadTarget): Promise<
     const storeDir = target.store === undefined ? resolveStoreDir(process.env) : target.store
     if (request === undefined || storeDir === null || isPostgresUrl(storeDir)) return undefined
     // The official schema's check, as `validateParams` makes it, with `session/load`'s validator
-    // alone (every method's would make this path load them all): refused params are left to it.
+    // alone (every method's would make this path load them all); the load's handler answers
+    // params it refuses.
     const params = request.params === undefined ? {} : request.params
     if (!LoadSessionRequest(params)) return undefined
     const checked = await checkedLoadRequest(params as acp.LoadSessionRequest)
