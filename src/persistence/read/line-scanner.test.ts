@@ -1,23 +1,20 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
+import { tempDirPerTest } from '../../../test/support/session-store.js'
 import type { OpenFile } from '../fs/file-system.js'
 import { nodeFileSystem } from '../fs/file-system.js'
 import { scanLines } from './line-scanner.js'
 
-const dirs: string[] = []
+const temp = tempDirPerTest('line-scanner-')
 const files: OpenFile[] = []
 
 afterEach(async () => {
   for (const file of files.splice(0)) await file.close()
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
 async function fileOf(text: string): Promise<OpenFile> {
-  const dir = mkdtempSync(join(tmpdir(), 'line-scanner-'))
-  dirs.push(dir)
-  const path = join(dir, 'lines')
+  const path = join(temp.dir, `lines-${files.length}`)
   writeFileSync(path, text)
   const file = await nodeFileSystem.open(path, 'r')
   files.push(file)
